@@ -1,0 +1,49 @@
+# The project's verbs. Each one creates .venv and installs the pinned
+# dependencies itself, so a fresh machine needs only Python (and Node.js/npm).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+STAMP := $(VENV)/.installed-stamp
+PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
+
+.PHONY: all venv generate check-generated lint test demo bench clean
+
+all: test
+
+$(STAMP): pyproject.toml requirements/dev.txt requirements/constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP_INSTALL) -c requirements/constraints.txt -r requirements/dev.txt -e '.[agent,http,conformance]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## generate: write everything derived from schema/v1 (models, metadata, bundle, doc tables)
+generate: $(STAMP)
+	$(PY) codegen/generate.py
+
+## check-generated: fail with a diff if generated files are stale
+check-generated: $(STAMP)
+	$(PY) codegen/generate.py --check
+
+## lint: ruff and mypy --strict over the hand-written code
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+## test: drift checks, lint and the whole test suite
+test: check-generated lint
+	$(BIN)/pytest
+
+## demo: the project's demos, with nothing configured
+demo: $(STAMP)
+	$(BIN)/toolresponse demo
+
+## bench: the benchmarks (figures printed, never asserted)
+bench: $(STAMP)
+	$(PY) benchmarks/registry_overhead.py
+
+clean:
+	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache
