@@ -17,8 +17,9 @@ Outputs, all deterministic (no timestamps):
   schema bundled into one file, external references rewritten to ``$defs``;
 * ``generated/python/toolresponse_generated/examples/``: copies of
   ``schema/v1/examples``, so that the installed package carries them;
-* the error-code catalog table in ``docs/tool-response-protocol.md``, between
-  its fence comments.
+* in ``docs/tool-response-protocol.md``, between fence comments: the error-code
+  catalog table, and each example included from ``schema/v1/examples``
+  (``<!-- BEGIN GENERATED: example NAME.json -->`` ... ``<!-- END GENERATED: example -->``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -183,7 +185,16 @@ def catalog_table() -> str:
     return "\n".join(rows)
 
 
+EXAMPLE_FENCE = re.compile(
+    r"(<!-- BEGIN GENERATED: example (?P<name>[\w.-]+\.json) -->\n)"
+    r"(?P<body>.*?)"
+    r"(<!-- END GENERATED: example -->)",
+    re.DOTALL,
+)
+
+
 def protocol_doc_source() -> str | None:
+    """The protocol document with its catalog table and included examples brought up to date."""
     if not PROTOCOL_DOC.exists():
         return None
     text = PROTOCOL_DOC.read_text(encoding="utf-8")
@@ -191,8 +202,16 @@ def protocol_doc_source() -> str | None:
     end = text.find(CATALOG_END)
     if start < 0 or end < start:
         raise SystemExit(f"{relative(PROTOCOL_DOC)}: the catalog fence comments are missing")
-    before = text[: start + len(CATALOG_BEGIN)]
-    return f"{before}\n{catalog_table()}\n{text[end:]}"
+    text = f"{text[: start + len(CATALOG_BEGIN)]}\n{catalog_table()}\n{text[end:]}"
+
+    def include(match: re.Match[str]) -> str:
+        example = SCHEMA_DIR / "examples" / match["name"]
+        if not example.is_file():
+            raise SystemExit(f"{relative(PROTOCOL_DOC)}: includes {match['name']}, not in schema/v1/examples")
+        body = example.read_text(encoding="utf-8").rstrip("\n")
+        return f"{match[1]}```json\n{body}\n```\n{match[4]}"
+
+    return EXAMPLE_FENCE.sub(include, text)
 
 
 def package_init_source() -> str:
