@@ -96,7 +96,7 @@ class ErrorCode(StrEnum):
 @dataclass(frozen=True, kw_only=True)
 class Stats:
     """
-    Run statistics; members other than time_ms are free (token counts, bytes, calls).
+    Run statistics, or null; members other than time_ms are free (token counts, bytes, calls).
     """
 
     time_ms: float | None = None
@@ -108,7 +108,7 @@ class Stats:
 @dataclass(frozen=True, kw_only=True)
 class Context:
     """
-    Where the response came from; members other than these are free.
+    Where the response came from, or null; members other than these are free.
     """
 
     tool_name: str | None = None
@@ -128,7 +128,7 @@ class Context:
 @dataclass(frozen=True, kw_only=True)
 class ErrorInfo:
     """
-    A machine-readable error.
+    A machine-readable error (null stands for none).
     """
 
     code: ErrorCode
