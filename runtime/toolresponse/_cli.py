@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _command(name: str) -> Command:
-    module: Command = importlib.import_module(COMMANDS[name][0])  # type: ignore[assignment]
+    module: Command = importlib.import_module(COMMANDS[name][0])
     return module
 
 

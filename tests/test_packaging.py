@@ -1,0 +1,84 @@
+"""The wheel carries what a user needs: installed into a fresh venv, it validates with the shipped schema."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_DIR = ROOT / "tests" / "conformance" / "v1"
+
+CHECK_SCRIPT = """
+import json, sys
+import toolresponse
+groups = json.load(open(sys.argv[1], encoding="utf-8"))
+verdicts = [[toolresponse.validate(test["data"]).valid for test in group["tests"]] for group in groups]
+print(json.dumps(verdicts))
+"""
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from this checkout with the project's own build backend."""
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            out,
+            ROOT,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (built,) = out.glob("toolresponse-*.whl")
+    return built
+
+
+def test_wheel_ships_the_bundled_schema_examples_and_both_packages(wheel: Path) -> None:
+    """The wheel holds the runtime, the generated models, the bundled schema and the examples."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {
+        "toolresponse/__init__.py",
+        "toolresponse_generated/models.py",
+        "toolresponse_generated/error_codes.py",
+        "toolresponse_generated/tool-response.v1.schema.json",
+        "toolresponse_generated/examples/success.json",
+    }
+    assert set() == expected - names
+
+
+def test_wheel_installed_in_a_fresh_venv_validates_a_fixture_with_the_shipped_schema(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """pip install of the wheel alone is enough to validate responses outside the source tree."""
+    environment = tmp_path / "venv"
+    venv.create(environment, with_pip=True)
+    python = environment / "bin" / "python"
+    subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel],
+        check=True,
+        capture_output=True,
+    )
+    fixture = FIXTURE_DIR / "error_info.json"
+    result = subprocess.run(
+        [python, "-c", CHECK_SCRIPT, fixture],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    expected = [[test["valid"] for test in group["tests"]] for group in json.loads(fixture.read_text())]
+    assert expected == json.loads(result.stdout)
