@@ -8,7 +8,7 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed-stamp
 PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: all venv generate check-generated lint test demo bench clean
+.PHONY: all venv node-modules generate check-generated lint test demo bench clean
 
 all: test
 
@@ -19,13 +19,24 @@ $(STAMP): pyproject.toml requirements/dev.txt requirements/constraints.txt
 
 venv: $(STAMP)
 
+# npm development packages (TypeScript generator, ajv), exactly as package-lock.json pins them.
+NPM_STAMP := node_modules/.installed-stamp
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+
+node-modules: $(NPM_STAMP)
+
 ## generate: write everything derived from schema/v1 (models, metadata, bundle, doc tables)
-generate: $(STAMP)
+generate: $(STAMP) $(NPM_STAMP)
 	$(PY) codegen/generate.py
+	node codegen/typescript.mjs
 
 ## check-generated: fail with a diff if generated files are stale
-check-generated: $(STAMP)
+check-generated: $(STAMP) $(NPM_STAMP)
 	$(PY) codegen/generate.py --check
+	node codegen/typescript.mjs --check
 
 ## lint: ruff and mypy --strict over the hand-written code
 lint: $(STAMP)
@@ -34,7 +45,8 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 ## test: drift checks, lint and the whole test suite
-test: check-generated lint
+test: check-generated lint $(NPM_STAMP)
+	node tests/conformance/node/run-fixtures.mjs
 	$(BIN)/pytest
 
 ## demo: the project's demos, with nothing configured
@@ -46,4 +58,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/registry_overhead.py
 
 clean:
-	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) node_modules build dist .mypy_cache .pytest_cache .ruff_cache

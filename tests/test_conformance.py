@@ -65,7 +65,7 @@ def load_json(path: Path) -> Any:
 def load_schemas() -> dict[str, dict[str, Any]]:
     """Every schema of schema/v1, keyed by its ``$id``."""
     schemas: dict[str, dict[str, Any]] = {}
-    for path in sorted(SCHEMA_DIR.glob("*.json")):
+    for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
         contents: dict[str, Any] = load_json(path)
         schemas[contents["$id"]] = contents
     return schemas
