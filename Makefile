@@ -8,7 +8,7 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed-stamp
 PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: all venv node-modules generate check-generated lint test demo bench clean
+.PHONY: all venv node-modules generate check-generated lint test demo bench conformance-http clean
 
 all: test
 
@@ -56,6 +56,13 @@ demo: $(STAMP)
 ## bench: the benchmarks (figures printed, never asserted)
 bench: $(STAMP)
 	$(PY) benchmarks/registry_overhead.py
+
+## conformance-http: serve the demo registry and run the HTTP conformance suite against it
+conformance-http: $(STAMP)
+	@fifo=$$(mktemp -u) && mkfifo $$fifo && \
+	{ $(BIN)/toolresponse serve toolresponse.demo.calculator:build_registry --port 0 --log-level warning > $$fifo & pid=$$!; } && \
+	read url < $$fifo && rm -f $$fifo && \
+	$(BIN)/toolresponse conformance "$$url"; status=$$?; kill $$pid; wait $$pid; exit $$status
 
 clean:
 	rm -rf $(VENV) node_modules build dist .mypy_cache .pytest_cache .ruff_cache

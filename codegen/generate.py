@@ -17,6 +17,8 @@ Outputs, all deterministic (no timestamps):
   schema bundled into one file, external references rewritten to ``$defs``;
 * ``generated/python/toolresponse_generated/examples/``: copies of
   ``schema/v1/examples``, so that the installed package carries them;
+* ``generated/python/toolresponse_generated/http-binding.openapi.json``: a copy
+  of the HTTP binding's OpenAPI document, for ``toolresponse conformance``;
 * in ``docs/tool-response-protocol.md``, between fence comments: the error-code
   catalog table, and each example included from ``schema/v1/examples``
   (``<!-- BEGIN GENERATED: example NAME.json -->`` ... ``<!-- END GENERATED: example -->``).
@@ -251,9 +253,16 @@ def example_copies() -> dict[Path, Callable[[], str | None]]:
     }
 
 
+def binding_copy() -> dict[Path, Callable[[], str | None]]:
+    """The HTTP binding's OpenAPI document, shipped in the package for ``toolresponse conformance``."""
+    source = SCHEMA_DIR / "http-binding.openapi.json"
+    return {PACKAGE_DIR / source.name: source.read_text}
+
+
 def outputs() -> dict[Path, Callable[[], str | None]]:
     return {
         **example_copies(),
+        **binding_copy(),
         PACKAGE_DIR / "models.py": models_source,
         PACKAGE_DIR / "error_codes.py": error_codes_source,
         PACKAGE_DIR / "__init__.py": package_init_source,

@@ -1,6 +1,7 @@
 """The HTTP binding document, ``schema/v1/http-binding.openapi.json``, says what the schema says.
 
-It references the v1 schema instead of copying it; its invoke operation answers
+It references the v1 schema instead of copying it; every response of every
+operation, the tool list included, is a ToolResponse; its invoke operation answers
 200, 413, ``default`` and exactly the HTTP statuses of the error codes; each error
 status admits exactly the codes whose ``http_status`` it is (read from
 ``error-code.schema.json``); and schemathesis, loading it from its path (the only
@@ -125,6 +126,37 @@ def test_document_references_the_schema_file_without_copying_it() -> None:
     assert expected == actual
 
 
+def response_schema_chain(document: dict[str, Any], response: dict[str, Any]) -> list[str]:
+    """The component schemas a documented response is built on: its schema, then each first member
+    of ``allOf`` (or plain ``$ref``), down to the first schema that refers to another file."""
+    if "$ref" in response:
+        response = document["components"]["responses"][response["$ref"].rsplit("/", 1)[-1]]
+    schema = response["content"]["application/json"]["schema"]
+    chain: list[str] = []
+    while True:
+        ref = schema.get("$ref") or schema.get("allOf", [{}])[0].get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#/components/schemas/"):
+            return [*chain, str(ref)]
+        name = ref.rsplit("/", 1)[-1]
+        chain.append(name)
+        schema = document["components"]["schemas"][name]
+
+
+def test_every_response_of_every_operation_is_a_tool_response() -> None:
+    """Every documented response, GET /tools's included, is built on the ToolResponse schema file."""
+    document = load_document()
+    chains = {
+        f"{method.upper()} {path} {status}": response_schema_chain(document, response)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        for status, response in operation["responses"].items()
+    }
+    expected = {label: ["ToolResponse", "tool-response.schema.json"] for label in chains}
+    actual = {label: chain[-2:] for label, chain in chains.items()}
+    assert expected == actual
+    assert ["ToolListResponse", "ToolResponse", "tool-response.schema.json"] == chains["GET /tools 200"]
+
+
 def test_invoke_answers_the_status_of_every_code() -> None:
     """The invoke operation documents 200, 413, default and each code's HTTP status, nothing else."""
     responses = load_document()["paths"]["/tools/{name}/invoke"]["post"]["responses"]
@@ -155,6 +187,22 @@ def test_an_error_is_accepted_only_with_its_code_status(code: str, invoke: APIOp
     expected = sorted({HTTP_STATUS[code], 418})
     actual = [status for status in STATUSES if accepts(invoke, response(status, error(code)))]
     assert expected == actual
+
+
+def tool(name: str = "add", parameters: Any = None, **members: Any) -> dict[str, Any]:
+    """One entry of a tool list."""
+    return {
+        "name": name,
+        "description": "Add.",
+        "parameters": {"type": "object"} if parameters is None else parameters,
+        "output_schema": None,
+        **members,
+    }
+
+
+def tool_list(*tools: dict[str, Any], **members: Any) -> dict[str, Any]:
+    """A tool list answer: a success ToolResponse whose data has the tools."""
+    return {"status": "success", "text": f"{len(tools)} tools", "data": {"tools": list(tools)}, **members}
 
 
 CANARIES: list[tuple[str, str, int, Any, bool]] = [
@@ -198,48 +246,43 @@ CANARIES: list[tuple[str, str, int, Any, bool]] = [
         False,
     ),
     ("wrong method answered NOT_FOUND", "invoke", 405, error("NOT_FOUND"), True),
+    ("tool list", "list", 200, tool_list(tool()), True),
+    ("empty tool list", "list", 200, tool_list(), True),
     (
-        "tool list",
+        "tool list with stats, context and x- members",
         "list",
         200,
-        {
-            "tools": [
-                {
-                    "name": "add",
-                    "description": "Add.",
-                    "parameters": {"type": "object"},
-                    "output_schema": None,
-                }
-            ]
-        },
+        tool_list(tool(**{"x-owner": "me"}), stats={"time_ms": 1}, context={"call_id": "c"}, **{"x-a": 1}),
         True,
     ),
+    ("tool list as a bare ToolList", "list", 200, {"tools": [tool()]}, False),
     ("tool list as a bare array", "list", 200, [], False),
+    ("tool list without text", "list", 200, {"status": "success", "data": {"tools": [tool()]}}, False),
+    ("tool list with a member that is neither defined nor x-", "list", 200, tool_list(tool(), ok=1), False),
+    ("tool list as partial", "list", 200, {**tool_list(tool()), "status": "partial"}, False),
+    ("tool list as an error at 200", "list", 200, error("INTERNAL_ERROR"), False),
+    ("tool list without data", "list", 200, {"status": "success", "text": "0 tools"}, False),
+    ("tool list whose data has no tools", "list", 200, {"status": "success", "text": "", "data": {}}, False),
     (
-        "tool list with a name no provider accepts",
+        "tool list whose data has another member",
         "list",
         200,
-        {
-            "tools": [
-                {
-                    "name": "add two",
-                    "description": "",
-                    "parameters": {"type": "object"},
-                    "output_schema": None,
-                }
-            ]
-        },
+        {**tool_list(tool()), "data": {"tools": [tool()], "count": 1}},
         False,
     ),
+    ("tool list with a name no provider accepts", "list", 200, tool_list(tool("add two")), False),
     (
         "tool list whose parameters describe no object",
         "list",
         200,
-        {
-            "tools": [
-                {"name": "add", "description": "", "parameters": {"type": "array"}, "output_schema": None}
-            ]
-        },
+        tool_list(tool(parameters={"type": "array"})),
+        False,
+    ),
+    (
+        "tool list entry without output_schema",
+        "list",
+        200,
+        tool_list({k: v for k, v in tool().items() if k != "output_schema"}),
         False,
     ),
     ("tool list failing with a ToolResponse", "list", 500, error("INTERNAL_ERROR"), True),

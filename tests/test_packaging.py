@@ -56,6 +56,7 @@ def test_wheel_ships_the_bundled_schema_examples_and_both_packages(wheel: Path) 
         "toolresponse_generated/error_codes.py",
         "toolresponse_generated/tool-response.v1.schema.json",
         "toolresponse_generated/examples/success.json",
+        "toolresponse_generated/http-binding.openapi.json",
     }
     assert set() == expected - names
 

@@ -1,30 +1,78 @@
-"""Validate a decoded JSON value against the ToolResponse v1 schema."""
+"""Validate a ToolResponse v1: a decoded value (``validate``) or JSON text (``validate_json``).
+
+Each violation has an RFC 6901 ``pointer`` ("" is the whole response), the
+``keyword`` that failed (a JSON Schema keyword, or one of the I-JSON rules of
+``IJsonRule`` for text that is not I-JSON) and a ``message`` a person can act
+on, naming the member and, where it helps, the nearest valid value (also in
+``suggestion``): a misspelled error code or status, a misspelled member name,
+HelloAgents 1.0's ``"error"`` in place of ``error_info``. Codes, statuses and
+member names are read from the schema and the generated enums, never restated.
+
+Violations come most relevant first, in four ranks (the engine's order within
+a rank): a response that is not an object at all; unknown members (a renamed
+member usually explains a missing one); wrong values; missing members.
+
+The fast engine (jsonschema-rs) gives the verdict and the errors by default;
+``engine="reference"`` uses jsonschema, with the same verdict.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+import difflib
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
-import jsonschema
+import orjson
 
-from ._schema import reference_validator
+from toolresponse_generated import ERROR_CODE_INFO, ErrorCode, ToolStatus
+
+from ._engine import (
+    EngineError,
+    EngineName,
+    ValidationEngine,
+    json_pointer,
+    keyword_owner,
+    root_projection,
+    schema_node,
+)
+from ._engine import engine as _engine_named
+
+__all__ = [
+    "ExplanationCache",
+    "SchemaViolation",
+    "ValidationResult",
+    "explain",
+    "iter_errors",
+    "json_pointer",
+    "validate",
+    "validate_json",
+]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class SchemaViolation:
-    """One way an instance breaks the schema."""
+    """One way an instance breaks the schema (or, for JSON text, the I-JSON rules)."""
 
     pointer: str
     """RFC 6901 JSON pointer to the offending value ("" for the whole response)."""
     keyword: str
-    """The JSON Schema keyword that failed (``required``, ``enum``, ...)."""
+    """The JSON Schema keyword that failed (``required``, ``enum``, ...) or the I-JSON rule."""
     message: str
+    suggestion: str | None = None
+    """The nearest valid value or member name, when there is one."""
+    line: int | None = None
+    """1-based line in the JSON text, when the violation came from text (``validate_json``)."""
+    column: int | None = None
+    """1-based column (in characters) in the JSON text, when known."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class ValidationResult:
-    """The verdict on one instance: ``valid`` and every violation found."""
+    """The verdict on one instance: ``valid`` and every violation found, most relevant first."""
 
     errors: tuple[SchemaViolation, ...]
 
@@ -36,26 +84,417 @@ class ValidationResult:
         return self.valid
 
 
-def json_pointer(path: Any) -> str:
-    """The RFC 6901 pointer of a jsonschema error path."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+_VALID = ValidationResult(errors=())
+_CODES: tuple[str, ...] = tuple(code.value for code in ErrorCode)
+_CODE_SET = frozenset(_CODES)
+_STATUSES: tuple[str, ...] = tuple(status.value for status in ToolStatus)
+_STATUS_SET = frozenset(_STATUSES)
+_CODES_BY_HTTP_STATUS: Mapping[int, tuple[str, ...]] = {
+    status: tuple(info.code.value for info in ERROR_CODE_INFO.values() if info.http_status == status)
+    for status in {info.http_status for info in ERROR_CODE_INFO.values()}
+}
 
 
-def _violation(error: jsonschema.ValidationError) -> SchemaViolation:
-    return SchemaViolation(
-        pointer=json_pointer(error.absolute_path),
-        keyword=str(error.validator),
-        message=error.message,
+class _Foreign(NamedTuple):
+    """A member name another format writes where ToolResponse v1 has ``member``."""
+
+    member: str
+    unknown: str
+    """Said of the unknown member."""
+    missing: str | None
+    """Said of the missing v1 member when the foreign one is present."""
+
+
+_FOREIGN_NAMES: Mapping[str, _Foreign] = {
+    "error": _Foreign(
+        "error_info",
+        "HelloAgents 1.0 writes error_info under that name",
+        'HelloAgents 1.0 writes it as "error"',
+    ),
+    "isError": _Foreign(
+        "status", 'an MCP CallToolResult flags errors with it; ToolResponse says status "error"', None
+    ),
+    "content": _Foreign(
+        "text", "an MCP CallToolResult carries its text there; ToolResponse has text (and data)", None
+    ),
+}
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+_SHORT = 40
+# Ranks of the relevance order (lower is shown first).
+_RANK_NOT_AN_OBJECT = 0
+_RANK_UNKNOWN_MEMBER = 1
+_RANK_VALUE = 2
+_RANK_MISSING_MEMBER = 3
+
+
+def _quoted(name: str) -> str:
+    """A member name in double quotes, escaped as JSON (control characters cannot reach a terminal)."""
+    return orjson.dumps(name).decode("utf-8")
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= _SHORT else text[:_SHORT] + "...")
+
+
+def _describe(value: Any) -> str:
+    """A short phrase for a JSON value, safe for any size and depth."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value) if value.bit_length() <= 128 else "a very large integer"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return f"the string {_short(value)}" if value else "the empty string"
+    if isinstance(value, list):
+        return "an array" if value else "an empty array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _shown(value: Any) -> str:
+    """A value as a message shows it: strings quoted, everything else described."""
+    return _short(value) if isinstance(value, str) else _describe(value)
+
+
+def _where(path: Sequence[str | int]) -> str:
+    """The member a path names, as a person reads it (``error_info.code``, ``data.items[2]``)."""
+    if not path:
+        return "the response"
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{_quoted(part)}]"
+    return out
+
+
+def _or_list(options: Sequence[str]) -> str:
+    if len(options) <= 1:
+        return "".join(options)
+    return ", ".join(options[:-1]) + " or " + options[-1]
+
+
+_TYPE_PHRASES: Mapping[str, str] = {
+    "object": "an object",
+    "array": "an array",
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+def _types_phrase(types: Any, path: Sequence[str | int]) -> str:
+    names = [types] if isinstance(types, str) else list(types)
+    if names == ["null"] and path:
+        return "null (or absent)"
+    return _or_list([_TYPE_PHRASES.get(name, name) for name in names])
+
+
+def _word_key(text: str) -> str:
+    return _NOT_WORD.sub("", text.lower())
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, char_b in enumerate(b, 1):
+            cost = 0 if char_a == char_b else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+@lru_cache(maxsize=4096)
+def _nearest(value: str, options: tuple[str, ...], preferred: frozenset[str] = frozenset()) -> str | None:
+    """The option ``value`` most likely meant, or None.
+
+    The same letters and digits (``not-found`` for ``NOT_FOUND``) win; then the
+    fewest typing slips (a swap counts as one), ties going to ``preferred``
+    options; then the closest spelling by ``difflib``.
+    """
+    key = _word_key(value)
+    same = [option for option in options if _word_key(option) == key]
+    if len(same) == 1:
+        return same[0]
+    folded = value.lower()
+    distances = {option: _edit_distance(folded, option.lower()) for option in options}
+    best = min(distances.values(), default=0)
+    if 0 < best <= max(1, len(value) // 4):
+        closest = [option for option in options if distances[option] == best]
+        favoured = [option for option in closest if option in preferred] or closest
+        if len(favoured) == 1:
+            return favoured[0]
+        ranked = difflib.get_close_matches(folded, [option.lower() for option in favoured], n=1, cutoff=0)
+        return next(option for option in favoured if option.lower() == ranked[0])
+    by_folded = {option.lower(): option for option in options}
+    close = difflib.get_close_matches(folded, list(by_folded), n=1, cutoff=0.6)
+    return by_folded[close[0]] if close else None
+
+
+@lru_cache(maxsize=256)
+def _condition(schema_path: tuple[str | int, ...]) -> str:
+    """`` when status is "error"`` for a keyword under ``then`` (``unless`` under ``else``), else ""."""
+    for index in range(len(schema_path) - 1, -1, -1):
+        branch = schema_path[index]
+        if branch not in ("then", "else"):
+            continue
+        owner = schema_node(schema_path[:index])
+        if not isinstance(owner, dict) or "if" not in owner:
+            continue
+        phrase = _if_phrase(owner["if"])
+        if phrase is None:
+            return " (under a condition of the schema)"
+        return f" when {phrase}" if branch == "then" else f" unless {phrase}"
+    return ""
+
+
+def _if_phrase(condition: Any) -> str | None:
+    """``status is "error"`` for an ``if`` that tests one member against a constant."""
+    if not isinstance(condition, dict):
+        return None
+    properties = condition.get("properties", {})
+    if len(properties) != 1:
+        return None
+    ((name, test),) = properties.items()
+    if not isinstance(test, dict) or "const" not in test:
+        return None
+    return f"{name} is {orjson.dumps(test['const']).decode('utf-8')}"
+
+
+def _pattern_phrase(patterns: Mapping[str, Any]) -> str:
+    phrases = []
+    for pattern in patterns:
+        prefix = re.fullmatch(r"\^([A-Za-z0-9_-]+)", pattern)
+        phrases.append(
+            f"names beginning with {_quoted(prefix.group(1))}" if prefix else f"names matching {pattern}"
+        )
+    return "".join(f", or {phrase}" for phrase in phrases)
+
+
+def _unknown_member(error: EngineError) -> tuple[str, str | None]:
+    name = error.member or ""
+    owner = keyword_owner(error.schema_path)
+    allowed = tuple(owner.get("properties", {}))
+    patterns: Mapping[str, Any] = owner.get("patternProperties", {})
+    inside = f" in {_where(error.path)}" if error.path else ""
+    foreign = _FOREIGN_NAMES.get(name)
+    if foreign is not None and foreign.member in allowed and not error.path:
+        return f"unknown member {_quoted(name)}; {foreign.unknown}", foreign.member
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    absent = frozenset(option for option in allowed if option not in instance)
+    required = frozenset(owner.get("required", ())) & absent
+    suggestion = _nearest(name, tuple(sorted(absent, key=allowed.index)), required) if absent else None
+    if suggestion is None and any(re.search(pattern, name.lower()) for pattern in patterns):
+        suggestion = name.lower()
+    if suggestion is not None:
+        return f"unknown member {_quoted(name)}{inside}; did you mean {_quoted(suggestion)}?", suggestion
+    members = ", ".join(allowed)
+    return (
+        f"unknown member {_quoted(name)}{inside}; the members are {members}{_pattern_phrase(patterns)}",
+        None,
     )
 
 
-def iter_errors(obj: Any) -> Iterator[SchemaViolation]:
-    """Every violation of the schema by ``obj``, most relevant first."""
-    errors = sorted(reference_validator().iter_errors(obj), key=jsonschema.exceptions.relevance)
+def _missing_member(error: EngineError) -> tuple[str, str | None]:
+    name = error.member or ""
+    condition = _condition(error.schema_path)
+    inside = f" in {_where(error.path)}" if error.path else ""
+    if condition:
+        message = f"missing member {_quoted(name)}{inside}, required{condition}"
+    else:
+        message = f"missing required member {_quoted(name)}{inside}"
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    for present in instance:
+        foreign = _FOREIGN_NAMES.get(present)
+        if foreign is not None and foreign.member == name and foreign.missing and not error.path:
+            return f"{message}; {foreign.missing}", None
+    return message, None
+
+
+def _bad_enum(error: EngineError) -> tuple[str, str | None]:
+    options = tuple(keyword_owner(error.schema_path).get("enum", ()))
+    value = error.instance
+    shown = _shown(value)
+    string_options = tuple(option for option in options if isinstance(option, str))
+    suggestion = _nearest(value, string_options) if isinstance(value, str) and string_options else None
+    if frozenset(options) == _CODE_SET:
+        if suggestion is None and isinstance(value, int) and not isinstance(value, bool):
+            by_status = _CODES_BY_HTTP_STATUS.get(value, ())
+            suggestion = by_status[0] if len(by_status) == 1 else None
+            if len(by_status) > 1:
+                return f"{shown} is not a standard error code; did you mean {_or_list(by_status)}?", None
+        if suggestion is not None:
+            return f"{shown} is not a standard error code; did you mean {suggestion}?", suggestion
+        return f"{shown} is not a standard error code (one of {', '.join(_CODES)})", None
+    if frozenset(options) == _STATUS_SET:
+        head = f"{shown} is not a status ({_or_list(_STATUSES)})"
+        return (f"{head}; did you mean {suggestion}?" if suggestion else head), suggestion
+    listed = _or_list([orjson.dumps(option).decode("utf-8") for option in options])
+    head = f"{_where(error.path)} must be {listed}, not {shown}"
+    return (f"{head}; did you mean {suggestion}?" if suggestion else head), suggestion
+
+
+def _bad_value(error: EngineError) -> tuple[str, str | None]:
+    keyword = error.keyword
+    owner = keyword_owner(error.schema_path)
+    where = _where(error.path)
+    condition = _condition(error.schema_path)
+    value = error.instance
+    if keyword == "type":
+        if not error.path:
+            hint = "; several responses go one per line in JSON lines" if isinstance(value, list) else ""
+            return f"a ToolResponse is a JSON object, not {_describe(value)}{hint}", None
+        return (
+            f"{where} must be {_types_phrase(owner['type'], error.path)}{condition}, not {_describe(value)}",
+            None,
+        )
+    if keyword == "enum":
+        return _bad_enum(error)
+    if keyword == "minLength":
+        limit = owner["minLength"]
+        if limit == 1:
+            return f"{where} must not be empty{condition}", None
+        return f"{where} must be at least {limit} characters long{condition}", None
+    if keyword == "maxLength":
+        return f"{where} must be at most {owner['maxLength']} characters long{condition}", None
+    if keyword == "minimum":
+        return f"{where} must be at least {owner['minimum']}{condition}, not {_describe(value)}", None
+    if keyword == "maximum":
+        return f"{where} must be at most {owner['maximum']}{condition}, not {_describe(value)}", None
+    if keyword == "const":
+        expected = orjson.dumps(owner["const"]).decode("utf-8")
+        return f"{where} must be {expected}{condition}, not {_describe(value)}", None
+    return f"{where}: {error.message}", None
+
+
+def _rank(error: EngineError) -> int:
+    if error.keyword == "additionalProperties":
+        return _RANK_UNKNOWN_MEMBER
+    if error.keyword == "required":
+        return _RANK_MISSING_MEMBER
+    if error.keyword == "type" and not error.path:
+        return _RANK_NOT_AN_OBJECT
+    return _RANK_VALUE
+
+
+def _violation(error: EngineError) -> SchemaViolation:
+    if error.keyword == "additionalProperties":
+        message, suggestion = _unknown_member(error)
+    elif error.keyword == "required":
+        message, suggestion = _missing_member(error)
+    else:
+        message, suggestion = _bad_value(error)
+    return SchemaViolation(
+        pointer=json_pointer(error.path), keyword=error.keyword, message=message, suggestion=suggestion
+    )
+
+
+def _explained(obj: Any, chosen: ValidationEngine) -> list[tuple[SchemaViolation, EngineError]]:
+    errors = sorted(chosen.errors(obj), key=_rank)
+    if not errors:
+        # The verdict said invalid; never report an invalid response without a reason.
+        errors = [EngineError((), "schema", (), obj, None, "invalid against the ToolResponse v1 schema")]
+    out: list[tuple[SchemaViolation, EngineError]] = []
+    seen: set[SchemaViolation] = set()
     for error in errors:
-        yield _violation(error)
+        violation = _violation(error)
+        if violation not in seen:
+            seen.add(violation)
+            out.append((violation, error))
+    return out
 
 
-def validate(obj: Any) -> ValidationResult:
+def explain(obj: Any, engine_name: EngineName = "fast") -> tuple[SchemaViolation, ...]:
+    """Every violation of an instance known to be invalid, most relevant first."""
+    return tuple(violation for violation, _ in _explained(obj, _engine_named(engine_name)))
+
+
+class ExplanationCache:
+    """``explain`` for many responses that repeat their mistakes: answers are cached by the
+    response's projection (``_engine.Projection``), which gets the same violations, and the
+    cache holds at most ``limit`` answers (it starts afresh when full)."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self._limit = limit
+        self._answers: dict[bytes, tuple[SchemaViolation, ...]] = {}
+        self._project = root_projection().project
+
+    def explain(self, obj: Any) -> tuple[SchemaViolation, ...]:
+        """Every violation of an instance known to be invalid, most relevant first."""
+        projected = self._project(obj)
+        try:
+            key = orjson.dumps(projected)
+        except orjson.JSONEncodeError:
+            return explain(obj)
+        answer = self._answers.get(key)
+        if answer is None:
+            answer = explain(projected)
+            if len(self._answers) >= self._limit:
+                self._answers.clear()
+            self._answers[key] = answer
+        return answer
+
+
+def iter_errors(obj: Any, *, engine: EngineName = "fast") -> Iterator[SchemaViolation]:
+    """Every violation of the schema by the decoded JSON value ``obj``, most relevant first."""
+    yield from validate(obj, engine=engine).errors
+
+
+def validate(obj: Any, *, engine: EngineName = "fast") -> ValidationResult:
     """Check a decoded JSON value against the ToolResponse v1 schema."""
-    return ValidationResult(errors=tuple(iter_errors(obj)))
+    chosen = _engine_named(engine)
+    if chosen.is_valid(obj):
+        return _VALID
+    return ValidationResult(errors=tuple(violation for violation, _ in _explained(obj, chosen)))
+
+
+def validate_json(
+    text: str | bytes | bytearray | memoryview, *, engine: EngineName = "fast"
+) -> ValidationResult:
+    """Check JSON text: the I-JSON rules of SPEC-v1 (UTF-8, unique member names at any depth,
+    no NaN or Infinity), then the schema. Every violation carries its line and column."""
+    from ._ijson import IJsonError, locate, parse_ijson, position
+
+    if isinstance(text, bytearray | memoryview):
+        text = bytes(text)
+    try:
+        obj = parse_ijson(text)
+    except IJsonError as error:
+        violation = SchemaViolation(
+            pointer=error.pointer or "",
+            keyword=str(error.rule),
+            message=error.detail,
+            line=error.line,
+            column=error.column,
+        )
+        return ValidationResult(errors=(violation,))
+    chosen = _engine_named(engine)
+    if chosen.is_valid(obj):
+        return _VALID
+    decoded = text.decode("utf-8") if isinstance(text, bytes) else text
+    located: list[SchemaViolation] = []
+    for violation, failed in _explained(obj, chosen):
+        if failed.keyword == "additionalProperties" and failed.member is not None:
+            offset = locate(decoded, (*failed.path, failed.member), member_name=True)
+        else:
+            offset = locate(decoded, failed.path)
+        if offset is None:
+            located.append(violation)
+            continue
+        line, column = position(decoded, offset)
+        located.append(dataclasses.replace(violation, line=line, column=column))
+    return ValidationResult(errors=tuple(located))

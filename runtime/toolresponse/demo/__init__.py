@@ -14,6 +14,18 @@ from typing import TextIO
 
 SECTIONS: dict[str, tuple[str, str]] = {
     "examples": ("toolresponse.demo.examples", "the schema's example responses, validated"),
+    "calculator": (
+        "toolresponse.demo.calculator",
+        "tools through the registry: success, partial, each error, a breaker tripping and recovering",
+    ),
+    "validation": (
+        "toolresponse.demo.validation",
+        "third-party tool output (HelloAgents 1.0 among it) checked by the validator",
+    ),
+    "agent": (
+        "toolresponse.demo.agent",
+        "the agent on a scripted model over loopback HTTP: success, partial and error",
+    ),
 }
 
 
@@ -21,13 +33,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "sections",
         nargs="*",
-        choices=[*SECTIONS, []],
         metavar="SECTION",
-        help=f"run only these sections (default: all of {', '.join(SECTIONS)})",
+        help=f"run only these sections, in this order (default: all of {', '.join(SECTIONS)})",
     )
 
 
 def run(args: argparse.Namespace) -> int:
+    unknown = [name for name in args.sections if name not in SECTIONS]
+    if unknown:
+        print(
+            f"toolresponse demo: unknown section {unknown[0]!r}; choose from {', '.join(SECTIONS)}",
+            file=sys.stderr,
+        )
+        return 2
     return run_sections(args.sections or list(SECTIONS), sys.stdout)
 
 

@@ -1,0 +1,446 @@
+"""Validate many responses from files, directories and standard input, streaming, in batches.
+
+What is read, and how:
+
+- a ``.json`` file holds one response (a JSON document);
+- a ``.jsonl`` or ``.ndjson`` file holds one response per line (blank lines are skipped);
+- a directory is walked in name order for those three extensions, depth first;
+  names beginning with ``.`` are skipped and symbolic links to directories are not followed;
+- ``-`` is standard input, and so is any other file: if its first non-blank line
+  is a whole JSON value it is JSON lines, otherwise the whole input is one document;
+- a file with a NUL byte in its first 8 KiB is binary (git's rule): one invalid
+  response (keyword ``binary``), whatever its extension.
+
+A file that cannot be read (missing, a directory where a file was listed, no
+permission, gone between listing and reading) is an I/O error ``Record``: it is
+reported and the run goes on.
+
+JSON lines are read in batches of about ``BATCH_BYTES``; each batch yields the
+number of valid lines and a record for each invalid one (and, when asked, for
+each valid one too), so memory stays flat however long the input. A batch is
+also the unit of work of ``--jobs``: batches go to worker processes and their
+results come back in input order, at most ``2 * jobs`` in flight.
+
+The per-line fast path is orjson, the duplicate-name screen of ``_ijson``
+(one ``orjson.dumps`` and two byte counts) and jsonschema-rs ``is_valid``;
+only an invalid line goes on to have its violations explained.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import stat
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO, Any, Literal, NamedTuple, Protocol
+
+import orjson
+
+from ._engine import engine
+from ._ijson import BINARY_SNIFF_BYTES, IJsonError, IJsonRule, duplicate_error, duplicate_member, parse_error
+from ._validation import ExplanationCache, SchemaViolation, validate_json
+
+__all__ = [
+    "BATCH_BYTES",
+    "DOCUMENT_EXTENSIONS",
+    "LINES_EXTENSIONS",
+    "Batch",
+    "Options",
+    "Record",
+    "Source",
+    "check",
+    "check_document",
+    "check_lines",
+    "expand",
+    "run_task",
+    "tasks",
+]
+
+BATCH_BYTES = 1 << 20
+"""About how many bytes of JSON lines make one batch."""
+DOCUMENT_EXTENSIONS = (".json",)
+LINES_EXTENSIONS = (".jsonl", ".ndjson")
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+Mode = Literal["document", "lines", "sniff"]
+
+
+class Record(NamedTuple):
+    """The verdict on one response, or an input that could not be read."""
+
+    source: str
+    """The file as shown (``<stdin>`` for standard input)."""
+    line: int | None
+    """The response's line (JSON lines), or the line of its first violation (a document)."""
+    column: int | None
+    errors: tuple[SchemaViolation, ...]
+    """Empty for a valid response."""
+    io_error: str | None = None
+    """Why the input could not be read; then there is no verdict."""
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors and self.io_error is None
+
+
+class Batch(NamedTuple):
+    """What one unit of work found."""
+
+    valid: int
+    """Valid responses."""
+    invalid: int
+    """Invalid responses."""
+    records: list[Record]
+    """Every invalid response and I/O error, and the valid responses when ``Options.keep_valid``."""
+    size: int
+    """Bytes of input consumed (for progress)."""
+
+
+class Options(NamedTuple):
+    """How responses are checked and reported."""
+
+    first: bool = False
+    """Keep only the most relevant violation of each response."""
+    keep_valid: bool = False
+    """Also make a record for each valid response."""
+    explain: bool = True
+    """Say what is wrong with each invalid response; without, only count them."""
+
+
+class Source(NamedTuple):
+    """One input to read."""
+
+    path: str
+    """What to open (``-`` for standard input)."""
+    name: str
+    """How to show it."""
+    mode: Mode
+    size: int | None
+    """Its size when listed, if known."""
+
+
+class _Result(Protocol):
+    def get(self) -> Batch: ...
+
+
+class _Ready:
+    """A batch already known, kept in line with the pending ones."""
+
+    def __init__(self, batch: Batch) -> None:
+        self._batch = batch
+
+    def get(self) -> Batch:
+        return self._batch
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error) or type(error).__name__
+
+
+def _io_record(name: str, error: OSError) -> Record:
+    return Record(name, None, None, (), io_error=_reason(error))
+
+
+def _mode_for(path: str) -> Mode:
+    lowered = path.lower()
+    if lowered.endswith(DOCUMENT_EXTENSIONS):
+        return "document"
+    if lowered.endswith(LINES_EXTENSIONS):
+        return "lines"
+    return "sniff"
+
+
+def _walk(directory: str) -> Iterator[Source | Record]:
+    """The response files under ``directory``, in name order, depth first, without recursion."""
+    pending: list[Iterator[os.DirEntry[str]]] = []
+
+    def listing(path: str) -> Iterator[os.DirEntry[str]] | Record:
+        try:
+            with os.scandir(path) as entries:
+                return iter(sorted(entries, key=lambda entry: entry.name))
+        except OSError as error:
+            return _io_record(path, error)
+
+    first = listing(directory)
+    if isinstance(first, Record):
+        yield first
+        return
+    pending.append(first)
+    extensions = DOCUMENT_EXTENSIONS + LINES_EXTENSIONS
+    while pending:
+        entry = next(pending[-1], None)
+        if entry is None:
+            pending.pop()
+            continue
+        if entry.name.startswith("."):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                below = listing(entry.path)
+                if isinstance(below, Record):
+                    yield below
+                else:
+                    pending.append(below)
+            elif entry.name.lower().endswith(extensions) and entry.is_file():
+                yield Source(entry.path, entry.path, _mode_for(entry.name), entry.stat().st_size)
+        except OSError as error:
+            yield _io_record(entry.path, error)
+
+
+def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
+    """Every input named by ``paths`` (files, directories, ``-``), or the I/O error that stops one."""
+    for path in paths:
+        if path == STDIN:
+            yield Source(STDIN, STDIN_NAME, "sniff", None)
+            continue
+        try:
+            status = os.stat(path)
+        except OSError as error:
+            yield _io_record(path, error)
+            continue
+        if stat.S_ISDIR(status.st_mode):
+            yield from _walk(path)
+        else:
+            size = status.st_size if stat.S_ISREG(status.st_mode) else None
+            yield Source(path, path, _mode_for(path), size)
+
+
+def _ijson_violation(error: IJsonError, line: int | None = None) -> SchemaViolation:
+    return SchemaViolation(
+        pointer=error.pointer or "",
+        keyword=str(error.rule),
+        message=error.detail,
+        line=error.line if line is None else line,
+        column=error.column,
+    )
+
+
+def _binary_record(name: str, head: bytes) -> Record:
+    offset = head.find(b"\x00")
+    violation = SchemaViolation(
+        pointer="",
+        keyword=str(IJsonRule.BINARY),
+        message=f"binary data (a NUL byte at byte {offset}), not JSON text",
+    )
+    return Record(name, None, None, (violation,))
+
+
+_EXPLANATIONS = ExplanationCache()
+
+
+def _line_error(line: bytes, error: orjson.JSONDecodeError) -> IJsonError:
+    """The error of a JSON line without its line end (which orjson read as part of it)."""
+    content = line.rstrip(b"\r\n")
+    if content != line:
+        try:
+            orjson.loads(content)
+        except orjson.JSONDecodeError as without_end:
+            error = without_end
+    return parse_error(content, error)
+
+
+def _screened(line: bytes, obj: Any) -> bool:
+    """Whether ``line`` may repeat a member name: ``_ijson.has_duplicate_members``, with a
+    short cut for a line that is exactly what orjson writes for its value (then a line end)."""
+    try:
+        dumped = orjson.dumps(obj)
+    except orjson.JSONEncodeError:
+        return True
+    if line.startswith(dumped) and len(line) - len(dumped) <= 2:
+        return False
+    return line.count(b":") != dumped.count(b":") or (b"\\" in line and b"\\u003" in line)
+
+
+def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Options) -> Batch:
+    """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``."""
+    if not options.explain:
+        return _count_lines(lines)
+    is_valid = engine("fast").is_valid
+    explain = _EXPLANATIONS.explain
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    screened = _screened
+    keep_valid = options.keep_valid
+    first = options.first
+    records: list[Record] = []
+    append = records.append
+    valid = invalid = 0
+    for number, line in enumerate(lines, first_line):
+        try:
+            obj = loads(line)
+        except decode_error as error:
+            if line.isspace():
+                continue
+            invalid += 1
+            failure = _ijson_violation(_line_error(line, error), number)
+            append(Record(name, number, failure.column, (failure,)))
+            continue
+        if screened(line, obj):
+            duplicate = duplicate_error(line)
+            if duplicate is not None:
+                invalid += 1
+                failure = _ijson_violation(duplicate, number)
+                append(Record(name, number, failure.column, (failure,)))
+                continue
+        if is_valid(obj):
+            valid += 1
+            if keep_valid:
+                append(Record(name, number, None, ()))
+            continue
+        invalid += 1
+        violations = explain(obj)
+        append(Record(name, number, None, violations[:1] if first else violations))
+    return Batch(valid, invalid, records, sum(map(len, lines)))
+
+
+def _count_lines(lines: Sequence[bytes]) -> Batch:
+    """Only the counts of valid and invalid lines (for ``--quiet``): nothing is explained."""
+    is_valid = engine("fast").is_valid
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    valid = invalid = 0
+    for line in lines:
+        try:
+            obj = loads(line)
+        except decode_error:
+            invalid += not line.isspace()
+            continue
+        if _screened(line, obj) and duplicate_member(line.decode("utf-8")) is not None:
+            invalid += 1
+        elif is_valid(obj):
+            valid += 1
+        else:
+            invalid += 1
+    return Batch(valid, invalid, [], sum(map(len, lines)))
+
+
+def check_document(name: str, data: bytes, options: Options) -> Batch:
+    """The verdict on one JSON document: I-JSON rules, then the schema, each violation located."""
+    result = validate_json(data)
+    if result.valid:
+        records = [Record(name, None, None, ())] if options.keep_valid else []
+        return Batch(1, 0, records, len(data))
+    errors = result.errors[:1] if options.first else result.errors
+    return Batch(0, 1, [Record(name, errors[0].line, errors[0].column, errors)], len(data))
+
+
+class LinesTask(NamedTuple):
+    """A batch of JSON lines to check."""
+
+    name: str
+    first_line: int
+    lines: list[bytes]
+
+
+class DocumentTask(NamedTuple):
+    """One JSON document to check."""
+
+    name: str
+    data: bytes
+
+
+class DoneTask(NamedTuple):
+    """A verdict reached while reading (an I/O error, a binary file)."""
+
+    record: Record
+
+
+Task = LinesTask | DocumentTask | DoneTask
+
+
+def run_task(task: Task, options: Options) -> Batch:
+    """Check one unit of work (in this process or in a worker)."""
+    if isinstance(task, LinesTask):
+        return check_lines(task.name, task.lines, task.first_line, options)
+    if isinstance(task, DocumentTask):
+        return check_document(task.name, task.data, options)
+    record = task.record
+    return Batch(0, 0 if record.io_error else 1, [record], 0)
+
+
+def _line_batches(name: str, stream: IO[bytes], first_line: int, head: list[bytes]) -> Iterator[Task]:
+    number = first_line
+    lines = head + stream.readlines(BATCH_BYTES)
+    while lines:
+        yield LinesTask(name, number, lines)
+        number += len(lines)
+        lines = stream.readlines(BATCH_BYTES)
+
+
+def _peek(stream: IO[bytes]) -> bytes:
+    peek = getattr(stream, "peek", None)
+    head: bytes = peek(BINARY_SNIFF_BYTES)[:BINARY_SNIFF_BYTES] if peek is not None else b""
+    return head
+
+
+def _stream_tasks(name: str, stream: IO[bytes], mode: Mode) -> Iterator[Task]:
+    if mode == "document":
+        yield DocumentTask(name, stream.read())
+        return
+    head = _peek(stream)
+    if b"\x00" in head:
+        yield DoneTask(_binary_record(name, head))
+        return
+    if mode == "lines":
+        yield from _line_batches(name, stream, 1, [])
+        return
+    blank: list[bytes] = []
+    line = stream.readline()
+    while line and line.isspace():
+        blank.append(line)
+        line = stream.readline()
+    if not line:
+        return
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        yield DocumentTask(name, b"".join(blank) + line + stream.read())
+        return
+    yield from _line_batches(name, stream, len(blank) + 1, [line])
+
+
+def tasks(source: Source | Record, stdin: IO[bytes]) -> Iterator[Task]:
+    """The units of work of one input, read as they are needed; an unreadable input gives its record."""
+    if isinstance(source, Record):
+        yield DoneTask(source)
+        return
+    if source.path == STDIN:
+        try:
+            yield from _stream_tasks(source.name, stdin, source.mode)
+        except OSError as error:
+            yield DoneTask(_io_record(source.name, error))
+        return
+    try:
+        with open(source.path, "rb") as stream:
+            yield from _stream_tasks(source.name, stream, source.mode)
+    except OSError as error:
+        yield DoneTask(_io_record(source.name, error))
+
+
+def check(
+    sources: Iterable[Source | Record],
+    options: Options,
+    *,
+    stdin: IO[bytes],
+    jobs: int = 1,
+) -> Iterator[Batch]:
+    """The batches of every input, in input order; with ``jobs > 1`` checked by that many processes."""
+    work = (task for source in sources for task in tasks(source, stdin))
+    if jobs <= 1:
+        for task in work:
+            yield run_task(task, options)
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(jobs) as pool:
+        window: deque[_Result] = deque()
+        for task in work:
+            if isinstance(task, DoneTask):
+                window.append(_Ready(run_task(task, options)))
+            else:
+                window.append(pool.apply_async(run_task, (task, options)))
+            while len(window) > 2 * jobs:
+                yield window.popleft().get()
+        while window:
+            yield window.popleft().get()

@@ -1,0 +1,424 @@
+"""The two validation engines over the bundled v1 schema, behind one small interface.
+
+- ``fast``: jsonschema-rs, compiled once from the single-file bundle. The verdict
+  comes first (``is_valid``, about a microsecond); errors are collected only for
+  an invalid instance.
+- ``reference``: jsonschema's ``Draft202012Validator``, the engine the
+  conformance fixtures are run with. It is imported only when it is used.
+
+The test suite holds the two to the same verdict on every conformance fixture
+and on 100,000 generated instances. Both report errors as ``EngineError``: one
+per missing member and one per unknown member (jsonschema-rs and jsonschema
+group these differently), with a ``schema_path`` that ``schema_node`` can follow
+through the bundle. jsonschema-rs cannot return errors whose failing value is
+nested more than about 250 levels deep; for those the fast engine hands over to
+the reference engine, which only walks as deep as the schema does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+
+import jsonschema_rs
+
+from ._schema import bundled_schema
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
+__all__ = [
+    "EngineError",
+    "EngineName",
+    "FastEngine",
+    "ReferenceEngine",
+    "ValidationEngine",
+    "engine",
+    "json_pointer",
+    "keyword_owner",
+    "schema_node",
+    "unexpected_members",
+]
+
+EngineName = Literal["fast", "reference"]
+
+Path = tuple[str | int, ...]
+
+
+def json_pointer(path: Iterable[str | int]) -> str:
+    """The RFC 6901 pointer of an instance path ("" for the whole value)."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+class EngineError(NamedTuple):
+    """One failed keyword, in the same form from either engine."""
+
+    path: Path
+    """Where in the instance (member names and array indices)."""
+    keyword: str
+    """The JSON Schema keyword that failed (``required``, ``enum``, ``additionalProperties`` ...)."""
+    schema_path: Path
+    """Where in the bundled schema the keyword is (``$ref`` is followed where needed)."""
+    instance: Any
+    """The failing value (for ``required`` and ``additionalProperties``: the object)."""
+    member: str | None
+    """The missing member (``required``) or the unknown one (``additionalProperties``)."""
+    message: str
+    """The engine's own wording (the fallback for keywords without a message of ours)."""
+
+
+class ValidationEngine(Protocol):
+    """What the validator needs of an engine."""
+
+    name: EngineName
+
+    def is_valid(self, instance: Any) -> bool: ...
+
+    def errors(self, instance: Any) -> list[EngineError]: ...
+
+
+def _resolve(reference: str) -> Any:
+    if not reference.startswith("#"):
+        raise LookupError(f"the bundle has an external reference {reference!r}")
+    node: Any = bundled_schema()
+    for part in reference[1:].split("/")[1:]:
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def schema_node(path: Iterable[str | int]) -> Any:
+    """The node of the bundled schema at ``path``, following ``$ref`` where the path leaves one."""
+    node: Any = bundled_schema()
+    for part in path:
+        while isinstance(node, dict) and part not in node and "$ref" in node:
+            node = _resolve(node["$ref"])
+        node = node[part]
+    return node
+
+
+@cache
+def keyword_owner(schema_path: Path) -> Mapping[str, Any]:
+    """The schema object that holds the keyword at ``schema_path`` (its siblings: properties ...)."""
+    node = schema_node(schema_path[:-1])
+    keyword = schema_path[-1]
+    while isinstance(node, dict) and keyword not in node and "$ref" in node:
+        node = _resolve(node["$ref"])
+    owner: Mapping[str, Any] = node
+    return owner
+
+
+def unexpected_members(instance: Any, owner: Mapping[str, Any]) -> list[str]:
+    """The members of ``instance`` that neither ``properties`` nor ``patternProperties`` of ``owner`` name."""
+    if not isinstance(instance, dict):
+        return []
+    properties = owner.get("properties", {})
+    patterns = [re.compile(pattern) for pattern in owner.get("patternProperties", {})]
+    return [
+        name
+        for name in instance
+        if name not in properties and not any(pattern.search(name) for pattern in patterns)
+    ]
+
+
+class FastEngine:
+    """jsonschema-rs over the bundle: verdict first, errors only when invalid."""
+
+    name: EngineName = "fast"
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self._validator = jsonschema_rs.validator_for(schema)
+        self.is_valid: Callable[[Any], bool] = self._validator.is_valid
+
+    def errors(self, instance: Any) -> list[EngineError]:
+        try:
+            raw = list(self._validator.iter_errors(instance))
+        except ValueError:
+            # jsonschema-rs gives up converting a failing value nested too deeply.
+            return engine("reference").errors(instance)
+        out: list[EngineError] = []
+        for error in raw:
+            kind = error.kind
+            keyword = kind.name
+            path = tuple(error.instance_path)
+            schema_path = tuple(error.schema_path)
+            if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
+                out.extend(
+                    EngineError(path, keyword, schema_path, error.instance, name, error.message)
+                    for name in kind.unexpected
+                )
+            elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
+                out.append(
+                    EngineError(path, keyword, schema_path, error.instance, kind.property, error.message)
+                )
+            else:
+                out.append(EngineError(path, keyword, schema_path, error.instance, None, error.message))
+        return out
+
+
+class ReferenceEngine:
+    """jsonschema's Draft 2020-12 validator over the bundle (imported on first use)."""
+
+    name: EngineName = "reference"
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        from jsonschema import Draft202012Validator
+
+        self._validator: Draft202012Validator = Draft202012Validator(schema)
+        self.is_valid: Callable[[Any], bool] = self._validator.is_valid
+
+    def errors(self, instance: Any) -> list[EngineError]:
+        try:
+            raw = list(self._validator.iter_errors(instance))
+        except RecursionError:
+            return [
+                EngineError(
+                    (),
+                    "depth",
+                    (),
+                    instance,
+                    None,
+                    "the response nests too deeply for its errors to be listed",
+                )
+            ]
+        missing_taken: dict[tuple[Path, Path], int] = {}
+        out: list[EngineError] = []
+        for error in raw:
+            keyword = str(error.validator)
+            path = tuple(error.absolute_path)
+            schema_path = tuple(error.absolute_schema_path)
+            if keyword == "required":
+                # jsonschema yields one error per missing member, in the order of the keyword's list.
+                missing = [name for name in error.validator_value if name not in error.instance]
+                taken = missing_taken.get((path, schema_path), 0)
+                missing_taken[(path, schema_path)] = taken + 1
+                member = missing[taken] if taken < len(missing) else None
+                out.append(EngineError(path, keyword, schema_path, error.instance, member, error.message))
+            elif keyword == "additionalProperties":
+                owner = keyword_owner(schema_path)
+                out.extend(
+                    EngineError(path, keyword, schema_path, error.instance, name, error.message)
+                    for name in unexpected_members(error.instance, owner)
+                )
+            else:
+                out.append(EngineError(path, keyword, schema_path, error.instance, None, error.message))
+        return out
+
+
+@cache
+def engine(name: EngineName = "fast") -> ValidationEngine:
+    """The engine called ``name``, built once per process over the bundled schema."""
+    if name == "fast":
+        return FastEngine(bundled_schema())
+    if name == "reference":
+        return ReferenceEngine(bundled_schema())
+    raise ValueError(f"unknown validation engine {name!r}; use 'fast' or 'reference'")
+
+
+# Projection: the part of an instance the schema can see.
+#
+# Explaining an invalid instance costs jsonschema-rs about ten microseconds, and
+# third-party output repeats its mistakes line after line. A projection keeps
+# exactly what the schema's keywords, and the messages about them, depend on,
+# reading the keywords from the schema: every member name; the exact value
+# under enum and const; for a string, its length as far as minLength/maxLength
+# can tell (as "x"s), or its first 41 characters when its type is wrong (a
+# message quotes 40); for a number, whether it is an integer and which of
+# minimum/maximum/exclusiveMinimum/exclusiveMaximum it meets, or its exact
+# value when one fails or its type is wrong; for an array, whether it is empty;
+# true, false and null as they are. A keyword this does not know keeps the
+# value whole. An instance and its projection get the same verdict and the
+# same violations (the test suite checks both), so explanations can be cached
+# by projection.
+
+_ANNOTATIONS = frozenset(
+    (
+        "$anchor",
+        "$comment",
+        "$defs",
+        "$id",
+        "$schema",
+        "default",
+        "definitions",
+        "deprecated",
+        "description",
+        "examples",
+        "readOnly",
+        "title",
+        "writeOnly",
+    )
+)
+_NUMBER_KEYWORDS = frozenset(("exclusiveMaximum", "exclusiveMinimum", "maximum", "minimum"))
+_QUOTED_CHARACTERS = 41
+_OBJECT_KEYWORDS = frozenset(("additionalProperties", "patternProperties", "properties", "required"))
+_SUBSCHEMA_KEYWORDS = frozenset(("else", "if", "not", "then"))
+_SUBSCHEMA_LIST_KEYWORDS = frozenset(("allOf", "anyOf", "oneOf"))
+_MEMO_LIMIT = 1024
+_ALL_KINDS = ("object", "array", "string", "integer", "number", "boolean", "null")
+_NUMBER_STAND_INS: Mapping[str, tuple[int | float, ...]] = {
+    "integer": (0, 1, -1, 10**9, -(10**9)),
+    "number": (0.5, -0.5, 1.5, 1e9 + 0.5, -1e9 - 0.5),
+}
+
+
+def _meets(keyword: str, limit: Any, value: int | float) -> bool:
+    if keyword == "minimum":
+        return bool(value >= limit)
+    if keyword == "maximum":
+        return bool(value <= limit)
+    if keyword == "exclusiveMinimum":
+        return bool(value > limit)
+    return bool(value < limit)
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+Projector = Callable[[Any], Any]
+
+
+class Projection:
+    """What a set of schema nodes needs of a value; ``project(value)`` keeps just that."""
+
+    def __init__(self, nodes: Iterable[Any]) -> None:
+        self.keep = False
+        types: list[frozenset[str]] = []
+        self.string_keep = 0
+        self.numbers: list[tuple[str, Any]] = []
+        self.objects = False
+        self._properties: dict[str, list[Any]] = {}
+        self._patterns: list[tuple[re.Pattern[str], Any]] = []
+        self._additional: list[Any] = []
+        self._memo: dict[str, Projector] = {}
+        pending = list(nodes)
+        seen_references: set[str] = set()
+        while pending and not self.keep:
+            node = pending.pop()
+            if node is True:
+                continue
+            if not isinstance(node, dict):
+                self.keep = True
+                break
+            for keyword, value in node.items():
+                if keyword in _ANNOTATIONS or keyword.startswith("x-"):
+                    continue
+                if keyword == "$ref":
+                    if not isinstance(value, str) or value in seen_references:
+                        self.keep = True
+                        break
+                    seen_references.add(value)
+                    pending.append(_resolve(value))
+                elif keyword == "type":
+                    types.append(frozenset([value] if isinstance(value, str) else value))
+                elif keyword == "minLength":
+                    self.string_keep = max(self.string_keep, int(value))
+                elif keyword == "maxLength":
+                    self.string_keep = max(self.string_keep, int(value) + 1)
+                elif (
+                    keyword in _NUMBER_KEYWORDS
+                    and isinstance(value, int | float)
+                    and not isinstance(value, bool)
+                ):
+                    self.numbers.append((keyword, value))
+                elif keyword in _OBJECT_KEYWORDS:
+                    self.objects = True
+                    if keyword == "properties":
+                        for name, subschema in value.items():
+                            self._properties.setdefault(name, []).append(subschema)
+                    elif keyword == "patternProperties":
+                        self._patterns.extend((re.compile(pattern), sub) for pattern, sub in value.items())
+                    elif keyword == "additionalProperties":
+                        self._additional.append(value)
+                elif keyword in _SUBSCHEMA_KEYWORDS:
+                    pending.append(value)
+                elif keyword in _SUBSCHEMA_LIST_KEYWORDS:
+                    pending.extend(value)
+                else:
+                    # enum, const, multipleOf, pattern, items ... and anything not listed here.
+                    self.keep = True
+                    break
+        self.typed_kinds = frozenset(
+            kind
+            for kind in _ALL_KINDS
+            if all(kind in allowed or (kind == "integer" and "number" in allowed) for allowed in types)
+        )
+        self.project: Projector = _identity if self.keep else self._projector()
+
+    def _member(self, name: str) -> Projector:
+        """The projector of the member ``name`` of an object under these nodes."""
+        nodes = list(self._properties.get(name, ()))
+        nodes.extend(sub for pattern, sub in self._patterns if pattern.search(name))
+        if name not in self._properties and len(nodes) == 0:
+            # Under additionalProperties: false only the name fails; the value is never read.
+            nodes = [node for node in self._additional if node is not False]
+        member = _projection(tuple(id(node) for node in nodes), nodes).project
+        if len(self._memo) < _MEMO_LIMIT:
+            self._memo[name] = member
+        return member
+
+    def _number(self, kind: str, value: int | float) -> int | float:
+        """A stand-in of the same kind that meets the same number keywords, or ``value``
+        itself when it fails one (a message then shows it)."""
+        numbers = self.numbers
+        if not all(_meets(keyword, limit, value) for keyword, limit in numbers):
+            return value
+        for stand_in in _NUMBER_STAND_INS[kind]:
+            if all(_meets(keyword, limit, stand_in) for keyword, limit in numbers):
+                return stand_in
+        return value
+
+    def _projector(self) -> Projector:
+        typed_kinds = self.typed_kinds
+        string_keep = self.string_keep
+        quoted = max(_QUOTED_CHARACTERS, string_keep)
+        objects = self.objects
+        memo = self._memo
+        member = self._member
+        number = self._number
+        plain_numbers = not self.numbers
+        strings_typed = "string" in typed_kinds
+        integers_typed = "integer" in typed_kinds
+        numbers_typed = "number" in typed_kinds
+
+        def project(value: Any) -> Any:
+            kind = type(value)
+            if kind is dict:
+                if not objects:
+                    return {}
+                return {name: (memo.get(name) or member(name))(item) for name, item in value.items()}
+            if kind is str:
+                if strings_typed:
+                    return "x" * min(len(value), string_keep) if string_keep else ""
+                return value[:quoted]
+            if kind is int or kind is float:
+                integral = kind is int or value.is_integer()
+                if not (integers_typed if integral else numbers_typed):
+                    return value
+                if plain_numbers:
+                    return 0 if integral else 0.5
+                return number("integer" if integral else "number", value)
+            if kind is list:
+                return [None] if value else []
+            return value
+
+        return project
+
+
+_PROJECTIONS: dict[tuple[int, ...], Projection] = {}
+
+
+def _projection(key: tuple[int, ...], nodes: list[Any]) -> Projection:
+    known = _PROJECTIONS.get(key)
+    if known is None:
+        known = Projection(nodes)
+        if len(_PROJECTIONS) < _MEMO_LIMIT:
+            _PROJECTIONS[key] = known
+    return known
+
+
+@cache
+def root_projection() -> Projection:
+    """The projection of a whole response under the bundled schema."""
+    return Projection([bundled_schema()])

@@ -1,0 +1,58 @@
+"""Observability: one structured event per tool call, delivered to pluggable listeners.
+
+The registry builds a ``ToolCallEvent`` after every ``execute``/``aexecute``
+(including NOT_FOUND, INVALID_PARAM, TIMEOUT and CIRCUIT_OPEN answers) and
+calls each listener with it, in the order they were added, on the calling
+thread. A listener that raises is logged on the ``toolresponse`` logger and
+does not change the call's response. ``JsonlTraceWriter`` is one listener.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from toolresponse_generated import ErrorCode, ToolStatus
+
+from ._breaker import CircuitState
+from ._response import ToolResponse
+
+__all__ = ["ToolCallEvent", "ToolCallListener"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolCallEvent:
+    """What happened in one tool call."""
+
+    tool: str
+    """The tool name the caller asked for (for an unknown tool, as given)."""
+    call_id: str | None
+    """The caller's identifier for the call, if any."""
+    status: ToolStatus
+    code: ErrorCode | None
+    """The error code, or None when the call did not fail."""
+    time_ms: float
+    """The call's ``stats.time_ms``."""
+    breaker_state: CircuitState | None
+    """The tool's circuit after the call; None without a breaker or for an unknown tool."""
+    response: ToolResponse = field(compare=False, repr=False)
+    """The response the caller got."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event as one JSON object (``event: "tool_call"``), every member present."""
+        return {
+            "event": "tool_call",
+            "tool": self.tool,
+            "call_id": self.call_id,
+            "status": self.status.value,
+            "code": None if self.code is None else self.code.value,
+            "retryable": self.response.is_retryable if self.code is not None else None,
+            "time_ms": self.time_ms,
+            "breaker_state": None if self.breaker_state is None else self.breaker_state.value,
+        }
+
+
+class ToolCallListener(Protocol):
+    """Anything called with each ``ToolCallEvent``."""
+
+    def __call__(self, event: ToolCallEvent, /) -> None: ...

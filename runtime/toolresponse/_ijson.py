@@ -1,0 +1,436 @@
+"""Strict I-JSON (RFC 7493) parsing with exact positions.
+
+``parse_ijson`` accepts exactly the JSON texts SPEC-v1 allows on the wire and
+reports every other text with the rule it breaks, the line and column (both
+1-based; the column counts characters) and, where there is one, the JSON
+pointer of the offending member. The rules, as ``IJsonRule``:
+
+=====================  ===========================================================
+``syntax``             not well-formed JSON (RFC 8259), including an empty text
+``encoding``           not UTF-8, a byte order mark, a lone surrogate (``"\\ud800"``)
+``duplicate-name``     a member name that occurs twice in one object, at any depth
+``non-finite-number``  ``NaN``, ``Infinity``, ``-Infinity`` or a number too large for a double
+``depth``              arrays and objects nested deeper than ``MAX_DEPTH`` levels
+``binary``             binary data (a NUL byte), not text
+=====================  ===========================================================
+
+The exception is one class in the package's tree::
+
+    MalformedJsonError        (toolresponse._errors: text that is not I-JSON)
+    └── IJsonError            .rule, .detail, .line, .column, .offset, .pointer
+
+How it stays fast: orjson parses (it rejects NaN, Infinity, overflowing
+numbers, lone surrogates, a byte order mark and nesting beyond 1024 levels by
+itself), and only a text that fails is looked at again, to name the rule and
+the position. orjson keeps the last of two equal member names silently, so
+duplicates are screened by counting colons: every member of the text has one
+colon outside strings, and colons inside strings survive a round trip
+unchanged, so the text and ``orjson.dumps`` of its value hold the same number
+of colons exactly when no member was dropped (a dropped member takes at least
+its own colon with it). Only an escaped colon (``\\u003a``) breaks the
+argument; a text containing ``\\u003`` (or one whose value is too deep for
+``orjson.dumps``) gets the exact scan, as does every text the screen flags.
+The exact scan is iterative: no input nests deeply enough to exhaust Python's
+stack.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from enum import StrEnum
+from typing import Any
+
+import orjson
+
+from ._engine import json_pointer
+from ._errors import MalformedJsonError
+
+__all__ = [
+    "MAX_DEPTH",
+    "IJsonError",
+    "IJsonRule",
+    "duplicate_error",
+    "duplicate_member",
+    "has_duplicate_members",
+    "locate",
+    "parse_error",
+    "parse_ijson",
+    "pointer_at",
+    "position",
+]
+
+MAX_DEPTH = 1024
+"""The deepest nesting of arrays and objects accepted (orjson's limit; RFC 8259 section 9 allows one)."""
+
+BINARY_SNIFF_BYTES = 8192
+"""A NUL byte within this many leading bytes marks data as binary (git's rule)."""
+
+_BOM = b"\xef\xbb\xbf"
+_ESCAPED_COLON_BYTES = b"\\u003"
+_ESCAPED_COLON_TEXT = "\\u003"
+# The tokens of a JSON text that carry structure; numbers, literals and white space
+# are skipped by the search. Strings are matched whole so that their content is never
+# read as structure. Only run over text that orjson has accepted.
+_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\],:]')
+# The same over the valid prefix of a rejected text, which may end inside a string.
+_PREFIX_TOKENS = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)|[{}\[\],]')
+# Without the colon: what the duplicate scan needs.
+_SCAN_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\],]')
+_POINTER_DEPTH = 32
+_NOT_SPACE = re.compile(r"[^ \t\r\n]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPE_AT = re.compile(r"\\u[0-9a-fA-F]{4}")
+
+
+class IJsonRule(StrEnum):
+    """The I-JSON rule a text breaks; the ``keyword`` of its violation."""
+
+    SYNTAX = "syntax"
+    ENCODING = "encoding"
+    DUPLICATE_NAME = "duplicate-name"
+    NON_FINITE_NUMBER = "non-finite-number"
+    DEPTH = "depth"
+    BINARY = "binary"
+
+
+class IJsonError(MalformedJsonError):
+    """A text that is not I-JSON: the rule it breaks and where.
+
+    ``line`` and ``column`` are 1-based (the column counts characters; for text
+    that is not UTF-8 it counts the bytes of that line); ``offset`` is the
+    0-based position in the text (in bytes when the text is not UTF-8);
+    ``pointer`` is the RFC 6901 pointer of the offending member, or None.
+    """
+
+    rule: IJsonRule
+    detail: str
+    line: int
+    column: int
+    offset: int
+    pointer: str | None
+
+    def __init__(
+        self,
+        rule: IJsonRule,
+        detail: str,
+        *,
+        line: int,
+        column: int,
+        offset: int,
+        pointer: str | None = None,
+    ) -> None:
+        self.rule = rule
+        self.detail = detail
+        self.line = line
+        self.column = column
+        self.offset = offset
+        self.pointer = pointer
+        super().__init__(f"line {line}, column {column}: {detail}")
+
+
+def position(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based (line, column) of the character at ``offset`` in ``text``."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
+def _error_at(text: str, offset: int, rule: IJsonRule, detail: str, pointer: str | None = None) -> IJsonError:
+    line, column = position(text, offset)
+    if pointer is None and rule is not IJsonRule.DEPTH:
+        pointer = pointer_at(text, offset)
+    return IJsonError(rule, detail, line=line, column=column, offset=offset, pointer=pointer)
+
+
+def _shown(text: str, limit: int = 24) -> str:
+    """A short, escaped excerpt of ``text`` for a message."""
+    excerpt = text[:limit]
+    return repr(excerpt + ("..." if len(text) > limit else ""))
+
+
+def _decoded(data: bytes) -> str | IJsonError:
+    """The text of ``data``, or the error that says why it is not UTF-8 text."""
+    head = data[:BINARY_SNIFF_BYTES]
+    nul = head.find(b"\x00")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if nul >= 0:
+            line, column = _byte_position(data, nul)
+            detail = f"binary data (a NUL byte at byte {nul}), not JSON text"
+            return IJsonError(IJsonRule.BINARY, detail, line=line, column=column, offset=nul)
+        line, column = _byte_position(data, error.start)
+        bad = data[error.start : error.start + 1].hex()
+        detail = f"not UTF-8: byte 0x{bad} at byte {error.start} ({error.reason})"
+        return IJsonError(IJsonRule.ENCODING, detail, line=line, column=column, offset=error.start)
+    if nul >= 0 and not text.lstrip(" \t\r\n").startswith(("{", "[", '"')):
+        line, column = _byte_position(data, nul)
+        detail = f"binary data (a NUL byte at byte {nul}), not JSON text"
+        return IJsonError(IJsonRule.BINARY, detail, line=line, column=column, offset=nul)
+    return text
+
+
+def _non_finite_candidates(pos: int) -> tuple[tuple[str, int], ...]:
+    """Where a NaN or Infinity may start, given the position orjson stopped at."""
+    return (("-Infinity", pos - 1), ("-Infinity", pos), ("Infinity", pos), ("NaN", pos))
+
+
+def _diagnose(text: str, error: orjson.JSONDecodeError) -> IJsonError:
+    """The I-JSON error for a text (known to be valid Unicode) that orjson rejected."""
+    message = error.msg
+    pos = min(max(error.pos, 0), len(text))
+    if text.startswith("\ufeff"):
+        return _error_at(text, 0, IJsonRule.ENCODING, "a byte order mark (U+FEFF) before the JSON text")
+    if "depth limit" in message or "recursion limit" in message:
+        return _error_at(
+            text, pos, IJsonRule.DEPTH, f"arrays and objects nested deeper than {MAX_DEPTH} levels"
+        )
+    if "infinity" in message:
+        number = re.match(r"-?[0-9.eE+-]+", text[pos:])
+        shown = _shown(number.group() if number else text[pos:])
+        detail = f"the number {shown} is too large for a double; I-JSON numbers are finite"
+        return _error_at(text, pos, IJsonRule.NON_FINITE_NUMBER, detail)
+    for word, start in _non_finite_candidates(pos):
+        if start >= 0 and text.startswith(word, start):
+            detail = f"{word} is not a JSON number; I-JSON numbers are finite (write null or a string)"
+            return _error_at(text, start, IJsonRule.NON_FINITE_NUMBER, detail)
+    if "surrogate" in message:
+        escape = _ESCAPE_AT.search(text, max(pos - 12, 0))
+        shown = escape.group() if escape else "\\u...."
+        start = escape.start() if escape else pos
+        detail = f"the escape {shown} is a lone surrogate, not a Unicode character"
+        return _error_at(text, start, IJsonRule.ENCODING, detail)
+    if not text.strip(" \t\r\n"):
+        return _error_at(text, len(text), IJsonRule.SYNTAX, "no JSON value (the text is empty)")
+    end = len(text.rstrip(" \t\r\n"))
+    if pos >= end:
+        pos = end
+        detail = f"{message} (the text ends too early)"
+    else:
+        detail = f"{message} (found {text[pos]!r})"
+    return _error_at(text, pos, IJsonRule.SYNTAX, detail)
+
+
+def _parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
+    if isinstance(data, bytes):
+        if data.startswith(_BOM):
+            return IJsonError(
+                IJsonRule.ENCODING,
+                "a UTF-8 byte order mark before the JSON text",
+                line=1,
+                column=1,
+                offset=0,
+            )
+        text = _decoded(data)
+        if isinstance(text, IJsonError):
+            return text
+    else:
+        text = data
+        surrogate = _SURROGATE.search(text)
+        if surrogate is not None:
+            detail = f"a lone surrogate U+{ord(surrogate.group()):04X}, not a Unicode character"
+            return _error_at(text, surrogate.start(), IJsonRule.ENCODING, detail)
+    return _diagnose(text, error)
+
+
+def has_duplicate_members(data: str | bytes, value: Any) -> bool:
+    """Whether the JSON text ``data``, which orjson parsed to ``value``, may repeat a member name.
+
+    False is exact: the text has no duplicate. True means "run ``duplicate_member``"
+    (see the module docstring for why the colon count is exact).
+    """
+    try:
+        dumped = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return True
+    if isinstance(data, bytes):
+        return data.count(b":") != dumped.count(b":") or (b"\\" in data and _ESCAPED_COLON_BYTES in data)
+    return data.count(":") != dumped.count(b":") or ("\\" in data and _ESCAPED_COLON_TEXT in data)
+
+
+def _key(token: str) -> str:
+    if "\\" in token:
+        key: str = json.loads(token)
+        return key
+    return token[1:-1]
+
+
+class _Frame:
+    """One open array or object of a scan: its current slot (member name or index)."""
+
+    __slots__ = ("expecting_key", "is_object", "seen", "slot")
+
+    def __init__(self, is_object: bool) -> None:
+        self.is_object = is_object
+        self.expecting_key = is_object
+        self.slot: str | int = "" if is_object else 0
+        self.seen: set[str] = set()
+
+
+def _token_offset(pattern: re.Pattern[str], text: str, index: int) -> int:
+    """Where the ``index``-th match of ``pattern`` in ``text`` starts."""
+    for number, match in enumerate(pattern.finditer(text)):
+        if number == index:
+            return match.start()
+    return len(text)
+
+
+def duplicate_member(text: str) -> tuple[int, tuple[str | int, ...]] | None:
+    """The offset and instance path of the first repeated member name of ``text``, or None.
+
+    ``text`` must be well-formed JSON; the path ends with the repeated name.
+    """
+    # A frame is [is_object, slot, expecting_key, names seen]; lists and findall keep this
+    # loop cheap, as it runs over every line the colon screen flags.
+    stack: list[list[Any]] = []
+    for index, token in enumerate(_SCAN_TOKENS.findall(text)):
+        first = token[0]
+        if first == '"':
+            if stack and stack[-1][2]:
+                frame = stack[-1]
+                name = _key(token)
+                seen: set[str] = frame[3]
+                if name in seen:
+                    path = (*(f[1] for f in stack[:-1]), name)
+                    return _token_offset(_SCAN_TOKENS, text, index), path
+                seen.add(name)
+                frame[1] = name
+                frame[2] = False
+        elif first == "{":
+            stack.append([True, "", True, set()])
+        elif first == "[":
+            stack.append([False, 0, False, None])
+        elif first == "}" or first == "]":
+            stack.pop()
+        elif stack[-1][0]:
+            stack[-1][2] = True
+        else:
+            stack[-1][1] += 1
+    return None
+
+
+def locate(text: str, path: tuple[str | int, ...], *, member_name: bool = False) -> int | None:
+    """The offset where the value at ``path`` starts in the JSON text ``text``, or None.
+
+    With ``member_name``, the offset of the member name that ends ``path``
+    instead (the place to show for an unknown member). ``text`` must be well-formed JSON.
+    """
+    if not path:
+        start = _NOT_SPACE.search(text)
+        return start.start() if start else None
+    stack: list[_Frame] = []
+    depth = len(path)
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        first = token[0]
+        opens_slot = False
+        if first == '"':
+            if stack and stack[-1].expecting_key:
+                frame = stack[-1]
+                frame.slot = _key(token)
+                frame.expecting_key = False
+                if member_name and len(stack) == depth and tuple(f.slot for f in stack) == path:
+                    return match.start()
+        elif first == "{":
+            stack.append(_Frame(True))
+        elif first == "[":
+            stack.append(_Frame(False))
+            opens_slot = True
+        elif first == "}" or first == "]":
+            stack.pop()
+        elif first == ",":
+            frame = stack[-1]
+            if frame.is_object:
+                frame.expecting_key = True
+            else:
+                frame.slot = int(frame.slot) + 1
+                opens_slot = True
+        elif first == ":":
+            opens_slot = True
+        if opens_slot and not member_name and len(stack) == depth and tuple(f.slot for f in stack) == path:
+            start = _NOT_SPACE.search(text, match.end())
+            if start is None or text[start.start()] in "]}":
+                return None
+            return start.start()
+    return None
+
+
+def pointer_at(text: str, offset: int) -> str | None:
+    """The pointer of the member or item being read at ``offset`` of a text that is
+    well-formed up to there (where a parser stopped), or None when it is very deep."""
+    stack: list[list[Any]] = []
+    for token in _PREFIX_TOKENS.findall(text, 0, offset):
+        first = token[0]
+        if first == '"':
+            if stack and stack[-1][2]:
+                frame = stack[-1]
+                frame[1] = _key(token) if len(token) > 1 and token.endswith('"') else token[1:]
+                frame[2] = False
+        elif first == "{":
+            stack.append([True, "", True])
+        elif first == "[":
+            stack.append([False, 0, False])
+        elif first == "}" or first == "]":
+            if stack:
+                stack.pop()
+        elif stack:
+            if stack[-1][0]:
+                stack[-1][2] = True
+            else:
+                stack[-1][1] += 1
+    if len(stack) > _POINTER_DEPTH:
+        return None
+    slots = [frame[1] for frame in stack]
+    if stack and stack[-1][2]:
+        slots.pop()
+    return json_pointer(slots)
+
+
+def _duplicate_error(text: str) -> IJsonError | None:
+    found = duplicate_member(text)
+    if found is None:
+        return None
+    offset, path = found
+    where = "the top level" if len(path) == 1 else json_pointer(path[:-1])
+    detail = (
+        f"the member name {json.dumps(path[-1])} occurs twice in one object ({where}); "
+        "readers would disagree on its value"
+    )
+    return _error_at(text, offset, IJsonRule.DUPLICATE_NAME, detail, json_pointer(path))
+
+
+def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
+    """The value of the I-JSON text ``data``; raises ``IJsonError`` for any other text.
+
+    ``data`` is the text itself (``str``) or its UTF-8 encoding (``bytes`` and the like).
+    """
+    if isinstance(data, bytearray | memoryview):
+        data = bytes(data)
+    elif not isinstance(data, str | bytes):
+        raise TypeError(f"JSON text must be str or bytes, not {type(data).__name__}")
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise _parse_error(data, error) from None
+    if has_duplicate_members(data, value):
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        duplicate = _duplicate_error(text)
+        if duplicate is not None:
+            raise duplicate
+    return value
+
+
+def parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
+    """The ``IJsonError`` for a text orjson rejected with ``error`` (for callers that parse themselves)."""
+    return _parse_error(data, error)
+
+
+def duplicate_error(data: str | bytes) -> IJsonError | None:
+    """The ``IJsonError`` for the first repeated member name of a well-formed text, or None."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return _duplicate_error(text)

@@ -1,0 +1,246 @@
+"""Turn the values a tool produces into JSON data (I-JSON, RFC 7493), or say exactly why not.
+
+A ToolResponse carries JSON only: objects with string member names, arrays,
+strings, finite numbers, booleans and null. ``to_json_data`` accepts that and
+makes these documented conversions, returning a value that ``orjson`` (and
+any I-JSON reader) takes exactly:
+
+=============================================  ==========================================
+Python value                                   JSON value
+=============================================  ==========================================
+``dict`` (and any ``Mapping``)                 object; ``int`` member names become
+                                               decimal strings (a clash is an error)
+``list``, ``tuple``                            array
+``set``, ``frozenset``                         array, sorted (by value when the members
+                                               compare, else by their JSON text)
+``enum.Enum`` member                           its ``value``, converted
+``datetime``, ``date``, ``time``               ISO 8601 string (``isoformat()``)
+``uuid.UUID``                                  its canonical string
+a dataclass instance                           object of its fields
+subclasses of ``str``, ``int``, ``float``      the plain value
+=============================================  ==========================================
+
+Everything else raises ``JsonValueError`` naming the value's JSON pointer and
+type: ``bytes`` (decode text, or base64 binary data), NaN and Infinity (I-JSON
+has neither; they are never turned into null), integers outside the 64-bit
+range a JSON writer keeps exact (send them as strings), strings with a lone
+surrogate, cycles, nesting deeper than ``MAX_DEPTH`` levels, and objects of
+any other type.
+
+A value that is already plain JSON is returned as it is (no copy), so the
+common case costs one walk and no allocation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import enum
+import math
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from ._errors import JsonValueError
+
+__all__ = ["MAX_DEPTH", "is_json_data", "to_json_data"]
+
+MAX_DEPTH = 200
+"""The deepest nesting of arrays and objects accepted inside one member of a response.
+
+A whole response then nests at most ``MAX_DEPTH + 2`` levels, within what
+``orjson`` writes (254) and reads (1024)."""
+
+_INT_MIN = -(2**63)
+_INT_MAX = 2**64 - 1
+
+
+def _unicode_ok(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _plain(value: Any, depth: int, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` is JSON exactly as it is (exact built-in types, nothing to convert)."""
+    kind = type(value)
+    if kind is str:
+        return _unicode_ok(value)
+    if kind is int:
+        return bool(_INT_MIN <= value <= _INT_MAX)
+    if kind is float:
+        return math.isfinite(value)
+    if value is None or kind is bool:
+        return True
+    if depth >= limit:
+        return False
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not _unicode_ok(key) or not _plain(item, depth + 1, limit):
+                return False
+        return True
+    if kind is list:
+        return all(_plain(item, depth + 1, limit) for item in value)
+    return False
+
+
+def is_json_data(value: Any) -> bool:
+    """Whether ``value`` is JSON data as it is, with no conversion needed."""
+    return _plain(value, 0, MAX_DEPTH)
+
+
+def _escape(part: str | int) -> str:
+    return str(part).replace("~", "~0").replace("/", "~1")
+
+
+class _Walk:
+    """One conversion: the path to the current value (for pointers) and the containers on it."""
+
+    __slots__ = ("active", "base", "convert", "limit", "parts")
+
+    def __init__(self, base: str, *, convert: bool, limit: int) -> None:
+        self.base = base
+        self.convert = convert
+        self.limit = limit
+        self.parts: list[str | int] = []
+        self.active: set[int] = set()
+
+    def fail(self, message: str, value: Any, keyword: str = "type") -> JsonValueError:
+        pointer = self.base + "".join("/" + _escape(part) for part in self.parts)
+        return JsonValueError(pointer, message, type_name=type(value).__name__, keyword=keyword)
+
+    def not_json(self, value: Any, advice: str = "") -> JsonValueError:
+        name = type(value).__name__
+        if self.convert:
+            return self.fail(f"a value of type {name} is not JSON and has no conversion{advice}", value)
+        return self.fail(f"a value of type {name} is not JSON{advice}", value)
+
+    def value(self, value: Any) -> Any:
+        kind = type(value)
+        if value is None or kind is bool:
+            return value
+        if isinstance(value, enum.Enum):
+            if not self.convert and not isinstance(value, str | int | float):
+                raise self.not_json(value)
+            return self.value(value.value)
+        if isinstance(value, str):
+            text = str.__str__(value)
+            if not _unicode_ok(text):
+                raise self.fail("the string has a lone surrogate, so it is not valid Unicode", value)
+            return text
+        if isinstance(value, int):
+            number = int(value)
+            if not _INT_MIN <= number <= _INT_MAX:
+                digits = len(str(abs(number)))
+                raise self.fail(
+                    f"the integer ({digits} digits) is outside the 64-bit range a JSON writer keeps exact;"
+                    " send it as a string",
+                    value,
+                    keyword="maximum" if number > 0 else "minimum",
+                )
+            return number
+        if isinstance(value, float):
+            real = float(value)
+            if not math.isfinite(real):
+                raise self.fail(f"the float {real!r} is not JSON: I-JSON has no NaN or Infinity", value)
+            return real
+        if isinstance(value, bytes | bytearray | memoryview):
+            raise self.not_json(value, "; decode text to str, or encode binary data as base64 text")
+        return self._container(value)
+
+    def _container(self, value: Any) -> Any:
+        if len(self.parts) >= self.limit:
+            raise self.fail(f"the value nests more than {self.limit} levels deep", value, keyword="maxDepth")
+        identity = id(value)
+        if identity in self.active:
+            raise self.fail("a cycle: this container contains itself", value, keyword="cycle")
+        self.active.add(identity)
+        try:
+            return self._members(value)
+        finally:
+            self.active.discard(identity)
+
+    def _members(self, value: Any) -> Any:
+        if isinstance(value, dict) or (self.convert and isinstance(value, Mapping)):
+            if not self.convert and type(value) is not dict:
+                raise self.not_json(value)
+            return self._object(value.items(), value)
+        if type(value) is list or (self.convert and isinstance(value, list | tuple)):
+            return self._array(value)
+        if not self.convert:
+            raise self.not_json(value)
+        if isinstance(value, set | frozenset):
+            return self._set(value)
+        if isinstance(value, _dt.datetime | _dt.date | _dt.time):
+            return value.isoformat()
+        if isinstance(value, uuid.UUID):
+            return str(value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            items = [(field.name, getattr(value, field.name)) for field in dataclasses.fields(value)]
+            return self._object(items, value)
+        raise self.not_json(value, " (see toolresponse.to_json_data for what is converted)")
+
+    def _object(self, items: Any, original: Any) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, item in items:
+            name = self._name(key, original)
+            if name in result:
+                raise self.fail(f"the member name {name!r} occurs twice after conversion", original, "unique")
+            self.parts.append(name)
+            result[name] = self.value(item)
+            self.parts.pop()
+        return result
+
+    def _name(self, key: Any, original: Any) -> str:
+        if isinstance(key, enum.Enum) and self.convert:
+            key = key.value
+        if isinstance(key, str):
+            name = str.__str__(key)
+            if not _unicode_ok(name):
+                raise self.fail("a member name has a lone surrogate, so it is not valid Unicode", original)
+            return name
+        if self.convert and isinstance(key, int) and not isinstance(key, bool):
+            return str(int(key))
+        kind = type(key).__name__
+        raise self.fail(
+            f"the member name {key!r} ({kind}) is not a string", original, keyword="propertyNames"
+        )
+
+    def _array(self, items: Any) -> list[Any]:
+        result: list[Any] = []
+        for index, item in enumerate(items):
+            self.parts.append(index)
+            result.append(self.value(item))
+            self.parts.pop()
+        return result
+
+    def _set(self, members: set[Any] | frozenset[Any]) -> list[Any]:
+        self.parts.append(0)
+        try:
+            converted = [self.value(member) for member in members]
+        finally:
+            self.parts.pop()
+        try:
+            return sorted(converted)
+        except TypeError:
+            return sorted(converted, key=orjson.dumps)
+
+
+def to_json_data(value: Any, *, pointer: str = "", strict: bool = False, max_depth: int = MAX_DEPTH) -> Any:
+    """``value`` as JSON data, with the documented conversions; raises ``JsonValueError``.
+
+    ``pointer`` is prefixed to the pointer in an error (for example ``/data``).
+    With ``strict``, only values as a JSON decoder gives them are accepted
+    (``dict``, ``list``, ``str``, finite numbers, ``bool``, ``None``; subclasses
+    of ``str``, ``int`` and ``float`` become the plain value): nothing else is
+    converted. ``max_depth`` is the deepest nesting accepted, ``value`` itself being level 1.
+    """
+    if _plain(value, 0, max_depth):
+        return value
+    return _Walk(pointer, convert=not strict, limit=max_depth).value(value)

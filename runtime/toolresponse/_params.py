@@ -1,0 +1,335 @@
+"""Tool parameters: a JSON Schema derived from a plain function's signature, and a fast validator.
+
+``parameters_schema(function)`` describes the function's keyword parameters as
+a JSON Schema object (``additionalProperties: false``, so a misspelt argument
+is reported rather than ignored), with these type mappings:
+
+=====================================  ==================================================
+annotation                             schema
+=====================================  ==================================================
+``str`` / ``int`` / ``float`` / ``bool``  ``string`` / ``integer`` / ``number`` / ``boolean``
+``None``                               ``null``
+``list[X]``, ``Sequence[X]``           ``array`` of X (``set[X]``, ``frozenset[X]``: unique)
+``tuple[X, ...]`` / ``tuple[X, Y]``    ``array`` of X / ``prefixItems`` X, Y, exact length
+``dict[str, X]``, ``Mapping[str, X]``  ``object`` whose members are X
+``X | None``, ``Optional[X]``, unions  ``anyOf``
+``Literal[...]``, an ``Enum``          ``enum`` of the values
+a ``TypedDict``                        ``object`` with its keys (required ones required)
+``Any``, no annotation                 any JSON value
+``Annotated[X, "text"]``               X with that ``description``
+``Annotated[X, {...}]``                X with those schema keywords merged (``minimum`` ...)
+=====================================  ==================================================
+
+A parameter with a default is optional (the default is shown when it is JSON);
+``**kwargs`` allows other members; ``*args`` is never filled. Parameter
+descriptions come from the docstring (``Args:`` sections or ``:param x:`` lines).
+A signature that cannot be described (positional-only parameters, an
+unsupported annotation) raises ``ToolDefinitionError`` when the tool is registered.
+
+``ParameterValidator`` compiles a schema once with jsonschema-rs (no network:
+``$ref``s must be local) and answers ``violations(params)`` with nothing in the
+common case, and only on failure walks every violation.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema_rs
+
+from ._errors import ToolDefinitionError
+from ._jsondata import is_json_data
+from ._validation import SchemaViolation, json_pointer
+
+__all__ = [
+    "ParameterValidator",
+    "docstring_summary",
+    "parameters_schema",
+    "return_schema",
+]
+
+_SCALARS: dict[Any, dict[str, Any]] = {
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    bool: {"type": "boolean"},
+    type(None): {"type": "null"},
+    None: {"type": "null"},
+}
+_ANY_ORIGINS = (typing.Any, object)
+_ARRAY_ORIGINS = (list, Sequence, typing.Sequence, typing.List)  # noqa: UP006
+_SET_ORIGINS = (set, frozenset, typing.AbstractSet, typing.Set, typing.FrozenSet)  # noqa: UP006
+_OBJECT_ORIGINS = (dict, Mapping, typing.Mapping, typing.Dict)  # noqa: UP006
+
+
+def _among(annotation: Any, options: tuple[Any, ...]) -> bool:
+    """Whether ``annotation`` is one of ``options`` (by identity: annotations need not hash)."""
+    return any(annotation is option for option in options)
+
+
+def _schema_of(annotation: Any, where: str) -> dict[str, Any]:
+    """The JSON Schema of one annotation; raises ``ToolDefinitionError`` when it has none."""
+    if annotation is inspect.Parameter.empty or _among(annotation, _ANY_ORIGINS):
+        return {}
+    for scalar, schema in _SCALARS.items():
+        if annotation is scalar:
+            return dict(schema)
+    origin = typing.get_origin(annotation)
+    arguments = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        schema = _schema_of(arguments[0], where)
+        for extra in arguments[1:]:
+            if isinstance(extra, str):
+                schema["description"] = extra
+            elif isinstance(extra, Mapping):
+                schema.update(extra)
+        return schema
+    if origin is typing.Union or origin is types.UnionType:
+        members = [_schema_of(argument, where) for argument in arguments]
+        return {} if {} in members else {"anyOf": members}
+    if origin is typing.Literal:
+        values = list(arguments)
+        if not all(is_json_data(value) for value in values):
+            raise ToolDefinitionError(f"{where}: Literal values must be JSON (str, int, float, bool, None)")
+        return {"enum": values}
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        values = [member.value for member in annotation]
+        if not all(is_json_data(value) for value in values):
+            raise ToolDefinitionError(f"{where}: the values of enum {annotation.__name__} must be JSON")
+        return {"enum": values}
+    if isinstance(annotation, type) and typing.is_typeddict(annotation):
+        return _typeddict_schema(annotation, where)
+    if origin is tuple:
+        if len(arguments) == 2 and arguments[1] is Ellipsis:
+            return {"type": "array", "items": _schema_of(arguments[0], where)}
+        items = [_schema_of(argument, where) for argument in arguments]
+        return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
+    if _among(annotation, _ARRAY_ORIGINS) or _among(origin, _ARRAY_ORIGINS):
+        return {"type": "array", "items": _schema_of(arguments[0], where)} if arguments else {"type": "array"}
+    if _among(annotation, _SET_ORIGINS) or _among(origin, _SET_ORIGINS):
+        schema = {"type": "array", "uniqueItems": True}
+        return {**schema, "items": _schema_of(arguments[0], where)} if arguments else schema
+    if annotation is tuple:
+        return {"type": "array"}
+    if _among(annotation, _OBJECT_ORIGINS) or _among(origin, _OBJECT_ORIGINS):
+        if arguments and arguments[0] is not str:
+            raise ToolDefinitionError(f"{where}: a mapping's keys must be str, as JSON object names are")
+        if len(arguments) == 2:
+            return {"type": "object", "additionalProperties": _schema_of(arguments[1], where)}
+        return {"type": "object"}
+    raise ToolDefinitionError(
+        f"{where}: the annotation {annotation!r} has no JSON Schema (see parameters_schema)"
+    )
+
+
+def _typeddict_schema(annotation: Any, where: str) -> dict[str, Any]:
+    hints = typing.get_type_hints(annotation, include_extras=True)
+    properties = {name: _schema_of(hint, f"{where}.{name}") for name, hint in hints.items()}
+    required = [name for name in hints if name in annotation.__required_keys__]
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+_ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters|Params)\s*:\s*$")
+_SPHINX_PARAM = re.compile(r"^\s*:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
+_GOOGLE_PARAM = re.compile(r"^(\s+)(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def docstring_summary(function: Callable[..., Any]) -> str:
+    """The docstring up to the first blank line or section header, joined on one line."""
+    doc = inspect.getdoc(function) or ""
+    lines: list[str] = []
+    for line in doc.splitlines():
+        if not line.strip() or _ARGS_HEADER.match(line) or line.lstrip().startswith(":"):
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
+
+
+def _parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
+    """Parameter descriptions from ``Args:`` sections and ``:param name:`` lines."""
+    doc = inspect.getdoc(function) or ""
+    found: dict[str, str] = {}
+    in_args = False
+    current: str | None = None
+    indent = 0
+    for line in doc.splitlines():
+        sphinx = _SPHINX_PARAM.match(line)
+        if sphinx:
+            current, found[sphinx.group(1)] = sphinx.group(1), sphinx.group(2).strip()
+            in_args = False
+            continue
+        if _ARGS_HEADER.match(line):
+            in_args, current = True, None
+            continue
+        if in_args:
+            google = _GOOGLE_PARAM.match(line)
+            if google and (current is None or len(google.group(1)) <= indent):
+                indent = len(google.group(1))
+                current = google.group(2).lstrip("*")
+                found[current] = google.group(3).strip()
+            elif line.strip() and line.startswith(" ") and current is not None:
+                found[current] = (found[current] + " " + line.strip()).strip()
+            elif line.strip():
+                in_args, current = False, None
+        elif current is not None and line.startswith(" ") and line.strip():
+            found[current] = (found[current] + " " + line.strip()).strip()
+        else:
+            current = None
+    return found
+
+
+def _hints(function: Callable[..., Any], where: str) -> dict[str, Any]:
+    target: Any = function
+    if isinstance(function, functools.partial):
+        target = function.func
+    elif not (inspect.isroutine(function) or inspect.isclass(function)):
+        target = type(function).__call__
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except Exception as error:  # a forward reference that does not resolve, a bad annotation
+        raise ToolDefinitionError(f"{where}: its type hints cannot be resolved ({error})") from error
+
+
+def _signature(function: Callable[..., Any], where: str) -> inspect.Signature:
+    try:
+        return inspect.signature(function)
+    except (TypeError, ValueError) as error:
+        raise ToolDefinitionError(f"{where}: its signature cannot be read ({error})") from error
+
+
+def parameters_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any]:
+    """The JSON Schema (an object) of ``function``'s keyword parameters; see the module docstring."""
+    where = f"tool {name or getattr(function, '__name__', repr(function))}"
+    signature = _signature(function, where)
+    hints = _hints(function, where)
+    docs = _parameter_docs(function)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    extra: dict[str, Any] | bool = False
+    for parameter in signature.parameters.values():
+        annotation = hints.get(parameter.name, parameter.annotation)
+        place = f"{where}, parameter {parameter.name!r}"
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            continue
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            extra = _schema_of(annotation, place) or True
+            continue
+        if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
+            if parameter.default is inspect.Parameter.empty:
+                raise ToolDefinitionError(
+                    f"{place} is positional-only; a tool is called with keyword arguments"
+                )
+            continue
+        schema = _schema_of(annotation, place)
+        if parameter.name in docs and "description" not in schema:
+            schema["description"] = docs[parameter.name]
+        if parameter.default is inspect.Parameter.empty:
+            required.append(parameter.name)
+        elif is_json_data(parameter.default):
+            schema["default"] = parameter.default
+        properties[parameter.name] = schema
+    result: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        result["required"] = required
+    result["additionalProperties"] = extra
+    return result
+
+
+def return_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any] | None:
+    """The schema of ``data`` for a function's return annotation, or None when it says nothing useful.
+
+    A function's value is wrapped as ``{"output": value}`` unless it is a dict,
+    which becomes ``data`` itself; an annotation that is missing, ``Any``,
+    ``None``, a ToolResponse or not describable gives no output schema.
+    """
+    where = f"tool {name or getattr(function, '__name__', repr(function))}"
+    annotation = _hints(function, where).get("return", inspect.Parameter.empty)
+    if _among(annotation, (inspect.Parameter.empty, None, type(None), *_ANY_ORIGINS)):
+        return None
+    if isinstance(annotation, type) and annotation.__name__ == "ToolResponse":
+        return None
+    try:
+        schema = _schema_of(annotation, where)
+    except ToolDefinitionError:
+        return None
+    if not schema:
+        return None
+    origin = typing.get_origin(annotation)
+    is_dict = (
+        _among(annotation, _OBJECT_ORIGINS)
+        or _among(origin, _OBJECT_ORIGINS)
+        or schema.get("type") == "object"
+    )
+    if is_dict:
+        return schema
+    if "anyOf" in schema:  # a union may or may not be a dict: describe nothing rather than guess
+        return None
+    return {"type": "object", "properties": {"output": schema}, "required": ["output"]}
+
+
+def _keyword(error: Any) -> str:
+    path = list(error.schema_path)
+    for part in reversed(path):
+        if isinstance(part, str):
+            return part
+    return "schema"
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterValidator:
+    """A JSON Schema compiled once; ``violations(value)`` is empty for a valid value."""
+
+    schema: dict[str, Any]
+    _validator: Any
+
+    @classmethod
+    def compile(cls, schema: Mapping[str, Any], *, where: str) -> ParameterValidator:
+        """Compile ``schema`` (JSON Schema 2020-12 unless it says otherwise); raises
+        ``ToolDefinitionError`` for a schema that is not valid or not self-contained."""
+        if not isinstance(schema, Mapping) or not is_json_data(dict(schema)):
+            raise ToolDefinitionError(f"{where}: a schema must be a JSON object (a dict of JSON values)")
+        plain = dict(schema)
+        if not jsonschema_rs.meta.is_valid(plain):
+            try:
+                jsonschema_rs.meta.validate(plain)
+            except jsonschema_rs.ValidationError as error:
+                pointer = json_pointer(error.instance_path) or '""'
+                raise ToolDefinitionError(
+                    f"{where}: not a valid JSON Schema at {pointer}: {error.message}"
+                ) from None
+        try:
+            validator = jsonschema_rs.validator_for(plain, offline=True)
+        except (jsonschema_rs.ValidationError, ValueError) as error:
+            first = str(error).splitlines()[0]
+            raise ToolDefinitionError(f"{where}: the schema cannot be compiled: {first}") from None
+        return cls(plain, validator)
+
+    def is_valid(self, value: Any) -> bool:
+        """Whether ``value`` (JSON data) satisfies the schema."""
+        return bool(self._validator.is_valid(value))
+
+    def violations(self, value: Any, *, limit: int = 20) -> tuple[SchemaViolation, ...]:
+        """Every way ``value`` (JSON data) breaks the schema, up to ``limit``; empty when valid."""
+        if self._validator.is_valid(value):
+            return ()
+        found: list[SchemaViolation] = []
+        for error in self._validator.iter_errors(value):
+            found.append(
+                SchemaViolation(
+                    pointer=json_pointer(error.instance_path), keyword=_keyword(error), message=error.message
+                )
+            )
+            if len(found) >= limit:
+                break
+        return tuple(found)

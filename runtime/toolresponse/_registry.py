@@ -1,0 +1,365 @@
+"""``ToolRegistry``: named tools, called so that every answer is a valid ToolResponse.
+
+A call goes: look the tool up (an unknown name is ``NOT_FOUND`` with the
+nearest registered names, and never reaches the breaker); ask the breaker
+(``admit``: a refusal is answered without running the tool); parse and check
+the parameters, run the tool under its timeout, check its result (see
+``Tool.call``); tell the breaker (``record``); tell the listeners
+(``ToolCallEvent``); answer. ``KeyboardInterrupt`` and ``SystemExit`` propagate;
+anything else that goes wrong inside the registry itself is ``INTERNAL_ERROR``.
+
+The registry is safe to share between threads: registration is locked, and
+a call only reads.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol, TypeVar, overload
+
+from toolresponse_generated import ErrorCode
+
+from ._breaker import CircuitState
+from ._errors import ToolDefinitionError
+from ._events import ToolCallEvent, ToolCallListener
+from ._provider_schemas import tool_schemas
+from ._response import ToolResponse
+from ._tool import (
+    FunctionTool,
+    PreparedTool,
+    Tool,
+    ToolSpec,
+    _check_timeout,
+    _safe,
+    internal_error,
+    params_input_of,
+)
+
+__all__ = ["Breaker", "ToolRegistry"]
+
+_log = logging.getLogger("toolresponse")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Breaker(Protocol):
+    """What the registry asks of a circuit breaker (``CircuitBreaker`` is one)."""
+
+    def admit(self, tool_name: str, /) -> ToolResponse | None: ...
+
+    def record(self, tool_name: str, response: ToolResponse, /) -> None: ...
+
+    def state(self, tool_name: str, /) -> CircuitState: ...
+
+
+def _record_failed(prepared: PreparedTool, response: ToolResponse, error: Exception) -> ToolResponse:
+    """INTERNAL_ERROR when the breaker failed to record an outcome (the tool did run)."""
+    failure = internal_error(prepared.name, error)
+    return failure._with_call_info(response.stats or {}, response.context or {})
+
+
+def _refused(prepared: PreparedTool, refusal: Any, params: Any, call_id: str | None) -> ToolResponse:
+    """The answer when the breaker did not let the call run: its refusal (or the breaker's own
+    failure, as INTERNAL_ERROR), with stats and context filled in."""
+    params_input: Any = None
+    try:
+        if isinstance(refusal, BaseException):
+            raise refusal
+        if not isinstance(refusal, ToolResponse):
+            raise TypeError(f"the breaker's admit returned {type(refusal).__name__}, not a ToolResponse")
+        params_input = params_input_of(params)
+        response = refusal
+    except Exception as error:
+        response = internal_error(prepared.name, error)
+    return prepared.finish(response, params_input, call_id, 0.0)
+
+
+def _call_id(call_id: Any) -> str | None:
+    if call_id is None or (type(call_id) is str and call_id.isascii()):
+        return call_id
+    return _safe(str(call_id), 1000)
+
+
+class ToolRegistry:
+    """Named tools with one guarded way to call them.
+
+    ``breaker`` (a ``CircuitBreaker`` or anything with ``admit``/``record``/``state``)
+    guards each tool; ``default_timeout_s`` applies to tools without their own;
+    ``clock`` (monotonic seconds) times the calls.
+    """
+
+    def __init__(
+        self,
+        breaker: Breaker | None = None,
+        default_timeout_s: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._breaker = breaker
+        self._default_timeout_s = _check_timeout(default_timeout_s, "ToolRegistry")
+        self._clock = clock
+        self._tools: dict[str, PreparedTool] = {}
+        self._lock = threading.Lock()
+        self._listeners: tuple[ToolCallListener, ...] = ()
+
+    @property
+    def breaker(self) -> Breaker | None:
+        return self._breaker
+
+    @property
+    def default_timeout_s(self) -> float | None:
+        return self._default_timeout_s
+
+    def __repr__(self) -> str:
+        return f"<ToolRegistry {len(self._tools)} tools: {', '.join(self._tools)}>"
+
+    # -- registration ---------------------------------------------------------------------
+
+    def register(
+        self,
+        tool_or_function: Tool | Callable[..., Any],
+        name: str | None = None,
+        description: str | None = None,
+        timeout_s: float | None = None,
+    ) -> Tool:
+        """Register a ``Tool`` (or a Tool subclass, instantiated without arguments) or a plain
+        function; ``name``, ``description`` and ``timeout_s`` override the tool's own.
+
+        Returns the registered tool (a ``FunctionTool`` for a function). Raises
+        ``ToolDefinitionError`` for a name already taken or a definition that does not hold.
+        """
+        tool: Tool
+        if isinstance(tool_or_function, Tool):
+            tool = tool_or_function
+        elif isinstance(tool_or_function, type) and issubclass(tool_or_function, Tool):
+            tool = tool_or_function()
+        else:
+            tool = FunctionTool(tool_or_function, name=name, description=description, timeout_s=timeout_s)
+        prepared = PreparedTool(tool, name=name, description=description, timeout_s=timeout_s)
+        with self._lock:
+            if prepared.name in self._tools:
+                raise ToolDefinitionError(f"a tool named {prepared.name!r} is already registered")
+            tools = dict(self._tools)
+            tools[prepared.name] = prepared
+            self._tools = tools
+        return tool
+
+    @overload
+    def tool(self, function: F, /) -> F: ...
+
+    @overload
+    def tool(
+        self,
+        function: None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout_s: float | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        function: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout_s: float | None = None,
+    ) -> F | Callable[[F], F]:
+        """Decorator: ``@registry.tool`` or ``@registry.tool(name=..., description=..., timeout_s=...)``.
+
+        The decorated function (or Tool subclass) is returned unchanged.
+        """
+
+        def decorate(target: F) -> F:
+            self.register(target, name=name, description=description, timeout_s=timeout_s)
+            return target
+
+        return decorate if function is None else decorate(function)
+
+    def unregister(self, name: str) -> None:
+        """Remove a tool; raises ``KeyError`` for an unknown name."""
+        with self._lock:
+            tools = dict(self._tools)
+            del tools[name]
+            self._tools = tools
+
+    # -- what is registered ---------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        """The registered names, in registration order."""
+        return list(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._tools))
+
+    def get(self, name: str) -> Tool | None:
+        """The tool registered under ``name``, or None."""
+        prepared = self._tools.get(name)
+        return None if prepared is None else prepared.tool
+
+    def spec(self, name: str) -> ToolSpec | None:
+        """How the tool registered under ``name`` is described, or None."""
+        prepared = self._tools.get(name)
+        return None if prepared is None else prepared.spec
+
+    def list_tools(self) -> list[ToolSpec]:
+        """Every tool's name, description, parameters, output schema and timeout, in order."""
+        return [prepared.spec for prepared in self._tools.values()]
+
+    def tool_schemas(self, provider: str) -> list[dict[str, Any]]:
+        """The tools described for a model: ``"openai"``, ``"openai-responses"``, ``"anthropic"``
+        or ``"mcp"``, each in the provider's exact format."""
+        return tool_schemas(self.list_tools(), provider)
+
+    # -- listeners ------------------------------------------------------------------------
+
+    def add_listener(self, listener: ToolCallListener) -> None:
+        """Call ``listener`` with a ``ToolCallEvent`` after every call."""
+        with self._lock:
+            self._listeners = (*self._listeners, listener)
+
+    def remove_listener(self, listener: ToolCallListener) -> None:
+        """Stop calling ``listener``; raises ``ValueError`` if it was not added."""
+        with self._lock:
+            listeners = list(self._listeners)
+            listeners.remove(listener)
+            self._listeners = tuple(listeners)
+
+    def _emit(self, name: Any, call_id: str | None, response: ToolResponse, known: bool) -> None:
+        breaker = self._breaker
+        tool = name if type(name) is str else _safe(repr(name), 200)
+        try:
+            state = breaker.state(tool) if breaker is not None and known else None
+            stats = response.stats
+            event = ToolCallEvent(
+                tool=tool,
+                call_id=call_id,
+                status=response.status,
+                code=response.code,
+                time_ms=stats["time_ms"] if stats else 0.0,
+                breaker_state=state,
+                response=response,
+            )
+        except Exception:
+            _log.exception("could not build the event of a call of tool %r", tool)
+            return
+        for listener in self._listeners:
+            try:
+                listener(event)
+            except Exception:
+                _log.exception("a tool-call listener failed on a call of tool %r", tool)
+
+    # -- calling --------------------------------------------------------------------------
+
+    def execute(self, name: str, params: Any = None, *, call_id: str | None = None) -> ToolResponse:
+        """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None for none).
+
+        Always returns a ToolResponse that validates against the schema.
+        """
+        prepared = self._tools.get(name) if type(name) is str else None
+        if call_id is not None:
+            call_id = _call_id(call_id)
+        if prepared is None:
+            response = self._not_found(name, params, call_id)
+        else:
+            timeout = prepared.timeout_s
+            if timeout is None:
+                timeout = self._default_timeout_s
+            breaker = self._breaker
+            if breaker is None:
+                response = prepared.call(params, call_id, timeout, self._clock)
+            else:
+                try:
+                    refusal: Any = breaker.admit(name)
+                except Exception as error:
+                    refusal = error
+                if refusal is None:
+                    response = prepared.call(params, call_id, timeout, self._clock)
+                    try:
+                        breaker.record(name, response)
+                    except Exception as error:
+                        response = _record_failed(prepared, response, error)
+                else:
+                    response = _refused(prepared, refusal, params, call_id)
+        if self._listeners:
+            self._emit(name, call_id, response, prepared is not None)
+        return response
+
+    async def aexecute(self, name: str, params: Any = None, *, call_id: str | None = None) -> ToolResponse:
+        """The asynchronous form of ``execute``: async tools are awaited (and cancelled on
+        timeout), sync tools run in a worker thread so the event loop is never blocked."""
+        prepared = self._tools.get(name) if type(name) is str else None
+        if call_id is not None:
+            call_id = _call_id(call_id)
+        if prepared is None:
+            response = self._not_found(name, params, call_id)
+        else:
+            timeout = prepared.timeout_s
+            if timeout is None:
+                timeout = self._default_timeout_s
+            breaker = self._breaker
+            if breaker is None:
+                response = await prepared.acall(params, call_id, timeout, self._clock)
+            else:
+                try:
+                    refusal: Any = breaker.admit(name)
+                except Exception as error:
+                    refusal = error
+                if refusal is None:
+                    response = await prepared.acall(params, call_id, timeout, self._clock)
+                    try:
+                        breaker.record(name, response)
+                    except Exception as error:
+                        response = _record_failed(prepared, response, error)
+                else:
+                    response = _refused(prepared, refusal, params, call_id)
+        if self._listeners:
+            self._emit(name, call_id, response, prepared is not None)
+        return response
+
+    def _not_found(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:
+        start = self._clock()
+        try:
+            response = self._unknown_tool(name, params, call_id)
+        except Exception as error:
+            response = internal_error(str(type(name).__name__), error)
+        time_ms = (self._clock() - start) * 1000.0
+        return response._with_call_info(
+            {"time_ms": time_ms if time_ms > 0.0 else 0.0}, response.context or {}
+        )
+
+    def _unknown_tool(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:
+        names = list(self._tools)
+        shown = _safe(name, 200) if isinstance(name, str) else _safe(repr(name), 200)
+        by_lower = {known.lower(): known for known in names}
+        near = difflib.get_close_matches(shown.lower(), list(by_lower), n=3, cutoff=0.6)
+        suggestions = [by_lower[match] for match in near]
+        text = f"No tool named {shown!r}."
+        if suggestions:
+            text += f" Did you mean {' or '.join(repr(s) for s in suggestions)}?"
+        text += f" Available tools: {', '.join(names[:30])}." if names else " No tools are registered."
+        context: dict[str, Any] = {}
+        if isinstance(name, str) and shown:
+            context["tool_name"] = shown
+        params_input = params_input_of(params)
+        if params_input is not None:
+            context["params_input"] = params_input
+        if call_id is not None:
+            context["call_id"] = call_id
+        return ToolResponse.error(
+            ErrorCode.NOT_FOUND,
+            text,
+            details={"tool": shown, "suggestions": suggestions, "available": names[:100]},
+            context=context,
+        )

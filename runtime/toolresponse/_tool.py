@@ -1,0 +1,772 @@
+"""``Tool``: the base class of tools, plain functions as tools, and the guarded, timed call.
+
+A tool is a subclass of ``Tool`` that overrides ``run(params)`` (a synchronous
+tool) or ``async arun(params)`` (an asynchronous one) and returns a
+``ToolResponse``; it declares ``name``, ``description``, ``parameters`` (a JSON
+Schema object) and optionally ``output_schema`` (a JSON Schema of ``data``) and
+``timeout_s``. A plain function becomes a ``FunctionTool``: its parameters
+schema comes from its signature, it is called with keyword arguments, and its
+value is wrapped (see ``wrap_value``).
+
+``Tool.call(params)`` and ``await Tool.acall(params)`` are the timed, guarded
+entry points the registry uses; they always return a valid ToolResponse:
+
+* parameters that are not a JSON object (or JSON text of one) or that break the
+  parameters schema: ``INVALID_PARAM`` naming each violation;
+* an exception from the tool: ``EXECUTION_ERROR`` with its type and message in
+  ``details`` (``KeyboardInterrupt``, ``SystemExit`` and other exceptions that
+  are not ``Exception`` propagate);
+* a ``Tool.run`` that returns something other than a ToolResponse, or data that
+  breaks the output schema: ``EXECUTION_ERROR`` naming the problem;
+* no answer within the timeout: ``TIMEOUT`` (retryable). An asynchronous tool
+  is cancelled; a synchronous one runs in a daemon worker thread, so the
+  caller is answered on time and the process can still exit (the thread
+  itself cannot be stopped and finishes, or not, on its own);
+* a bug in this runtime: ``INTERNAL_ERROR``.
+
+The response gets ``stats.time_ms`` (measured with the injected monotonic
+``clock``) and ``context`` (``tool_name``, ``params_input``, ``call_id`` when
+given); other members the tool set are kept.
+
+A synchronous call of an asynchronous tool runs it on one background event
+loop (a daemon thread); an asynchronous call of a synchronous tool runs it in a
+daemon worker thread, so the event loop is never blocked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import logging
+import math
+import queue
+import re
+import threading
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Final, TypeVar
+
+import orjson
+
+from toolresponse_generated import ErrorCode, ToolStatus
+
+from ._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
+from ._jsondata import MAX_DEPTH, _plain, is_json_data, to_json_data
+from ._params import ParameterValidator, docstring_summary, parameters_schema, return_schema
+from ._response import ToolResponse, _built, loads_strict
+from ._validation import SchemaViolation
+
+__all__ = ["FunctionTool", "Tool", "ToolSpec", "wrap_value"]
+
+_log = logging.getLogger("toolresponse")
+
+Clock = Callable[[], float]
+T = TypeVar("T")
+
+NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""Tool names usable by every provider format (OpenAI, Anthropic and MCP alike)."""
+
+EMPTY_PARAMETERS: Final[Mapping[str, Any]] = MappingProxyType(
+    {"type": "object", "properties": {}, "additionalProperties": False}
+)
+_ERROR = ToolStatus.ERROR
+_SUCCESS = ToolStatus.SUCCESS
+_NOT_AWAITABLE = frozenset({type(None), bool, int, float, str, dict, list, tuple, ToolResponse})
+_MESSAGE_LIMIT = 2000
+_MAX_VIOLATIONS = 20
+
+
+# -- what a tool is ------------------------------------------------------------------------
+
+
+class Tool:
+    """Base class of tools: override ``run`` (synchronous) or ``arun`` (asynchronous).
+
+    Class attributes declare the tool; the constructor's keyword arguments
+    override them per instance. ``parameters`` defaults to an object with no
+    members. The definition is checked and its schemas compiled the first time
+    the tool is called or registered.
+    """
+
+    name: str = ""
+    description: str = ""
+    parameters: Mapping[str, Any] = EMPTY_PARAMETERS
+    output_schema: Mapping[str, Any] | None = None
+    timeout_s: float | None = None
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        output_schema: Mapping[str, Any] | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        if name is not None:
+            self.name = name
+        if description is not None:
+            self.description = description
+        if parameters is not None:
+            self.parameters = parameters
+        if output_schema is not None:
+            self.output_schema = output_schema
+        if timeout_s is not None:
+            self.timeout_s = timeout_s
+
+    def run(self, params: dict[str, Any]) -> ToolResponse:
+        """Do the work synchronously; ``params`` satisfies ``parameters``."""
+        raise NotImplementedError(f"{type(self).__name__} overrides neither run nor arun")
+
+    async def arun(self, params: dict[str, Any]) -> ToolResponse:
+        """Do the work asynchronously; ``params`` satisfies ``parameters``."""
+        raise NotImplementedError(f"{type(self).__name__} overrides neither run nor arun")
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the tool's own implementation is ``arun`` (rather than ``run``)."""
+        return type(self).run is Tool.run and type(self).arun is not Tool.arun
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+    # -- the guarded, timed entry points ------------------------------------------------
+
+    def call(
+        self,
+        params: Any = None,
+        *,
+        call_id: str | None = None,
+        timeout_s: float | None = None,
+        clock: Clock = time.monotonic,
+    ) -> ToolResponse:
+        """Run the tool on ``params`` (a dict, or JSON text of an object) and always answer
+        with a valid ToolResponse; ``timeout_s`` defaults to the tool's own."""
+        prepared = _prepared_of(self)
+        return prepared.call(params, call_id, prepared.timeout_s if timeout_s is None else timeout_s, clock)
+
+    async def acall(
+        self,
+        params: Any = None,
+        *,
+        call_id: str | None = None,
+        timeout_s: float | None = None,
+        clock: Clock = time.monotonic,
+    ) -> ToolResponse:
+        """The asynchronous form of ``call``."""
+        prepared = _prepared_of(self)
+        timeout = prepared.timeout_s if timeout_s is None else timeout_s
+        return await prepared.acall(params, call_id, timeout, clock)
+
+
+class FunctionTool(Tool):
+    """A plain function (or coroutine function) as a tool.
+
+    Its parameters schema is derived from the signature (``parameters_schema``),
+    its description from the docstring's first paragraph, and its output schema
+    from the return annotation (``return_schema``). It is called with keyword
+    arguments; its value is wrapped by ``wrap_value``.
+    """
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        if not callable(function):
+            raise ToolDefinitionError(f"a tool must be a Tool or a callable, not {type(function).__name__}")
+        tool_name = name if name is not None else getattr(function, "__name__", "")
+        super().__init__(
+            name=tool_name,
+            description=description if description is not None else docstring_summary(function),
+            parameters=parameters_schema(function, name=tool_name),
+            output_schema=return_schema(function, name=tool_name),
+            timeout_s=timeout_s,
+        )
+        self.function = function
+        self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+            getattr(function, "__call__", None)  # noqa: B004
+        )
+
+    @property
+    def is_async(self) -> bool:
+        return self._is_async
+
+    def run(self, params: dict[str, Any]) -> ToolResponse:
+        value = self.function(**params)
+        if type(value) not in _NOT_AWAITABLE and inspect.isawaitable(value):
+            close = getattr(value, "close", None)
+            if close is not None:
+                close()
+            raise TypeError(f"{self.name} returned an awaitable from a synchronous call")
+        return wrap_value(value)
+
+    async def arun(self, params: dict[str, Any]) -> ToolResponse:
+        value = self.function(**params)
+        if inspect.isawaitable(value):
+            value = await value
+        return wrap_value(value)
+
+
+def wrap_value(value: Any) -> ToolResponse:
+    """A plain function's value as a response: a ToolResponse as it is; a dict (any mapping)
+    as success with that ``data``; anything else as success with ``data`` ``{"output": value}``.
+
+    ``text`` is the value when it is a string, else its compact JSON. Values are
+    converted by ``to_json_data``; one that cannot be raises ``JsonValueError``
+    (pointer under ``/data``).
+    """
+    if isinstance(value, ToolResponse):
+        return value
+    kind = type(value)
+    if value is None:
+        return _built(ToolResponse, _SUCCESS, "null", {"output": None})
+    if kind is bool:
+        return _built(ToolResponse, _SUCCESS, "true" if value else "false", {"output": value})
+    if (kind is str or kind is int) and _plain(value, 0, 1):
+        return _built(ToolResponse, _SUCCESS, value if kind is str else str(value), {"output": value})
+    if kind is dict and _plain(value, 0, MAX_DEPTH):
+        return _built(ToolResponse, _SUCCESS, orjson.dumps(value).decode("utf-8"), value)
+    if isinstance(value, Mapping):
+        data = to_json_data(value, pointer="/data")
+        return ToolResponse.success(orjson.dumps(data).decode("utf-8"), data)
+    output = to_json_data(value, pointer="/data/output")
+    text = output if type(output) is str else orjson.dumps(output).decode("utf-8")
+    return ToolResponse.success(text, {"output": output})
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec:
+    """What a registered tool looks like from outside: for tool listings and model descriptions."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    timeout_s: float | None
+    is_async: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON data: ``name``, ``description``, ``parameters``, and ``output_schema`` and
+        ``timeout_s`` when set."""
+        result: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+        if self.output_schema is not None:
+            result["output_schema"] = self.output_schema
+        if self.timeout_s is not None:
+            result["timeout_s"] = self.timeout_s
+        return result
+
+
+# -- the responses the runtime itself writes -----------------------------------------------
+
+
+def _safe(text: str, limit: int = _MESSAGE_LIMIT) -> str:
+    """``text`` as valid Unicode, at most ``limit`` characters."""
+    if not text.isascii():
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _describe(error: BaseException) -> tuple[str, str]:
+    """The exception's qualified type name and message, both safe to put in a response."""
+    kind = type(error)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    try:
+        message = str(error)
+    except Exception:  # an exception whose __str__ itself fails
+        message = ""
+    return _safe(name, 200), _safe(message)
+
+
+def _violation_dicts(violations: tuple[SchemaViolation, ...]) -> list[dict[str, str]]:
+    return [
+        {"pointer": v.pointer, "keyword": v.keyword, "message": _safe(v.message, 500)} for v in violations
+    ]
+
+
+def _violation_text(violations: tuple[SchemaViolation, ...], root: str) -> str:
+    shown = "; ".join(f"{v.pointer or root}: {_safe(v.message, 300)}" for v in violations[:5])
+    more = len(violations) - 5
+    return shown + (f"; and {more} more" if more > 0 else "")
+
+
+def invalid_params(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolResponse:
+    """INVALID_PARAM naming each violation of the parameters schema."""
+    text = (
+        f"Invalid arguments for tool {tool!r}: {_violation_text(violations, '(arguments)')}."
+        " Fix the arguments and call again."
+    )
+    return ToolResponse.error(
+        ErrorCode.INVALID_PARAM,
+        text,
+        details={"reason": "schema", "violations": _violation_dicts(violations)},
+    )
+
+
+def _unreadable_params(tool: str, reason: str, detail: str) -> ToolResponse:
+    text = f"Invalid arguments for tool {tool!r}: {detail}. Send the arguments as one JSON object."
+    return ToolResponse.error(ErrorCode.INVALID_PARAM, _safe(text), details={"reason": reason})
+
+
+def execution_error(tool: str, error: BaseException) -> ToolResponse:
+    """EXECUTION_ERROR for an exception the tool raised: its type and message in details."""
+    kind, message = _describe(error)
+    details: dict[str, Any] = {"exception": kind, "message": message}
+    if isinstance(error, JsonValueError):
+        details.update(reason="not_json", pointer=error.pointer)
+    text = f"Tool {tool!r} failed: {kind}: {message}" if message else f"Tool {tool!r} failed: {kind}"
+    return ToolResponse.error(ErrorCode.EXECUTION_ERROR, text, details=details)
+
+
+def internal_error(tool: str, error: BaseException) -> ToolResponse:
+    """INTERNAL_ERROR for a bug in this runtime (not in the tool)."""
+    kind, message = _describe(error)
+    _log.error("internal error while calling tool %r", tool, exc_info=error)
+    return ToolResponse.error(
+        ErrorCode.INTERNAL_ERROR,
+        f"Internal error in the tool runtime while calling {tool!r}: {kind}: {message}".rstrip(": "),
+        details={"exception": kind, "message": message},
+    )
+
+
+def timeout_error(tool: str, timeout_s: float) -> ToolResponse:
+    """TIMEOUT: the tool did not answer in time (retryable by the code's default)."""
+    return ToolResponse.error(
+        ErrorCode.TIMEOUT,
+        f"Tool {tool!r} did not finish within {timeout_s:g} s.",
+        details={"timeout_s": timeout_s},
+    )
+
+
+def _not_a_response(tool: str, value: Any) -> ToolResponse:
+    kind = type(value).__name__
+    return ToolResponse.error(
+        ErrorCode.EXECUTION_ERROR,
+        f"Tool {tool!r} returned {kind}, not a ToolResponse.",
+        details={"reason": "not_a_tool_response", "type": _safe(kind, 200)},
+    )
+
+
+def _output_violation(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolResponse:
+    located = tuple(
+        SchemaViolation(pointer="/data" + v.pointer, keyword=v.keyword, message=v.message) for v in violations
+    )
+    return ToolResponse.error(
+        ErrorCode.EXECUTION_ERROR,
+        f"Tool {tool!r} returned data that breaks its output schema: {_violation_text(located, '/data')}.",
+        details={"reason": "output_schema", "violations": _violation_dicts(located)},
+    )
+
+
+def params_input_of(params: Any) -> Any:
+    """``params`` as JSON for ``context.params_input``, or None when it cannot be."""
+    if params is None:
+        return {}
+    if type(params) is dict and is_json_data(params):
+        return params
+    if isinstance(params, bytes | bytearray):
+        params = bytes(params).decode("utf-8", "replace")
+    if isinstance(params, str):
+        return _safe(params, 10_000)
+    try:
+        return to_json_data(params)
+    except JsonValueError:
+        return None
+
+
+# -- daemon workers and the background event loop ------------------------------------------
+
+
+class _Workers:
+    """Daemon threads for synchronous tools under a timeout: a hung tool never keeps the
+    process alive. Threads are started on demand and end after ``idle_s`` without work."""
+
+    def __init__(self, idle_s: float = 30.0) -> None:
+        self._queue: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]]] = (
+            queue.SimpleQueue()
+        )
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._idle_s = idle_s
+        self._started = 0
+
+    def submit(self, function: Callable[[], T]) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+            else:
+                self._started += 1
+                thread = threading.Thread(
+                    target=self._work, name=f"toolresponse-worker-{self._started}", daemon=True
+                )
+                thread.start()
+        self._queue.put((function, future))
+        return future
+
+    def _work(self) -> None:
+        while True:
+            try:
+                function, future = self._queue.get(timeout=self._idle_s)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle:
+                        self._idle -= 1
+                        return
+                continue
+            if future.set_running_or_notify_cancel():
+                try:
+                    result = function()
+                except BaseException as error:  # handed to the caller, who decides what propagates
+                    future.set_exception(error)
+                else:
+                    future.set_result(result)
+            del function, future
+            with self._lock:
+                self._idle += 1
+
+
+class _Portal:
+    """One background event loop (a daemon thread) that runs async tools for synchronous callers."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    def loop(self) -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
+        with self._lock:
+            if self._loop is None or self._thread is None or not self._thread.is_alive():
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="toolresponse-loop", daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop, self._thread
+
+
+_WORKERS = _Workers()
+_PORTAL = _Portal()
+
+
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    """An exception a tool raised, carried out of a thread or task as a value."""
+
+    error: BaseException
+
+
+async def _captured(awaitable: Awaitable[T]) -> T | _Raised:
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        raise
+    except BaseException as error:
+        return _Raised(error)
+
+
+def _run_coroutine(factory: Callable[[], Coroutine[Any, Any, Any]], timeout_s: float | None) -> Any:
+    """Run an async tool for a synchronous caller; raises TimeoutError after ``timeout_s``."""
+
+    loop, thread = _PORTAL.loop()
+    if threading.current_thread() is thread:  # a tool on the loop calling back in: use a fresh loop
+        future = _WORKERS.submit(lambda: asyncio.run(_captured(factory())))
+        return future.result(timeout_s)
+    task = asyncio.run_coroutine_threadsafe(_captured(factory()), loop)
+    try:
+        return task.result(timeout_s)
+    except TimeoutError:
+        task.cancel()
+        raise
+
+
+# -- a tool made ready to call -------------------------------------------------------------
+
+
+def _check_timeout(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ToolDefinitionError(
+            f"{where}: timeout_s must be a positive number of seconds or None, not {value!r}"
+        )
+    return float(value)
+
+
+def _object_schema(schema: Any, where: str, what: str) -> ParameterValidator:
+    validator = ParameterValidator.compile(schema, where=f"{where}, {what}")
+    if validator.schema.get("type") != "object":
+        raise ToolDefinitionError(f'{where}: the {what} must be a JSON Schema with "type": "object"')
+    return validator
+
+
+class PreparedTool:
+    """A tool checked and compiled for calling: its name, schemas, timeout and how to run it."""
+
+    __slots__ = (
+        "_async_run",
+        "_params_valid",
+        "_sync_run",
+        "description",
+        "name",
+        "output",
+        "params",
+        "spec",
+        "timeout_s",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        tool: Tool,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        if not isinstance(tool, Tool):
+            raise ToolDefinitionError(f"a tool must be a Tool or a callable, not {type(tool).__name__}")
+        self.tool = tool
+        self.name = tool.name if name is None else name
+        where = f"tool {self.name!r}"
+        if not isinstance(self.name, str) or not NAME_PATTERN.match(self.name):
+            raise ToolDefinitionError(
+                f"{where}: a tool name is 1 to 64 letters, digits, '_' or '-' (pass name= for this one)"
+            )
+        self.description = tool.description if description is None else description
+        if not isinstance(self.description, str) or not is_json_data(self.description):
+            raise ToolDefinitionError(f"{where}: the description must be a string")
+        self.params = _object_schema(tool.parameters, where, "parameters schema")
+        self._params_valid: Callable[[Any], bool] = self.params._validator.is_valid
+        self.output = (
+            None if tool.output_schema is None else _object_schema(tool.output_schema, where, "output schema")
+        )
+        self.timeout_s = _check_timeout(tool.timeout_s if timeout_s is None else timeout_s, where)
+        kind = type(tool)
+        has_run = kind.run is not Tool.run
+        has_arun = kind.arun is not Tool.arun
+        if isinstance(tool, FunctionTool):
+            has_run, has_arun = not tool.is_async, tool.is_async
+        if not (has_run or has_arun):
+            raise ToolDefinitionError(f"{where}: {kind.__name__} overrides neither run nor arun")
+        self._sync_run = tool.run if has_run else None
+        self._async_run = tool.arun if has_arun else None
+        self.spec = ToolSpec(
+            name=self.name,
+            description=self.description,
+            parameters=self.params.schema,
+            output_schema=None if self.output is None else self.output.schema,
+            timeout_s=self.timeout_s,
+            is_async=self._sync_run is None,
+        )
+
+    # -- parameters and results ----------------------------------------------------------
+
+    def parse(self, params: Any) -> dict[str, Any] | ToolResponse:
+        """The call's parameters as a dict that satisfies the schema, or the INVALID_PARAM answer."""
+        if type(params) is not dict:
+            if params is None:
+                params = {}
+            elif isinstance(params, str | bytes | bytearray):
+                try:
+                    params = loads_strict(params)
+                except MalformedJsonError as error:
+                    return _unreadable_params(self.name, "not_json", f"the text is not JSON ({error.reason})")
+                if type(params) is not dict:
+                    what = type(params).__name__
+                    return _unreadable_params(
+                        self.name, "not_object", f"the JSON text holds {what}, not an object"
+                    )
+            elif isinstance(params, Mapping):
+                params = dict(params)
+            else:
+                what = type(params).__name__
+                return _unreadable_params(self.name, "not_object", f"they are {what}, not an object")
+        if not _plain(params, 0, MAX_DEPTH):
+            try:
+                to_json_data(params, strict=True)
+            except JsonValueError as error:
+                return invalid_params(self.name, error.errors)
+        if self.params.is_valid(params):
+            valid: dict[str, Any] = params
+            return valid
+        return invalid_params(self.name, self.params.violations(params, limit=_MAX_VIOLATIONS))
+
+    def checked(self, result: Any) -> ToolResponse:
+        """The tool's result as a response: a ToolResponse whose data fits the output schema."""
+        if not isinstance(result, ToolResponse):
+            return _not_a_response(self.name, result)
+        output = self.output
+        if output is not None and result.status is not _ERROR and not output.is_valid(result.data):
+            return _output_violation(self.name, output.violations(result.data, limit=_MAX_VIOLATIONS))
+        return result
+
+    def finish(
+        self, response: ToolResponse, params_input: Any, call_id: str | None, time_ms: float
+    ) -> ToolResponse:
+        """``response`` with ``stats.time_ms`` and ``context`` filled in, the tool's other members kept."""
+        context: dict[str, Any] = {"tool_name": self.name, "params_input": params_input}
+        if params_input is None:
+            del context["params_input"]
+        if call_id is not None:
+            context["call_id"] = call_id
+        return response._with_call_info({"time_ms": time_ms if time_ms > 0.0 else 0.0}, context)
+
+    # -- running --------------------------------------------------------------------------
+
+    def run_sync(self, params: dict[str, Any], timeout_s: float | None) -> ToolResponse:
+        """Run the tool for a synchronous caller; the result is checked, never raised."""
+        sync_run = self._sync_run
+        if sync_run is not None:
+            if timeout_s is None:
+                try:
+                    result: Any = sync_run(params)
+                except Exception as error:
+                    return execution_error(self.name, error)
+                return self.checked(result)
+            future = _WORKERS.submit(lambda: sync_run(params))
+            try:
+                result = future.result(timeout_s)
+            except TimeoutError as error:
+                if future.done():  # the tool's own TimeoutError, not the wait's
+                    return execution_error(self.name, error)
+                return timeout_error(self.name, timeout_s)
+            except Exception as error:
+                return execution_error(self.name, error)
+            return self.checked(result)
+        async_run = self._async_run
+        assert async_run is not None
+        try:
+            outcome = _run_coroutine(lambda: async_run(params), timeout_s)
+        except TimeoutError:
+            assert timeout_s is not None
+            return timeout_error(self.name, timeout_s)
+        return self._outcome(outcome)
+
+    async def run_async(self, params: dict[str, Any], timeout_s: float | None) -> ToolResponse:
+        """Run the tool for an asynchronous caller; the result is checked, never raised."""
+        async_run = self._async_run
+        if async_run is not None:
+            if timeout_s is None:
+                return self._outcome(await _captured(async_run(params)))
+            try:
+                async with asyncio.timeout(timeout_s):
+                    outcome = await _captured(async_run(params))
+            except TimeoutError:
+                return timeout_error(self.name, timeout_s)
+            return self._outcome(outcome)
+        sync_run = self._sync_run
+        assert sync_run is not None
+        future = asyncio.wrap_future(_WORKERS.submit(lambda: sync_run(params)))
+        try:
+            result = await asyncio.wait_for(future, timeout_s)
+        except TimeoutError as error:
+            if future.done() and not future.cancelled():  # the tool's own TimeoutError
+                return execution_error(self.name, error)
+            assert timeout_s is not None
+            return timeout_error(self.name, timeout_s)
+        except Exception as error:
+            return execution_error(self.name, error)
+        return self.checked(result)
+
+    def _outcome(self, outcome: Any) -> ToolResponse:
+        if isinstance(outcome, _Raised):
+            error = outcome.error
+            if not isinstance(error, Exception):
+                raise error
+            return execution_error(self.name, error)
+        return self.checked(outcome)
+
+    # -- the whole call -------------------------------------------------------------------
+
+    def call(self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock) -> ToolResponse:
+        # The hot path of every synchronous call, kept flat: valid dict parameters, a sync
+        # tool without a timeout, a ToolResponse back; everything else takes the general path.
+        start = clock()
+        params_input: Any = None
+        try:
+            if type(params) is dict and _plain(params, 0, MAX_DEPTH) and self._params_valid(params):
+                parsed: Any = params
+            else:
+                parsed = self.parse(params)
+            if type(parsed) is dict:
+                params_input = _json_copy(parsed)
+                sync_run = self._sync_run
+                if timeout_s is None and sync_run is not None:
+                    try:
+                        result = sync_run(parsed)
+                    except Exception as error:
+                        response = execution_error(self.name, error)
+                    else:
+                        response = (
+                            result
+                            if type(result) is ToolResponse and self.output is None
+                            else self.checked(result)
+                        )
+                else:
+                    response = self.run_sync(parsed, timeout_s)
+            else:
+                params_input = params_input_of(params)
+                response = parsed
+        except Exception as error:
+            response = internal_error(self.name, error)
+        time_ms = (clock() - start) * 1000.0
+        context = {"tool_name": self.name, "params_input": params_input}
+        if params_input is None:
+            del context["params_input"]
+        if call_id is not None:
+            context["call_id"] = call_id
+        return response._with_call_info({"time_ms": time_ms if time_ms > 0.0 else 0.0}, context)
+
+    async def acall(
+        self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock
+    ) -> ToolResponse:
+        start = clock()
+        params_input: Any = None
+        try:
+            parsed = self.parse(params)
+            if type(parsed) is dict:
+                params_input = _json_copy(parsed)
+                response = await self.run_async(parsed, timeout_s)
+            else:
+                params_input = params_input_of(params)
+                response = parsed  # type: ignore[assignment]
+        except Exception as error:
+            response = internal_error(self.name, error)
+        return self.finish(response, params_input, call_id, (clock() - start) * 1000.0)
+
+
+def _json_copy(value: Any) -> Any:
+    """A copy of JSON data deep enough that a tool changing its arguments cannot change the record."""
+    kind = type(value)
+    if kind is dict:
+        copy = value.copy()
+        for key, item in value.items():
+            if type(item) is dict or type(item) is list:
+                copy[key] = _json_copy(item)
+        return copy
+    if kind is list:
+        return [_json_copy(item) if type(item) is dict or type(item) is list else item for item in value]
+    return value
+
+
+def _prepared_of(tool: Tool) -> PreparedTool:
+    prepared: PreparedTool | None = tool.__dict__.get("_toolresponse_prepared")
+    if prepared is None:
+        prepared = PreparedTool(tool)
+        tool.__dict__["_toolresponse_prepared"] = prepared
+    return prepared

@@ -1,0 +1,355 @@
+"""``toolresponse validate [PATH ...]``: check files, streams and directories of ToolResponses.
+
+Inputs are described in ``toolresponse._bulk`` (``.json`` one response,
+``.jsonl``/``.ndjson`` one per line, directories walked, ``-`` standard input).
+With no PATH, standard input is read, unless it is a terminal.
+
+Reports (standard output):
+
+- ``text`` (default): one line per violation,
+  ``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` (``(root)`` for the whole
+  response), most relevant first, then ``N valid, M invalid``;
+- ``json``: one object, streamed: ``{"responses": [...invalid responses...],
+  "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}`` (the counts
+  come last so that the report never has to be held in memory);
+- ``jsonl``: one record per response, valid ones included, in input order
+  (``{"source", "line", "valid", "errors"?}``; an unreadable input is
+  ``{"source", "io_error"}``); the summary goes to standard error.
+
+``--quiet`` prints nothing but the reasons for I/O and usage errors: the exit
+status is the answer. The progress bar is drawn on standard error only when it
+is a terminal, not with ``--quiet``, and only once a run has lasted half a second.
+
+Exit status: 0 every response valid; 1 some response invalid; 2 a usage error
+or an input that could not be read (each gets a one-line reason on standard
+error, and the rest of the run goes on). When both happen, 2 wins: an
+unreadable input means the verdict "all valid" could not be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any, Literal, Protocol, TextIO
+
+import orjson
+
+from ._bulk import Batch, Options, Record, Source, check, expand
+
+__all__ = ["add_arguments", "report", "run"]
+
+EXIT_VALID = 0
+EXIT_INVALID = 1
+EXIT_ERROR = 2
+PROGRAM = "toolresponse validate"
+
+Format = Literal["text", "json", "jsonl"]
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a .json file (one response), a .jsonl/.ndjson file (one per line), a directory, or - for "
+        "standard input (the default when it is not a terminal)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "jsonl"),
+        default="text",
+        help="text (default): a line per violation and a summary; json: one report; jsonl: a record per "
+        "response",
+    )
+    parser.add_argument(
+        "--first", action="store_true", help="only the most relevant violation of each response"
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing but I/O and usage errors; the exit status tells",
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=_jobs, default=1, metavar="N", help="check with N processes (same output order)"
+    )
+
+
+class _Stream(Protocol):
+    def write(self, text: str, /) -> Any: ...
+
+    def flush(self) -> Any: ...
+
+
+class Progress:
+    """A one-line progress bar redrawn in place (``\\r``) on a terminal."""
+
+    def __init__(
+        self,
+        stream: _Stream,
+        total_bytes: int | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        delay: float = 0.5,
+        interval: float = 0.2,
+        width: int = 24,
+    ) -> None:
+        self._stream = stream
+        self._total = total_bytes
+        self._clock = clock
+        self._start = clock()
+        self._delay = delay
+        self._interval = interval
+        self._width = width
+        self._next = self._start + delay
+        self._drawn = 0
+        self.done_bytes = 0
+        self.responses = 0
+
+    def advance(self, size: int, responses: int) -> None:
+        self.done_bytes += size
+        self.responses += responses
+        now = self._clock()
+        if now < self._next:
+            return
+        self._next = now + self._interval
+        self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        elapsed = max(now - self._start, 1e-9)
+        rate = f"{self.responses / elapsed:,.0f}/s"
+        if self._total:
+            fraction = min(self.done_bytes / self._total, 1.0)
+            filled = round(fraction * self._width)
+            bar = "#" * filled + "-" * (self._width - filled)
+            line = f"[{bar}] {fraction:4.0%}  {self.responses:,} responses  {rate}"
+        else:
+            line = f"{self.responses:,} responses, {self.done_bytes / 1e6:,.1f} MB  {rate}"
+        self._stream.write("\r" + line.ljust(self._drawn))
+        self._stream.flush()
+        self._drawn = len(line)
+
+    def close(self) -> None:
+        if self._drawn:
+            self._stream.write("\r" + " " * self._drawn + "\r")
+            self._stream.flush()
+            self._drawn = 0
+
+
+def _location(record: Record, line: int | None, column: int | None) -> str:
+    where = record.source
+    if line is not None:
+        where += f":{line}"
+        if column is not None:
+            where += f":{column}"
+    return where
+
+
+def _violation_json(violation: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "pointer": violation.pointer,
+        "keyword": violation.keyword,
+        "message": violation.message,
+    }
+    if violation.suggestion is not None:
+        out["suggestion"] = violation.suggestion
+    if violation.line is not None:
+        out["line"] = violation.line
+        out["column"] = violation.column
+    return out
+
+
+def _record_json(record: Record) -> dict[str, Any]:
+    if record.io_error is not None:
+        return {"source": record.source, "io_error": record.io_error}
+    out: dict[str, Any] = {"source": record.source, "line": record.line, "valid": record.valid}
+    if record.errors:
+        out["errors"] = [_violation_json(violation) for violation in record.errors]
+    return out
+
+
+class _Report:
+    """Writes the records of each batch as they come; ``close`` writes the summary."""
+
+    keep_valid = False
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self.valid = 0
+        self.invalid = 0
+        self.unreadable = 0
+
+    def io_error(self, record: Record) -> None:
+        self.err.write(f"{PROGRAM}: cannot read {record.source}: {record.io_error}\n")
+
+    def add(self, batch: Batch) -> None:
+        self.valid += batch.valid
+        self.invalid += batch.invalid
+        for record in batch.records:
+            if record.io_error is not None:
+                self.unreadable += 1
+                self.io_error(record)
+        self.write(batch)
+
+    def write(self, batch: Batch) -> None:
+        pass
+
+    def summary(self) -> str:
+        text = f"{self.valid:,} valid, {self.invalid:,} invalid"
+        if self.unreadable:
+            text += f", {self.unreadable:,} input{'s' if self.unreadable > 1 else ''} unreadable"
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+class _QuietReport(_Report):
+    pass
+
+
+class _TextReport(_Report):
+    def write(self, batch: Batch) -> None:
+        lines = []
+        for record in batch.records:
+            for violation in record.errors:
+                line = violation.line if violation.line is not None else record.line
+                where = _location(record, line, violation.column)
+                pointer = violation.pointer or "(root)"
+                lines.append(f"{where}: {pointer}: {violation.message} [{violation.keyword}]\n")
+        if lines:
+            self.out.write("".join(lines))
+
+    def close(self) -> None:
+        self.out.write(self.summary() + "\n")
+
+
+class _JsonReport(_Report):
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        super().__init__(out, err)
+        self._io_errors: list[dict[str, Any]] = []
+        self._separator = "\n"
+        self.out.write('{"responses": [')
+
+    def write(self, batch: Batch) -> None:
+        parts = []
+        for record in batch.records:
+            if record.io_error is not None:
+                self._io_errors.append(_record_json(record))
+                continue
+            parts.append(self._separator + orjson.dumps(_record_json(record)).decode("utf-8"))
+            self._separator = ",\n"
+        if parts:
+            self.out.write("".join(parts))
+
+    def close(self) -> None:
+        tail = {
+            "io_errors": self._io_errors,
+            "valid": self.valid,
+            "invalid": self.invalid,
+            "unreadable": self.unreadable,
+        }
+        body = orjson.dumps(tail).decode("utf-8")
+        self.out.write("\n], " + body[1:] + "\n")
+
+
+class _JsonlReport(_Report):
+    keep_valid = True
+
+    def write(self, batch: Batch) -> None:
+        if batch.records:
+            dumps = orjson.dumps
+            self.out.write(
+                "".join(dumps(_record_json(record)).decode("utf-8") + "\n" for record in batch.records)
+            )
+
+    def close(self) -> None:
+        self.err.write(self.summary() + "\n")
+
+
+_REPORTS: dict[str, type[_Report]] = {"text": _TextReport, "json": _JsonReport, "jsonl": _JsonlReport}
+
+
+def _isatty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty()) if callable(isatty) else False
+
+
+def report(
+    sources: Iterable[Source | Record],
+    *,
+    out: TextIO,
+    err: TextIO,
+    stdin: IO[bytes],
+    output_format: Format = "text",
+    first: bool = False,
+    quiet: bool = False,
+    jobs: int = 1,
+    progress: bool | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> int:
+    """Check ``sources`` (from ``_bulk.expand``), write the report, and return the exit status.
+
+    ``progress`` None means "on a terminal": drawn when ``err`` is one and not ``quiet``.
+    """
+    listed = list(sources)
+    reporter = _QuietReport(out, err) if quiet else _REPORTS[output_format](out, err)
+    options = Options(first=first, keep_valid=reporter.keep_valid, explain=not quiet)
+    show_progress = (not quiet and _isatty(err)) if progress is None else progress
+    bar: Progress | None = None
+    if show_progress:
+        sizes = [source.size for source in listed if isinstance(source, Source)]
+        total = None if any(size is None for size in sizes) else sum(size or 0 for size in sizes)
+        bar = Progress(err, total, clock=clock)
+    try:
+        clear_for_output = _isatty(out)
+        for batch in check(listed, options, stdin=stdin, jobs=jobs):
+            if bar is not None and clear_for_output and batch.records:
+                bar.close()
+            reporter.add(batch)
+            if bar is not None:
+                bar.advance(batch.size, batch.valid + batch.invalid)
+    finally:
+        if bar is not None:
+            bar.close()
+    reporter.close()
+    out.flush()
+    if reporter.unreadable:
+        return EXIT_ERROR
+    return EXIT_INVALID if reporter.invalid else EXIT_VALID
+
+
+def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
+    paths: Sequence[str] = args.paths
+    source_stream = sys.stdin.buffer if stdin is None else stdin
+    if not paths:
+        if _isatty(sys.stdin if stdin is None else stdin):
+            print(
+                f"{PROGRAM}: no input: name a file or directory, or pipe responses to standard input",
+                file=sys.stderr,
+            )
+            return EXIT_ERROR
+        paths = ["-"]
+    return report(
+        expand(paths),
+        out=sys.stdout,
+        err=sys.stderr,
+        stdin=source_stream,
+        output_format=args.format,
+        first=args.first,
+        quiet=args.quiet,
+        jobs=args.jobs,
+    )

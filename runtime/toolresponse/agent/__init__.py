@@ -1,0 +1,75 @@
+"""The agent: a chat model calling ToolRegistry tools, with each response's status deciding what next.
+
+``Agent(registry, model).run(task)`` (or ``await ... .arun(task)``) returns an
+``AgentResult``: the answer, how the run ended (``answered``, ``max_steps``,
+``model_error``), every step and every ToolResponse with its data.
+
+``OpenAIChatModel`` works with any OpenAI-compatible server through the
+official ``openai`` client, the optional extra ``toolresponse[agent]``;
+importing this package does not import ``openai``. ``ScriptedChatServer`` is
+a scripted OpenAI-compatible server on loopback, for tests and demos.
+
+Exceptions::
+
+    ToolResponseError (toolresponse)
+    └── AgentError
+        ├── ModelConfigError       a chat model cannot be built (missing extra, no model name, no key)
+        ├── ModelError             one call to a chat model failed (the loop retries or ends the run)
+        └── TraceFormatError       a trace file cannot be read (names the file and line)
+"""
+
+from ._agent import (
+    DEFAULT_MODEL_RETRY,
+    DEFAULT_SYSTEM_PROMPT,
+    DEFAULT_TOOL_RETRY,
+    Agent,
+    AgentResult,
+    AgentStep,
+    RunOutcome,
+    ToolCallRecord,
+)
+from ._errors import AgentError, ModelConfigError, ModelError, ModelErrorKind, TraceFormatError
+from ._feedback import feedback_text
+from ._models import ChatModel, ModelReply, OpenAIChatModel, TokenUsage, ToolCall
+from ._retry import RetryPolicy
+from ._scripted import (
+    ScriptedChatServer,
+    ScriptedDisconnect,
+    ScriptedHTTPError,
+    ScriptedReply,
+    ScriptedToolCall,
+    ScriptStep,
+)
+from ._trace import TRACE_VERSION, TraceWriter, read_trace
+
+__all__ = [
+    "DEFAULT_MODEL_RETRY",
+    "DEFAULT_SYSTEM_PROMPT",
+    "DEFAULT_TOOL_RETRY",
+    "TRACE_VERSION",
+    "Agent",
+    "AgentError",
+    "AgentResult",
+    "AgentStep",
+    "ChatModel",
+    "ModelConfigError",
+    "ModelError",
+    "ModelErrorKind",
+    "ModelReply",
+    "OpenAIChatModel",
+    "RetryPolicy",
+    "RunOutcome",
+    "ScriptStep",
+    "ScriptedChatServer",
+    "ScriptedDisconnect",
+    "ScriptedHTTPError",
+    "ScriptedReply",
+    "ScriptedToolCall",
+    "TokenUsage",
+    "ToolCall",
+    "ToolCallRecord",
+    "TraceFormatError",
+    "TraceWriter",
+    "feedback_text",
+    "read_trace",
+]

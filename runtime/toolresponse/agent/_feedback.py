@@ -1,0 +1,210 @@
+"""What the model reads after a tool call: the response's status decides the message.
+
+- **success**: the response's text, as it is.
+- **partial**: the text, marked as incomplete, with why (from the response's
+  text and its ``data`` members ``returned``/``total``/``truncated``/``reason``),
+  so that the model never takes a truncated result for the whole.
+- **error**: the code and the message, then what to do next, by kind:
+
+  ========================  ==============================================================
+  kind                      what the model is told
+  ========================  ==============================================================
+  unknown tool              the tools that do exist, by exact name
+  CIRCUIT_OPEN              not to call this tool again before the circuit's recovery time
+  parameter (INVALID_*)     to fix the arguments, each violation listed
+  retryable                 the loop already retried it (how often, how long); come back later
+  anything else             the code's meaning; not to repeat the same call unchanged
+  ========================  ==============================================================
+
+- a call the loop refused to run again (it failed twice with the same
+  arguments): to change strategy.
+
+The meaning of each code and its category come from the schema
+(``ERROR_CODE_INFO``); only the advice is the agent's own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolresponse_generated import ERROR_CODE_INFO, ErrorCategory, ErrorCode
+
+from .._response import ToolResponse
+
+MAX_DETAILS_CHARS = 600
+"""The longest ``details`` JSON shown to the model; longer is cut with an ellipsis."""
+
+_NEXT_STEP_BY_CATEGORY: Mapping[ErrorCategory, str] = {
+    ErrorCategory.RESOURCE: "check the name or path you gave, or use another resource",
+    ErrorCategory.PARAMETER: "fix the arguments",
+    ErrorCategory.EXECUTION: "change the inputs or take another approach",
+    ErrorCategory.STATE: "re-read the current state, then decide again",
+    ErrorCategory.NETWORK: "use another source, or answer with what you already have",
+}
+
+_VIOLATION_LISTS = ("violations", "errors", "field_violations", "problems")
+_LOCATION_KEYS = ("field", "path", "pointer", "param", "parameter", "location", "loc")
+_MESSAGE_KEYS = ("message", "description", "reason", "msg", "error")
+
+
+def _seconds(ms: int) -> str:
+    seconds = ms / 1000
+    if seconds < 1:
+        return f"{ms} ms"
+    return f"{math.ceil(seconds)} s" if seconds >= 10 else f"{seconds:g} s"
+
+
+def _compact(value: Any, limit: int = MAX_DETAILS_CHARS) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def success_text(response: ToolResponse) -> str:
+    if response.text:
+        return response.text
+    if response.data:
+        return f"(the tool succeeded with no text; its data: {_compact(response.data)})"
+    return "(the tool succeeded with no text and no data)"
+
+
+def partial_why(response: ToolResponse) -> str:
+    """Why a partial result is incomplete, in words, from its ``data``."""
+    data = response.data
+    reasons: list[str] = []
+    returned, total = data.get("returned"), data.get("total")
+    if returned is not None and total is not None:
+        reasons.append(f"only {returned} of {total} were returned")
+    if data.get("truncated") is True and not reasons:
+        reasons.append("the result was truncated")
+    for key in ("reason", "note"):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            reasons.append(value)
+    return "; ".join(reasons) if reasons else "the tool marked it partial; its text says how"
+
+
+def partial_text(response: ToolResponse) -> str:
+    return (
+        f"PARTIAL RESULT (incomplete): {response.text or '(no text)'}\n"
+        f"Note: this result is incomplete, not the whole answer ({partial_why(response)}). "
+        "Do not present it as complete: say what is missing, or call again for the rest."
+    )
+
+
+def _violation_line(item: Any) -> str:
+    if isinstance(item, Mapping):
+        where = next((str(item[key]) for key in _LOCATION_KEYS if item.get(key) not in (None, "")), "")
+        if not where and item.get("pointer") == "":
+            where = "(the arguments)"  # the JSON pointer of the whole arguments object
+        what = next((str(item[key]) for key in _MESSAGE_KEYS if item.get(key) not in (None, "")), "")
+        if what:
+            return f"{where}: {what}" if where else what
+        return _compact(item, 200)
+    return str(item)
+
+
+def violations(details: Mapping[str, Any] | None) -> list[str]:
+    """Each violation listed in an error's ``details``, one line each."""
+    if not details:
+        return []
+    for key in _VIOLATION_LISTS:
+        items = details.get(key)
+        if isinstance(items, list) and items:
+            return [_violation_line(item) for item in items]
+    return []
+
+
+def _header(response: ToolResponse) -> str:
+    info = response.error_info
+    assert info is not None
+    header = f"ERROR {info.code.value}: {info.message}"
+    if response.text and response.text != info.message:
+        header += f"\n{response.text}"
+    return header
+
+
+def error_text(
+    response: ToolResponse,
+    *,
+    tool: str,
+    available_tools: Sequence[str],
+    retries: int = 0,
+    waited_s: float = 0.0,
+) -> str:
+    """The message for an error response of ``tool``; ``retries`` and ``waited_s`` say what the loop
+    already did about a retryable error before giving it to the model."""
+    info = response.error_info
+    assert info is not None
+    code = info.code
+    header = _header(response)
+    if code is ErrorCode.NOT_FOUND and tool not in available_tools:
+        listed = ", ".join(available_tools) if available_tools else "(none)"
+        return (
+            f"{header}\nThere is no tool named {tool!r}. "
+            f"Call one of the available tools by its exact name: {listed}."
+        )
+    if code is ErrorCode.CIRCUIT_OPEN:
+        after = response.retry_after_ms
+        when = f"for the next {_seconds(after)}" if after else "until it has recovered"
+        return (
+            f"{header}\nTool {tool!r} is switched off after repeated failures (its circuit breaker is open). "
+            f"Do not call {tool!r} again {when}: use another tool, or answer without it."
+        )
+    details = info.details
+    category = ERROR_CODE_INFO[code].category
+    if category is ErrorCategory.PARAMETER:
+        lines = violations(details)
+        if lines:
+            listed = "\n".join(f"- {line}" for line in lines)
+            return f"{header}\nFix the arguments and call {tool!r} again. What is wrong:\n{listed}"
+        shown = f"\nDetails: {_compact(details)}" if details else ""
+        return f"{header}{shown}\nFix the arguments (see the tool's parameters) and call {tool!r} again."
+    shown = f"\nDetails: {_compact(details)}" if details else ""
+    if response.is_retryable:
+        if retries:
+            plural = "" if retries == 1 else "s"
+            done = f"The loop already retried this call {retries} time{plural} over {waited_s:g} s;"
+            done += " it still fails."
+        else:
+            done = "The loop did not retry it: the wait it asks for is longer than this run may wait."
+        after = response.retry_after_ms
+        later = f" It may succeed again after {_seconds(after)}." if after else ""
+        return (
+            f"{header}{shown}\nThis error is temporary. {done}{later} "
+            "Do not call it again right away: continue with something else, or answer with what you have."
+        )
+    meaning = ERROR_CODE_INFO[code].description
+    advice = _NEXT_STEP_BY_CATEGORY[category]
+    return f"{header}{shown}\n{code.value} means: {meaning} Do not repeat the same call unchanged: {advice}."
+
+
+def guard_text(tool: str, failures: int, last: ToolResponse) -> str:
+    """The message for a call the loop refused to run again: it already failed ``failures`` times."""
+    code = last.code.value if last.code is not None else last.status.value
+    message = last.error_info.message if last.error_info is not None else last.text
+    return (
+        f"NOT EXECUTED: this exact call ({tool!r} with these same arguments) already failed {failures} times "
+        f"(last: {code}: {message}). It would fail again. "
+        "Change strategy: different arguments, another tool, or answer with what you know."
+    )
+
+
+def feedback_text(
+    response: ToolResponse,
+    *,
+    tool: str,
+    available_tools: Sequence[str],
+    retries: int = 0,
+    waited_s: float = 0.0,
+) -> str:
+    """The tool message the model reads for ``response``, chosen by its status (see the module doc)."""
+    if response.is_success:
+        return success_text(response)
+    if response.is_partial:
+        return partial_text(response)
+    return error_text(
+        response, tool=tool, available_tools=available_tools, retries=retries, waited_s=waited_s
+    )

@@ -1,0 +1,62 @@
+"""Bounded backoff: how long the agent loop waits before it tries a failed call again."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetryPolicy:
+    """Exponential backoff with a cap per wait, a cap on the number of retries and on the total wait.
+
+    The n-th retry (from 0) waits ``initial_delay_s * multiplier**n``, at most
+    ``max_delay_s``; a hint from the other side (``retry_after_ms`` of a tool
+    error, ``Retry-After`` of a model error) raises the wait to the hint. No
+    retry is made when it would bring the total waited above
+    ``max_total_wait_s``: the failure is reported at once instead.
+    """
+
+    max_retries: int = 2
+    initial_delay_s: float = 0.5
+    multiplier: float = 2.0
+    max_delay_s: float = 8.0
+    max_total_wait_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if (
+            isinstance(self.max_retries, bool)
+            or not isinstance(self.max_retries, int)
+            or self.max_retries < 0
+        ):
+            raise ValueError(f"max_retries must be an int >= 0, not {self.max_retries!r}")
+        for name in ("initial_delay_s", "max_delay_s", "max_total_wait_s"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise ValueError(f"{name} must be a finite number of seconds >= 0, not {value!r}")
+        if not math.isfinite(self.multiplier) or self.multiplier < 1:
+            raise ValueError(f"multiplier must be >= 1, not {self.multiplier!r}")
+
+    def backoff_s(self, retry_index: int) -> float:
+        """The wait before retry number ``retry_index`` (from 0), without any hint."""
+        return float(min(self.max_delay_s, self.initial_delay_s * self.multiplier**retry_index))
+
+    def next_wait_s(self, retries_done: int, waited_s: float, hint_s: float | None = None) -> float | None:
+        """The wait before the next retry, or None when the policy allows no more retries."""
+        if retries_done >= self.max_retries:
+            return None
+        wait = self.backoff_s(retries_done)
+        if hint_s is not None and hint_s > wait:
+            wait = hint_s
+        if waited_s + wait > self.max_total_wait_s:
+            return None
+        return wait
+
+
+NO_RETRY = RetryPolicy(max_retries=0)
+"""A policy that never retries."""

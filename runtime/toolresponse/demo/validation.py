@@ -1,0 +1,41 @@
+"""``toolresponse validate`` on a bundled directory of third-party tool output, and its report.
+
+The samples (``samples/``) are what a consumer receives from tools it did not
+write: HelloAgents 1.0 output (``"error"`` in place of ``error_info``, a free-string
+code), an agent trace in JSON lines with a broken line, NaN and a misspelled
+code, an MCP ``CallToolResult``, a duplicated ``status``, a file holding an array
+of responses, and a few valid responses. The section shows the report; it
+exits 0, as showing the report is its purpose (the command itself would exit 1).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from importlib import resources
+from typing import TextIO
+
+from .._bulk import Record, Source, expand
+from .._validate_cli import EXIT_INVALID, report
+
+
+def _shown_as(source: Source | Record, base: str) -> Source | Record:
+    if isinstance(source, Source):
+        return source._replace(name=os.path.relpath(source.path, base))
+    return source._replace(source=os.path.relpath(source.source, base))
+
+
+def main(out: TextIO) -> int:
+    samples = resources.files(__package__ or "toolresponse.demo").joinpath("samples")
+    with resources.as_file(samples) as directory:
+        base = str(directory.parent)
+        sources = [_shown_as(source, base) for source in expand([str(directory)])]
+        files = sum(isinstance(source, Source) for source in sources)
+        print(f"  $ toolresponse validate samples/   ({files} files of third-party tool output)", file=out)
+        buffer = io.StringIO()
+        status = report(sources, out=buffer, err=buffer, stdin=io.BytesIO(), progress=False)
+    for line in buffer.getvalue().splitlines():
+        print(f"  {line}", file=out)
+    verdict = "some responses are invalid" if status == EXIT_INVALID else "see above"
+    print(f"  (the command exits {status}: {verdict}; this demo shows the report and exits 0)", file=out)
+    return 0

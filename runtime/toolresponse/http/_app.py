@@ -1,0 +1,353 @@
+"""The HTTP binding of ToolResponse v1 as an ASGI application: a registry of tools, served.
+
+The binding is ``schema/v1/http-binding.openapi.json``; this module follows it.
+
+==========================================  ====================================================
+request                                     answer
+==========================================  ====================================================
+``GET /tools``                              200, a success ToolResponse whose ``data`` is
+                                            ``{"tools": [...]}``: each tool's ``name``,
+                                            ``description``, ``parameters`` and
+                                            ``output_schema`` (JSON Schema, or null);
+                                            ``text`` is ``"2 tools: add, div"``
+``POST /tools/{name}/invoke``               the tool's ToolResponse: 200 for success and
+                                            partial, else the code's HTTP status; the body is
+                                            the JSON object of parameters, the optional
+                                            ``X-Call-Id`` header the call's id
+  a tool not served                         404 NOT_FOUND (the registry's answer)
+  parameters that fail the tool's schema    400 INVALID_PARAM (the registry's answer)
+  a body that is not I-JSON (empty,         400 INVALID_FORMAT
+  a syntax error, NaN, not UTF-8, a
+  duplicate member name)
+  JSON that is not an object                400 INVALID_PARAM
+  an ``X-Call-Id`` that is empty, over      400 INVALID_PARAM
+  128 characters or not visible ASCII
+  a body over ``max_body_bytes`` (1 MiB)    413 INVALID_PARAM, ``details.limit_bytes``
+a method a path does not have               405 NOT_FOUND, with ``Allow``
+any other path                              404 NOT_FOUND
+an exception in the application itself     500 INTERNAL_ERROR
+==========================================  ====================================================
+
+Every answer has a ToolResponse body; the Content-Type of a request is not
+looked at (the body is read as JSON whatever it says). An error with
+``retry_after_ms`` answered 429 or 503 also gets ``Retry-After`` (whole
+seconds, rounded up). The body is read as a stream and kept only up to the
+limit; a Content-Length over the limit is refused before any of it is kept (what
+the client sends anyway is read and dropped, up to 16 MiB, so that it sees the
+answer rather than a reset connection).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
+from typing import Any, Protocol
+
+try:
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
+    from starlette.requests import ClientDisconnect, Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+except ImportError as missing:  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        f"serving over HTTP needs the optional extra 'http' ({missing.name} is not installed):"
+        " pip install 'toolresponse[http]'"
+    ) from None
+
+from toolresponse_generated import ErrorCode
+
+from .._errors import MalformedJsonError
+from .._jsondata import to_json_data
+from .._response import ToolResponse, loads_strict
+from .._tool import ToolSpec
+from . import CALL_ID_HEADER, MAX_BODY_BYTES, http_status
+
+__all__ = ["ServableRegistry", "create_app"]
+
+_CALL_ID_MAX = 128
+_PAYLOAD_TOO_LARGE = 413
+_METHOD_NOT_ALLOWED = 405
+_RETRY_AFTER_STATUSES = frozenset((429, 503))
+_JSON = "application/json"
+_log = logging.getLogger("toolresponse.http")
+
+_Scope = MutableMapping[str, Any]
+_Message = MutableMapping[str, Any]
+_Receive = Callable[[], Awaitable[_Message]]
+_Send = Callable[[_Message], Awaitable[None]]
+_ASGIApp = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
+
+
+class ServableRegistry(Protocol):
+    """What the application needs of a registry; ``ToolRegistry`` has it."""
+
+    async def aexecute(self, name: str, params: Any, *, call_id: str | None = None) -> ToolResponse: ...
+
+    def list_tools(self) -> Sequence[ToolSpec]: ...
+
+
+def _answer(
+    response: ToolResponse, status: int | None = None, headers: Mapping[str, str] | None = None
+) -> Response:
+    status = http_status(response) if status is None else status
+    all_headers = dict(headers or {})
+    after = response.retry_after_ms
+    if after is not None and status in _RETRY_AFTER_STATUSES:
+        all_headers["Retry-After"] = str(math.ceil(after / 1000))
+    return Response(response.to_json_bytes(), status_code=status, headers=all_headers, media_type=_JSON)
+
+
+def _context(name: str, call_id: str | None) -> dict[str, Any] | None:
+    context: dict[str, Any] = {}
+    if name:
+        context["tool_name"] = name
+    if call_id:
+        context["call_id"] = call_id
+    return context or None
+
+
+def _call_id_problem(call_id: str) -> str | None:
+    """Why ``call_id`` is not a valid ``X-Call-Id``, or None."""
+    if not call_id:
+        return "is empty"
+    if len(call_id) > _CALL_ID_MAX:
+        return f"is {len(call_id)} characters long, over {_CALL_ID_MAX}"
+    if not all("!" <= char <= "~" for char in call_id):
+        return "has a character that is not visible ASCII (! to ~)"
+    return None
+
+
+_LINGER_BYTES = 16 * 1024 * 1024
+"""How much of a refused body is still read (and dropped) before the 413 is sent.
+
+A server that answers and closes while the client is still sending makes the
+client's system reset the connection, and the client may lose the answer; so,
+as HTTP servers do, the rest of the body is read and dropped, up to this bound,
+unless the client waits for ``100 Continue`` and so has not sent it."""
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The request body, read as a stream; raises ``_BodyTooLarge`` as soon as it passes ``limit``."""
+    declared = request.headers.get("content-length", "").strip()
+    if declared.isdigit() and int(declared) > limit:
+        if request.headers.get("expect", "").lower() != "100-continue":
+            await _drop_body(request, _LINGER_BYTES)
+        raise _BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect
+        chunk: bytes = message.get("body", b"")
+        more = bool(message.get("more_body", False))
+        size += len(chunk)
+        if size > limit:
+            if more:
+                await _drop_body(request, _LINGER_BYTES)
+            raise _BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _drop_body(request: Request, budget: int) -> None:
+    """Read and drop the rest of the body, at most ``budget`` bytes of it."""
+    while budget > 0:
+        message = await request.receive()
+        if message["type"] != "http.request":
+            return
+        budget -= len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def _tool_list_text(names: Sequence[str]) -> str:
+    """The tool list's ``text``: how many tools, and their names (``"2 tools: add, div"``)."""
+    count = f"{len(names)} {'tool' if len(names) == 1 else 'tools'}"
+    return f"{count}: {', '.join(names)}" if names else count
+
+
+class _Binding:
+    """The two operations, over one registry."""
+
+    def __init__(self, registry: ServableRegistry, max_body_bytes: int) -> None:
+        self.registry = registry
+        self.max_body_bytes = max_body_bytes
+
+    async def list_tools(self, request: Request) -> Response:
+        specs = self.registry.list_tools()
+        tools = [
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": spec.parameters,
+                "output_schema": spec.output_schema,
+            }
+            for spec in specs
+        ]
+        data = {"tools": to_json_data(tools, pointer="/data/tools")}
+        return _answer(ToolResponse.success(_tool_list_text([spec.name for spec in specs]), data))
+
+    async def invoke(self, request: Request) -> Response:
+        name: str = request.path_params["name"]
+        call_id = request.headers.get(CALL_ID_HEADER)
+        try:
+            body = await _read_body(request, self.max_body_bytes)
+        except _BodyTooLarge:
+            limit = self.max_body_bytes
+            refusal = ToolResponse.error(
+                ErrorCode.INVALID_PARAM,
+                f"The request body is over the limit of {limit} bytes; send smaller parameters.",
+                details={"limit_bytes": limit},
+                context=_context(name, call_id if call_id and not _call_id_problem(call_id) else None),
+            )
+            return _answer(refusal, status=_PAYLOAD_TOO_LARGE, headers={"Connection": "close"})
+        if call_id is not None:
+            problem = _call_id_problem(call_id)
+            if problem is not None:
+                return _answer(
+                    ToolResponse.error(
+                        ErrorCode.INVALID_PARAM,
+                        f"The {CALL_ID_HEADER} header {problem}; send 1 to {_CALL_ID_MAX} visible ASCII"
+                        " characters, or no header.",
+                        details={"header": CALL_ID_HEADER},
+                        context=_context(name, None),
+                    )
+                )
+        context = _context(name, call_id)
+        try:
+            params = loads_strict(body)
+        except MalformedJsonError as error:
+            reason = "the body is empty" if not body.strip() else error.reason
+            return _answer(
+                ToolResponse.error(
+                    ErrorCode.INVALID_FORMAT,
+                    f"The request body is not JSON: {reason}.",
+                    details={"reason": reason},
+                    context=context,
+                )
+            )
+        if not isinstance(params, dict):
+            kind = _json_type(params)
+            return _answer(
+                ToolResponse.error(
+                    ErrorCode.INVALID_PARAM,
+                    f"The request body must be a JSON object of parameters, not {kind}.",
+                    details={"type": kind},
+                    context=context,
+                )
+            )
+        response = await self.registry.aexecute(name, params, call_id=call_id)
+        if not isinstance(response, ToolResponse):
+            raise TypeError(f"the registry answered {type(response).__name__}, not a ToolResponse")
+        return _answer(response)
+
+
+async def _http_exception(request: Request, exc: Exception) -> Response:
+    """Starlette's own answers (no such path, a method the path lacks) as ToolResponses."""
+    assert isinstance(exc, HTTPException)
+    path = request.url.path
+    if exc.status_code == _METHOD_NOT_ALLOWED:
+        allow = (exc.headers or {}).get("Allow", "")
+        methods = sorted(method.strip() for method in allow.split(",") if method.strip())
+        return _answer(
+            ToolResponse.error(
+                ErrorCode.NOT_FOUND,
+                f"{path} has no method {request.method}; it has {', '.join(methods)}.",
+                details={"path": path, "method": request.method, "allow": methods},
+            ),
+            status=_METHOD_NOT_ALLOWED,
+            headers={"Allow": ", ".join(methods)},
+        )
+    if exc.status_code == 404:
+        return _answer(
+            ToolResponse.error(
+                ErrorCode.NOT_FOUND,
+                f"There is nothing at {path}: the binding has GET /tools and POST /tools/{{name}}/invoke.",
+                details={"path": path},
+            )
+        )
+    return _answer(
+        ToolResponse.error(ErrorCode.INVALID_PARAM, f"The request was refused: {exc.detail}."),
+        status=exc.status_code,
+        headers=exc.headers,
+    )
+
+
+_INTERNAL_ERROR = ToolResponse.error(
+    ErrorCode.INTERNAL_ERROR, "The server failed while answering this request; this is a bug in the server."
+)
+
+
+class _Guard:
+    """Outermost middleware: an exception anywhere below becomes a 500 INTERNAL_ERROR ToolResponse.
+
+    The exception is logged (logger ``toolresponse.http``) and goes no further,
+    so the server never writes a body of its own. Once an answer has started
+    nothing can be mended: the exception goes on, and the server drops the
+    connection.
+    """
+
+    def __init__(self, app: _ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: _Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except ClientDisconnect:
+            return
+        except Exception:
+            _log.exception("error while answering %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                raise
+            await _answer(_INTERNAL_ERROR)(scope, receive, send)
+
+
+def create_app(registry: ServableRegistry, *, max_body_bytes: int = MAX_BODY_BYTES) -> Starlette:
+    """An ASGI application serving ``registry`` over the ToolResponse v1 HTTP binding."""
+    if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 0:
+        raise ValueError(f"max_body_bytes must be an integer >= 0, not {max_body_bytes!r}")
+    binding = _Binding(registry, max_body_bytes)
+    app = Starlette(
+        routes=[
+            Route("/tools", binding.list_tools, methods=["GET"]),
+            Route("/tools/{name}/invoke", binding.invoke, methods=["POST"]),
+        ],
+        middleware=[Middleware(_Guard)],
+        exception_handlers={HTTPException: _http_exception},
+    )
+    app.router.redirect_slashes = False
+    return app

@@ -1,0 +1,331 @@
+"""The conformance runner: zero failures against the reference server, and it fails broken servers,
+naming the check that caught them, so that the run can never go quiet."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import schemathesis
+
+from toolresponse.http import create_app
+from toolresponse.http._conformance import (
+    BINDING_CHECK,
+    ConformanceError,
+    ConformanceReport,
+    _schemas_in_force,
+    add_tool_operations,
+    binding_document,
+    main,
+    resolve_document,
+    run_conformance,
+)
+from toolresponse.http._serve import serve_in_background
+
+SMALL_BUDGET = 10
+"""Enough cases per operation to catch a broken server (the reference run has the default budget)."""
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def reference_registry() -> Any:
+    from toolresponse.demo.calculator import build_registry
+
+    return build_registry()
+
+
+@pytest.fixture(scope="module")
+def reference_url() -> Iterator[str]:
+    with serve_in_background(create_app(reference_registry())) as url:
+        yield url
+
+
+def failures_by_section(report: ConformanceReport) -> dict[str, list[str]]:
+    sections: dict[str, list[str]] = {}
+    for result in report.failures:
+        sections.setdefault(result.section, []).extend(result.problems)
+    return sections
+
+
+def test_the_reference_server_conforms(reference_url: str) -> None:
+    """The reference server with the demo tools passes every check: the document, the binding's own
+    checks and schemathesis's, response-schema conformance among them."""
+    report = run_conformance(reference_url)
+    assert [] == report.failed_checks()
+    sections = {result.section for result in report.results}
+    assert {"document", "binding", "schemathesis"} == sections
+    run = next(result for result in report.results if result.name.startswith("the run completes"))
+    assert "response_schema_conformance" in run.note
+    assert BINDING_CHECK in run.note
+    operations = {result.name for result in report.results if result.section == "schemathesis"}
+    assert {"GET /tools", "POST /tools/{name}/invoke"} <= operations
+
+
+class Rewrite:
+    """ASGI middleware that breaks an answer: every answer with HTTP status ``status`` gets
+    ``new_status`` and the body ``new_body`` instead."""
+
+    def __init__(self, app: Any, *, status: int, new_status: int, new_body: bytes | None = None) -> None:
+        self.app = app
+        self.status = status
+        self.new_status = new_status
+        self.new_body = new_body
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rewriting = False
+
+        async def rewriting_send(message: Any) -> None:
+            nonlocal rewriting
+            if message["type"] == "http.response.start" and message["status"] == self.status:
+                rewriting = True
+                headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
+                if self.new_body is not None:
+                    headers.append((b"content-length", str(len(self.new_body)).encode()))
+                message = {**message, "status": self.new_status, "headers": headers}
+            elif message["type"] == "http.response.body" and rewriting and self.new_body is not None:
+                message = {**message, "body": self.new_body if not message.get("more_body") else b""}
+            await send(message)
+
+        await self.app(scope, receive, rewriting_send)
+
+
+class BareToolList:
+    """ASGI middleware that answers GET /tools as the binding once did: the bare ``{"tools": [...]}``,
+    not a ToolResponse."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or (scope["method"], scope["path"]) != ("GET", "/tools"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+
+        async def capturing_send(message: Any) -> None:
+            if message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body"):
+                    body = json.dumps(json.loads(b"".join(chunks))["data"]).encode()
+                    headers = [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                    ]
+                    await send({"type": "http.response.start", "status": 200, "headers": headers})
+                    await send({"type": "http.response.body", "body": body})
+
+        await self.app(scope, receive, capturing_send)
+
+
+async def always_ok(scope: Any, receive: Any, send: Any) -> None:
+    """The simplest broken server: every request answers 200 {"status": "ok"}."""
+    if scope["type"] != "http":
+        return
+    body = b'{"status": "ok"}'
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+@pytest.mark.parametrize(
+    ("broken", "section", "check"),
+    [
+        pytest.param(
+            lambda: Rewrite(
+                create_app(reference_registry()), status=404, new_status=404, new_body=b'{"status": "ok"}'
+            ),
+            "schemathesis",
+            "response_schema_conformance",
+            id="404 with a body that is not a ToolResponse",
+        ),
+        pytest.param(
+            lambda: Rewrite(create_app(reference_registry()), status=200, new_status=500),
+            "schemathesis",
+            BINDING_CHECK,
+            id="success answered with HTTP 500",
+        ),
+        pytest.param(
+            lambda: Rewrite(create_app(reference_registry()), status=413, new_status=400),
+            "binding",
+            "1 MiB + 1 byte is 413",
+            id="a body over 1 MiB answered 400",
+        ),
+        pytest.param(
+            lambda: BareToolList(create_app(reference_registry())),
+            "binding",
+            "GET /tools is a success ToolResponse",
+            id="tool list as a bare ToolList, not a ToolResponse",
+        ),
+        pytest.param(
+            lambda: BareToolList(create_app(reference_registry())),
+            "schemathesis",
+            "response_schema_conformance",
+            id="tool list as a bare ToolList, caught by its response schema",
+        ),
+        pytest.param(
+            lambda: always_ok, "schemathesis", "response_schema_conformance", id="always 200 status ok"
+        ),
+    ],
+)
+def test_a_broken_server_fails_and_the_check_is_named(broken: Any, section: str, check: str) -> None:
+    """A server that breaks the binding fails the run, and the report names the check that caught it."""
+    with serve_in_background(broken()) as url:
+        out = io.StringIO()
+        status = main(url, max_examples=SMALL_BUDGET, seed=1, timeout_s=10, out=out)
+    report = out.getvalue()
+    assert 1 == status
+    assert "FAIL:" in report
+    assert any(check in line for line in report.splitlines() if "FAIL" in line or "- " in line), report
+    assert f"[{section}]" in report
+
+
+def test_the_self_test_catches_an_unresolved_response_schema() -> None:
+    """Loaded without the v1 schema placed in it, the document's ToolResponse schemas accept anything,
+    and the runner's self-test names each such response (schemathesis would not); placed, none."""
+    url = f"http://127.0.0.1:{free_port()}"
+    unresolved = schemathesis.openapi.from_dict(binding_document(), config=schemathesis.Config())
+    result = _schemas_in_force(unresolved, binding_document(), url)
+    resolved_document = resolve_document(binding_document())
+    resolved = schemathesis.openapi.from_dict(resolved_document, config=schemathesis.Config())
+    named = [problem.split(":")[0] for problem in result.problems]
+    invoke_statuses = [
+        "200",
+        "400",
+        "403",
+        "404",
+        "409",
+        "413",
+        "415",
+        "429",
+        "500",
+        "502",
+        "503",
+        "504",
+        "599",
+    ]
+    assert [
+        "GET /tools 200",
+        "GET /tools 599",
+        *(f"POST /tools/{{name}}/invoke {status}" for status in invoke_statuses),
+    ] == named
+    assert () == _schemas_in_force(resolved, resolved_document, url).problems
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        ("other.schema.json", "only the v1 schema"),
+        ("tool-response.schema.json#/$defs/Nothing", "has no '#/\\$defs/Nothing'"),
+        ("https://example.com/tool-response.schema.json", "only the v1 schema"),
+    ],
+)
+def test_a_reference_that_cannot_be_placed_fails_loudly(ref: str, message: str) -> None:
+    """A $ref the runner cannot place in the document raises, rather than leaving a schema unchecked."""
+    document = binding_document()
+    document["components"]["schemas"]["Extra"] = {"$ref": ref}
+    with pytest.raises(ConformanceError, match=message):
+        resolve_document(document)
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "tool-response.schema.json",
+        "./tool-response.schema.json",
+        "https://toolresponse.dev/schema/v1/tool-response.schema.json",
+        "tool-response.schema.json#/$defs/ErrorInfo",
+    ],
+)
+def test_references_to_the_v1_schema_are_placed(ref: str) -> None:
+    """Each way of naming the v1 schema (or one of its $defs) points into components/schemas."""
+    document = binding_document()
+    document["components"]["schemas"]["Extra"] = {"$ref": ref}
+    extra = resolve_document(document)["components"]["schemas"]["Extra"]["$ref"]
+    assert extra.startswith("#/components/schemas/ToolResponseV1")
+
+
+def test_an_unreachable_server_fails() -> None:
+    """A server that cannot be reached fails the run (exit status 1), saying so."""
+    out = io.StringIO()
+    status = main(f"http://127.0.0.1:{free_port()}", max_examples=SMALL_BUDGET, seed=1, timeout_s=2, out=out)
+    assert 1 == status
+    assert "the server answers" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "url", ["127.0.0.1:8000", "ftp://127.0.0.1", "http://", "http://h:port", "http://h/?q=1"]
+)
+def test_a_bad_url_is_a_usage_error(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A URL that is not an http(s) base URL exits 2 with a one-line reason."""
+    assert 2 == main(url, max_examples=SMALL_BUDGET, seed=1, timeout_s=2, out=io.StringIO())
+    assert 1 == len(capsys.readouterr().err.strip().splitlines())
+
+
+@pytest.mark.parametrize("max_examples", [0, -1])
+def test_a_bad_budget_is_refused(max_examples: int) -> None:
+    """The budget must be at least one case per operation."""
+    with pytest.raises(ValueError, match="max_examples must be an integer >= 1"):
+        run_conformance(f"http://127.0.0.1:{free_port()}", max_examples=max_examples)
+
+
+def test_each_served_tool_becomes_an_operation_with_its_own_body_schema() -> None:
+    """A served tool becomes POST /tools/<name>/invoke with its parameter schema as the body (local
+    references rewritten into components) and the generic operation's responses; the call id header
+    stays, the path parameter goes."""
+    parameters = {
+        "type": "object",
+        "properties": {"unit": {"$ref": "#/$defs/Unit"}},
+        "$defs": {"Unit": {"enum": ["m", "s"]}},
+    }
+    resolved = resolve_document(binding_document())
+    specialised, left_out = add_tool_operations(resolved, [{"name": "measure", "parameters": parameters}])
+    operation = specialised["paths"]["/tools/measure/invoke"]["post"]
+    component = specialised["components"]["schemas"]["ToolParameters.measure"]
+    assert [] == left_out
+    assert {"$ref": "#/components/schemas/ToolParameters.measure"} == (
+        operation["requestBody"]["content"]["application/json"]["schema"]
+    )
+    assert "#/components/schemas/ToolParameters.measure/$defs/Unit" == component["properties"]["unit"]["$ref"]
+    assert resolved["paths"]["/tools/{name}/invoke"]["post"]["responses"] == operation["responses"]
+    assert [{"$ref": "#/components/parameters/CallId"}] == operation["parameters"]
+    assert "/tools/measure/invoke" not in resolved["paths"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "reason"),
+    [
+        ({"name": "has space", "parameters": {"type": "object"}}, "not a valid tool name"),
+        ({"name": "t", "parameters": "object"}, "not a valid tool name and parameter schema"),
+        ({"name": "t", "parameters": {"$ref": "other.json"}}, "refers to another document"),
+        ({"name": "t", "parameters": {"$id": "https://example.com/t", "type": "object"}}, "has an $id"),
+    ],
+)
+def test_a_tool_that_cannot_be_an_operation_is_left_out_saying_why(tool: dict[str, Any], reason: str) -> None:
+    """A tool whose name or parameter schema cannot be placed in the document is left out, with a reason."""
+    specialised, left_out = add_tool_operations(resolve_document(binding_document()), [tool])
+    assert 1 == len(left_out)
+    assert reason in left_out[0]
+    assert ["/tools", "/tools/{name}/invoke"] == list(specialised["paths"])
+
+
+def test_the_command_runs_through_the_cli(reference_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``toolresponse conformance URL`` runs the suite and exits 0 against the reference server."""
+    from toolresponse._cli import main as cli_main
+
+    assert 0 == cli_main(["conformance", reference_url, "--max-examples", "5", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert "seed 3, at most 5 cases" in out
+    assert "PASS:" in out.splitlines()[-1]

@@ -1,0 +1,267 @@
+"""Strict I-JSON parsing: every hostile text gets its rule, line, column and pointer; valid text its value."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolresponse import MalformedJsonError
+from toolresponse._ijson import (
+    MAX_DEPTH,
+    IJsonError,
+    IJsonRule,
+    duplicate_member,
+    has_duplicate_members,
+    locate,
+    parse_ijson,
+    pointer_at,
+    position,
+)
+
+REJECTED = [
+    # (text, rule, line, column, pointer)
+    (b'{"status": "success", "text": "ok"', IJsonRule.SYNTAX, 1, 35, "/text"),
+    (b'{"status": "success",\n "text" "ok"}', IJsonRule.SYNTAX, 2, 9, "/text"),
+    (b'{"a": 1,}', IJsonRule.SYNTAX, 1, 8, "/a"),
+    (b"", IJsonRule.SYNTAX, 1, 1, ""),
+    (b" \n\t", IJsonRule.SYNTAX, 2, 2, ""),
+    (b'{"a": 1} {"a": 2}', IJsonRule.SYNTAX, 1, 10, ""),
+    (b'{"stats": {"time_ms": NaN}}', IJsonRule.NON_FINITE_NUMBER, 1, 23, "/stats/time_ms"),
+    (b"[Infinity]", IJsonRule.NON_FINITE_NUMBER, 1, 2, "/0"),
+    (b'{"x": [1, -Infinity]}', IJsonRule.NON_FINITE_NUMBER, 1, 11, "/x/1"),
+    (b'{"big": 1e400}', IJsonRule.NON_FINITE_NUMBER, 1, 9, "/big"),
+    (b'{"a": 1, "a": 2}', IJsonRule.DUPLICATE_NAME, 1, 10, "/a"),
+    (b'{"a": {"b": [0, {"c": 1, "c": 2}]}}', IJsonRule.DUPLICATE_NAME, 1, 26, "/a/b/1/c"),
+    (b'{"\\u0061": 1, "a": 2}', IJsonRule.DUPLICATE_NAME, 1, 15, "/a"),
+    (b'{"a:": 1, "a\\u003a": 2}', IJsonRule.DUPLICATE_NAME, 1, 11, "/a:"),
+    (b'{"a/b": 1, "a\\/b": 2}', IJsonRule.DUPLICATE_NAME, 1, 12, "/a~1b"),
+    (b'{"status": "success",\n "text": "x",\n "status": "error"}', IJsonRule.DUPLICATE_NAME, 3, 2, "/status"),
+    (b'{"text": "caf\xe9"}', IJsonRule.ENCODING, 1, 14, None),
+    (b'\xef\xbb\xbf{"status": "success"}', IJsonRule.ENCODING, 1, 1, None),
+    (b'{"text": "\\ud800"}', IJsonRule.ENCODING, 1, 11, "/text"),
+    (b'{"text": "\\udc00\\ud800"}', IJsonRule.ENCODING, 1, 11, "/text"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff", IJsonRule.BINARY, 3, 1, None),
+    (b"\x00\x00\x00", IJsonRule.BINARY, 1, 1, None),
+    (b"[" * 100_000, IJsonRule.DEPTH, 1, MAX_DEPTH + 2, None),
+    (b'{"a": ' * 100_000, IJsonRule.DEPTH, 1, 6 * MAX_DEPTH + 2, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "line", "column", "pointer"),
+    REJECTED,
+    ids=[f"{rule}-{number}" for number, (_, rule, *_) in enumerate(REJECTED)],
+)
+def test_hostile_text_gets_its_rule_and_position(
+    text: bytes, rule: IJsonRule, line: int, column: int, pointer: str | None
+) -> None:
+    """Each hostile text raises IJsonError with the rule it breaks, its line, column and pointer."""
+    with pytest.raises(IJsonError) as caught:
+        parse_ijson(text)
+    expected = (rule, line, column, pointer)
+    actual = (caught.value.rule, caught.value.line, caught.value.column, caught.value.pointer)
+    assert expected == actual
+
+
+def test_malformed_json_names_the_position_in_its_message() -> None:
+    """The message of a syntax error says the line and column and what was found there."""
+    with pytest.raises(IJsonError) as caught:
+        parse_ijson(b'{"status": "success",\n "text" "ok"}')
+    expected = "malformed JSON: line 2, column 9: unexpected character, expected ':' after key (found '\"')"
+    assert expected == str(caught.value)
+
+
+def test_ijson_error_is_a_malformed_json_error() -> None:
+    """IJsonError belongs to the package's exception tree (MalformedJsonError, a ValueError)."""
+    with pytest.raises(MalformedJsonError):
+        parse_ijson(b"[NaN]")
+    assert issubclass(IJsonError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b'{"status": "success", "text": "ok"}', {"status": "success", "text": "ok"}),
+        ('{"text": "caf\u00e9 \\ud83d\\ude00"}', {"text": "caf\u00e9 \U0001f600"}),
+        (b'{"a": {"b": 1}, "c": {"b": 2}}', {"a": {"b": 1}, "c": {"b": 2}}),
+        (b'[{"a": 1}, {"a": 2}]', [{"a": 1}, {"a": 2}]),
+        (b'{"url": "http://x:80/"}', {"url": "http://x:80/"}),
+        (b'{"a\\u003a": 1, "a": 2}', {"a:": 1, "a": 2}),
+        (b'{"a": "\\u0000"}', {"a": "\x00"}),
+        (b"  {}  \r\n", {}),
+        (bytearray(b'{"a": 1}'), {"a": 1}),
+        (memoryview(b'{"a": 1}'), {"a": 1}),
+    ],
+)
+def test_ijson_text_gives_its_value(text: str | bytes | bytearray | memoryview, expected: Any) -> None:
+    """Valid I-JSON (including repeated names in different objects and deep nesting) parses."""
+    assert expected == parse_ijson(text)
+
+
+def test_nesting_up_to_the_limit_parses() -> None:
+    """Arrays nested MAX_DEPTH deep parse; one level more is a depth error."""
+    value = parse_ijson(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH)
+    depth = 0
+    while value:
+        value = value[0]
+        depth += 1
+    assert MAX_DEPTH - 1 == depth
+    with pytest.raises(IJsonError, match="nested deeper than 1024 levels"):
+        parse_ijson(b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1))
+
+
+def test_a_str_with_a_lone_surrogate_is_an_encoding_error() -> None:
+    """A Python str holding a lone surrogate is not Unicode text."""
+    with pytest.raises(IJsonError) as caught:
+        parse_ijson('{"a": "\ud800"}')
+    assert (IJsonRule.ENCODING, 1, 8) == (caught.value.rule, caught.value.line, caught.value.column)
+
+
+def test_non_text_input_is_a_type_error() -> None:
+    """parse_ijson takes str or bytes."""
+    with pytest.raises(TypeError, match="must be str or bytes, not int"):
+        parse_ijson(5)  # type: ignore[arg-type]
+
+
+def test_a_50_mb_line_parses_and_its_duplicate_is_found() -> None:
+    """A 50 MB text is parsed whole, and a duplicate after 50 MB of string is still found."""
+    big = "x" * 50_000_000
+    text = orjson.dumps({"status": "success", "text": big})
+    assert big == parse_ijson(text)["text"]
+    duplicated = text[:-1] + b', "status": "error"}'
+    with pytest.raises(IJsonError) as caught:
+        parse_ijson(duplicated)
+    assert ("/status", 50_000_032) == (caught.value.pointer, caught.value.column)
+
+
+@pytest.mark.parametrize(
+    ("text", "offset", "expected"),
+    [
+        ("abc", 0, (1, 1)),
+        ("abc", 2, (1, 3)),
+        ("a\nbc", 2, (2, 1)),
+        ("a\n\u00e9\u00e9x", 4, (2, 3)),
+    ],
+)
+def test_position_counts_lines_and_characters(text: str, offset: int, expected: tuple[int, int]) -> None:
+    """position gives the 1-based line and the 1-based column in characters."""
+    assert expected == position(text, offset)
+
+
+LOCATE_TEXT = (
+    '{\n  "status": "x",\n  "error_info": {"code": "NOT_FOUD", "d": [1, 2, {"q": true}]},\n  "e": []\n}'
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "member_name", "expected"),
+    [
+        ((), False, "{"),
+        (("status",), False, '"x"'),
+        (("error_info", "code"), False, '"NOT_FOUD"'),
+        (("error_info", "code"), True, '"code"'),
+        (("error_info", "d", 1), False, "2"),
+        (("error_info", "d", 2, "q"), False, "true"),
+        (("e",), False, "[]"),
+    ],
+)
+def test_locate_finds_where_a_value_starts(
+    path: tuple[str | int, ...], member_name: bool, expected: str
+) -> None:
+    """locate gives the offset of the value (or the member name) at a path."""
+    offset = locate(LOCATE_TEXT, path, member_name=member_name)
+    assert offset is not None
+    assert expected == LOCATE_TEXT[offset : offset + len(expected)]
+
+
+@pytest.mark.parametrize("path", [("nope",), ("e", 0), ("status", "x")])
+def test_locate_gives_none_for_a_path_that_is_not_there(path: tuple[str | int, ...]) -> None:
+    """A path that names nothing has no location."""
+    assert locate(LOCATE_TEXT, path) is None
+
+
+@pytest.mark.parametrize(
+    ("prefix", "expected"),
+    [
+        ('{"a": [1, {"b": ', "/a/1/b"),
+        ('{"a": 1, ', ""),
+        ('{"a": "unterminated {[', "/a"),
+        ("[[[", "/0/0/0"),
+        ('{"a": {}, "b": [[], ', "/b/1"),
+    ],
+)
+def test_pointer_at_names_the_member_being_read(prefix: str, expected: str) -> None:
+    """pointer_at gives the pointer of the slot open at the end of a valid prefix."""
+    assert expected == pointer_at(prefix, len(prefix))
+
+
+def _reference_duplicate(text: str) -> bool:
+    found = False
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal found
+        names = [name for name, _ in items]
+        found = found or len(set(names)) != len(names)
+        return dict(items)
+
+    json.loads(text, object_pairs_hook=pairs)
+    return found
+
+
+_NAMES = ["a", "b", "a:", ":", "x/y", 'q"', "\u00e9", "status", ""]
+
+
+def _escaped(name: str, rng: random.Random) -> str:
+    """The JSON string literal of ``name``, with characters escaped at random."""
+    out = []
+    for char in name:
+        choice = rng.random()
+        if choice < 0.3:
+            out.append(f"\\u{ord(char):04x}")
+        elif char == "/" and choice < 0.6:
+            out.append("\\/")
+        else:
+            out.append(json.dumps(char, ensure_ascii=False)[1:-1])
+    return '"' + "".join(out) + '"'
+
+
+def _text(rng: random.Random, depth: int = 0) -> str:
+    """A random JSON text, with random spacing and escapes, whose objects may repeat a name."""
+    space = rng.choice(["", " ", "\n  "])
+    kind = rng.random()
+    if depth > 3 or kind < 0.3:
+        return rng.choice(["1", "-2.5e3", "true", "null", '"v:al"', '"\\u003a"', '"\\"::\\""'])
+    if kind < 0.5:
+        items = [_text(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+        return "[" + ("," + space).join(items) + "]"
+    names = [rng.choice(_NAMES) for _ in range(rng.randint(0, 4))]
+    members = [f"{_escaped(name, rng)}{space}:{space}{_text(rng, depth + 1)}" for name in names]
+    return "{" + space + ("," + space).join(members) + "}"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=2**32))
+def test_the_duplicate_screen_agrees_with_a_full_parse(seed: int) -> None:
+    """For random texts (escaped names, colons in strings, any spacing), parse_ijson rejects
+    exactly those in which some object repeats a name, as stdlib json with a pairs hook sees it."""
+    rng = random.Random(seed)
+    for _ in range(20):
+        text = _text(rng)
+        expected = _reference_duplicate(text)
+        for data in (text, text.encode("utf-8")):
+            value = orjson.loads(data)
+            screened = has_duplicate_members(data, value)
+            assert expected <= screened
+            assert expected == (duplicate_member(text) is not None)
+            rules = []
+            try:
+                parse_ijson(data)
+            except IJsonError as error:
+                rules.append(error.rule)
+            assert ([IJsonRule.DUPLICATE_NAME] if expected else []) == rules

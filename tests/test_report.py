@@ -1,0 +1,234 @@
+"""``toolresponse report``: per-tool figures from JSONL traces, as text and as self-contained HTML."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolresponse import CircuitBreaker, JsonlTraceWriter, ToolRegistry
+from toolresponse._cli import main
+from toolresponse.agent._report import percentile, render_html, render_text, summarise
+from toolresponse.testing import FakeClock
+
+
+def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    return path
+
+
+def _result(tool: str, status: str, time_ms: float, code: str | None = None) -> dict[str, Any]:
+    return {
+        "event": "tool_result",
+        "run_id": "r1",
+        "tool": tool,
+        "status": status,
+        "code": code,
+        "time_ms": time_ms,
+    }
+
+
+TRACE: list[dict[str, Any]] = [
+    {"event": "run_start", "run_id": "r1", "t_ms": 0, "task": "t", "tools": ["add", "div"]},
+    {
+        "event": "model_output",
+        "run_id": "r1",
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    },
+    *[_result("add", "success", float(ms)) for ms in range(1, 21)],
+    _result("div", "partial", 5.0),
+    _result("div", "error", 7.0, "EXECUTION_ERROR"),
+    _result("div", "error", 9.0, "EXECUTION_ERROR"),
+    _result("div", "error", 0.5, "CIRCUIT_OPEN"),
+    {"event": "breaker", "run_id": "r1", "tool": "div", "from": "closed", "to": "open"},
+    {"event": "breaker", "run_id": "r1", "tool": "div", "from": "open", "to": "half_open"},
+    {"event": "model_error", "run_id": "r1", "kind": "rate_limit", "status_code": 429},
+    {
+        "event": "model_output",
+        "run_id": "r1",
+        "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55},
+    },
+    {"event": "run_end", "run_id": "r1", "outcome": "answered", "duration_ms": 1500.0},
+    {"event": "a_later_event", "run_id": "r1"},
+]
+
+
+@pytest.mark.parametrize(
+    ("values", "q", "expected"),
+    [
+        ([], 50, None),
+        ([3.0], 95, 3.0),
+        ([float(v) for v in range(1, 21)], 50, 10.0),
+        ([float(v) for v in range(1, 21)], 95, 19.0),
+        ([float(v) for v in range(1, 21)], 100, 20.0),
+        ([5.0, 1.0, 3.0], 50, 3.0),
+    ],
+)
+def test_percentile_is_nearest_rank(values: list[float], q: float, expected: float | None) -> None:
+    """The q-th percentile is the ceil(q/100 * n)-th smallest value."""
+    assert expected == percentile(values, q)
+
+
+def test_summary_counts_calls_statuses_codes_times_trips_tokens_and_duration(tmp_path: Path) -> None:
+    """Every figure of the report is added up from the trace's events."""
+    summary = summarise([_write(tmp_path / "t.jsonl", TRACE)])
+    add, div = summary.tools["add"], summary.tools["div"]
+    assert (20, 20, 0, 0) == (len(add.calls), add.count("success"), add.count("partial"), add.count("error"))
+    assert (10.0, 19.0, 20.0) == (add.percentile(50), add.percentile(95), max(add.times_ms))
+    assert (4, 1, 3) == (len(div.calls), div.count("partial"), div.count("error"))
+    assert {"EXECUTION_ERROR": 2, "CIRCUIT_OPEN": 1} == div.errors_by_code
+    assert (0, 1) == (add.breaker_trips, div.breaker_trips)
+    assert (150, 25, 175) == (summary.prompt_tokens, summary.completion_tokens, summary.total_tokens)
+    assert (1, 2, 1500.0) == (summary.runs, summary.model_calls, summary.duration_ms)
+    assert {"rate_limit": 1} == dict(summary.model_errors)
+
+
+def test_text_report_has_a_row_per_tool_with_every_column(tmp_path: Path) -> None:
+    """The text report shows runs, tokens and duration, then one aligned row per tool."""
+    text = render_text(summarise([_write(tmp_path / "t.jsonl", TRACE)]))
+    lines = text.splitlines()
+    assert "1 run (answered 1), 2 model calls, duration 1.50 s" == lines[0]
+    assert "tokens 175 (prompt 150, completion 25)" == lines[1]
+    assert "model errors: rate_limit 1" == lines[2]
+    rows = {line.split()[0]: line.split() for line in lines[5:7]}
+    assert ["add", "20", "20", "0", "0", "10.00", "19.00", "20.00", "0", "-"] == rows["add"]
+    assert ["div", "4", "0", "1", "3", "5.00", "9.00", "9.00", "1"] == rows["div"][:9]
+    assert "EXECUTION_ERROR 2, CIRCUIT_OPEN 1" == " ".join(rows["div"][9:])
+
+
+def test_several_trace_files_add_up(tmp_path: Path) -> None:
+    """Traces given together are summed."""
+    first = _write(tmp_path / "a.jsonl", TRACE)
+    second = _write(tmp_path / "b.jsonl", TRACE)
+    summary = summarise([first, second])
+    assert (40, 2, 350) == (len(summary.tools["add"].calls), summary.runs, summary.total_tokens)
+
+
+def test_html_report_is_self_contained_with_an_inline_svg_chart_per_tool(tmp_path: Path) -> None:
+    """The HTML has no script and fetches nothing; each tool gets an SVG with one bar per timed call."""
+    page = render_html(summarise([_write(tmp_path / "t.jsonl", TRACE)]))
+    assert page.startswith("<!DOCTYPE html>")
+    assert [] == re.findall(r"<script|<link|https?://(?!www\.w3\.org/2000/svg)", page)
+    charts = re.findall(r"<svg.*?</svg>", page, flags=re.DOTALL)
+    assert 2 == len(charts)
+    bars = [len(re.findall(r"<rect [^>]*><title>", chart)) for chart in charts]
+    assert [20, 4] == bars
+    assert "p95 19.00 ms" in charts[0]
+
+
+def test_html_escapes_tool_names(tmp_path: Path) -> None:
+    """A tool name is text in the page, never markup."""
+    trace = _write(tmp_path / "t.jsonl", [_result("<b>x</b>", "success", 1.0)])
+    page = render_html(summarise([trace]))
+    assert "<b>x</b>" not in page
+    assert "&lt;b&gt;x&lt;/b&gt;" in page
+
+
+def test_command_prints_the_report_and_writes_html(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``toolresponse report TRACE --html OUT`` prints the table and writes the page."""
+    trace = _write(tmp_path / "t.jsonl", TRACE)
+    out = tmp_path / "report.html"
+    assert 0 == main(["report", str(trace), "--html", str(out)])
+    printed = capsys.readouterr().out
+    assert printed.splitlines()[0].startswith("1 run (answered 1)")
+    assert f"wrote {out}" == printed.splitlines()[-1]
+    assert "<svg" in out.read_text(encoding="utf-8")
+
+
+BAD_LINES = [
+    ("{not json", "t.jsonl:2: not JSON: Expecting property name enclosed in double quotes at column 2"),
+    ("[1, 2]", "t.jsonl:2: a trace line must be a JSON object, not an array"),
+    ('{"run_id": "r"}', "t.jsonl:2: a trace line needs a string member 'event'"),
+    (
+        '{"event": "tool_result", "tool": "add", "status": "fine"}',
+        "t.jsonl:2: tool_result: 'status' must be one of success, partial, error, not 'fine'",
+    ),
+    (
+        '{"event": "tool_result", "tool": "add", "status": "error", "code": "OOPS"}',
+        "t.jsonl:2: tool_result: 'code' must be a ToolResponse v1 error code, not 'OOPS'",
+    ),
+    (
+        '{"event": "tool_result", "tool": "add", "status": "success", "time_ms": "slow"}',
+        "t.jsonl:2: tool_result: 'time_ms' must be a number >= 0, not 'slow'",
+    ),
+    (
+        '{"event": "tool_result", "status": "success"}',
+        "t.jsonl:2: tool_result: 'tool' must be a non-empty string, not None",
+    ),
+    (
+        '{"event": "model_output", "usage": {"prompt_tokens": -1}}',
+        "t.jsonl:2: model_output usage: 'prompt_tokens' must be a number >= 0, not -1",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"), BAD_LINES, ids=[message.split(": ", 1)[1] for _, message in BAD_LINES]
+)
+def test_a_bad_trace_line_is_reported_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, message: str
+) -> None:
+    """A line the report cannot read exits 1 with FILE:LINE and the reason, and no traceback."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(json.dumps(_result("add", "success", 1.0)) + "\n" + line + "\n", encoding="utf-8")
+    assert 1 == main(["report", str(trace)])
+    assert f"toolresponse report: {trace.parent}/{message}\n" == capsys.readouterr().err
+
+
+def test_a_missing_trace_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A trace that cannot be opened is named, with the system's reason."""
+    missing = tmp_path / "none.jsonl"
+    assert 1 == main(["report", str(missing)])
+    assert f"toolresponse report: {missing}: cannot read the trace: No such file or directory\n" == (
+        capsys.readouterr().err
+    )
+
+
+def test_a_trace_that_is_not_utf8_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bytes that are not UTF-8 are reported at their line."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(b'{"event": "run_start"}\n{"event": "\xff"}\n')
+    assert 1 == main(["report", str(trace)])
+    assert capsys.readouterr().err.startswith(f"toolresponse report: {trace}:2: not UTF-8 text")
+
+
+def test_an_empty_trace_reports_no_tool_calls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A trace with no tool results still reports, saying so."""
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("\n", encoding="utf-8")
+    assert 0 == main(["report", str(trace)])
+    assert "no tool calls" == capsys.readouterr().out.splitlines()[-1]
+
+
+def test_the_registry_own_trace_is_reported_with_its_breaker_trips(tmp_path: Path) -> None:
+    """A JsonlTraceWriter trace of a registry is read too; trips come from its breaker_state."""
+    clock = FakeClock()
+    registry = ToolRegistry(breaker=CircuitBreaker(failure_threshold=2, recovery_timeout_s=10, clock=clock))
+
+    @registry.tool
+    def divide(a: float, b: float) -> float:
+        """Divide."""
+        return a / b
+
+    path = tmp_path / "registry.jsonl"
+    with JsonlTraceWriter(path) as writer:
+        registry.add_listener(writer)
+        for b in (1, 0, 0, 1):
+            registry.execute("divide", {"a": 1, "b": b})
+    tool = summarise([path]).tools["divide"]
+    assert (4, 1, 3, 1) == (len(tool.calls), tool.count("success"), tool.count("error"), tool.breaker_trips)
+    assert {"EXECUTION_ERROR": 2, "CIRCUIT_OPEN": 1} == tool.errors_by_code
+
+
+def test_registry_events_beside_agent_results_are_not_counted_twice(tmp_path: Path) -> None:
+    """In a file with the agent's tool_result events, the registry's tool_call events are ignored."""
+    registry_event = {"event": "tool_call", "tool": "add", "status": "success", "code": None, "time_ms": 1.0}
+    trace = _write(tmp_path / "t.jsonl", [_result("add", "success", 1.0), registry_event])
+    assert 1 == len(summarise([trace]).tools["add"].calls)

@@ -1,0 +1,197 @@
+"""mask_secrets and the JSONL trace writer, alone and as a registry listener."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolresponse import JsonlTraceWriter, ToolRegistry, mask_secrets
+from toolresponse.testing import FakeClock
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "api_key",
+        "API-Key",
+        "apikey",
+        "x-api-key",
+        "Authorization",
+        "password",
+        "db_password",
+        "token",
+        "access_token",
+        "refresh_token",
+        "github_token",
+        "secret",
+        "client_secret",
+        "Cookie",
+        "private_key",
+    ],
+)
+def test_secret_member_names_are_masked(name: str) -> None:
+    """The value of a member whose name says it is a secret is replaced."""
+    assert {name: "***", "city": "Paris"} == mask_secrets({name: "s3cr3t-value", "city": "Paris"})
+
+
+@pytest.mark.parametrize(
+    "name", ["prompt_tokens", "completion_tokens", "max_tokens", "tokens", "keyboard", "secretary_count"]
+)
+def test_counts_and_ordinary_names_are_kept(name: str) -> None:
+    """Token counts and names that merely contain a word are not secrets."""
+    assert {name: 12} == mask_secrets({name: 12})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("key sk-proj-AbCdEf0123456789xyz here", "key sk-*** here"),
+        ("sk-ant-api03-AbCdEf0123456789", "sk-***"),
+        ("Authorization: Bearer eyJabc.def123", "Authorization: Bearer ***"),
+        ("bearer abcdef1234567890", "bearer ***"),
+        ("Basic dXNlcjpwYXNzd29yZA==", "Basic ***"),
+        ("use ghp_0123456789abcdefABCDEF0123", "use ghp_***"),
+        ("AKIAIOSFODNN7EXAMPLE", "AKIA***"),
+        ("xoxb-1234567890-abcdef", "xoxb-***"),
+        ("jwt eyJhbGciOi.eyJzdWIiOiIx.c2lnbmF0dXJl", "jwt eyJ***"),
+        ("https://alice:hunter2@example.com/db", "https://alice:***@example.com/db"),
+        ("GET /v1?api_key=abc123&q=paris", "GET /v1?api_key=***&q=paris"),
+        ("password: hunter2", "password: ***"),
+    ],
+)
+def test_secrets_inside_strings_are_masked(text: str, expected: str) -> None:
+    """API keys, bearer tokens, URL passwords and secret parameters are masked inside any string."""
+    assert expected == mask_secrets(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Basic arithmetic: 2 + 2 = 4",
+        "Bearer of good news",
+        "The task was completed with 512 tokens.",
+        "ask-me-anything is not a key",
+        "see https://example.com/docs",
+    ],
+)
+def test_prose_is_kept(text: str) -> None:
+    """Ordinary text is not mistaken for a secret."""
+    assert text == mask_secrets(text)
+
+
+def test_masking_is_deep_and_copies() -> None:
+    """Nested objects and arrays are masked in a copy; the input is not changed."""
+    record = {
+        "params": {"headers": {"Authorization": "Bearer abc123def456"}, "items": ["sk-AbCdEf0123456789"]}
+    }
+    masked = mask_secrets(record)
+    assert {"params": {"headers": {"Authorization": "***"}, "items": ["sk-***"]}} == masked
+    assert "Bearer abc123def456" == record["params"]["headers"]["Authorization"]  # type: ignore[index]
+
+
+def lines(text: str) -> list[Any]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_writer_writes_masked_jsonl_to_a_stream() -> None:
+    """Each record is one compact, masked JSON line."""
+    stream = io.StringIO()
+    writer = JsonlTraceWriter(stream)
+    writer.write({"event": "model", "api_key": "sk-AbCdEf0123456789", "n": 1})
+    writer.write({"event": "model", "text": "used sk-AbCdEf0123456789"})
+    assert [{"event": "model", "api_key": "***", "n": 1}, {"event": "model", "text": "used sk-***"}] == lines(
+        stream.getvalue()
+    )
+    writer.close()
+    assert not stream.closed
+
+
+def test_writer_owns_a_path(tmp_path: Path) -> None:
+    """Given a path, the writer appends to the file and closes it; writing after close is refused."""
+    path = tmp_path / "trace.jsonl"
+    path.write_text('{"earlier": true}\n', encoding="utf-8")
+    with JsonlTraceWriter(path) as writer:
+        writer.write({"later": True})
+    assert [{"earlier": True}, {"later": True}] == lines(path.read_text("utf-8"))
+    assert writer.closed
+    with pytest.raises(ValueError, match="closed"):
+        writer.write({})
+    writer.close()
+
+
+def test_writer_mode_w_truncates(tmp_path: Path) -> None:
+    """mode="w" starts the file afresh."""
+    path = tmp_path / "trace.jsonl"
+    path.write_text('{"earlier": true}\n', encoding="utf-8")
+    with JsonlTraceWriter(path, mode="w") as writer:
+        writer.write({"only": 1})
+    assert [{"only": 1}] == lines(path.read_text("utf-8"))
+
+
+def test_values_that_are_not_json_are_written_as_text() -> None:
+    """A trace never fails: NaN, bytes, big integers and unknown objects become text."""
+    stream = io.StringIO()
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    with JsonlTraceWriter(stream) as writer:
+        writer.write({"nan": float("nan"), "raw": b"\x00", "big": 2**70, "cycle": cycle, "set": {1}})
+    assert [{"nan": "nan", "raw": "b'\\x00'", "big": str(2**70), "cycle": ["<cycle>"], "set": [1]}] == lines(
+        stream.getvalue()
+    )
+
+
+def test_writer_is_a_registry_listener() -> None:
+    """As a listener, the writer records status, code, time_ms and breaker state of every call."""
+    stream = io.StringIO()
+    clock = FakeClock()
+    registry = ToolRegistry(clock=clock)
+    registry.register(lambda token: "ok", name="login")
+    registry.add_listener(JsonlTraceWriter(stream))
+    registry.execute("login", {"token": "t"}, call_id="c1")
+    registry.execute("logn", {}, call_id="Bearer abcdef1234567890")
+    assert [
+        {
+            "event": "tool_call",
+            "tool": "login",
+            "call_id": "c1",
+            "status": "success",
+            "code": None,
+            "retryable": None,
+            "time_ms": 0.0,
+            "breaker_state": None,
+        },
+        {
+            "event": "tool_call",
+            "tool": "logn",
+            "call_id": "Bearer ***",
+            "status": "error",
+            "code": "NOT_FOUND",
+            "retryable": False,
+            "time_ms": 0.0,
+            "breaker_state": None,
+        },
+    ] == lines(stream.getvalue())
+
+
+def test_threads_share_a_writer() -> None:
+    """Concurrent writes give whole lines, none lost."""
+    stream = io.StringIO()
+    writer = JsonlTraceWriter(stream)
+
+    def write_many(thread: int) -> None:
+        for index in range(200):
+            writer.write({"thread": thread, "index": index})
+
+    threads = [threading.Thread(target=write_many, args=(number,)) for number in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    records = lines(stream.getvalue())
+    assert 800 == len(records)
+    assert {(t, i) for t in range(4) for i in range(200)} == {(r["thread"], r["index"]) for r in records}
