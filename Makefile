@@ -56,6 +56,7 @@ demo: $(STAMP)
 ## bench: the benchmarks (figures printed, never asserted)
 bench: $(STAMP)
 	$(PY) benchmarks/registry_overhead.py
+	$(PY) benchmarks/validate_throughput.py
 
 ## conformance-http: serve the demo registry and run the HTTP conformance suite against it
 conformance-http: $(STAMP)

@@ -9,8 +9,9 @@ then times whole processes on it, each started with a fixed argument list
 - the reference, ``benchmarks/reference_validate.py`` (stdlib ``json.loads`` and a
   reused jsonschema ``Draft202012Validator``);
 - parse-only, ``orjson.loads`` of every line: the floor;
-- for context, ``toolresponse validate --quiet`` (verdicts only, no messages) and
-  the command on an empty file (its start-up time, included in every run).
+- for context, ``toolresponse validate --quiet`` (verdicts only, no messages),
+  ``--jobs 2`` (two worker processes; the targets are for one), and the
+  command on an empty file (its start-up time, included in every run).
 
 The fast ones run ``--repeats`` times, interleaved, and the best time counts
 (a load spike elsewhere on the machine only ever slows a run down); the
@@ -21,7 +22,8 @@ and on one five times longer (1,000,000 lines by default), which must stay
 under 150 MB and not grow with the input. The figures are printed, never
 asserted.
 
-    python benchmarks/validate_throughput.py [--lines N] [--repeats R] [--keep DIR] [--no-million]
+    python benchmarks/validate_throughput.py [--lines N] [--repeats R] [--keep DIR] [--corpus FILE]
+                                             [--no-million]
 """
 
 from __future__ import annotations
@@ -300,19 +302,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of the fast processes (default 3)")
     parser.add_argument("--keep", type=Path, help="build the corpus in this directory and keep it")
     parser.add_argument("--no-million", action="store_true", help="skip the memory run on a 5x corpus")
+    parser.add_argument("--corpus", type=Path, help="use this JSON-lines file instead of building one")
     args = parser.parse_args(argv)
 
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="toolresponse-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    corpus = workdir / "corpus.jsonl"
+    corpus = args.corpus or workdir / "corpus.jsonl"
     empty = workdir / "empty.jsonl"
     empty.write_bytes(b"")
     try:
         started = time.perf_counter()
-        lines, size = build_corpus(corpus, args.lines)
+        if args.corpus is None:
+            lines, size = build_corpus(corpus, args.lines)
+        else:
+            with open(corpus, "rb") as counted:
+                lines = sum(1 for _ in counted)
+            size = corpus.stat().st_size
         print(
             f"corpus: {lines:,} lines, {size / 1e6:,.1f} MB (mean {size / lines:,.0f} B/line), "
-            f"built in {time.perf_counter() - started:.1f} s"
+            f"ready in {time.perf_counter() - started:.1f} s"
         )
         print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
         python = sys.executable
@@ -321,6 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             VALIDATE: [*validate, str(corpus)],
             "parse-only (orjson)": [python, "-c", PARSE_ONLY, str(corpus)],
             "validate --quiet (verdicts only)": [*validate, "--quiet", str(corpus)],
+            "validate --jobs 2": [*validate, "--jobs", "2", str(corpus)],
             "validate, startup only": [*validate, str(empty)],
         }
         run_process(cases["parse-only (orjson)"])  # warm the page cache

@@ -494,3 +494,14 @@ def test_the_command_never_prints_a_traceback(hostile_dir: Path) -> None:
     err = result.stderr.decode()
     assert (2, "Traceback" in err, len(err.splitlines())) == (result.returncode, False, 1)
     assert result.stdout.decode().endswith("0 valid, 2 invalid, 1 input unreadable\n")
+
+
+def test_undecodable_and_control_characters_in_names_are_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file name that is not UTF-8, or holds a line break, is shown escaped on one line."""
+    write(Path(os.fsdecode(bytes(tmp_path) + b"/\xff.json")), json.dumps({"status": "sucess", "text": "x"}))
+    write(tmp_path / "a\nb.jsonl", lines({"status": "sucess", "text": "x"}))
+    status, out, _ = run(capsys, monkeypatch, "--first", str(tmp_path))
+    expected = [f"{tmp_path}/a\\x0ab.jsonl:1", f"{tmp_path}/\\xff.json:1:12", "0 valid, 2 invalid"]
+    assert (1, expected) == (status, [line.split(": ")[0] for line in out.splitlines()])

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import stat
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -54,6 +55,7 @@ __all__ = [
     "check_lines",
     "expand",
     "run_task",
+    "shown_path",
     "tasks",
 ]
 
@@ -135,12 +137,21 @@ class _Ready:
         return self._batch
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def shown_path(path: str) -> str:
+    """A path as a report line can show it: undecodable bytes and control characters escaped."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
 def _reason(error: OSError) -> str:
     return error.strerror or str(error) or type(error).__name__
 
 
 def _io_record(name: str, error: OSError) -> Record:
-    return Record(name, None, None, (), io_error=_reason(error))
+    return Record(shown_path(name), None, None, (), io_error=_reason(error))
 
 
 def _mode_for(path: str) -> Mode:
@@ -184,7 +195,7 @@ def _walk(directory: str) -> Iterator[Source | Record]:
                 else:
                     pending.append(below)
             elif entry.name.lower().endswith(extensions) and entry.is_file():
-                yield Source(entry.path, entry.path, _mode_for(entry.name), entry.stat().st_size)
+                yield Source(entry.path, shown_path(entry.path), _mode_for(entry.name), entry.stat().st_size)
         except OSError as error:
             yield _io_record(entry.path, error)
 
@@ -204,7 +215,7 @@ def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
             yield from _walk(path)
         else:
             size = status.st_size if stat.S_ISREG(status.st_mode) else None
-            yield Source(path, path, _mode_for(path), size)
+            yield Source(path, shown_path(path), _mode_for(path), size)
 
 
 def _ijson_violation(error: IJsonError, line: int | None = None) -> SchemaViolation:

@@ -33,11 +33,13 @@ __all__ = [
     "EngineError",
     "EngineName",
     "FastEngine",
+    "Projection",
     "ReferenceEngine",
     "ValidationEngine",
     "engine",
     "json_pointer",
     "keyword_owner",
+    "root_projection",
     "schema_node",
     "unexpected_members",
 ]
@@ -122,8 +124,24 @@ def unexpected_members(instance: Any, owner: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _value_at(instance: Any, path: Path) -> Any:
+    for part in path:
+        instance = instance[part]
+    return instance
+
+
+def _not_json(instance: Any, error: Exception) -> list[EngineError]:
+    reason = str(error) or type(error).__name__
+    return [EngineError((), "type", (), instance, None, f"not a JSON value ({reason})")]
+
+
 class FastEngine:
-    """jsonschema-rs over the bundle: verdict first, errors only when invalid."""
+    """jsonschema-rs over the bundle: verdict first, errors only when invalid.
+
+    ``is_valid`` raises ``ValueError`` for a Python value no JSON decoder gives
+    (bytes, a set ...) where the schema looks at it; ``validate`` then asks the
+    reference engine.
+    """
 
     name: EngineName = "fast"
 
@@ -132,28 +150,27 @@ class FastEngine:
         self.is_valid: Callable[[Any], bool] = self._validator.is_valid
 
     def errors(self, instance: Any) -> list[EngineError]:
-        try:
-            raw = list(self._validator.iter_errors(instance))
-        except ValueError:
-            # jsonschema-rs gives up converting a failing value nested too deeply.
-            return engine("reference").errors(instance)
         out: list[EngineError] = []
-        for error in raw:
-            kind = error.kind
-            keyword = kind.name
-            path = tuple(error.instance_path)
-            schema_path = tuple(error.schema_path)
-            if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
-                out.extend(
-                    EngineError(path, keyword, schema_path, error.instance, name, error.message)
-                    for name in kind.unexpected
-                )
-            elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
-                out.append(
-                    EngineError(path, keyword, schema_path, error.instance, kind.property, error.message)
-                )
-            else:
-                out.append(EngineError(path, keyword, schema_path, error.instance, None, error.message))
+        try:
+            for error in self._validator.iter_errors(instance):
+                kind = error.kind
+                keyword = kind.name
+                path = tuple(error.instance_path)
+                schema_path = tuple(error.schema_path)
+                # The failing value is read from the instance itself: no conversion back from Rust.
+                value = _value_at(instance, path)
+                if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
+                    out.extend(
+                        EngineError(path, keyword, schema_path, value, name, error.message)
+                        for name in kind.unexpected
+                    )
+                elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
+                    out.append(EngineError(path, keyword, schema_path, value, kind.property, error.message))
+                else:
+                    out.append(EngineError(path, keyword, schema_path, value, None, error.message))
+        except (ValueError, LookupError, TypeError):
+            # jsonschema-rs gives up on a value nested too deeply or not JSON at all.
+            return engine("reference").errors(instance)
         return out
 
 
@@ -182,6 +199,8 @@ class ReferenceEngine:
                     "the response nests too deeply for its errors to be listed",
                 )
             ]
+        except (TypeError, ValueError) as failure:
+            return _not_json(instance, failure)
         missing_taken: dict[tuple[Path, Path], int] = {}
         out: list[EngineError] = []
         for error in raw:
@@ -358,16 +377,12 @@ class Projection:
             self._memo[name] = member
         return member
 
-    def _number(self, kind: str, value: int | float) -> int | float:
-        """A stand-in of the same kind that meets the same number keywords, or ``value``
-        itself when it fails one (a message then shows it)."""
-        numbers = self.numbers
-        if not all(_meets(keyword, limit, value) for keyword, limit in numbers):
-            return value
+    def _stand_in(self, kind: str) -> int | float | None:
+        """The first stand-in number of ``kind`` that meets every number keyword, if any."""
         for stand_in in _NUMBER_STAND_INS[kind]:
-            if all(_meets(keyword, limit, stand_in) for keyword, limit in numbers):
+            if all(_meets(keyword, limit, stand_in) for keyword, limit in self.numbers):
                 return stand_in
-        return value
+        return None
 
     def _projector(self) -> Projector:
         typed_kinds = self.typed_kinds
@@ -376,8 +391,9 @@ class Projection:
         objects = self.objects
         memo = self._memo
         member = self._member
-        number = self._number
-        plain_numbers = not self.numbers
+        numbers = self.numbers
+        integer_stand_in = self._stand_in("integer")
+        number_stand_in = self._stand_in("number")
         strings_typed = "string" in typed_kinds
         integers_typed = "integer" in typed_kinds
         numbers_typed = "number" in typed_kinds
@@ -393,12 +409,16 @@ class Projection:
                     return "x" * min(len(value), string_keep) if string_keep else ""
                 return value[:quoted]
             if kind is int or kind is float:
+                # A stand-in of the same kind meeting the same number keywords; the value itself
+                # when its type or a keyword fails (a message then shows it).
                 integral = kind is int or value.is_integer()
                 if not (integers_typed if integral else numbers_typed):
                     return value
-                if plain_numbers:
-                    return 0 if integral else 0.5
-                return number("integer" if integral else "number", value)
+                for keyword, limit in numbers:
+                    if not _meets(keyword, limit, value):
+                        return value
+                stand_in = integer_stand_in if integral else number_stand_in
+                return value if stand_in is None else stand_in
             if kind is list:
                 return [None] if value else []
             return value

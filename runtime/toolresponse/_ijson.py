@@ -360,6 +360,14 @@ def locate(text: str, path: tuple[str | int, ...], *, member_name: bool = False)
     return None
 
 
+def _terminated(token: str) -> bool:
+    """Whether a string token of ``_PREFIX_TOKENS`` ends with its closing quote."""
+    if len(token) < 2 or not token.endswith('"'):
+        return False
+    backslashes = len(token) - 1 - len(token[:-1].rstrip("\\"))
+    return backslashes % 2 == 0
+
+
 def pointer_at(text: str, offset: int) -> str | None:
     """The pointer of the member or item being read at ``offset`` of a text that is
     well-formed up to there (where a parser stopped), or None when it is very deep."""
@@ -367,9 +375,10 @@ def pointer_at(text: str, offset: int) -> str | None:
     for token in _PREFIX_TOKENS.findall(text, 0, offset):
         first = token[0]
         if first == '"':
-            if stack and stack[-1][2]:
+            # A name cut off where the parser stopped names nothing yet: the object is the place.
+            if stack and stack[-1][2] and _terminated(token):
                 frame = stack[-1]
-                frame[1] = _key(token) if len(token) > 1 and token.endswith('"') else token[1:]
+                frame[1] = _key(token)
                 frame[2] = False
         elif first == "{":
             stack.append([True, "", True])

@@ -38,7 +38,7 @@ import orjson
 
 from ._bulk import Batch, Options, Record, Source, check, expand
 
-__all__ = ["add_arguments", "report", "run"]
+__all__ = ["Progress", "add_arguments", "report", "run"]
 
 EXIT_VALID = 0
 EXIT_INVALID = 1

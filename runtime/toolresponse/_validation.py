@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -145,14 +146,14 @@ def _describe(value: Any) -> str:
     if isinstance(value, int):
         return str(value) if value.bit_length() <= 128 else "a very large integer"
     if isinstance(value, float):
-        return repr(value)
+        return repr(value) if math.isfinite(value) else f"{value!r} (not a JSON number)"
     if isinstance(value, str):
         return f"the string {_short(value)}" if value else "the empty string"
     if isinstance(value, list):
         return "an array" if value else "an empty array"
     if isinstance(value, dict):
         return "an object"
-    return f"a {type(value).__name__}"
+    return f"a Python {type(value).__name__!r} value (not JSON)"
 
 
 def _shown(value: Any) -> str:
@@ -392,6 +393,9 @@ def _rank(error: EngineError) -> int:
 
 
 def _violation(error: EngineError) -> SchemaViolation:
+    if not error.schema_path:
+        # Not a keyword of the schema: the engine could not go on (depth, a value that is not JSON).
+        return SchemaViolation(pointer=json_pointer(error.path), keyword=error.keyword, message=error.message)
     if error.keyword == "additionalProperties":
         message, suggestion = _unknown_member(error)
     elif error.keyword == "required":
@@ -454,10 +458,30 @@ def iter_errors(obj: Any, *, engine: EngineName = "fast") -> Iterator[SchemaViol
     yield from validate(obj, engine=engine).errors
 
 
+def _verdict(obj: Any, chosen: ValidationEngine) -> tuple[bool, ValidationEngine]:
+    """The verdict on ``obj`` and the engine that reached it: the reference engine takes
+    over from jsonschema-rs for Python values no JSON decoder gives."""
+    try:
+        return chosen.is_valid(obj), chosen
+    except (ValueError, TypeError):
+        if chosen.name == "reference":
+            return False, chosen
+    reference = _engine_named("reference")
+    try:
+        return reference.is_valid(obj), reference
+    except (ValueError, TypeError, RecursionError):
+        return False, reference
+
+
 def validate(obj: Any, *, engine: EngineName = "fast") -> ValidationResult:
-    """Check a decoded JSON value against the ToolResponse v1 schema."""
-    chosen = _engine_named(engine)
-    if chosen.is_valid(obj):
+    """Check a decoded JSON value against the ToolResponse v1 schema.
+
+    ``obj`` is what a JSON decoder gives (dicts, lists, str, int, float, bool,
+    None); the members the schema leaves free (``data``, ``params_input``,
+    ``x-`` extensions) are not looked into.
+    """
+    valid, chosen = _verdict(obj, _engine_named(engine))
+    if valid:
         return _VALID
     return ValidationResult(errors=tuple(violation for violation, _ in _explained(obj, chosen)))
 
