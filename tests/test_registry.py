@@ -42,6 +42,13 @@ def details_of(response: ToolResponse) -> dict[str, Any]:
     return response.error_info.details
 
 
+async def run_through(registry: ToolRegistry, via: str, name: str, **options: Any) -> ToolResponse:
+    """The answer of ``registry.execute`` or ``await registry.aexecute``, as ``via`` says."""
+    if via == "execute":
+        return registry.execute(name, **options)
+    return await registry.aexecute(name, **options)
+
+
 class FakeBreaker:
     """Records what the registry asks; refuses with ``refusal`` when set."""
 
@@ -342,12 +349,13 @@ async def test_interrupts_propagate_through_the_registry(error: type[BaseExcepti
         await registry.aexecute("interrupt")
 
 
+@pytest.mark.parametrize("via", ["execute", "aexecute"])
 @pytest.mark.parametrize("where", ["admit", "record"])
-def test_a_broken_breaker_is_an_internal_error(where: str) -> None:
+async def test_a_broken_breaker_is_an_internal_error(where: str, via: str) -> None:
     """A bug in the breaker is INTERNAL_ERROR, not a crash and not the tool's fault."""
     registry = ToolRegistry(breaker=BrokenBreaker(where))
     registry.register(lambda: "ok", name="fine")
-    response = valid(registry.execute("fine", call_id="c"))
+    response = valid(await run_through(registry, via, "fine", call_id="c"))
     assert (ErrorCode.INTERNAL_ERROR, "fine", "c") == (
         response.code,
         (response.context or {})["tool_name"],
@@ -515,16 +523,16 @@ async def test_aexecute_mirrors_execute(registry: ToolRegistry) -> None:
 # -- events ---------------------------------------------------------------------------------
 
 
-def test_every_call_emits_one_event() -> None:
+@pytest.mark.parametrize("via", ["execute", "aexecute"])
+async def test_every_call_emits_one_event(via: str) -> None:
     """Listeners get tool, call_id, status, code, time_ms and breaker state for every call."""
     clock = FakeClock()
     registry = ToolRegistry(breaker=CircuitBreaker(failure_threshold=1, clock=clock), clock=clock)
     registry.register(lambda: 1 / 0, name="boom")
     events: list[ToolCallEvent] = []
     registry.add_listener(events.append)
-    registry.execute("boom", call_id="1")
-    registry.execute("boom", call_id="2")
-    registry.execute("bom", call_id="3")
+    for name, call_id in [("boom", "1"), ("boom", "2"), ("bom", "3")]:
+        await run_through(registry, via, name, call_id=call_id)
     assert [
         ("boom", "1", ToolStatus.ERROR, ErrorCode.EXECUTION_ERROR, CircuitState.OPEN),
         ("boom", "2", ToolStatus.ERROR, ErrorCode.CIRCUIT_OPEN, CircuitState.OPEN),

@@ -26,9 +26,11 @@ from toolresponse import (
     ToolResponse,
     ToolResponseError,
     ToolStatus,
+    is_json_data,
     to_json_data,
     validate,
 )
+from toolresponse._jsondata import MAX_DEPTH, NOT_PLAIN, plain_object_copy
 
 FIXTURE_DIR = Path(__file__).resolve().parent / "conformance" / "v1"
 EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "schema" / "v1" / "examples"
@@ -268,21 +270,18 @@ def test_error_refuses_an_empty_message() -> None:
     ]
 
 
+def timeout_info(message: str) -> ErrorInfo:
+    """A TIMEOUT ``ErrorInfo`` with this message."""
+    return ErrorInfo(code=ErrorCode.TIMEOUT, message=message)
+
+
 @pytest.mark.parametrize(
     ("members", "pointer", "keyword"),
     [
         ({"status": "done", "text": "x"}, "/status", "enum"),
         ({"status": ToolStatus.SUCCESS, "text": 5}, "/text", "type"),
         ({"status": ToolStatus.ERROR, "text": "x"}, "", "required"),
-        (
-            {
-                "status": ToolStatus.SUCCESS,
-                "text": "x",
-                "error_info": ErrorInfo(code=ErrorCode.TIMEOUT, message="m"),
-            },
-            "/error_info",
-            "type",
-        ),
+        ({"status": ToolStatus.SUCCESS, "text": "x", "error_info": timeout_info("m")}, "/error_info", "type"),
         ({"status": ToolStatus.ERROR, "text": "x", "error_info": {"code": "TIMEOUT"}}, "/error_info", "type"),
         ({"status": ToolStatus.SUCCESS, "text": "x", "data": [1]}, "/data", "type"),
         ({"status": ToolStatus.SUCCESS, "text": "x", "stats": {"time_ms": -1}}, "/stats/time_ms", "minimum"),
@@ -299,11 +298,7 @@ def test_error_refuses_an_empty_message() -> None:
         ({"status": ToolStatus.SUCCESS, "text": "x", "data": {"n": math.nan}}, "/data/n", "type"),
         ({"status": ToolStatus.SUCCESS, "text": "\ud800"}, "/text", "type"),
         (
-            {
-                "status": ToolStatus.ERROR,
-                "text": "x",
-                "error_info": ErrorInfo(code=ErrorCode.TIMEOUT, message="\udfff"),
-            },
+            {"status": ToolStatus.ERROR, "text": "x", "error_info": timeout_info("\udfff")},
             "/error_info/message",
             "type",
         ),
@@ -570,3 +565,61 @@ def test_conversion_happens_on_construction() -> None:
         "ok", data={"tags": {"b", "a"}}, context={"when": datetime.date(2026, 1, 1)}
     )
     assert ({"tags": ["a", "b"]}, {"when": "2026-01-01"}) == (response.data, response.context)
+
+
+# -- the registry's check-and-copy walk over parameters ----------------------------------------
+
+
+class Label(str):
+    """A str subclass: JSON after conversion, but not JSON exactly as it is."""
+
+
+not_plain_leaves = st.sampled_from(
+    [math.nan, -math.inf, 2**64, -(2**63) - 1, "\ud800", Label("x"), (1,), {1}, b"x", 1j, ToolStatus.ERROR]
+)
+mixed_values = st.recursive(
+    json_scalars | not_plain_leaves,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=4) | st.integers(0, 3) | st.just("\udc00"), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def containers(value: Any) -> list[int]:
+    """The identities of every dict and list in ``value``, itself included."""
+    if isinstance(value, dict):
+        return [id(value), *(found for item in value.values() for found in containers(item))]
+    if isinstance(value, list):
+        return [id(value), *(found for item in value for found in containers(item))]
+    return []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), mixed_values, max_size=4))
+def test_plain_object_copy_agrees_with_is_json_data(value: dict[str, Any]) -> None:
+    """The one-walk check and copy accepts exactly what is_json_data accepts, and its copy is
+    equal to the original and shares none of its objects or arrays."""
+    copy = plain_object_copy(value)
+    assert is_json_data(value) == (copy is not NOT_PLAIN)
+    if copy is not NOT_PLAIN:
+        assert value == copy
+        assert set() == set(containers(value)) & set(containers(copy))
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        ({"v": nested(MAX_DEPTH - 1)}, True),
+        ({"v": nested(MAX_DEPTH)}, False),
+        (cyclic(), False),
+        ({"\udc00": 1}, False),
+        ({1: "one"}, False),
+        ({"n": 1.5, "i": 2**64 - 1, "s": "é", "b": False, "z": None}, True),
+    ],
+    ids=["deepest", "too-deep", "cycle", "surrogate-key", "int-key", "scalars"],
+)
+def test_plain_object_copy_limits(value: dict[Any, Any], plain: bool) -> None:
+    """Nesting, cycles and member names are judged as is_json_data judges them."""
+    assert (plain, plain) == (is_json_data(value), plain_object_copy(value) is not NOT_PLAIN)

@@ -254,6 +254,100 @@ def test_wrap_value_refuses_values_that_are_not_json(value: Any, pointer: str) -
     assert pointer == caught.value.pointer
 
 
+WRAPPED_VALUES = [None, True, 42, 1.5, "plain", [1, "a"], (1, 2), {"b", "a"}, Colour.RED, {"sum": 3}, {}]
+
+
+@pytest.mark.parametrize("value", WRAPPED_VALUES, ids=repr)
+async def test_a_functions_answer_is_its_wrapped_value(value: Any) -> None:
+    """Called through call or acall, sync or async, a function answers what wrap_value makes of
+    its value, with stats and context added."""
+
+    def sync_value() -> Any:
+        return value
+
+    async def async_value() -> Any:
+        return value
+
+    expected = wrap_value(value)
+    for tool in (FunctionTool(sync_value, name="value"), FunctionTool(async_value, name="value")):
+        for response in (tool.call({}, call_id="c"), await tool.acall({}, call_id="c")):
+            assert (ToolStatus.SUCCESS, expected.text, expected.data) == (
+                valid(response).status,
+                response.text,
+                response.data,
+            )
+            assert {"tool_name": "value", "params_input": {}, "call_id": "c"} == response.context
+            assert ["time_ms"] == list(response.stats or {})
+
+
+@pytest.mark.parametrize("via", ["call", "acall"])
+async def test_a_function_tool_that_overrides_run_is_run_as_written(via: str) -> None:
+    """A FunctionTool subclass with its own run or arun answers through it, not the function."""
+
+    class Shouting(FunctionTool):
+        def run(self, params: dict[str, Any]) -> ToolResponse:
+            return ToolResponse.partial(str(self.function(**params)).upper())
+
+    class AsyncShouting(FunctionTool):
+        async def arun(self, params: dict[str, Any]) -> ToolResponse:
+            return ToolResponse.partial(str(await self.function(**params)).upper())
+
+    async def whisper_async(text: str) -> Any:  # Any: no output schema, which the overrides ignore
+        return text
+
+    def whisper(text: str) -> Any:
+        return text
+
+    async def answer(tool: Tool) -> ToolResponse:
+        return tool.call({"text": "hi"}) if via == "call" else await tool.acall({"text": "hi"})
+
+    assert [(ToolStatus.PARTIAL, "HI"), (ToolStatus.PARTIAL, "HI")] == [
+        (response.status, response.text)
+        for response in [
+            valid(await answer(Shouting(whisper))),
+            valid(await answer(AsyncShouting(whisper_async))),
+        ]
+    ]
+
+
+def test_params_input_is_a_copy_the_caller_cannot_change_either() -> None:
+    """Neither the function nor the caller, changing the parameters afterwards, changes the record."""
+
+    def grow(items: list[Any], meta: dict[str, Any]) -> int:
+        items.append("by the tool")
+        meta["by"] = "the tool"
+        return len(items)
+
+    params: dict[str, Any] = {"items": [1, {"k": [2]}], "meta": {}}
+    response = valid(FunctionTool(grow).call(params))
+    params["items"][1]["k"].append("by the caller")
+    params["extra"] = 1
+    assert {"items": [1, {"k": [2]}], "meta": {}} == (response.context or {})["params_input"]
+
+
+def test_a_sync_function_returning_an_awaitable_is_an_execution_error() -> None:
+    """A sync function that returns a coroutine is refused (and the coroutine closed)."""
+
+    async def later() -> int:
+        return 1
+
+    def eager() -> Any:
+        return later()
+
+    response = valid(FunctionTool(eager).call({}))
+    assert (ErrorCode.EXECUTION_ERROR, "TypeError") == (
+        response.code,
+        details_of(response)["exception"],
+    )
+
+
+@pytest.mark.parametrize("call_id", [17, "caf\u00e9", "\udc80"], ids=repr)
+def test_tool_call_ids_become_valid_strings(call_id: Any) -> None:
+    """Tool.call records a call_id as a string of valid Unicode, so the response stays valid."""
+    response = valid(Echo().call({"text": "x"}, call_id=call_id))
+    assert isinstance((response.context or {})["call_id"], str)
+
+
 # -- Tool and FunctionTool definitions ------------------------------------------------------
 
 

@@ -28,7 +28,6 @@ only an invalid line goes on to have its violations explained.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 import stat
@@ -443,6 +442,8 @@ def check(
         for task in work:
             yield run_task(task, options)
         return
+    import multiprocessing  # only for --jobs: a single process never pays for importing it
+
     context = multiprocessing.get_context("spawn")
     with context.Pool(jobs) as pool:
         window: deque[_Result] = deque()

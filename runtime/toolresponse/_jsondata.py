@@ -90,6 +90,67 @@ def _plain(value: Any, depth: int, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+NOT_PLAIN: Any = object()
+"""What ``_plain_copy`` and ``plain_object_copy`` answer for a value that is not JSON exactly as it is."""
+
+
+def plain_object_copy(value: dict[Any, Any], depth: int = 0) -> Any:
+    """A copy of the dict ``value`` when it is JSON exactly as it is (as ``is_json_data`` says),
+    else ``NOT_PLAIN``.
+
+    One walk both checks and copies: the registry records every call's
+    parameters this way. Objects and arrays are copied, so that a tool that
+    changes its arguments cannot change the record; strings, numbers, booleans
+    and null are immutable and shared.
+    """
+    if depth >= MAX_DEPTH:
+        return NOT_PLAIN
+    members = value.copy()  # the scalar members are copied here, and only checked below
+    for key, item in value.items():
+        if type(key) is not str or not (key.isascii() or _unicode_ok(key)):
+            return NOT_PLAIN
+        # The commonest members (str, int, bool, null) are checked inline, without a call.
+        kind = type(item)
+        if kind is str:
+            if not (item.isascii() or _unicode_ok(item)):
+                return NOT_PLAIN
+        elif kind is int:
+            if not _INT_MIN <= item <= _INT_MAX:
+                return NOT_PLAIN
+        elif item is not None and kind is not bool:
+            member = _plain_copy(item, depth + 1)
+            if member is NOT_PLAIN:
+                return NOT_PLAIN
+            members[key] = member
+    return members
+
+
+def _plain_copy(value: Any, depth: int) -> Any:
+    """``value`` (a member at ``depth``) as ``plain_object_copy`` copies it, or ``NOT_PLAIN``."""
+    kind = type(value)
+    if kind is dict:
+        return plain_object_copy(value, depth)
+    if kind is list:
+        if depth >= MAX_DEPTH:
+            return NOT_PLAIN
+        items = []
+        for item in value:
+            member = _plain_copy(item, depth + 1)
+            if member is NOT_PLAIN:
+                return NOT_PLAIN
+            items.append(member)
+        return items
+    if kind is str:
+        return value if _unicode_ok(value) else NOT_PLAIN
+    if kind is int:
+        return value if _INT_MIN <= value <= _INT_MAX else NOT_PLAIN
+    if kind is float:
+        return value if math.isfinite(value) else NOT_PLAIN
+    if value is None or kind is bool:
+        return value
+    return NOT_PLAIN
+
+
 def is_json_data(value: Any) -> bool:
     """Whether ``value`` is JSON data as it is, with no conversion needed."""
     return _plain(value, 0, MAX_DEPTH)

@@ -35,6 +35,7 @@ from ._tool import (
     ToolSpec,
     _check_timeout,
     _safe,
+    call_id_of,
     internal_error,
     params_input_of,
 )
@@ -76,12 +77,6 @@ def _refused(prepared: PreparedTool, refusal: Any, params: Any, call_id: str | N
     except Exception as error:
         response = internal_error(prepared.name, error)
     return prepared.finish(response, params_input, call_id, 0.0)
-
-
-def _call_id(call_id: Any) -> str | None:
-    if call_id is None or (type(call_id) is str and call_id.isascii()):
-        return call_id
-    return _safe(str(call_id), 1000)
 
 
 class ToolRegistry:
@@ -138,7 +133,13 @@ class ToolRegistry:
             tool = tool_or_function()
         else:
             tool = FunctionTool(tool_or_function, name=name, description=description, timeout_s=timeout_s)
-        prepared = PreparedTool(tool, name=name, description=description, timeout_s=timeout_s)
+        prepared = PreparedTool(
+            tool,
+            name=name,
+            description=description,
+            timeout_s=timeout_s,
+            default_timeout_s=self._default_timeout_s,
+        )
         with self._lock:
             if prepared.name in self._tools:
                 raise ToolDefinitionError(f"a tool named {prepared.name!r} is already registered")
@@ -267,65 +268,63 @@ class ToolRegistry:
 
         Always returns a ToolResponse that validates against the schema.
         """
-        prepared = self._tools.get(name) if type(name) is str else None
         if call_id is not None:
-            call_id = _call_id(call_id)
-        if prepared is None:
-            response = self._not_found(name, params, call_id)
-        else:
-            timeout = prepared.timeout_s
-            if timeout is None:
-                timeout = self._default_timeout_s
-            breaker = self._breaker
-            if breaker is None:
-                response = prepared.call(params, call_id, timeout, self._clock)
-            else:
-                try:
-                    refusal: Any = breaker.admit(name)
-                except Exception as error:
-                    refusal = error
-                if refusal is None:
-                    response = prepared.call(params, call_id, timeout, self._clock)
-                    try:
-                        breaker.record(name, response)
-                    except Exception as error:
-                        response = _record_failed(prepared, response, error)
-                else:
-                    response = _refused(prepared, refusal, params, call_id)
-        if self._listeners:
-            self._emit(name, call_id, response, prepared is not None)
-        return response
+            call_id = call_id_of(call_id)
+        prepared = self._admit(name, params, call_id)
+        if isinstance(prepared, ToolResponse):
+            return prepared
+        return self._ran(
+            prepared, call_id, prepared.call(params, call_id, prepared.call_timeout_s, self._clock)
+        )
 
     async def aexecute(self, name: str, params: Any = None, *, call_id: str | None = None) -> ToolResponse:
         """The asynchronous form of ``execute``: async tools are awaited (and cancelled on
         timeout), sync tools run in a worker thread so the event loop is never blocked."""
-        prepared = self._tools.get(name) if type(name) is str else None
         if call_id is not None:
-            call_id = _call_id(call_id)
+            call_id = call_id_of(call_id)
+        prepared = self._admit(name, params, call_id)
+        if isinstance(prepared, ToolResponse):
+            return prepared
+        timeout = prepared.call_timeout_s
+        return self._ran(prepared, call_id, await prepared.acall(params, call_id, timeout, self._clock))
+
+    # What execute and aexecute share: everything but the call itself.
+
+    def _admit(self, name: Any, params: Any, call_id: str | None) -> PreparedTool | ToolResponse:
+        """The tool to run; or, when the call may not run (an unknown tool, the breaker's
+        refusal), the answer, already told to the listeners."""
+        prepared = self._tools.get(name) if type(name) is str else None
         if prepared is None:
-            response = self._not_found(name, params, call_id)
-        else:
-            timeout = prepared.timeout_s
-            if timeout is None:
-                timeout = self._default_timeout_s
-            breaker = self._breaker
-            if breaker is None:
-                response = await prepared.acall(params, call_id, timeout, self._clock)
-            else:
-                try:
-                    refusal: Any = breaker.admit(name)
-                except Exception as error:
-                    refusal = error
-                if refusal is None:
-                    response = await prepared.acall(params, call_id, timeout, self._clock)
-                    try:
-                        breaker.record(name, response)
-                    except Exception as error:
-                        response = _record_failed(prepared, response, error)
-                else:
-                    response = _refused(prepared, refusal, params, call_id)
+            return self._answered(name, call_id, self._not_found(name, params, call_id), known=False)
+        breaker = self._breaker
+        if breaker is not None:
+            try:
+                refusal: Any = breaker.admit(name)
+            except Exception as error:
+                refusal = error
+            if refusal is not None:
+                response = _refused(prepared, refusal, params, call_id)
+                return self._answered(name, call_id, response, known=True)
+        return prepared
+
+    def _ran(self, prepared: PreparedTool, call_id: str | None, response: ToolResponse) -> ToolResponse:
+        """The answer of a call that ran: its outcome told to the breaker and the listeners."""
+        breaker = self._breaker
+        if breaker is not None:
+            try:
+                breaker.record(prepared.name, response)
+            except Exception as error:
+                response = _record_failed(prepared, response, error)
         if self._listeners:
-            self._emit(name, call_id, response, prepared is not None)
+            self._emit(prepared.name, call_id, response, True)
+        return response
+
+    def _answered(
+        self, name: Any, call_id: str | None, response: ToolResponse, *, known: bool
+    ) -> ToolResponse:
+        """``response``, after the listeners have been told (``known``: a registered tool)."""
+        if self._listeners:
+            self._emit(name, call_id, response, known)
         return response
 
     def _not_found(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:

@@ -54,7 +54,7 @@ import orjson
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from ._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
-from ._jsondata import MAX_DEPTH, _plain, is_json_data, to_json_data
+from ._jsondata import MAX_DEPTH, NOT_PLAIN, _plain, is_json_data, plain_object_copy, to_json_data
 from ._params import ParameterValidator, docstring_summary, parameters_schema, return_schema
 from ._response import ToolResponse, _built, loads_strict
 from ._validation import SchemaViolation
@@ -145,8 +145,8 @@ class Tool:
     ) -> ToolResponse:
         """Run the tool on ``params`` (a dict, or JSON text of an object) and always answer
         with a valid ToolResponse; ``timeout_s`` defaults to the tool's own."""
-        prepared = _prepared_of(self)
-        return prepared.call(params, call_id, prepared.timeout_s if timeout_s is None else timeout_s, clock)
+        prepared, call_id, timeout = _call_settings(self, call_id, timeout_s)
+        return prepared.call(params, call_id, timeout, clock)
 
     async def acall(
         self,
@@ -157,8 +157,7 @@ class Tool:
         clock: Clock = time.monotonic,
     ) -> ToolResponse:
         """The asynchronous form of ``call``."""
-        prepared = _prepared_of(self)
-        timeout = prepared.timeout_s if timeout_s is None else timeout_s
+        prepared, call_id, timeout = _call_settings(self, call_id, timeout_s)
         return await prepared.acall(params, call_id, timeout, clock)
 
 
@@ -199,19 +198,45 @@ class FunctionTool(Tool):
         return self._is_async
 
     def run(self, params: dict[str, Any]) -> ToolResponse:
-        value = self.function(**params)
-        if type(value) not in _NOT_AWAITABLE and inspect.isawaitable(value):
-            close = getattr(value, "close", None)
-            if close is not None:
-                close()
-            raise TypeError(f"{self.name} returned an awaitable from a synchronous call")
-        return wrap_value(value)
+        return _wrap_sync(self.name, self.function(**params))
 
     async def arun(self, params: dict[str, Any]) -> ToolResponse:
         value = self.function(**params)
         if inspect.isawaitable(value):
             value = await value
         return wrap_value(value)
+
+
+def _wrap_sync(tool: str, value: Any) -> ToolResponse:
+    """The value of a synchronous call of function ``tool`` as a response (``wrap_value``); an
+    awaitable, which a synchronous call cannot wait for, is closed and refused with ``TypeError``."""
+    if type(value) not in _NOT_AWAITABLE and inspect.isawaitable(value):
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()
+        raise TypeError(f"{tool} returned an awaitable from a synchronous call")
+    return wrap_value(value)
+
+
+_Success = tuple[str, dict[str, Any]]
+"""The ``text`` and ``data`` of a plain function's success, not built yet (see ``PreparedTool.finish``)."""
+_Outcome = ToolResponse | _Success
+"""What running a tool gives: its response, or the text and data of a plain function's success."""
+
+
+def _plain_success(value: Any) -> _Success | None:
+    """The text and data ``wrap_value`` gives a value that is JSON as it is and needs no conversion
+    (None, a bool, a str, an int, a dict of JSON: what functions mostly return), else None."""
+    kind = type(value)
+    if value is None:
+        return "null", {"output": None}
+    if kind is bool:
+        return "true" if value else "false", {"output": value}
+    if (kind is str or kind is int) and _plain(value, 0, 1):
+        return value if kind is str else str(value), {"output": value}
+    if kind is dict and _plain(value, 0, MAX_DEPTH):
+        return orjson.dumps(value).decode("utf-8"), value
+    return None
 
 
 def wrap_value(value: Any) -> ToolResponse:
@@ -224,15 +249,9 @@ def wrap_value(value: Any) -> ToolResponse:
     """
     if isinstance(value, ToolResponse):
         return value
-    kind = type(value)
-    if value is None:
-        return _built(ToolResponse, _SUCCESS, "null", {"output": None})
-    if kind is bool:
-        return _built(ToolResponse, _SUCCESS, "true" if value else "false", {"output": value})
-    if (kind is str or kind is int) and _plain(value, 0, 1):
-        return _built(ToolResponse, _SUCCESS, value if kind is str else str(value), {"output": value})
-    if kind is dict and _plain(value, 0, MAX_DEPTH):
-        return _built(ToolResponse, _SUCCESS, orjson.dumps(value).decode("utf-8"), value)
+    plain = _plain_success(value)
+    if plain is not None:
+        return _built(ToolResponse, _SUCCESS, *plain)
     if isinstance(value, Mapping):
         data = to_json_data(value, pointer="/data")
         return ToolResponse.success(orjson.dumps(data).decode("utf-8"), data)
@@ -518,9 +537,12 @@ class PreparedTool:
     """A tool checked and compiled for calling: its name, schemas, timeout and how to run it."""
 
     __slots__ = (
+        "_async_function",
         "_async_run",
         "_params_valid",
+        "_sync_function",
         "_sync_run",
+        "call_timeout_s",
         "description",
         "name",
         "output",
@@ -537,6 +559,7 @@ class PreparedTool:
         name: str | None = None,
         description: str | None = None,
         timeout_s: float | None = None,
+        default_timeout_s: float | None = None,
     ) -> None:
         if not isinstance(tool, Tool):
             raise ToolDefinitionError(f"a tool must be a Tool or a callable, not {type(tool).__name__}")
@@ -556,6 +579,8 @@ class PreparedTool:
             None if tool.output_schema is None else _object_schema(tool.output_schema, where, "output schema")
         )
         self.timeout_s = _check_timeout(tool.timeout_s if timeout_s is None else timeout_s, where)
+        # The timeout of a call that names none: the tool's own, else the registry's default.
+        self.call_timeout_s = default_timeout_s if self.timeout_s is None else self.timeout_s
         kind = type(tool)
         has_run = kind.run is not Tool.run
         has_arun = kind.arun is not Tool.arun
@@ -565,6 +590,13 @@ class PreparedTool:
             raise ToolDefinitionError(f"{where}: {kind.__name__} overrides neither run nor arun")
         self._sync_run = tool.run if has_run else None
         self._async_run = tool.arun if has_arun else None
+        # A plain function that FunctionTool's own run/arun would call: the call paths call it
+        # directly, so that a plain value is built into the answer once (see _function_value).
+        function = tool.function if isinstance(tool, FunctionTool) else None
+        plain_run = type(tool).run is FunctionTool.run and has_run
+        plain_arun = type(tool).arun is FunctionTool.arun and has_arun
+        self._sync_function = function if plain_run else None
+        self._async_function = function if plain_arun else None
         self.spec = ToolSpec(
             name=self.name,
             description=self.description,
@@ -575,6 +607,24 @@ class PreparedTool:
         )
 
     # -- parameters and results ----------------------------------------------------------
+
+    def arguments(self, params: Any) -> tuple[dict[str, Any] | ToolResponse, Any]:
+        """The call's parameters checked against the schema (or the INVALID_PARAM answer), and
+        what ``context.params_input`` records: a copy the tool cannot change, or None when the
+        parameters cannot be shown as JSON."""
+        if type(params) is dict:
+            # The common case, a dict of plain JSON: checked and copied for the record in one
+            # walk, then checked against the schema.
+            record = plain_object_copy(params)
+            if record is not NOT_PLAIN and self._params_valid(params):
+                return params, record
+        parsed = self.parse(params)
+        if isinstance(parsed, ToolResponse):
+            return parsed, params_input_of(params)
+        record = plain_object_copy(parsed)
+        if record is NOT_PLAIN:  # JSON but not plain (a str subclass ...): converting builds a copy
+            record = to_json_data(parsed)
+        return parsed, record
 
     def parse(self, params: Any) -> dict[str, Any] | ToolResponse:
         """The call's parameters as a dict that satisfies the schema, or the INVALID_PARAM answer."""
@@ -610,21 +660,48 @@ class PreparedTool:
         """The tool's result as a response: a ToolResponse whose data fits the output schema."""
         if not isinstance(result, ToolResponse):
             return _not_a_response(self.name, result)
-        output = self.output
-        if output is not None and result.status is not _ERROR and not output.is_valid(result.data):
-            return _output_violation(self.name, output.violations(result.data, limit=_MAX_VIOLATIONS))
+        if self.output is not None and result.status is not _ERROR:
+            return self._output_error(result.data) or result
         return result
 
+    def _output_error(self, data: dict[str, Any]) -> ToolResponse | None:
+        """The error answer when ``data`` breaks the output schema, else None."""
+        output = self.output
+        if output is None or output.is_valid(data):
+            return None
+        return _output_violation(self.name, output.violations(data, limit=_MAX_VIOLATIONS))
+
+    def _function_value(self, value: Any, *, awaited: bool) -> _Outcome:
+        """A plain function's value, checked: when it is JSON as it is, its text and data (the
+        response is built once, by ``finish``); else the response ``wrap_value`` makes of it
+        (refusing an awaitable from a synchronous call), checked like any result."""
+        plain = _plain_success(value)
+        if plain is None:
+            try:
+                result = wrap_value(value) if awaited else _wrap_sync(self.name, value)
+            except Exception as error:
+                return execution_error(self.name, error)
+            return self.checked(result)
+        if self.output is not None:
+            return self._output_error(plain[1]) or plain
+        return plain
+
     def finish(
-        self, response: ToolResponse, params_input: Any, call_id: str | None, time_ms: float
+        self, outcome: _Outcome, params_input: Any, call_id: str | None, time_ms: float
     ) -> ToolResponse:
-        """``response`` with ``stats.time_ms`` and ``context`` filled in, the tool's other members kept."""
+        """The answer: ``outcome`` with ``stats.time_ms`` and ``context`` filled in, the tool's
+        other members kept; a plain function's text and data become a success here."""
         context: dict[str, Any] = {"tool_name": self.name, "params_input": params_input}
         if params_input is None:
             del context["params_input"]
         if call_id is not None:
             context["call_id"] = call_id
-        return response._with_call_info({"time_ms": time_ms if time_ms > 0.0 else 0.0}, context)
+        stats = {"time_ms": time_ms if time_ms > 0.0 else 0.0}
+        if isinstance(outcome, tuple):
+            # Every member is valid by construction: the text and data from _plain_success,
+            # a tool name that matched NAME_PATTERN, parameters recorded as JSON, a str call_id.
+            return _built(ToolResponse, _SUCCESS, outcome[0], outcome[1], stats, context)
+        return outcome._with_call_info(stats, context)
 
     # -- running --------------------------------------------------------------------------
 
@@ -657,8 +734,18 @@ class PreparedTool:
             return timeout_error(self.name, timeout_s)
         return self._outcome(outcome)
 
-    async def run_async(self, params: dict[str, Any], timeout_s: float | None) -> ToolResponse:
+    async def run_async(self, params: dict[str, Any], timeout_s: float | None) -> _Outcome:
         """Run the tool for an asynchronous caller; the result is checked, never raised."""
+        function = self._async_function
+        if function is not None and timeout_s is None:
+            # The commonest async tool, a plain coroutine function without a timeout, awaited directly.
+            try:
+                value = function(**params)
+                if inspect.isawaitable(value):
+                    value = await value
+            except Exception as error:
+                return execution_error(self.name, error)
+            return self._function_value(value, awaited=True)
         async_run = self._async_run
         if async_run is not None:
             if timeout_s is None:
@@ -694,74 +781,64 @@ class PreparedTool:
     # -- the whole call -------------------------------------------------------------------
 
     def call(self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock) -> ToolResponse:
-        # The hot path of every synchronous call, kept flat: valid dict parameters, a sync
-        # tool without a timeout, a ToolResponse back; everything else takes the general path.
+        """One synchronous call: the parameters checked, the tool run under ``timeout_s``, the
+        answer timed with ``clock`` and its context filled in; always a valid ToolResponse."""
         start = clock()
         params_input: Any = None
         try:
-            if type(params) is dict and _plain(params, 0, MAX_DEPTH) and self._params_valid(params):
-                parsed: Any = params
-            else:
-                parsed = self.parse(params)
-            if type(parsed) is dict:
-                params_input = _json_copy(parsed)
-                sync_run = self._sync_run
-                if timeout_s is None and sync_run is not None:
+            function = self._sync_function
+            if function is not None and timeout_s is None and type(params) is dict:
+                # The hot path, kept flat because it runs on most calls and every call level
+                # costs: a plain function without a timeout, given a dict that is plain JSON
+                # (checked and copied for the record in one walk) and valid. Anything else
+                # takes the general path below (arguments, run_sync), to the same answers.
+                record = plain_object_copy(params)
+                if record is not NOT_PLAIN and self._params_valid(params):
+                    params_input = record
                     try:
-                        result = sync_run(parsed)
+                        value = function(**params)
                     except Exception as error:
-                        response = execution_error(self.name, error)
+                        outcome: _Outcome = execution_error(self.name, error)
                     else:
-                        response = (
-                            result
-                            if type(result) is ToolResponse and self.output is None
-                            else self.checked(result)
-                        )
-                else:
-                    response = self.run_sync(parsed, timeout_s)
-            else:
-                params_input = params_input_of(params)
-                response = parsed
+                        outcome = self._function_value(value, awaited=False)
+                    return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
+            parsed, params_input = self.arguments(params)
+            outcome = parsed if isinstance(parsed, ToolResponse) else self.run_sync(parsed, timeout_s)
         except Exception as error:
-            response = internal_error(self.name, error)
-        time_ms = (clock() - start) * 1000.0
-        context = {"tool_name": self.name, "params_input": params_input}
-        if params_input is None:
-            del context["params_input"]
-        if call_id is not None:
-            context["call_id"] = call_id
-        return response._with_call_info({"time_ms": time_ms if time_ms > 0.0 else 0.0}, context)
+            outcome = internal_error(self.name, error)
+        return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
 
     async def acall(
         self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock
     ) -> ToolResponse:
+        """The asynchronous form of ``call``."""
         start = clock()
         params_input: Any = None
         try:
-            parsed = self.parse(params)
-            if type(parsed) is dict:
-                params_input = _json_copy(parsed)
-                response = await self.run_async(parsed, timeout_s)
+            parsed, params_input = self.arguments(params)
+            if isinstance(parsed, ToolResponse):
+                outcome: _Outcome = parsed
             else:
-                params_input = params_input_of(params)
-                response = parsed  # type: ignore[assignment]
+                outcome = await self.run_async(parsed, timeout_s)
         except Exception as error:
-            response = internal_error(self.name, error)
-        return self.finish(response, params_input, call_id, (clock() - start) * 1000.0)
+            outcome = internal_error(self.name, error)
+        return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
 
 
-def _json_copy(value: Any) -> Any:
-    """A copy of JSON data deep enough that a tool changing its arguments cannot change the record."""
-    kind = type(value)
-    if kind is dict:
-        copy = value.copy()
-        for key, item in value.items():
-            if type(item) is dict or type(item) is list:
-                copy[key] = _json_copy(item)
-        return copy
-    if kind is list:
-        return [_json_copy(item) if type(item) is dict or type(item) is list else item for item in value]
-    return value
+def call_id_of(call_id: Any) -> str | None:
+    """The caller's ``call_id`` as ``context.call_id`` takes it: a string of valid Unicode."""
+    if call_id is None or (type(call_id) is str and call_id.isascii()):
+        return call_id
+    return _safe(str(call_id), 1000)
+
+
+def _call_settings(
+    tool: Tool, call_id: Any, timeout_s: float | None
+) -> tuple[PreparedTool, str | None, float | None]:
+    """What ``Tool.call`` and ``Tool.acall`` run with: the prepared tool, the call's id and the
+    timeout (the tool's own unless given)."""
+    prepared = _prepared_of(tool)
+    return prepared, call_id_of(call_id), prepared.call_timeout_s if timeout_s is None else timeout_s
 
 
 def _prepared_of(tool: Tool) -> PreparedTool:
