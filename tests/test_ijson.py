@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolresponse import MalformedJsonError
+from toolresponse._bulk import Options, check_lines
 from toolresponse._ijson import (
     MAX_DEPTH,
     IJsonError,
@@ -265,3 +266,68 @@ def test_the_duplicate_screen_agrees_with_a_full_parse(seed: int) -> None:
             except IJsonError as error:
                 rules.append(error.rule)
             assert ([IJsonRule.DUPLICATE_NAME] if expected else []) == rules
+
+
+def _line_verdicts(lines: list[bytes]) -> tuple[list[bool], int]:
+    """For JSON lines: whether the validator's fast path (check_lines) calls each a duplicate,
+    and how many lines its verdict-only path (--quiet) counts as invalid for any reason."""
+    options = Options()
+    batch = check_lines("t", lines, 1, options)
+    flagged = {record.line for record in batch.records if record.errors[0].keyword == "duplicate-name"}
+    quiet = check_lines("t", lines, 1, options._replace(explain=False))
+    return [number in flagged for number in range(1, len(lines) + 1)], quiet.invalid
+
+
+def _spellings(text: str) -> list[bytes]:
+    """One value written as JSON lines the ways producers write it: as is, compact (orjson),
+    spaced (stdlib json), each with LF or CRLF."""
+    value = orjson.loads(text)
+    bodies = [text.encode("utf-8"), orjson.dumps(value), json.dumps(value).encode("utf-8")]
+    return [body + end for body in bodies for end in (b"\n", b"\r\n")]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=2**32))
+def test_the_fast_path_finds_exactly_the_lines_that_repeat_a_name(seed: int) -> None:
+    """Random lines (names repeated at any depth, escaped like "\\u0073tatus", colons and escaped
+    colons in strings, any spacing) go through the per-line fast path: a line is a duplicate-name
+    violation exactly when stdlib json with a pairs hook sees a repeated name, and the verdict-only
+    path counts the same lines invalid."""
+    rng = random.Random(seed)
+    texts = [_text(rng) for _ in range(20)]
+    lines = [line for text in texts for line in _spellings(text)]
+    expected = [_reference_duplicate(line.decode("utf-8")) for line in lines]
+    flagged, quiet_invalid = _line_verdicts(lines)
+    assert expected == flagged
+    # Every line is a JSON text but no ToolResponse (the generator writes no "text"), so the
+    # verdict-only path counts them all invalid, duplicates or not.
+    assert len(lines) == quiet_invalid
+
+
+@pytest.mark.parametrize(
+    ("line", "duplicate"),
+    [
+        (b'{"\\u0073tatus": "error", "status": "success", "text": "x"}\n', True),
+        (b'{"status":"success","text":"x","status":"error"}\n', True),
+        (b'{"status" : "success" , "text" : "x" , "status" : "error"}\r\n', True),
+        (b'{"status": "success", "text": "x", "data": {"a": {"b": 1, "b": 2}}}\n', True),
+        (b'{"status": "success", "text": "a\\u003a", "data": {"k": 1, "k": 2}}\n', True),
+        (b'{"status":"success","text":"x"}\n', False),
+        (b'{"status":"success","text":"x"}   \r\n', False),
+        (b'{"status": "success", "text": "http://x:1/", "data": {"a:": 1, "a": 2}}\n', False),
+        (b'{"status": "success", "text": "\\u003a", "data": {"l": [{"k": 1}, {"k": 2}]}}\n', False),
+        (b'{"status": "success", "text": "x", "data": {"d": ' + b"[" * 300 + b"]" * 300 + b"}}\n", False),
+        (
+            b'{"status": "success", "text": "x", "data": {"d": '
+            + b"[" * 300
+            + b'{"a": 1, "a": 2}'
+            + b"]" * 300
+            + b"}}\n",
+            True,
+        ),
+    ],
+)
+def test_the_fast_path_tells_a_repeated_name_from_a_repeated_look(line: bytes, duplicate: bool) -> None:
+    """Escaped and spaced spellings of one name are a duplicate; the same name in two objects,
+    colons in strings and values too deep for the screen's dump are not."""
+    assert ([duplicate], 1 if duplicate else 0) == _line_verdicts([line])

@@ -505,3 +505,38 @@ def test_undecodable_and_control_characters_in_names_are_escaped(
     status, out, _ = run(capsys, monkeypatch, "--first", str(tmp_path))
     expected = [f"{tmp_path}/a\\x0ab.jsonl:1", f"{tmp_path}/\\xff.json:1:12", "0 valid, 2 invalid"]
     assert (1, expected) == (status, [line.split(": ")[0] for line in out.splitlines()])
+
+
+HEAVY_MODULES = [
+    "jsonschema",
+    "openai",
+    "asyncio",
+    "multiprocessing",
+    "toolresponse.agent",
+    "toolresponse._registry",
+    "toolresponse._tool",
+    "toolresponse._response",
+    "toolresponse._breaker",
+]
+
+
+@pytest.mark.parametrize("statement", ["import toolresponse", "import toolresponse._validate_cli"])
+def test_the_validator_starts_without_the_rest_of_the_package(statement: str) -> None:
+    """The package imports its public names on first use, so neither the package nor the
+    validate command loads jsonschema, openai, asyncio, the registry or the agent."""
+    code = (
+        f"import json, sys; {statement}; print(json.dumps(sorted(set({HEAVY_MODULES!r}) & set(sys.modules))))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert [] == json.loads(result.stdout)
+
+
+def test_every_public_name_is_there_on_first_use() -> None:
+    """Each name of __all__ is an attribute of the package and dir() lists them all; an unknown
+    name is an AttributeError that names it."""
+    import toolresponse
+
+    assert [] == [name for name in toolresponse.__all__ if not hasattr(toolresponse, name)]
+    assert set(toolresponse.__all__) <= set(dir(toolresponse))
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchName'"):
+        toolresponse.NoSuchName  # noqa: B018

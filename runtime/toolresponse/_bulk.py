@@ -33,7 +33,8 @@ import re
 import stat
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from typing import IO, Any, Literal, NamedTuple, Protocol
+from functools import cache
+from typing import IO, Literal, NamedTuple, Protocol
 
 import orjson
 
@@ -45,6 +46,7 @@ __all__ = [
     "BATCH_BYTES",
     "DOCUMENT_EXTENSIONS",
     "LINES_EXTENSIONS",
+    "LOCAL_BATCH_BYTES",
     "Batch",
     "Options",
     "Record",
@@ -59,7 +61,10 @@ __all__ = [
 ]
 
 BATCH_BYTES = 1 << 20
-"""About how many bytes of JSON lines make one batch."""
+"""About how many bytes of JSON lines make one batch sent to a worker (``--jobs``)."""
+LOCAL_BATCH_BYTES = 1 << 16
+"""About how many bytes of JSON lines make one batch checked in this process: small enough
+for the lines to stay in the processor's cache between reading and checking."""
 DOCUMENT_EXTENSIONS = (".json",)
 LINES_EXTENSIONS = (".jsonl", ".ndjson")
 STDIN = "-"
@@ -237,7 +242,10 @@ def _binary_record(name: str, head: bytes) -> Record:
     return Record(name, None, None, (violation,))
 
 
-_EXPLANATIONS = ExplanationCache()
+@cache
+def _explanations() -> ExplanationCache:
+    """The explanations of this process, built on the first invalid response (not at import)."""
+    return ExplanationCache()
 
 
 def _line_error(line: bytes, error: orjson.JSONDecodeError) -> IJsonError:
@@ -251,16 +259,33 @@ def _line_error(line: bytes, error: orjson.JSONDecodeError) -> IJsonError:
     return parse_error(content, error)
 
 
-def _screened(line: bytes, obj: Any) -> bool:
-    """Whether ``line`` may repeat a member name: ``_ijson.has_duplicate_members``, with a
-    short cut for a line that is exactly what orjson writes for its value (then a line end)."""
-    try:
-        dumped = orjson.dumps(obj)
-    except orjson.JSONEncodeError:
-        return True
-    if line.startswith(dumped) and len(line) - len(dumped) <= 2:
-        return False
-    return line.count(b":") != dumped.count(b":") or (b"\\" in line and b"\\u003" in line)
+def _malformed(name: str, number: int, line: bytes, error: orjson.JSONDecodeError) -> Record:
+    failure = _ijson_violation(_line_error(line, error), number)
+    return Record(name, number, failure.column, (failure,))
+
+
+def _duplicated(name: str, number: int, line: bytes) -> Record | None:
+    """The record of a line that repeats a member name, or None (the screen was cautious)."""
+    duplicate = duplicate_error(line)
+    if duplicate is None:
+        return None
+    failure = _ijson_violation(duplicate, number)
+    return Record(name, number, failure.column, (failure,))
+
+
+# The per-line fast path. Each line costs one orjson.loads, the duplicate-name screen and one
+# jsonschema-rs is_valid; nothing else happens to a valid line. The screen is the one of
+# _ijson.has_duplicate_members, written out in the loop (a call per line is measurable):
+#
+# - a line that starts with orjson.dumps of its value is that text and white space, and a
+#   text orjson wrote repeats no name (the prefix is a whole JSON value: a parser reads
+#   exactly those bytes as the value, and what follows can only be white space);
+# - otherwise the line and the dump must hold the same number of colons, and the line must
+#   not escape a colon (\u003a): see _ijson for why that is exact;
+# - a value too deep for orjson.dumps is always scanned.
+#
+# A line the screen flags gets the exact scan (_ijson.duplicate_member): False from the
+# screen is a proof, True only a suspicion.
 
 
 def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Options) -> Batch:
@@ -268,31 +293,39 @@ def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Opt
     if not options.explain:
         return _count_lines(lines)
     is_valid = engine("fast").is_valid
-    explain = _EXPLANATIONS.explain
     loads = orjson.loads
+    dumps = orjson.dumps
     decode_error = orjson.JSONDecodeError
-    screened = _screened
+    encode_error = orjson.JSONEncodeError
     keep_valid = options.keep_valid
     first = options.first
+    explain = None
     records: list[Record] = []
     append = records.append
     valid = invalid = 0
-    for number, line in enumerate(lines, first_line):
+    number = first_line - 1
+    for line in lines:
+        number += 1
         try:
             obj = loads(line)
         except decode_error as error:
             if line.isspace():
                 continue
             invalid += 1
-            failure = _ijson_violation(_line_error(line, error), number)
-            append(Record(name, number, failure.column, (failure,)))
+            append(_malformed(name, number, line, error))
             continue
-        if screened(line, obj):
-            duplicate = duplicate_error(line)
-            if duplicate is not None:
+        try:
+            dumped = dumps(obj)
+        except encode_error:
+            dumped = None
+        if dumped is None or (
+            not line.startswith(dumped)
+            and (line.count(b":") != dumped.count(b":") or (b"\\" in line and b"\\u003" in line))
+        ):
+            duplicated = _duplicated(name, number, line)
+            if duplicated is not None:
                 invalid += 1
-                failure = _ijson_violation(duplicate, number)
-                append(Record(name, number, failure.column, (failure,)))
+                append(duplicated)
                 continue
         if is_valid(obj):
             valid += 1
@@ -300,8 +333,9 @@ def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Opt
                 append(Record(name, number, None, ()))
             continue
         invalid += 1
-        violations = explain(obj)
-        append(Record(name, number, None, violations[:1] if first else violations))
+        if explain is None:
+            explain = _explanations().explain
+        append(Record(name, number, None, explain(obj, first=first)))
     return Batch(valid, invalid, records, sum(map(len, lines)))
 
 
@@ -309,7 +343,9 @@ def _count_lines(lines: Sequence[bytes]) -> Batch:
     """Only the counts of valid and invalid lines (for ``--quiet``): nothing is explained."""
     is_valid = engine("fast").is_valid
     loads = orjson.loads
+    dumps = orjson.dumps
     decode_error = orjson.JSONDecodeError
+    encode_error = orjson.JSONEncodeError
     valid = invalid = 0
     for line in lines:
         try:
@@ -317,7 +353,17 @@ def _count_lines(lines: Sequence[bytes]) -> Batch:
         except decode_error:
             invalid += not line.isspace()
             continue
-        if _screened(line, obj) and duplicate_member(line.decode("utf-8")) is not None:
+        try:
+            dumped = dumps(obj)
+        except encode_error:
+            dumped = None
+        if (
+            dumped is None
+            or (
+                not line.startswith(dumped)
+                and (line.count(b":") != dumped.count(b":") or (b"\\" in line and b"\\u003" in line))
+            )
+        ) and duplicate_member(line.decode("utf-8")) is not None:
             invalid += 1
         elif is_valid(obj):
             valid += 1
@@ -370,13 +416,15 @@ def run_task(task: Task, options: Options) -> Batch:
     return Batch(0, 0 if record.io_error else 1, [record], 0)
 
 
-def _line_batches(name: str, stream: IO[bytes], first_line: int, head: list[bytes]) -> Iterator[Task]:
+def _line_batches(
+    name: str, stream: IO[bytes], first_line: int, head: list[bytes], size: int
+) -> Iterator[Task]:
     number = first_line
-    lines = head + stream.readlines(BATCH_BYTES)
+    lines = head + stream.readlines(size)
     while lines:
         yield LinesTask(name, number, lines)
         number += len(lines)
-        lines = stream.readlines(BATCH_BYTES)
+        lines = stream.readlines(size)
 
 
 def _peek(stream: IO[bytes]) -> bytes:
@@ -385,7 +433,7 @@ def _peek(stream: IO[bytes]) -> bytes:
     return head
 
 
-def _stream_tasks(name: str, stream: IO[bytes], mode: Mode) -> Iterator[Task]:
+def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
     if mode == "document":
         yield DocumentTask(name, stream.read())
         return
@@ -394,7 +442,7 @@ def _stream_tasks(name: str, stream: IO[bytes], mode: Mode) -> Iterator[Task]:
         yield DoneTask(_binary_record(name, head))
         return
     if mode == "lines":
-        yield from _line_batches(name, stream, 1, [])
+        yield from _line_batches(name, stream, 1, [], size)
         return
     blank: list[bytes] = []
     line = stream.readline()
@@ -408,23 +456,26 @@ def _stream_tasks(name: str, stream: IO[bytes], mode: Mode) -> Iterator[Task]:
     except orjson.JSONDecodeError:
         yield DocumentTask(name, b"".join(blank) + line + stream.read())
         return
-    yield from _line_batches(name, stream, len(blank) + 1, [line])
+    yield from _line_batches(name, stream, len(blank) + 1, [line], size)
 
 
-def tasks(source: Source | Record, stdin: IO[bytes]) -> Iterator[Task]:
-    """The units of work of one input, read as they are needed; an unreadable input gives its record."""
+def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int | None = None) -> Iterator[Task]:
+    """The units of work of one input, read as they are needed; an unreadable input gives its record.
+
+    JSON lines come in batches of about ``batch_bytes`` (``BATCH_BYTES`` by default)."""
+    size = BATCH_BYTES if batch_bytes is None else batch_bytes
     if isinstance(source, Record):
         yield DoneTask(source)
         return
     if source.path == STDIN:
         try:
-            yield from _stream_tasks(source.name, stdin, source.mode)
+            yield from _stream_tasks(source.name, stdin, source.mode, size)
         except OSError as error:
             yield DoneTask(_io_record(source.name, error))
         return
     try:
         with open(source.path, "rb") as stream:
-            yield from _stream_tasks(source.name, stream, source.mode)
+            yield from _stream_tasks(source.name, stream, source.mode, size)
     except OSError as error:
         yield DoneTask(_io_record(source.name, error))
 
@@ -437,7 +488,8 @@ def check(
     jobs: int = 1,
 ) -> Iterator[Batch]:
     """The batches of every input, in input order; with ``jobs > 1`` checked by that many processes."""
-    work = (task for source in sources for task in tasks(source, stdin))
+    size = LOCAL_BATCH_BYTES if jobs <= 1 else BATCH_BYTES
+    work = (task for source in sources for task in tasks(source, stdin, size))
     if jobs <= 1:
         for task in work:
             yield run_task(task, options)

@@ -17,6 +17,7 @@ the reference engine, which only walks as deep as the schema does.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
@@ -281,14 +282,16 @@ _NUMBER_STAND_INS: Mapping[str, tuple[int | float, ...]] = {
 }
 
 
+_COMPARISONS: Mapping[str, Callable[[Any, Any], bool]] = {
+    "minimum": operator.ge,
+    "maximum": operator.le,
+    "exclusiveMinimum": operator.gt,
+    "exclusiveMaximum": operator.lt,
+}
+
+
 def _meets(keyword: str, limit: Any, value: int | float) -> bool:
-    if keyword == "minimum":
-        return bool(value >= limit)
-    if keyword == "maximum":
-        return bool(value <= limit)
-    if keyword == "exclusiveMinimum":
-        return bool(value > limit)
-    return bool(value < limit)
+    return bool(_COMPARISONS[keyword](value, limit))
 
 
 def _identity(value: Any) -> Any:
@@ -385,16 +388,19 @@ class Projection:
         return None
 
     def _projector(self) -> Projector:
+        # The hot path of explaining invalid responses: everything it reads is bound here, and
+        # a member whose projection is the value itself costs no call.
         typed_kinds = self.typed_kinds
         string_keep = self.string_keep
         quoted = max(_QUOTED_CHARACTERS, string_keep)
         objects = self.objects
         memo = self._memo
         member = self._member
-        numbers = self.numbers
+        checks = tuple((_COMPARISONS[keyword], limit) for keyword, limit in self.numbers)
         integer_stand_in = self._stand_in("integer")
         number_stand_in = self._stand_in("number")
         strings_typed = "string" in typed_kinds
+        string_stand_in = "x" * string_keep
         integers_typed = "integer" in typed_kinds
         numbers_typed = "number" in typed_kinds
 
@@ -403,10 +409,15 @@ class Projection:
             if kind is dict:
                 if not objects:
                     return {}
-                return {name: (memo.get(name) or member(name))(item) for name, item in value.items()}
+                # A loop, not a comprehension: no frame of its own (Python 3.11).
+                out = {}
+                for name, item in value.items():
+                    out[name] = (memo.get(name) or member(name))(item)
+                return out
             if kind is str:
                 if strings_typed:
-                    return "x" * min(len(value), string_keep) if string_keep else ""
+                    # A stand-in of the same length as far as minLength/maxLength can tell.
+                    return string_stand_in[: len(value)]
                 return value[:quoted]
             if kind is int or kind is float:
                 # A stand-in of the same kind meeting the same number keywords; the value itself
@@ -414,8 +425,8 @@ class Projection:
                 integral = kind is int or value.is_integer()
                 if not (integers_typed if integral else numbers_typed):
                     return value
-                for keyword, limit in numbers:
-                    if not _meets(keyword, limit, value):
+                for meets, limit in checks:
+                    if not meets(value, limit):
                         return value
                 stand_in = integer_stand_in if integral else number_stand_in
                 return value if stand_in is None else stand_in

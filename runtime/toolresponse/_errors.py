@@ -4,6 +4,7 @@
     ├── ResponseValidationError        not a valid ToolResponse v1; ``.errors`` lists each violation
     │   └── JsonValueError             a value that is not JSON and has no documented conversion
     ├── MalformedJsonError             text that is not I-JSON (syntax, NaN, duplicate names, bad UTF-8)
+    │   └── IJsonError                 the I-JSON rule broken and where (toolresponse._ijson)
     └── ToolDefinitionError            a tool that cannot be registered (name, signature, schema)
 
 ``ResponseValidationError``, ``JsonValueError`` and ``MalformedJsonError`` are

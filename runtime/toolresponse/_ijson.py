@@ -371,27 +371,35 @@ def _terminated(token: str) -> bool:
 def pointer_at(text: str, offset: int) -> str | None:
     """The pointer of the member or item being read at ``offset`` of a text that is
     well-formed up to there (where a parser stopped), or None when it is very deep."""
+    tokens = _PREFIX_TOKENS.findall(text, 0, offset)
+    # Only the last token can be a string cut off where the parser stopped (every other one
+    # is followed by more text, so it ends with its quote). A name cut off names nothing yet,
+    # and the object is the place; a cut-off value changes nothing either: drop it.
+    if tokens and tokens[-1][0] == '"' and not _terminated(tokens[-1]):
+        tokens.pop()
     stack: list[list[Any]] = []
-    for token in _PREFIX_TOKENS.findall(text, 0, offset):
+    push = stack.append
+    for token in tokens:
         first = token[0]
         if first == '"':
-            # A name cut off where the parser stopped names nothing yet: the object is the place.
-            if stack and stack[-1][2] and _terminated(token):
+            if stack:
                 frame = stack[-1]
-                frame[1] = _key(token)
-                frame[2] = False
+                if frame[2]:
+                    frame[1] = _key(token)
+                    frame[2] = False
         elif first == "{":
-            stack.append([True, "", True])
+            push([True, "", True])
         elif first == "[":
-            stack.append([False, 0, False])
+            push([False, 0, False])
         elif first == "}" or first == "]":
             if stack:
                 stack.pop()
         elif stack:
-            if stack[-1][0]:
-                stack[-1][2] = True
+            frame = stack[-1]
+            if frame[0]:
+                frame[2] = True
             else:
-                stack[-1][1] += 1
+                frame[1] += 1
     if len(stack) > _POINTER_DEPTH:
         return None
     slots = [frame[1] for frame in stack]

@@ -180,17 +180,37 @@ def _record_json(record: Record) -> dict[str, Any]:
     return out
 
 
+OUTPUT_CHUNK = 1 << 16
+"""Report text is written in pieces of about this many characters (a terminal gets it at once)."""
+
+
 class _Report:
-    """Writes the records of each batch as they come; ``close`` writes the summary."""
+    """Writes the records of each batch as they come, in large pieces; ``close`` writes the summary."""
 
     keep_valid = False
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
         self.out = out
         self.err = err
         self.valid = 0
         self.invalid = 0
         self.unreadable = 0
+        self._pending: list[str] = []
+        self._pending_size = 0
+        self._limit = 0 if immediate else OUTPUT_CHUNK
+
+    def emit(self, text: str) -> None:
+        """Write ``text`` to ``out`` soon: with the next piece, or now on a terminal."""
+        self._pending.append(text)
+        self._pending_size += len(text)
+        if self._pending_size >= self._limit:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            self.out.write("".join(self._pending))
+            self._pending.clear()
+            self._pending_size = 0
 
     def io_error(self, record: Record) -> None:
         self.err.write(f"{PROGRAM}: cannot read {record.source}: {record.io_error}\n")
@@ -201,6 +221,7 @@ class _Report:
         for record in batch.records:
             if record.io_error is not None:
                 self.unreadable += 1
+                self.flush()
                 self.io_error(record)
         self.write(batch)
 
@@ -214,35 +235,72 @@ class _Report:
         return text
 
     def close(self) -> None:
-        pass
+        self.flush()
 
 
 class _QuietReport(_Report):
     pass
 
 
+_SUFFIX_CACHE_LIMIT = 4096
+
+
 class _TextReport(_Report):
+    def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
+        super().__init__(out, err, immediate=immediate)
+        # What each explanation looks like after "FILE:LINE", by the identity of its tuple (the
+        # explanation cache gives the same tuple for the same mistakes); the tuple is kept with
+        # its text, so that an id is never taken for another tuple's.
+        self._suffixes: dict[int, tuple[tuple[Any, ...], tuple[str, ...]]] = {}
+
+    def _suffix(self, errors: tuple[Any, ...]) -> tuple[str, ...] | None:
+        known = self._suffixes.get(id(errors))
+        if known is not None and known[0] is errors:
+            return known[1]
+        if any(violation.line is not None or violation.column is not None for violation in errors):
+            return None
+        text = tuple(
+            f": {violation.pointer or '(root)'}: {violation.message} [{violation.keyword}]\n"
+            for violation in errors
+        )
+        if len(self._suffixes) >= _SUFFIX_CACHE_LIMIT:
+            self._suffixes.clear()
+        self._suffixes[id(errors)] = (errors, text)
+        return text
+
     def write(self, batch: Batch) -> None:
-        lines = []
+        lines: list[str] = []
+        add = lines.append
+        suffix_of = self._suffix
         for record in batch.records:
-            for violation in record.errors:
+            errors = record.errors
+            if not errors:
+                continue
+            suffix = suffix_of(errors)
+            if suffix is not None:
+                where = record.source if record.line is None else f"{record.source}:{record.line}"
+                for piece in suffix:
+                    add(where + piece)
+                continue
+            for violation in errors:
                 line = violation.line if violation.line is not None else record.line
                 where = _location(record, line, violation.column)
                 pointer = violation.pointer or "(root)"
-                lines.append(f"{where}: {pointer}: {violation.message} [{violation.keyword}]\n")
+                add(f"{where}: {pointer}: {violation.message} [{violation.keyword}]\n")
         if lines:
-            self.out.write("".join(lines))
+            self.emit("".join(lines))
 
     def close(self) -> None:
-        self.out.write(self.summary() + "\n")
+        self.emit(self.summary() + "\n")
+        self.flush()
 
 
 class _JsonReport(_Report):
-    def __init__(self, out: TextIO, err: TextIO) -> None:
-        super().__init__(out, err)
+    def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
+        super().__init__(out, err, immediate=immediate)
         self._io_errors: list[dict[str, Any]] = []
         self._separator = "\n"
-        self.out.write('{"responses": [')
+        self.emit('{"responses": [')
 
     def write(self, batch: Batch) -> None:
         parts = []
@@ -253,7 +311,7 @@ class _JsonReport(_Report):
             parts.append(self._separator + orjson.dumps(_record_json(record)).decode("utf-8"))
             self._separator = ",\n"
         if parts:
-            self.out.write("".join(parts))
+            self.emit("".join(parts))
 
     def close(self) -> None:
         tail = {
@@ -263,7 +321,8 @@ class _JsonReport(_Report):
             "unreadable": self.unreadable,
         }
         body = orjson.dumps(tail).decode("utf-8")
-        self.out.write("\n], " + body[1:] + "\n")
+        self.emit("\n], " + body[1:] + "\n")
+        self.flush()
 
 
 class _JsonlReport(_Report):
@@ -272,11 +331,10 @@ class _JsonlReport(_Report):
     def write(self, batch: Batch) -> None:
         if batch.records:
             dumps = orjson.dumps
-            self.out.write(
-                "".join(dumps(_record_json(record)).decode("utf-8") + "\n" for record in batch.records)
-            )
+            self.emit("".join(dumps(_record_json(record)).decode("utf-8") + "\n" for record in batch.records))
 
     def close(self) -> None:
+        self.flush()
         self.err.write(self.summary() + "\n")
 
 
@@ -306,7 +364,8 @@ def report(
     ``progress`` None means "on a terminal": drawn when ``err`` is one and not ``quiet``.
     """
     listed = list(sources)
-    reporter = _QuietReport(out, err) if quiet else _REPORTS[output_format](out, err)
+    immediate = _isatty(out)
+    reporter = (_QuietReport if quiet else _REPORTS[output_format])(out, err, immediate=immediate)
     options = Options(first=first, keep_valid=reporter.keep_valid, explain=not quiet)
     show_progress = (not quiet and _isatty(err)) if progress is None else progress
     bar: Progress | None = None
@@ -315,7 +374,7 @@ def report(
         total = None if any(size is None for size in sizes) else sum(size or 0 for size in sizes)
         bar = Progress(err, total, clock=clock)
     try:
-        clear_for_output = _isatty(out)
+        clear_for_output = immediate
         for batch in check(listed, options, stdin=stdin, jobs=jobs):
             if bar is not None and clear_for_output and batch.records:
                 bar.close()

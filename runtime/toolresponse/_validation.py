@@ -430,27 +430,33 @@ def explain(obj: Any, engine_name: EngineName = "fast") -> tuple[SchemaViolation
 class ExplanationCache:
     """``explain`` for many responses that repeat their mistakes: answers are cached by the
     response's projection (``_engine.Projection``), which gets the same violations, and the
-    cache holds at most ``limit`` answers (it starts afresh when full)."""
+    cache holds at most ``limit`` answers (it starts afresh when full).
+
+    An answer is the same tuple each time it is given, so that a report can keep what it
+    made of it (``id`` and ``is``) instead of formatting it again."""
 
     def __init__(self, limit: int = 4096) -> None:
         self._limit = limit
-        self._answers: dict[bytes, tuple[SchemaViolation, ...]] = {}
+        self._answers: dict[bytes, tuple[tuple[SchemaViolation, ...], tuple[SchemaViolation, ...]]] = {}
         self._project = root_projection().project
 
-    def explain(self, obj: Any) -> tuple[SchemaViolation, ...]:
-        """Every violation of an instance known to be invalid, most relevant first."""
+    def explain(self, obj: Any, *, first: bool = False) -> tuple[SchemaViolation, ...]:
+        """Every violation of an instance known to be invalid, most relevant first
+        (with ``first``, only the most relevant)."""
         projected = self._project(obj)
         try:
             key = orjson.dumps(projected)
         except orjson.JSONEncodeError:
-            return explain(obj)
+            violations = explain(obj)
+            return violations[:1] if first else violations
         answer = self._answers.get(key)
         if answer is None:
-            answer = explain(projected)
+            violations = explain(projected)
+            answer = (violations, violations[:1])
             if len(self._answers) >= self._limit:
                 self._answers.clear()
             self._answers[key] = answer
-        return answer
+        return answer[1] if first else answer[0]
 
 
 def iter_errors(obj: Any, *, engine: EngineName = "fast") -> Iterator[SchemaViolation]:
