@@ -6,7 +6,6 @@ import asyncio
 import collections
 import threading
 import time
-from collections.abc import Iterator
 from types import MappingProxyType
 from typing import Any
 
@@ -433,14 +432,6 @@ def test_the_breaker_hears_every_executed_call() -> None:
 
 
 # -- timeouts -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def release() -> Iterator[threading.Event]:
-    """An event that hung tools wait on; set at teardown so no thread outlives the test."""
-    event = threading.Event()
-    yield event
-    event.set()
 
 
 def test_a_sync_tool_hanging_for_10_s_is_answered_within_its_timeout(release: threading.Event) -> None:

@@ -7,7 +7,7 @@ import enum
 import functools
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Annotated, Any, Literal, Optional, TypedDict
 
@@ -654,14 +654,6 @@ async def test_sync_tools_through_acall_run_off_the_loop() -> None:
 
 
 # -- timeouts -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def release() -> Iterator[threading.Event]:
-    """An event that hung tools wait on; set at teardown so no thread outlives the test."""
-    event = threading.Event()
-    yield event
-    event.set()
 
 
 def test_a_hung_sync_tool_is_answered_on_time(release: threading.Event) -> None:
