@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolresponse import ErrorCode, ToolStatus, validate
-from toolresponse._engine import engine, root_projection
+from toolresponse._engine import engine, root_projection, root_projector
 from toolresponse._validation import explain
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -71,6 +71,8 @@ def test_a_projection_gets_the_same_verdict_and_violations(
     """A fixture's projection has its verdict and, when invalid, its violations."""
     projected = root_projection().project(data)
     assert valid == engine("fast").is_valid(projected)
+    # The C projector gives the same value, down to the types (1, 1.0 and True compare equal).
+    assert repr(projected) == repr(root_projector()(data))
     if not valid:
         assert explain(data) == explain(projected)
 
@@ -213,11 +215,13 @@ def test_generated_responses_are_mixed() -> None:
 
 def test_fast_engine_matches_the_reference_on_100_000_generated_responses() -> None:
     """On 100,000 generated responses (1,000 hypothesis examples of 100), jsonschema-rs gives
-    jsonschema's verdict, and each projection gets its response's verdict."""
+    jsonschema's verdict, each projection gets its response's verdict, and the C projector gives
+    the Python projector's value."""
     checked: list[int] = []
     fast = engine("fast").is_valid
     reference = engine("reference").is_valid
     project = root_projection().project
+    native = root_projector()
 
     @settings(
         max_examples=GENERATED_INSTANCES // BATCH,
@@ -231,7 +235,9 @@ def test_fast_engine_matches_the_reference_on_100_000_generated_responses() -> N
             response = generated(seed)
             verdict = reference(response)
             assert (seed, verdict) == (seed, fast(response))
-            assert (seed, verdict) == (seed, fast(project(response)))
+            projected = project(response)
+            assert (seed, verdict) == (seed, fast(projected))
+            assert (seed, repr(projected)) == (seed, repr(native(response)))
         checked.append(len(seeds))
 
     check()

@@ -10,6 +10,7 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsontext import random_json_text
 
 from toolresponse import MalformedJsonError
 from toolresponse._bulk import Options, check_lines
@@ -215,37 +216,6 @@ def _reference_duplicate(text: str) -> bool:
     return found
 
 
-_NAMES = ["a", "b", "a:", ":", "x/y", 'q"', "\u00e9", "status", ""]
-
-
-def _escaped(name: str, rng: random.Random) -> str:
-    """The JSON string literal of ``name``, with characters escaped at random."""
-    out = []
-    for char in name:
-        choice = rng.random()
-        if choice < 0.3:
-            out.append(f"\\u{ord(char):04x}")
-        elif char == "/" and choice < 0.6:
-            out.append("\\/")
-        else:
-            out.append(json.dumps(char, ensure_ascii=False)[1:-1])
-    return '"' + "".join(out) + '"'
-
-
-def _text(rng: random.Random, depth: int = 0) -> str:
-    """A random JSON text, with random spacing and escapes, whose objects may repeat a name."""
-    space = rng.choice(["", " ", "\n  "])
-    kind = rng.random()
-    if depth > 3 or kind < 0.3:
-        return rng.choice(["1", "-2.5e3", "true", "null", '"v:al"', '"\\u003a"', '"\\"::\\""'])
-    if kind < 0.5:
-        items = [_text(rng, depth + 1) for _ in range(rng.randint(0, 3))]
-        return "[" + ("," + space).join(items) + "]"
-    names = [rng.choice(_NAMES) for _ in range(rng.randint(0, 4))]
-    members = [f"{_escaped(name, rng)}{space}:{space}{_text(rng, depth + 1)}" for name in names]
-    return "{" + space + ("," + space).join(members) + "}"
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=2**32))
 def test_the_duplicate_screen_agrees_with_a_full_parse(seed: int) -> None:
@@ -253,7 +223,7 @@ def test_the_duplicate_screen_agrees_with_a_full_parse(seed: int) -> None:
     exactly those in which some object repeats a name, as stdlib json with a pairs hook sees it."""
     rng = random.Random(seed)
     for _ in range(20):
-        text = _text(rng)
+        text = random_json_text(rng)
         expected = _reference_duplicate(text)
         for data in (text, text.encode("utf-8")):
             value = orjson.loads(data)
@@ -294,7 +264,7 @@ def test_the_fast_path_finds_exactly_the_lines_that_repeat_a_name(seed: int) -> 
     violation exactly when stdlib json with a pairs hook sees a repeated name, and the verdict-only
     path counts the same lines invalid."""
     rng = random.Random(seed)
-    texts = [_text(rng) for _ in range(20)]
+    texts = [random_json_text(rng) for _ in range(20)]
     lines = [line for text in texts for line in _spellings(text)]
     expected = [_reference_duplicate(line.decode("utf-8")) for line in lines]
     flagged, quiet_invalid = _line_verdicts(lines)

@@ -21,9 +21,9 @@ each valid one too), so memory stays flat however long the input. A batch is
 also the unit of work of ``--jobs``: batches go to worker processes and their
 results come back in input order, at most ``2 * jobs`` in flight.
 
-The per-line fast path is orjson, the duplicate-name screen of ``_ijson``
-(one ``orjson.dumps`` and two byte counts) and jsonschema-rs ``is_valid``;
-only an invalid line goes on to have its violations explained.
+The per-line fast path is orjson, the duplicate-name scan of ``_ijson``
+(``first_duplicate``, in C) and jsonschema-rs ``is_valid``; only an invalid
+line goes on to have its violations explained.
 """
 
 from __future__ import annotations
@@ -39,7 +39,15 @@ from typing import IO, Literal, NamedTuple, Protocol
 import orjson
 
 from ._engine import engine
-from ._ijson import BINARY_SNIFF_BYTES, IJsonError, IJsonRule, duplicate_error, duplicate_member, parse_error
+from ._ijson import (
+    BINARY_SNIFF_BYTES,
+    MAX_DEPTH,
+    IJsonError,
+    IJsonRule,
+    duplicate_error,
+    first_duplicate,
+    parse_error,
+)
 from ._validation import ExplanationCache, SchemaViolation, validate_json
 
 __all__ = [
@@ -251,11 +259,15 @@ def _explanations() -> ExplanationCache:
 def _line_error(line: bytes, error: orjson.JSONDecodeError) -> IJsonError:
     """The error of a JSON line without its line end (which orjson read as part of it)."""
     content = line.rstrip(b"\r\n")
-    if content != line:
+    # Only an error at the line end can change without it (an unterminated string, say);
+    # orjson counts positions in characters, bytes only for ASCII.
+    if content != line and (error.pos >= len(content) or not content.isascii()):
         try:
             orjson.loads(content)
         except orjson.JSONDecodeError as without_end:
-            error = without_end
+            # Returned from inside the handler: no frame keeps the exception (and its traceback,
+            # which would hold this batch of lines) alive in a reference cycle.
+            return parse_error(content, without_end)
     return parse_error(content, error)
 
 
@@ -265,7 +277,7 @@ def _malformed(name: str, number: int, line: bytes, error: orjson.JSONDecodeErro
 
 
 def _duplicated(name: str, number: int, line: bytes) -> Record | None:
-    """The record of a line that repeats a member name, or None (the screen was cautious)."""
+    """The record of a line that repeats a member name, or None if it does not."""
     duplicate = duplicate_error(line)
     if duplicate is None:
         return None
@@ -273,19 +285,9 @@ def _duplicated(name: str, number: int, line: bytes) -> Record | None:
     return Record(name, number, failure.column, (failure,))
 
 
-# The per-line fast path. Each line costs one orjson.loads, the duplicate-name screen and one
-# jsonschema-rs is_valid; nothing else happens to a valid line. The screen is the one of
-# _ijson.has_duplicate_members, written out in the loop (a call per line is measurable):
-#
-# - a line that starts with orjson.dumps of its value is that text and white space, and a
-#   text orjson wrote repeats no name (the prefix is a whole JSON value: a parser reads
-#   exactly those bytes as the value, and what follows can only be white space);
-# - otherwise the line and the dump must hold the same number of colons, and the line must
-#   not escape a colon (\u003a): see _ijson for why that is exact;
-# - a value too deep for orjson.dumps is always scanned.
-#
-# A line the screen flags gets the exact scan (_ijson.duplicate_member): False from the
-# screen is a proof, True only a suspicion.
+# The per-line fast path: one orjson.loads, one duplicate-name scan (_ijson.first_duplicate:
+# exact, in C) and one jsonschema-rs is_valid; nothing else happens to a valid line. The
+# functions are bound to locals and the loop is written out: a call per line is measurable.
 
 
 def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Options) -> Batch:
@@ -294,9 +296,8 @@ def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Opt
         return _count_lines(lines)
     is_valid = engine("fast").is_valid
     loads = orjson.loads
-    dumps = orjson.dumps
     decode_error = orjson.JSONDecodeError
-    encode_error = orjson.JSONEncodeError
+    repeated = first_duplicate
     keep_valid = options.keep_valid
     first = options.first
     explain = None
@@ -314,14 +315,7 @@ def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Opt
             invalid += 1
             append(_malformed(name, number, line, error))
             continue
-        try:
-            dumped = dumps(obj)
-        except encode_error:
-            dumped = None
-        if dumped is None or (
-            not line.startswith(dumped)
-            and (line.count(b":") != dumped.count(b":") or (b"\\" in line and b"\\u003" in line))
-        ):
+        if repeated(line, MAX_DEPTH) is not None:
             duplicated = _duplicated(name, number, line)
             if duplicated is not None:
                 invalid += 1
@@ -343,9 +337,8 @@ def _count_lines(lines: Sequence[bytes]) -> Batch:
     """Only the counts of valid and invalid lines (for ``--quiet``): nothing is explained."""
     is_valid = engine("fast").is_valid
     loads = orjson.loads
-    dumps = orjson.dumps
     decode_error = orjson.JSONDecodeError
-    encode_error = orjson.JSONEncodeError
+    repeated = first_duplicate
     valid = invalid = 0
     for line in lines:
         try:
@@ -353,19 +346,7 @@ def _count_lines(lines: Sequence[bytes]) -> Batch:
         except decode_error:
             invalid += not line.isspace()
             continue
-        try:
-            dumped = dumps(obj)
-        except encode_error:
-            dumped = None
-        if (
-            dumped is None
-            or (
-                not line.startswith(dumped)
-                and (line.count(b":") != dumped.count(b":") or (b"\\" in line and b"\\u003" in line))
-            )
-        ) and duplicate_member(line.decode("utf-8")) is not None:
-            invalid += 1
-        elif is_valid(obj):
+        if repeated(line, MAX_DEPTH) is None and is_valid(obj):
             valid += 1
         else:
             invalid += 1

@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 import jsonschema_rs
@@ -299,6 +299,15 @@ def _identity(value: Any) -> Any:
 
 
 Projector = Callable[[Any], Any]
+Plan = tuple[Any, ...]
+
+# The comparison codes of the C projector's number checks (Python's rich comparison operations).
+_NATIVE_COMPARISONS: Mapping[str, int] = {
+    "minimum": 5,  # Py_GE
+    "maximum": 1,  # Py_LE
+    "exclusiveMinimum": 4,  # Py_GT
+    "exclusiveMaximum": 0,  # Py_LT
+}
 
 
 class Projection:
@@ -314,6 +323,8 @@ class Projection:
         self._patterns: list[tuple[re.Pattern[str], Any]] = []
         self._additional: list[Any] = []
         self._memo: dict[str, Projector] = {}
+        self._plans: dict[str, Plan] = {}
+        self._plan: Plan | None = None
         pending = list(nodes)
         seen_references: set[str] = set()
         while pending and not self.keep:
@@ -368,17 +379,54 @@ class Projection:
         )
         self.project: Projector = _identity if self.keep else self._projector()
 
-    def _member(self, name: str) -> Projector:
-        """The projector of the member ``name`` of an object under these nodes."""
+    def _child(self, name: str) -> Projection:
+        """The projection of the member ``name`` of an object under these nodes."""
         nodes = list(self._properties.get(name, ()))
         nodes.extend(sub for pattern, sub in self._patterns if pattern.search(name))
         if name not in self._properties and len(nodes) == 0:
             # Under additionalProperties: false only the name fails; the value is never read.
             nodes = [node for node in self._additional if node is not False]
-        member = _projection(tuple(id(node) for node in nodes), nodes).project
+        return _projection(tuple(id(node) for node in nodes), nodes)
+
+    def _member(self, name: str) -> Projector:
+        """The projector of the member ``name`` (remembered for the first names seen)."""
+        member = self._child(name).project
         if len(self._memo) < _MEMO_LIMIT:
             self._memo[name] = member
         return member
+
+    def _member_plan(self, name: str) -> Plan:
+        """The plan of the member ``name`` (remembered for the first names seen)."""
+        plan = self._child(name).plan
+        if len(self._plans) < _MEMO_LIMIT:
+            self._plans[name] = plan
+        return plan
+
+    @property
+    def plan(self) -> Plan:
+        """This projection as the C projector (``toolresponse._projector``) reads it, a tuple of:
+        keep (the value whole), objects (project members), strings typed (a string becomes its
+        stand-in, cut to its length), the stand-in ("x" * the longest length a keyword can tell),
+        the characters of a string kept otherwise, integers typed, numbers typed, the number
+        checks ((comparison, limit), each of which a number must meet to become a stand-in), the
+        integer and number stand-ins (None: keep the value), the member plans seen so far, and
+        the function that makes the plan of a member not seen yet."""
+        if self._plan is None:
+            self._plan = (
+                self.keep,
+                self.objects,
+                "string" in self.typed_kinds,
+                "x" * self.string_keep,
+                max(_QUOTED_CHARACTERS, self.string_keep),
+                "integer" in self.typed_kinds,
+                "number" in self.typed_kinds,
+                tuple((_NATIVE_COMPARISONS[keyword], limit) for keyword, limit in self.numbers),
+                self._stand_in("integer"),
+                self._stand_in("number"),
+                self._plans,
+                self._member_plan,
+            )
+        return self._plan
 
     def _stand_in(self, kind: str) -> int | float | None:
         """The first stand-in number of ``kind`` that meets every number keyword, if any."""
@@ -453,3 +501,12 @@ def _projection(key: tuple[int, ...], nodes: list[Any]) -> Projection:
 def root_projection() -> Projection:
     """The projection of a whole response under the bundled schema."""
     return Projection([bundled_schema()])
+
+
+def root_projector() -> Projector:
+    """``root_projection().project``, in C where the package was built with its extension."""
+    try:
+        from ._projector import project
+    except ImportError:  # pragma: no cover - the test suite requires the extension
+        return root_projection().project
+    return partial(project, root_projection().plan)

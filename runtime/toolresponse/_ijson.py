@@ -23,21 +23,27 @@ How it stays fast: orjson parses (it rejects NaN, Infinity, overflowing
 numbers, lone surrogates, a byte order mark and nesting beyond 1024 levels by
 itself), and only a text that fails is looked at again, to name the rule and
 the position. orjson keeps the last of two equal member names silently, so
-duplicates are screened by counting colons: every member of the text has one
+every text it accepts is also scanned for repeated names, and a rejected
+text is scanned up to where orjson stopped for the pointer of the member it
+was reading. Both scans (``first_duplicate``, ``path_at``) come from the C
+extension ``toolresponse._jsonscan``, a byte loop that builds no values.
+Where the package was installed without a C compiler they are the same
+scans in Python: the token loops ``duplicate_member`` and ``_slots_at``
+(iterative, so no nesting exhausts Python's stack), behind a screen that
+proves most texts free of duplicates first: every member of a text has one
 colon outside strings, and colons inside strings survive a round trip
-unchanged, so the text and ``orjson.dumps`` of its value hold the same number
-of colons exactly when no member was dropped (a dropped member takes at least
-its own colon with it). Only an escaped colon (``\\u003a``) breaks the
-argument; a text containing ``\\u003`` (or one whose value is too deep for
-``orjson.dumps``) gets the exact scan, as does every text the screen flags.
-The exact scan is iterative: no input nests deeply enough to exhaust Python's
-stack.
+unchanged, so the text and ``orjson.dumps`` of its value hold the same
+number of colons exactly when no member was dropped (a dropped member takes
+at least its own colon with it); only an escaped colon (``\\u003a``) breaks
+the argument, and a text containing ``\\u003`` gets the exact scan. The test
+suite holds the two implementations to the same answers.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
@@ -48,14 +54,19 @@ from ._errors import MalformedJsonError
 
 __all__ = [
     "MAX_DEPTH",
+    "NATIVE_SCANS",
     "IJsonError",
     "IJsonRule",
     "duplicate_error",
     "duplicate_member",
+    "first_duplicate",
+    "first_duplicate_python",
     "has_duplicate_members",
     "locate",
     "parse_error",
     "parse_ijson",
+    "path_at",
+    "path_at_python",
     "pointer_at",
     "position",
 ]
@@ -78,6 +89,7 @@ _PREFIX_TOKENS = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)|[{}\[\],]')
 # Without the colon: what the duplicate scan needs.
 _SCAN_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\],]')
 _POINTER_DEPTH = 32
+Path = tuple[str | int, ...]
 _NOT_SPACE = re.compile(r"[^ \t\r\n]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPE_AT = re.compile(r"\\u[0-9a-fA-F]{4}")
@@ -368,9 +380,8 @@ def _terminated(token: str) -> bool:
     return backslashes % 2 == 0
 
 
-def pointer_at(text: str, offset: int) -> str | None:
-    """The pointer of the member or item being read at ``offset`` of a text that is
-    well-formed up to there (where a parser stopped), or None when it is very deep."""
+def _slots_at(text: str, offset: int, max_depth: int) -> Path | None:
+    """``path_at`` in Python, over characters: the path being read at ``offset`` of ``text``."""
     tokens = _PREFIX_TOKENS.findall(text, 0, offset)
     # Only the last token can be a string cut off where the parser stopped (every other one
     # is followed by more text, so it ends with its quote). A name cut off names nothing yet,
@@ -400,19 +411,75 @@ def pointer_at(text: str, offset: int) -> str | None:
                 frame[2] = True
             else:
                 frame[1] += 1
-    if len(stack) > _POINTER_DEPTH:
+    if len(stack) > max_depth:
         return None
     slots = [frame[1] for frame in stack]
     if stack and stack[-1][2]:
         slots.pop()
-    return json_pointer(slots)
+    return tuple(slots)
 
 
-def _duplicate_error(text: str) -> IJsonError | None:
+def path_at_python(data: bytes, end: int, max_depth: int) -> Path | None:
+    """The extension's ``path_at`` in Python: the path being read at byte ``end`` of ``data``."""
+    text = data[: max(end, 0)].decode("utf-8", "surrogatepass")
+    return _slots_at(text, len(text), max_depth)
+
+
+def first_duplicate_python(data: bytes, max_depth: int) -> tuple[int, Path] | None:
+    """The extension's ``first_duplicate`` in Python: the colon screen, then the token scan.
+
+    The byte offset of the first repeated member name and its path, or None. ValueError when
+    orjson cannot read ``data`` (as the extension gives when it nests deeper than ``max_depth``;
+    orjson's own limit is ``MAX_DEPTH``)."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise ValueError(f"not JSON text orjson reads: {error}") from None
+    if not has_duplicate_members(data, value):
+        return None
+    text = data.decode("utf-8")
     found = duplicate_member(text)
     if found is None:
         return None
     offset, path = found
+    return len(text[:offset].encode("utf-8", "surrogatepass")), path
+
+
+# The scans the validator runs on every text: the C extension's, or their Python twins in a
+# build made without a C compiler.
+first_duplicate: Callable[[bytes, int], tuple[int, Path] | None]
+path_at: Callable[[bytes, int, int], Path | None]
+try:
+    from ._jsonscan import first_duplicate, path_at
+except ImportError:  # pragma: no cover - the test suite requires the extension, and runs the twins itself
+    first_duplicate = first_duplicate_python
+    path_at = path_at_python
+NATIVE_SCANS = first_duplicate is not first_duplicate_python
+"""Whether the scans are the C extension's."""
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def pointer_at(text: str, offset: int) -> str | None:
+    """The pointer of the member or item being read at ``offset`` of a text that is
+    well-formed up to there (where a parser stopped), or None when it is very deep."""
+    if text.isascii():
+        path = path_at(text.encode("ascii"), offset, _POINTER_DEPTH)
+    else:
+        path = path_at(_encoded(text), len(_encoded(text[:offset])), _POINTER_DEPTH)
+    return None if path is None else json_pointer(path)
+
+
+def _duplicate_error(data: str | bytes) -> IJsonError | None:
+    raw = data if isinstance(data, bytes) else _encoded(data)
+    found = first_duplicate(raw, MAX_DEPTH)
+    if found is None:
+        return None
+    byte_offset, path = found
+    text = data if isinstance(data, str) else data.decode("utf-8")
+    offset = byte_offset if len(text) == len(raw) else len(raw[:byte_offset].decode("utf-8", "surrogatepass"))
     where = "the top level" if len(path) == 1 else json_pointer(path[:-1])
     detail = (
         f"the member name {json.dumps(path[-1])} occurs twice in one object ({where}); "
@@ -434,11 +501,9 @@ def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as error:
         raise _parse_error(data, error) from None
-    if has_duplicate_members(data, value):
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
-        duplicate = _duplicate_error(text)
-        if duplicate is not None:
-            raise duplicate
+    duplicate = _duplicate_error(data)
+    if duplicate is not None:
+        raise duplicate
     return value
 
 
@@ -448,6 +513,5 @@ def parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
 
 
 def duplicate_error(data: str | bytes) -> IJsonError | None:
-    """The ``IJsonError`` for the first repeated member name of a well-formed text, or None."""
-    text = data.decode("utf-8") if isinstance(data, bytes) else data
-    return _duplicate_error(text)
+    """The ``IJsonError`` for the first repeated member name of a text orjson accepted, or None."""
+    return _duplicate_error(data)

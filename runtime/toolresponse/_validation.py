@@ -37,7 +37,7 @@ from ._engine import (
     ValidationEngine,
     json_pointer,
     keyword_owner,
-    root_projection,
+    root_projector,
     schema_node,
 )
 from ._engine import engine as _engine_named
@@ -438,7 +438,7 @@ class ExplanationCache:
     def __init__(self, limit: int = 4096) -> None:
         self._limit = limit
         self._answers: dict[bytes, tuple[tuple[SchemaViolation, ...], tuple[SchemaViolation, ...]]] = {}
-        self._project = root_projection().project
+        self._project = root_projector()
 
     def explain(self, obj: Any, *, first: bool = False) -> tuple[SchemaViolation, ...]:
         """Every violation of an instance known to be invalid, most relevant first

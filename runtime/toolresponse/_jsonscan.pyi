@@ -1,0 +1,9 @@
+# Types of the C extension toolresponse._jsonscan (runtime/toolresponse/_jsonscan.c).
+
+def first_duplicate(data: bytes, max_depth: int, /) -> tuple[int, tuple[str | int, ...]] | None:
+    """The byte offset and instance path of the first repeated member name of the well-formed
+    JSON text ``data``, or None. ValueError when it nests deeper than ``max_depth``."""
+
+def path_at(data: bytes, end: int, max_depth: int, /) -> tuple[str | int, ...] | None:
+    """The instance path of the member or item being read at byte ``end`` of ``data`` (well-formed
+    up to there), or None when it lies deeper than ``max_depth``."""
