@@ -1,19 +1,19 @@
 /*
  * toolresponse._jsonscan: what a JSON parser's value no longer shows, read
- * from the text in one pass, without building the value.
+ * from the text without building the value.
  *
  * orjson keeps the last of two equal member names silently, and when it
  * rejects a text it gives an offset, not the JSON pointer of the member it was
- * reading. The pure-Python scans of toolresponse._ijson answer both questions
+ * reading. The Python scans of toolresponse._ijson answer both questions
  * exactly but cost a regular expression and a Python loop per token; these
  * two functions give the same answers (the test suite checks it on generated
- * texts) at the speed of a byte loop:
+ * texts and every prefix of them):
  *
  *   first_duplicate(data, max_depth)
  *       For well-formed JSON text: None when no object repeats a member name,
  *       else (offset, path): the byte offset of the repeated name's opening
  *       quote and the instance path that ends with that name. ValueError when
- *       arrays and objects nest deeper than max_depth.
+ *       objects nest deeper than max_depth.
  *
  *   path_at(data, end, max_depth)
  *       For text well-formed up to byte `end` (where a parser stopped): the
@@ -24,11 +24,23 @@
  * Paths are tuples of str (member names, escapes decoded) and int (indexes).
  * Member names are compared after decoding their escapes ("\u0061" is "a");
  * a lone surrogate escape decodes to its three-byte form, as Python's
- * "surrogatepass" reads it. Only the structure is read: strings, brackets,
- * commas; numbers, literals, colons and white space are skipped. On bytes
- * that break the precondition both still return (an answer that means
- * nothing, never a read out of bounds), and both release the GIL while they
- * scan. Memory is bounded by max_depth and the size of the text.
+ * "surrogatepass" reads it.
+ *
+ * first_duplicate runs on every line the validator reads, so it reads 64
+ * bytes at a time: a name belongs to the innermost open object and a string
+ * is a name exactly when a colon follows it, so outside strings only braces
+ * and colons matter. Each block becomes bit masks (quotes, backslashes,
+ * braces, colons; with SSE2 where the processor has it); a quote after an
+ * odd run of backslashes is escaped; the bits inside strings are the running
+ * parity of the other quotes; and only the braces and colons outside strings
+ * are visited, in order. Where a repeated name is found, path_at's scan gives
+ * its path. path_at reads byte by byte (it runs once per malformed text).
+ *
+ * On bytes that break the precondition both still return (an answer that
+ * means nothing, never a read out of bounds), and both release the GIL while
+ * they scan a large text. Memory is bounded by max_depth and the size of the
+ * text; no object costs more than linear time (past LINEAR_NAMES names, an
+ * object's names are looked up in a hash table).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,17 +50,14 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(_MSC_VER)
+#include <intrin.h>
+#endif
 
 #define INLINE_FRAMES 64
 #define INLINE_NAMES 64
-#define LINEAR_NAMES 16       /* an object with more names than this looks them up in a hash table */
-#define SHORT_STRING_WORDS 2  /* a string is looked through a word at a time this far, then by memchr */
-
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-/* Nonzero when some byte of the word x is zero (exact as to whether; not as to which). */
-#define HAS_ZERO(x) (((x) - ONES) & ~(x) & HIGHS)
-#define HAS_BYTE(x, c) HAS_ZERO((x) ^ (ONES * (uint64_t)(c)))
+#define LINEAR_NAMES 16 /* an object with more names than this looks them up in a hash table */
+#define BLOCK 64
 
 /* A member name: its bytes in the text, or, when it had escapes, decoded in the arena. */
 typedef struct {
@@ -58,16 +67,15 @@ typedef struct {
     int in_arena;
 } Name;
 
-/* One open array or object. An object's names are on the names stack from names_start on
- * (its last one there is its current member's name; none yet reads as ""), all of them while
- * it has at most LINEAR_NAMES, else only the current one, the rest being in the hash table. */
+/* One open object (first_duplicate), or array or object (path_at). */
 typedef struct {
     int is_object;
-    int expecting_name;
-    int hashed;              /* objects past LINEAR_NAMES names */
-    uint32_t serial;         /* objects: distinct for every object of one scan */
-    Py_ssize_t index;        /* arrays: the current item */
-    Py_ssize_t names_start;
+    int expecting_name; /* path_at: after "{" or a comma of an object */
+    Py_ssize_t index;   /* path_at, arrays: the current item */
+    Name name;          /* path_at, objects: the current member's name */
+    uint32_t serial;    /* first_duplicate: distinct for every object of one scan */
+    int hashed;         /* first_duplicate: past LINEAR_NAMES names, which are in the table */
+    Py_ssize_t names_start; /* first_duplicate: where its names are on the names stack */
 } Frame;
 
 /* A name of a large object: the table is keyed by (serial, decoded name). */
@@ -80,14 +88,14 @@ typedef struct {
 typedef struct {
     const unsigned char *text;
     Py_ssize_t max_depth;
-    int find_duplicates;
 
     Frame *frames;
-    Py_ssize_t depth; /* open arrays and objects; only the first max_depth + 1 are stored */
+    Py_ssize_t depth; /* open frames; only the first max_depth + 1 are stored */
     Py_ssize_t frames_capacity;
     uint32_t serials;
 
-    /* The names of the open objects, object after object (see Frame). */
+    /* first_duplicate: the names of the open objects that are not hashed, object after object,
+     * and one slot more, for the name being read. */
     Name *names;
     Py_ssize_t names_count;
     Py_ssize_t names_capacity;
@@ -107,16 +115,15 @@ typedef struct {
 typedef enum {
     SCAN_DONE,      /* reached the end */
     SCAN_DUPLICATE, /* a repeated name; `found` holds its offset */
-    SCAN_TOO_DEEP,  /* nesting beyond max_depth (first_duplicate only) */
+    SCAN_TOO_DEEP,  /* objects nested beyond max_depth (first_duplicate) */
     SCAN_NO_MEMORY,
 } Outcome;
 
 static void
-scan_init(Scan *scan, const unsigned char *text, Py_ssize_t max_depth, int find_duplicates)
+scan_init(Scan *scan, const unsigned char *text, Py_ssize_t max_depth)
 {
     scan->text = text;
     scan->max_depth = max_depth;
-    scan->find_duplicates = find_duplicates;
     scan->frames = scan->inline_frames;
     scan->depth = 0;
     scan->frames_capacity = INLINE_FRAMES;
@@ -145,7 +152,7 @@ scan_free(Scan *scan)
     PyMem_RawFree(scan->arena);
 }
 
-/* Room for one more element in a stack that starts in `inline_items`; -1 without memory. */
+/* Room for item `count` of a stack that starts in `inline_items`; -1 without memory. */
 static int
 reserve(void **items, Py_ssize_t count, Py_ssize_t *capacity, void *inline_items, size_t size)
 {
@@ -379,36 +386,145 @@ table_add(Scan *scan, uint32_t serial, const Name *name)
     }
 }
 
-/* The slot the next name of the object `frame` is read into (room is reserved for it): after
- * the object's names while they are compared one by one, else over its current name. */
-static Name *
-name_slot(Scan *scan, Frame *frame)
+/* Read the string content [from, to) as a name: in place, or decoded into the arena when it
+ * has escapes. -1 without memory. */
+static int
+read_name(Scan *scan, const unsigned char *from, const unsigned char *to, Name *name)
 {
-    if (frame->hashed || !scan->find_duplicates) {
-        scan->names_count = frame->names_start;
+    if (memchr(from, '\\', (size_t)(to - from)) == NULL) {
+        *name = (Name){from - scan->text, to - from, head_of(from, to - from), 0};
+        return 0;
     }
-    if (reserve((void **)&scan->names, scan->names_count, &scan->names_capacity, scan->inline_names,
-                sizeof(Name)) < 0) {
-        return NULL;
+    if (decode_name(scan, from, to, name) < 0) {
+        return -1;
     }
-    return &scan->names[scan->names_count];
+    name->head = head_of(name_bytes(scan, name), name->length);
+    return 0;
 }
 
-/* Take the name just read into name_slot as the object's current one: 1 if it is new there,
- * 0 if the object had it already, -1 without memory. While it has few names they are compared
- * one by one; past LINEAR_NAMES the object moves them into the hash table, so that no object
- * costs more than linear time. */
+static int
+push(Scan *scan, int is_object)
+{
+    Py_ssize_t depth = scan->depth++;
+    if (depth > scan->max_depth) {
+        return 0; /* too deep to be reported: only counted */
+    }
+    if (reserve((void **)&scan->frames, depth, &scan->frames_capacity, scan->inline_frames, sizeof(Frame)) < 0) {
+        return -1;
+    }
+    Frame *frame = &scan->frames[depth];
+    frame->is_object = is_object;
+    frame->expecting_name = is_object;
+    frame->index = 0;
+    frame->name = (Name){0, 0, 0, 0};
+    frame->serial = ++scan->serials;
+    frame->hashed = 0;
+    frame->names_start = scan->names_count;
+    return 0;
+}
+
+/* The frame the next token belongs to, or NULL outside any (or beyond the stored ones). */
+static Frame *
+top(Scan *scan)
+{
+    if (scan->depth == 0 || scan->depth > scan->max_depth + 1) {
+        return NULL;
+    }
+    return &scan->frames[scan->depth - 1];
+}
+
+/* --- path_at: byte by byte, every token that carries structure. --- */
+
+/* Where the string that opens at `open` closes (its quote), or NULL if it runs past `end`:
+ * memchr finds each quote; one after an odd run of backslashes is escaped. */
+static const unsigned char *
+string_end(const unsigned char *open, const unsigned char *end)
+{
+    const unsigned char *p = open + 1;
+    for (;;) {
+        const unsigned char *quote = memchr(p, '"', (size_t)(end - p));
+        if (quote == NULL) {
+            return NULL;
+        }
+        const unsigned char *back = quote;
+        while (back > open + 1 && back[-1] == '\\') {
+            back--;
+        }
+        if ((quote - back) % 2 == 0) {
+            return quote;
+        }
+        p = quote + 1;
+    }
+}
+
+static Outcome
+scan_path(Scan *scan, Py_ssize_t end)
+{
+    const unsigned char *text = scan->text;
+    const unsigned char *stop = text + end;
+    for (const unsigned char *p = text; p < stop; p++) {
+        switch (*p) {
+            case '"': {
+                const unsigned char *close = string_end(p, stop);
+                if (close == NULL) {
+                    return SCAN_DONE; /* cut off at `end`: a name that names nothing yet */
+                }
+                Frame *frame = top(scan);
+                if (frame != NULL && frame->expecting_name) {
+                    if (read_name(scan, p + 1, close, &frame->name) < 0) {
+                        return SCAN_NO_MEMORY;
+                    }
+                    frame->expecting_name = 0;
+                }
+                p = close;
+                break;
+            }
+            case '{':
+            case '[':
+                if (push(scan, *p == '{') < 0) {
+                    return SCAN_NO_MEMORY;
+                }
+                break;
+            case '}':
+            case ']':
+                if (scan->depth > 0) {
+                    scan->depth--;
+                }
+                break;
+            case ',': {
+                Frame *frame = top(scan);
+                if (frame != NULL) {
+                    if (frame->is_object) {
+                        frame->expecting_name = 1;
+                    }
+                    else {
+                        frame->index++;
+                    }
+                }
+                break;
+            }
+            default:
+                break;
+        }
+    }
+    return SCAN_DONE;
+}
+
+/* --- first_duplicate: 64 bytes at a time, only braces and colons outside strings. --- */
+
+/* Add the name in the slot after the stack's top (where find_names read it) to the object
+ * `frame`: 1 if it is new there, 0 if the object had it already (the name stays in the slot),
+ * -1 without memory. While the object has few names they are compared one by one; past
+ * LINEAR_NAMES it moves them into the hash table and keeps on the stack only its last. */
 static int
 add_name(Scan *scan, Frame *frame)
 {
     Name *name = &scan->names[scan->names_count];
-    if (!scan->find_duplicates) {
-        scan->names_count++;
-        return 1;
-    }
     if (frame->hashed) {
         int added = table_add(scan, frame->serial, name);
-        scan->names_count += added == 1; /* a repeated name stays in the slot, for its path */
+        if (added == 1) {
+            scan->names[frame->names_start] = *name;
+        }
         return added;
     }
     for (Py_ssize_t i = frame->names_start; i < scan->names_count; i++) {
@@ -431,234 +547,222 @@ add_name(Scan *scan, Frame *frame)
     return 1;
 }
 
+static inline int
+lowest_bit(uint64_t bits)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(bits);
+#elif defined(_MSC_VER) && defined(_WIN64)
+    unsigned long at;
+    _BitScanForward64(&at, bits);
+    return (int)at;
+#else
+    int at = 0;
+    while (!(bits & 1)) {
+        bits >>= 1;
+        at++;
+    }
+    return at;
+#endif
+}
+
+/* The bytes of one block that find_names looks at, one bit each. */
+typedef struct {
+    uint64_t quote;
+    uint64_t backslash;
+    uint64_t brace; /* { and } */
+    uint64_t colon;
+} Masks;
+
+static inline void
+classify(const unsigned char *block, Masks *masks)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i colon = _mm_set1_epi8(':');
+    const __m128i open = _mm_set1_epi8('{');
+    const __m128i close = _mm_set1_epi8('}');
+    *masks = (Masks){0, 0, 0, 0};
+    for (int part = 0; part < BLOCK / 16; part++) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(block + 16 * part));
+        int shift = 16 * part;
+        masks->quote |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, quote)) << shift;
+        masks->backslash |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, backslash)) << shift;
+        masks->colon |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, colon)) << shift;
+        __m128i braces = _mm_or_si128(_mm_cmpeq_epi8(bytes, open), _mm_cmpeq_epi8(bytes, close));
+        masks->brace |= (uint64_t)(uint16_t)_mm_movemask_epi8(braces) << shift;
+    }
+#else
+    *masks = (Masks){0, 0, 0, 0};
+    for (int at = 0; at < BLOCK; at++) {
+        uint64_t bit = (uint64_t)1 << at;
+        switch (block[at]) {
+            case '"': masks->quote |= bit; break;
+            case '\\': masks->backslash |= bit; break;
+            case ':': masks->colon |= bit; break;
+            case '{':
+            case '}': masks->brace |= bit; break;
+            default: break;
+        }
+    }
+#endif
+}
+
+/* The bytes of a block that a backslash escapes: each backslash not itself escaped escapes the
+ * byte after it. `*carry` (0 or 1) says the block's first byte is escaped by the last block;
+ * it becomes the same for the next block. */
+static inline uint64_t
+escaped_bytes(uint64_t backslashes, uint64_t *carry)
+{
+    uint64_t escaped = *carry;
+    uint64_t escaping = backslashes & ~escaped;
+    *carry = 0;
+    while (escaping != 0) {
+        int at = lowest_bit(escaping);
+        if (at == BLOCK - 1) {
+            *carry = 1;
+            break;
+        }
+        uint64_t next = (uint64_t)1 << (at + 1);
+        escaped |= next;
+        escaping &= ~((next << 1) - 1); /* the escaped byte escapes nothing, even a backslash */
+    }
+    return escaped;
+}
+
+/* Bit i: the number of set bits at or below i is odd (the bytes from an opening quote up to,
+ * not including, its closing quote). */
+static inline uint64_t
+prefix_parity(uint64_t bits)
+{
+    bits ^= bits << 1;
+    bits ^= bits << 2;
+    bits ^= bits << 4;
+    bits ^= bits << 8;
+    bits ^= bits << 16;
+    bits ^= bits << 32;
+    return bits;
+}
+
+static inline int
+is_space(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* The name that the colon at `colon` ends: read into the slot after the stack's top, its opening
+ * quote's offset in *open. 0 when the bytes before the colon are no name (broken text). */
 static int
-push(Scan *scan, int is_object)
+name_before(Scan *scan, const unsigned char *colon, Py_ssize_t *open, int *failed)
 {
-    Py_ssize_t depth = scan->depth++;
-    if (depth > scan->max_depth) {
-        return 0; /* too deep to be reported: only counted */
-    }
-    if (reserve((void **)&scan->frames, depth, &scan->frames_capacity, scan->inline_frames, sizeof(Frame)) < 0) {
-        return -1;
-    }
-    Frame *frame = &scan->frames[depth];
-    frame->is_object = is_object;
-    frame->expecting_name = is_object;
-    frame->hashed = 0;
-    frame->serial = is_object ? ++scan->serials : 0;
-    frame->index = 0;
-    frame->names_start = scan->names_count;
-    return 0;
-}
-
-static void
-pop(Scan *scan)
-{
-    if (scan->depth == 0) {
-        return;
-    }
-    scan->depth--;
-    if (scan->depth <= scan->max_depth) {
-        scan->names_count = scan->frames[scan->depth].names_start;
-    }
-}
-
-/* The frame the next token belongs to, or NULL outside any (or beyond the stored ones). */
-static Frame *
-top(Scan *scan)
-{
-    if (scan->depth == 0 || scan->depth > scan->max_depth + 1) {
-        return NULL;
-    }
-    return &scan->frames[scan->depth - 1];
-}
-
-/* The first quote at or after p, or NULL: a word at a time for short strings, memchr for long. */
-static inline const unsigned char *
-find_quote(const unsigned char *p, const unsigned char *end)
-{
-    for (int words = 0; words < SHORT_STRING_WORDS && end - p >= 8; words++) {
-        uint64_t word;
-        memcpy(&word, p, 8);
-        if (HAS_BYTE(word, '"')) {
-            while (*p != '"') {
-                p++;
-            }
-            return p;
+    const unsigned char *text = scan->text;
+    const unsigned char *close = colon;
+    do {
+        if (close == text) {
+            return 0;
         }
-        p += 8;
+        close--;
+    } while (is_space(*close));
+    if (*close != '"') {
+        return 0;
     }
-    return memchr(p, '"', (size_t)(end - p));
-}
-
-/* Where the string that opens at `open` closes (its quote), or NULL if it runs past `end`:
- * a quote after an odd run of backslashes is escaped. */
-static inline const unsigned char *
-string_end(const unsigned char *open, const unsigned char *end)
-{
-    const unsigned char *p = open + 1;
+    const unsigned char *quote = close;
     for (;;) {
-        const unsigned char *quote = find_quote(p, end);
-        if (quote == NULL) {
-            return NULL;
-        }
+        do {
+            if (quote == text) {
+                return 0;
+            }
+            quote--;
+        } while (*quote != '"');
         const unsigned char *back = quote;
-        while (back > open + 1 && back[-1] == '\\') {
+        while (back > text && back[-1] == '\\') {
             back--;
         }
         if ((quote - back) % 2 == 0) {
-            return quote;
-        }
-        p = quote + 1;
-    }
-}
-
-/* The first quote or backslash at or after p, or `end`: names are short and rarely escaped. */
-static inline const unsigned char *
-quote_or_backslash(const unsigned char *p, const unsigned char *end)
-{
-    while (end - p >= 8) {
-        uint64_t word;
-        memcpy(&word, p, 8);
-        if (HAS_BYTE(word, '"') | HAS_BYTE(word, '\\')) {
             break;
         }
-        p += 8;
     }
-    while (p < end && *p != '"' && *p != '\\') {
-        p++;
-    }
-    return p;
-}
-
-/* The bytes the scan stops at outside strings: the only ones that carry structure it needs. */
-static unsigned char structural[256];
-
-/* The next of those bytes at or after p, or `end`: sixteen bytes at a time where SSE2 is there. */
-static inline const unsigned char *
-next_structural(const unsigned char *p, const unsigned char *end)
-{
-#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i comma = _mm_set1_epi8(',');
-    const __m128i lower = _mm_set1_epi8(0x20);
-    const __m128i open = _mm_set1_epi8('{');  /* '[' | 0x20 */
-    const __m128i close = _mm_set1_epi8('}'); /* ']' | 0x20 */
-    while (end - p >= 16) {
-        __m128i block = _mm_loadu_si128((const __m128i *)p);
-        __m128i folded = _mm_or_si128(block, lower);
-        __m128i hits = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, comma)),
-                                    _mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)));
-        int mask = _mm_movemask_epi8(hits);
-        if (mask != 0) {
-            return p + __builtin_ctz((unsigned int)mask);
-        }
-        p += 16;
-    }
-#endif
-    while (p < end && !structural[*p]) {
-        p++;
-    }
-    return p;
-}
-
-/* Read the member name that opens at `open` into `name`: where it closes, or NULL if it runs
- * past `end` (a name cut off there names nothing yet); `*failed` on a memory error. */
-static const unsigned char *
-read_name(Scan *scan, const unsigned char *open, const unsigned char *end, Name *name, int *failed)
-{
-    const unsigned char *from = open + 1;
-    const unsigned char *close = quote_or_backslash(from, end);
-    if (close < end && *close == '"') {
-        /* One assignment: the copies of `name` that follow then load what was stored whole
-         * (field-by-field stores stall a wider load that reads them back). */
-        *name = (Name){from - scan->text, close - from, head_of(from, close - from), 0};
-        return close;
-    }
-    close = string_end(open, end);
-    if (close == NULL) {
-        return NULL;
-    }
-    if (decode_name(scan, from, close, name) < 0) {
+    if (reserve((void **)&scan->names, scan->names_count, &scan->names_capacity, scan->inline_names,
+                sizeof(Name)) < 0
+        || read_name(scan, quote + 1, close, &scan->names[scan->names_count]) < 0) {
         *failed = 1;
-        return NULL;
+        return 0;
     }
-    name->head = head_of(name_bytes(scan, name), name->length);
-    return close;
+    *open = quote - text;
+    return 1;
+}
+
+/* Visit the braces and colons of a block that lie outside strings, in order. */
+static Outcome
+visit(Scan *scan, Py_ssize_t base, uint64_t events, Py_ssize_t *found)
+{
+    const unsigned char *text = scan->text;
+    while (events != 0) {
+        Py_ssize_t at = base + lowest_bit(events);
+        events &= events - 1;
+        unsigned char c = text[at];
+        if (c == '{') {
+            if (scan->depth == scan->max_depth) {
+                return SCAN_TOO_DEEP;
+            }
+            if (push(scan, 1) < 0) {
+                return SCAN_NO_MEMORY;
+            }
+        }
+        else if (c == '}') {
+            if (scan->depth > 0) {
+                scan->depth--;
+                scan->names_count = scan->frames[scan->depth].names_start;
+            }
+        }
+        else if (scan->depth > 0) {
+            Py_ssize_t open = 0;
+            int failed = 0;
+            if (!name_before(scan, text + at, &open, &failed)) {
+                if (failed) {
+                    return SCAN_NO_MEMORY;
+                }
+                continue;
+            }
+            int added = add_name(scan, &scan->frames[scan->depth - 1]);
+            if (added < 0) {
+                return SCAN_NO_MEMORY;
+            }
+            if (added == 0) {
+                *found = open;
+                return SCAN_DUPLICATE;
+            }
+        }
+    }
+    return SCAN_DONE;
 }
 
 static Outcome
-scan_text(Scan *scan, Py_ssize_t end, Py_ssize_t *found)
+find_names(Scan *scan, Py_ssize_t size, Py_ssize_t *found)
 {
-    const unsigned char *text = scan->text;
-    const unsigned char *stop = text + end;
-    const unsigned char *p = text;
-    for (;;) {
-        p = next_structural(p, stop);
-        if (p >= stop) {
-            break;
+    uint64_t escape_carry = 0;
+    uint64_t inside = 0; /* all ones while a string runs on from the last block */
+    for (Py_ssize_t base = 0; base < size; base += BLOCK) {
+        const unsigned char *block = scan->text + base;
+        unsigned char tail[BLOCK];
+        if (size - base < BLOCK) {
+            memset(tail, 0, BLOCK);
+            memcpy(tail, block, (size_t)(size - base));
+            block = tail;
         }
-        switch (*p) {
-            case '"': {
-                Frame *frame = top(scan);
-                if (frame == NULL || !frame->expecting_name) {
-                    const unsigned char *close = string_end(p, stop);
-                    if (close == NULL) {
-                        return SCAN_DONE; /* a value cut off at `end` */
-                    }
-                    p = close + 1;
-                    continue;
-                }
-                Name *name = name_slot(scan, frame);
-                if (name == NULL) {
-                    return SCAN_NO_MEMORY;
-                }
-                int failed = 0;
-                const unsigned char *close = read_name(scan, p, stop, name, &failed);
-                if (close == NULL) {
-                    return failed ? SCAN_NO_MEMORY : SCAN_DONE;
-                }
-                int added = add_name(scan, frame);
-                if (added < 0) {
-                    return SCAN_NO_MEMORY;
-                }
-                if (added == 0) {
-                    *found = p - text;
-                    return SCAN_DUPLICATE;
-                }
-                frame->expecting_name = 0;
-                p = close + 1;
-                continue;
+        Masks masks;
+        classify(block, &masks);
+        uint64_t escaped = (masks.backslash | escape_carry) ? escaped_bytes(masks.backslash, &escape_carry) : 0;
+        uint64_t in_string = prefix_parity(masks.quote & ~escaped) ^ inside;
+        inside = (uint64_t)((int64_t)in_string >> 63);
+        uint64_t events = (masks.brace | masks.colon) & ~in_string;
+        if (events != 0) {
+            Outcome outcome = visit(scan, base, events, found);
+            if (outcome != SCAN_DONE) {
+                return outcome;
             }
-            case '{':
-            case '[':
-                if (push(scan, *p == '{') < 0) {
-                    return SCAN_NO_MEMORY;
-                }
-                if (scan->find_duplicates && scan->depth > scan->max_depth) {
-                    return SCAN_TOO_DEEP;
-                }
-                break;
-            case '}':
-            case ']':
-                pop(scan);
-                break;
-            case ',': {
-                Frame *frame = top(scan);
-                if (frame != NULL) {
-                    if (frame->is_object) {
-                        frame->expecting_name = 1;
-                    }
-                    else {
-                        frame->index++;
-                    }
-                }
-                break;
-            }
-            default:
-                break;
         }
-        p++;
     }
     return SCAN_DONE;
 }
@@ -676,148 +780,159 @@ name_object(const Scan *scan, const Name *name)
     return text;
 }
 
-/* The current member name of the object at frames[i] (its last name on the stack). */
+/* The slots of the first `count` frames: member names and indexes (a new tuple, or NULL). */
 static PyObject *
-current_name(const Scan *scan, Py_ssize_t i)
+path_tuple(const Scan *scan, Py_ssize_t count)
 {
-    Py_ssize_t end = i + 1 < scan->depth ? scan->frames[i + 1].names_start : scan->names_count;
-    if (end == scan->frames[i].names_start) {
-        return PyUnicode_FromStringAndSize("", 0);
-    }
-    return name_object(scan, &scan->names[end - 1]);
-}
-
-/* The slots of the first `count` frames, then `last` if not NULL (a new reference, or NULL). */
-static PyObject *
-path_tuple(const Scan *scan, Py_ssize_t count, const Name *last)
-{
-    PyObject *path = PyTuple_New(count + (last != NULL));
+    PyObject *path = PyTuple_New(count);
     if (path == NULL) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         const Frame *frame = &scan->frames[i];
-        PyObject *slot = frame->is_object ? current_name(scan, i) : PyLong_FromSsize_t(frame->index);
+        PyObject *slot = frame->is_object ? name_object(scan, &frame->name) : PyLong_FromSsize_t(frame->index);
         if (slot == NULL) {
             Py_DECREF(path);
             return NULL;
         }
         PyTuple_SET_ITEM(path, i, slot);
     }
-    if (last != NULL) {
-        PyObject *slot = name_object(scan, last);
-        if (slot == NULL) {
-            Py_DECREF(path);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(path, count, slot);
-    }
     return path;
 }
 
-static Outcome
-run_scan(Scan *scan, Py_ssize_t end, Py_ssize_t *found)
+/* The path of the member or item being read at byte `end` (path_at's scan), into a new tuple,
+ * then `last` if not NULL; None when it lies deeper than max_depth. */
+static PyObject *
+path_to(const unsigned char *text, Py_ssize_t end, Py_ssize_t max_depth, PyObject *last)
 {
+    Scan scan;
+    scan_init(&scan, text, max_depth);
     Outcome outcome;
     if (end > (1 << 16)) {
         Py_BEGIN_ALLOW_THREADS
-        outcome = scan_text(scan, end, found);
+        outcome = scan_path(&scan, end);
         Py_END_ALLOW_THREADS
     }
     else {
-        outcome = scan_text(scan, end, found);
+        outcome = scan_path(&scan, end);
     }
-    return outcome;
+    PyObject *result = NULL;
+    if (outcome == SCAN_NO_MEMORY) {
+        PyErr_NoMemory();
+    }
+    else if (scan.depth > max_depth) {
+        result = Py_NewRef(Py_None);
+    }
+    else {
+        Py_ssize_t count = scan.depth;
+        if (count > 0 && scan.frames[count - 1].expecting_name) {
+            count--; /* an object between members: the object is the place */
+        }
+        result = path_tuple(&scan, count);
+        if (result != NULL && last != NULL) {
+            PyObject *longer = PySequence_Concat(result, last);
+            Py_SETREF(result, longer);
+        }
+    }
+    scan_free(&scan);
+    return result;
+}
+
+static int
+parse_depth(PyObject *number, Py_ssize_t *depth)
+{
+    *depth = PyLong_AsSsize_t(number);
+    if (*depth == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (*depth < 0) {
+        PyErr_SetString(PyExc_ValueError, "max_depth must not be negative");
+        return -1;
+    }
+    return 0;
 }
 
 static PyObject *
-first_duplicate(PyObject *module, PyObject *args)
+first_duplicate(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    Py_buffer data;
     Py_ssize_t max_depth;
-    if (!PyArg_ParseTuple(args, "y*n:first_duplicate", &data, &max_depth)) {
+    Py_buffer data;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "first_duplicate(data, max_depth) takes 2 arguments");
         return NULL;
     }
-    if (max_depth < 0) {
-        PyBuffer_Release(&data);
-        PyErr_SetString(PyExc_ValueError, "max_depth must not be negative");
+    if (parse_depth(args[1], &max_depth) < 0 || PyObject_GetBuffer(args[0], &data, PyBUF_SIMPLE) < 0) {
         return NULL;
     }
-    Scan scanner;
-    Scan *scan = &scanner;
-    scan_init(scan, data.buf, max_depth, 1);
+    Scan scan;
+    scan_init(&scan, data.buf, max_depth);
     Py_ssize_t found = 0;
-    Outcome outcome = run_scan(scan, data.len, &found);
+    Outcome outcome;
+    if (data.len > (1 << 16)) {
+        Py_BEGIN_ALLOW_THREADS
+        outcome = find_names(&scan, data.len, &found);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        outcome = find_names(&scan, data.len, &found);
+    }
     PyObject *result = NULL;
     switch (outcome) {
         case SCAN_DONE:
             result = Py_NewRef(Py_None);
             break;
         case SCAN_DUPLICATE: {
-            /* the repeated name is the one just read, in the slot after the stack's top */
-            PyObject *path = path_tuple(scan, scan->depth - 1, &scan->names[scan->names_count]);
+            /* the repeated name is in the slot after the stack's top; its object's path comes
+             * from path_at's scan up to the name */
+            PyObject *name = name_object(&scan, &scan.names[scan.names_count]);
+            PyObject *last = name == NULL ? NULL : PyTuple_Pack(1, name);
+            PyObject *path = last == NULL ? NULL : path_to(data.buf, found, PY_SSIZE_T_MAX - 1, last);
             if (path != NULL) {
                 result = Py_BuildValue("(nN)", found, path);
             }
+            Py_XDECREF(name);
+            Py_XDECREF(last);
             break;
         }
         case SCAN_TOO_DEEP:
-            PyErr_Format(PyExc_ValueError, "arrays and objects nest deeper than %zd levels", max_depth);
+            PyErr_Format(PyExc_ValueError, "objects nest deeper than %zd levels", max_depth);
             break;
         case SCAN_NO_MEMORY:
             PyErr_NoMemory();
             break;
     }
-    scan_free(scan);
+    scan_free(&scan);
     PyBuffer_Release(&data);
     return result;
 }
 
 static PyObject *
-path_at(PyObject *module, PyObject *args)
+path_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    Py_buffer data;
     Py_ssize_t end;
     Py_ssize_t max_depth;
-    if (!PyArg_ParseTuple(args, "y*nn:path_at", &data, &end, &max_depth)) {
+    Py_buffer data;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "path_at(data, end, max_depth) takes 3 arguments");
         return NULL;
     }
-    if (max_depth < 0) {
-        PyBuffer_Release(&data);
-        PyErr_SetString(PyExc_ValueError, "max_depth must not be negative");
+    end = PyLong_AsSsize_t(args[1]);
+    if ((end == -1 && PyErr_Occurred()) || parse_depth(args[2], &max_depth) < 0
+        || PyObject_GetBuffer(args[0], &data, PyBUF_SIMPLE) < 0) {
         return NULL;
     }
     end = end < 0 ? 0 : (end > data.len ? data.len : end);
-    Scan scanner;
-    Scan *scan = &scanner;
-    scan_init(scan, data.buf, max_depth, 0);
-    Py_ssize_t found = 0;
-    Outcome outcome = run_scan(scan, end, &found);
-    PyObject *result = NULL;
-    if (outcome == SCAN_NO_MEMORY) {
-        PyErr_NoMemory();
-    }
-    else if (scan->depth > max_depth) {
-        result = Py_NewRef(Py_None);
-    }
-    else {
-        Py_ssize_t count = scan->depth;
-        if (count > 0 && scan->frames[count - 1].expecting_name) {
-            count--;
-        }
-        result = path_tuple(scan, count, NULL);
-    }
-    scan_free(scan);
+    PyObject *result = path_to(data.buf, end, max_depth, NULL);
     PyBuffer_Release(&data);
     return result;
 }
 
 static PyMethodDef jsonscan_methods[] = {
-    {"first_duplicate", first_duplicate, METH_VARARGS,
+    {"first_duplicate", (PyCFunction)(void (*)(void))first_duplicate, METH_FASTCALL,
      "first_duplicate(data, max_depth, /)\n--\n\n"
      "The byte offset and instance path of the first repeated member name of the well-formed\n"
-     "JSON text `data`, or None. ValueError when it nests deeper than `max_depth`."},
-    {"path_at", path_at, METH_VARARGS,
+     "JSON text `data`, or None. ValueError when objects nest deeper than `max_depth`."},
+    {"path_at", (PyCFunction)(void (*)(void))path_at, METH_FASTCALL,
      "path_at(data, end, max_depth, /)\n--\n\n"
      "The instance path of the member or item being read at byte `end` of `data` (well-formed\n"
      "up to there), or None when it lies deeper than `max_depth`."},
@@ -847,8 +962,5 @@ static struct PyModuleDef jsonscan_module = {
 PyMODINIT_FUNC
 PyInit__jsonscan(void)
 {
-    for (const char *c = "\"{}[],"; *c; c++) {
-        structural[(unsigned char)*c] = 1;
-    }
     return PyModuleDef_Init(&jsonscan_module);
 }

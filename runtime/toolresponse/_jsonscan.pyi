@@ -2,7 +2,7 @@
 
 def first_duplicate(data: bytes, max_depth: int, /) -> tuple[int, tuple[str | int, ...]] | None:
     """The byte offset and instance path of the first repeated member name of the well-formed
-    JSON text ``data``, or None. ValueError when it nests deeper than ``max_depth``."""
+    JSON text ``data``, or None. ValueError when objects nest deeper than ``max_depth``."""
 
 def path_at(data: bytes, end: int, max_depth: int, /) -> tuple[str | int, ...] | None:
     """The instance path of the member or item being read at byte ``end`` of ``data`` (well-formed
