@@ -21,6 +21,7 @@ from toolresponse._ijson import (
     MAX_DEPTH,
     NATIVE_SCANS,
     first_duplicate_python,
+    lines_with_duplicates_python,
     path_at_python,
 )
 
@@ -55,6 +56,27 @@ def test_first_duplicate_agrees_with_its_python_twin(seed: int) -> None:
         for data in _spellings(random_json_text(rng)):
             expected = first_duplicate_python(data, MAX_DEPTH)
             assert (data, expected) == (data, _jsonscan.first_duplicate(data, MAX_DEPTH))
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(st.integers(min_value=0, max_value=2**32))
+def test_lines_with_duplicates_agrees_with_its_python_twin(seed: int) -> None:
+    """A batch of random lines, some cut short or too deep for orjson: of the lines orjson reads,
+    the C scan names those that repeat a name, as the Python one does (what either says of the
+    other lines means nothing: the validator reports them as malformed)."""
+    rng = random.Random(seed)
+    lines = [spelling for _ in range(10) for spelling in _spellings(random_json_text(rng))]
+    lines += [lines[0][: len(lines[0]) // 2], b"[" * 1100 + b"]" * 1100, b'{"a": 1, "a": 2}\n']
+    rng.shuffle(lines)
+    readable = set()
+    for index, line in enumerate(lines):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            orjson.loads(line)
+            readable.add(index)
+    expected = lines_with_duplicates_python(lines, MAX_DEPTH)
+    native = _jsonscan.lines_with_duplicates(lines, MAX_DEPTH)
+    assert expected == [index for index in native if index in readable]
+    assert expected  # the batch has its repeated names
 
 
 @settings(max_examples=100, deadline=None, database=None)
@@ -154,6 +176,10 @@ def test_wrong_arguments_are_type_errors() -> None:
         _jsonscan.path_at(b"{}", "1", POINTER_DEPTH)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_depth"):
         _jsonscan.path_at(b"{}", 1, -1)
+    with pytest.raises(TypeError, match="list of bytes"):
+        _jsonscan.lines_with_duplicates((b"{}",), MAX_DEPTH)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="line 1 is str, not bytes"):
+        _jsonscan.lines_with_duplicates([b"{}", "{}"], MAX_DEPTH)  # type: ignore[list-item]
 
 
 @pytest.mark.parametrize(

@@ -21,9 +21,9 @@ each valid one too), so memory stays flat however long the input. A batch is
 also the unit of work of ``--jobs``: batches go to worker processes and their
 results come back in input order, at most ``2 * jobs`` in flight.
 
-The per-line fast path is orjson, the duplicate-name scan of ``_ijson``
-(``first_duplicate``, in C) and jsonschema-rs ``is_valid``; only an invalid
-line goes on to have its violations explained.
+The fast path is orjson and jsonschema-rs ``is_valid`` per line, and the
+duplicate-name scan of ``_ijson`` (``lines_with_duplicates``, in C) per batch;
+only an invalid line goes on to have its violations explained.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import os
 import re
 import stat
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import IO, Literal, NamedTuple, Protocol
 
@@ -45,7 +45,7 @@ from ._ijson import (
     IJsonError,
     IJsonRule,
     duplicate_error,
-    first_duplicate,
+    lines_with_duplicates,
     parse_error,
 )
 from ._validation import ExplanationCache, SchemaViolation, validate_json
@@ -285,19 +285,20 @@ def _duplicated(name: str, number: int, line: bytes) -> Record | None:
     return Record(name, number, failure.column, (failure,))
 
 
-# The per-line fast path: one orjson.loads, one duplicate-name scan (_ijson.first_duplicate:
-# exact, in C) and one jsonschema-rs is_valid; nothing else happens to a valid line. The
-# functions are bound to locals and the loop is written out: a call per line is measurable.
+# The per-line fast path: one orjson.loads and one jsonschema-rs is_valid; nothing else happens
+# to a valid line. The duplicate-name scan (_ijson.lines_with_duplicates: exact, in C) reads the
+# whole batch in one call first; the functions are bound to locals and the loop is written out:
+# a call per line is measurable.
 
 
-def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Options) -> Batch:
+def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
     """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``."""
     if not options.explain:
         return _count_lines(lines)
     is_valid = engine("fast").is_valid
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    repeated = first_duplicate
+    duplicated_lines = {first_line + index for index in lines_with_duplicates(lines, MAX_DEPTH)}
     keep_valid = options.keep_valid
     first = options.first
     explain = None
@@ -315,7 +316,7 @@ def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Opt
             invalid += 1
             append(_malformed(name, number, line, error))
             continue
-        if repeated(line, MAX_DEPTH) is not None:
+        if duplicated_lines and number in duplicated_lines:
             duplicated = _duplicated(name, number, line)
             if duplicated is not None:
                 invalid += 1
@@ -333,20 +334,20 @@ def check_lines(name: str, lines: Sequence[bytes], first_line: int, options: Opt
     return Batch(valid, invalid, records, sum(map(len, lines)))
 
 
-def _count_lines(lines: Sequence[bytes]) -> Batch:
+def _count_lines(lines: list[bytes]) -> Batch:
     """Only the counts of valid and invalid lines (for ``--quiet``): nothing is explained."""
     is_valid = engine("fast").is_valid
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    repeated = first_duplicate
+    duplicated_lines = set(lines_with_duplicates(lines, MAX_DEPTH))
     valid = invalid = 0
-    for line in lines:
+    for index, line in enumerate(lines):
         try:
             obj = loads(line)
         except decode_error:
             invalid += not line.isspace()
             continue
-        if repeated(line, MAX_DEPTH) is None and is_valid(obj):
+        if is_valid(obj) and not (duplicated_lines and index in duplicated_lines):
             valid += 1
         else:
             invalid += 1

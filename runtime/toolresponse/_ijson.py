@@ -62,6 +62,8 @@ __all__ = [
     "first_duplicate",
     "first_duplicate_python",
     "has_duplicate_members",
+    "lines_with_duplicates",
+    "lines_with_duplicates_python",
     "locate",
     "parse_error",
     "parse_ijson",
@@ -445,14 +447,29 @@ def first_duplicate_python(data: bytes, max_depth: int) -> tuple[int, Path] | No
     return len(text[:offset].encode("utf-8", "surrogatepass")), path
 
 
+def lines_with_duplicates_python(lines: list[bytes], max_depth: int) -> list[int]:
+    """The extension's ``lines_with_duplicates`` in Python: the indexes of the JSON texts ``lines``
+    in which some object repeats a name (a line orjson cannot read is not among them)."""
+    found = []
+    for index, line in enumerate(lines):
+        try:
+            if first_duplicate_python(line, max_depth) is not None:
+                found.append(index)
+        except ValueError:
+            continue
+    return found
+
+
 # The scans the validator runs on every text: the C extension's, or their Python twins in a
 # build made without a C compiler.
 first_duplicate: Callable[[bytes, int], tuple[int, Path] | None]
+lines_with_duplicates: Callable[[list[bytes], int], list[int]]
 path_at: Callable[[bytes, int, int], Path | None]
 try:
-    from ._jsonscan import first_duplicate, path_at
+    from ._jsonscan import first_duplicate, lines_with_duplicates, path_at
 except ImportError:  # pragma: no cover - the test suite requires the extension, and runs the twins itself
     first_duplicate = first_duplicate_python
+    lines_with_duplicates = lines_with_duplicates_python
     path_at = path_at_python
 NATIVE_SCANS = first_duplicate is not first_duplicate_python
 """Whether the scans are the C extension's."""

@@ -906,6 +906,68 @@ first_duplicate(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+/* Whether `text` repeats a name: 1, 0, or -1 with an exception set (too deep counts as no). */
+static int
+repeats_a_name(const unsigned char *text, Py_ssize_t size, Py_ssize_t max_depth)
+{
+    Scan scan;
+    scan_init(&scan, text, max_depth);
+    Py_ssize_t found = 0;
+    Outcome outcome = find_names(&scan, size, &found);
+    scan_free(&scan);
+    if (outcome == SCAN_NO_MEMORY) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return outcome == SCAN_DUPLICATE;
+}
+
+static PyObject *
+lines_with_duplicates(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t max_depth;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "lines_with_duplicates(lines, max_depth) takes 2 arguments");
+        return NULL;
+    }
+    if (!PyList_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "lines must be a list of bytes");
+        return NULL;
+    }
+    if (parse_depth(args[1], &max_depth) < 0) {
+        return NULL;
+    }
+    PyObject *lines = args[0];
+    PyObject *found = PyList_New(0);
+    if (found == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lines); i++) {
+        PyObject *line = PyList_GET_ITEM(lines, i);
+        if (!PyBytes_CheckExact(line)) {
+            PyErr_Format(PyExc_TypeError, "line %zd is %.100s, not bytes", i, Py_TYPE(line)->tp_name);
+            Py_DECREF(found);
+            return NULL;
+        }
+        int repeats = repeats_a_name((const unsigned char *)PyBytes_AS_STRING(line), PyBytes_GET_SIZE(line),
+                                     max_depth);
+        if (repeats < 0) {
+            Py_DECREF(found);
+            return NULL;
+        }
+        if (repeats) {
+            PyObject *index = PyLong_FromSsize_t(i);
+            if (index == NULL || PyList_Append(found, index) < 0) {
+                Py_XDECREF(index);
+                Py_DECREF(found);
+                return NULL;
+            }
+            Py_DECREF(index);
+        }
+    }
+    return found;
+}
+
 static PyObject *
 path_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -932,6 +994,10 @@ static PyMethodDef jsonscan_methods[] = {
      "first_duplicate(data, max_depth, /)\n--\n\n"
      "The byte offset and instance path of the first repeated member name of the well-formed\n"
      "JSON text `data`, or None. ValueError when objects nest deeper than `max_depth`."},
+    {"lines_with_duplicates", (PyCFunction)(void (*)(void))lines_with_duplicates, METH_FASTCALL,
+     "lines_with_duplicates(lines, max_depth, /)\n--\n\n"
+     "The indexes of the lines (a list of bytes, each well-formed JSON text) in which some object\n"
+     "repeats a member name; a line whose objects nest deeper than `max_depth` is not among them."},
     {"path_at", (PyCFunction)(void (*)(void))path_at, METH_FASTCALL,
      "path_at(data, end, max_depth, /)\n--\n\n"
      "The instance path of the member or item being read at byte `end` of `data` (well-formed\n"

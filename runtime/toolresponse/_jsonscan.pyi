@@ -7,3 +7,7 @@ def first_duplicate(data: bytes, max_depth: int, /) -> tuple[int, tuple[str | in
 def path_at(data: bytes, end: int, max_depth: int, /) -> tuple[str | int, ...] | None:
     """The instance path of the member or item being read at byte ``end`` of ``data`` (well-formed
     up to there), or None when it lies deeper than ``max_depth``."""
+
+def lines_with_duplicates(lines: list[bytes], max_depth: int, /) -> list[int]:
+    """The indexes of the lines (each well-formed JSON text) in which some object repeats a member
+    name; a line whose objects nest deeper than ``max_depth`` is not among them."""
