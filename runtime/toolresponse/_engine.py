@@ -52,7 +52,13 @@ Path = tuple[str | int, ...]
 
 def json_pointer(path: Iterable[str | int]) -> str:
     """The RFC 6901 pointer of an instance path ("" for the whole value)."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+    pointer = ""
+    for part in path:
+        text = str(part)
+        if "~" in text or "/" in text:
+            text = text.replace("~", "~0").replace("/", "~1")
+        pointer += "/" + text
+    return pointer
 
 
 class EngineError(NamedTuple):

@@ -169,8 +169,7 @@ def _shown(text: str, limit: int = 24) -> str:
 
 def _decoded(data: bytes) -> str | IJsonError:
     """The text of ``data``, or the error that says why it is not UTF-8 text."""
-    head = data[:BINARY_SNIFF_BYTES]
-    nul = head.find(b"\x00")
+    nul = data.find(b"\x00", 0, BINARY_SNIFF_BYTES)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
