@@ -8,6 +8,9 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import orjson
 import pytest
@@ -209,3 +212,42 @@ def test_the_projector_refuses_a_plan_it_cannot_read() -> None:
     broken = (*plan[:10], {"status": ("not", "a", "plan")}, plan[11])
     with pytest.raises(TypeError, match="not a projection plan"):
         _projector.project(broken, {"status": "success"})
+
+
+WITHOUT_EXTENSIONS = """
+import sys
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        if name in ("toolresponse._jsonscan", "toolresponse._projector"):
+            raise ImportError("built without a C compiler")
+sys.meta_path.insert(0, Refuse())
+from toolresponse import _ijson
+from toolresponse._cli import main
+assert not _ijson.NATIVE_SCANS
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def test_a_build_without_the_extensions_gives_the_same_report(tmp_path: Path) -> None:
+    """Where the package was installed without a C compiler, the validator runs the Python twins
+    and writes the very report the C extensions give (repeated names, malformed lines, cached
+    explanations, the bundled samples)."""
+    rng = random.Random(7)
+    lines = [random_json_text(rng) for _ in range(300)]
+    lines += [
+        '{"status": "success", "text": "x", "data": {"a": 1, "\\u0061": 2}}',
+        '{"status": "ok", "text": ',
+    ]
+    corpus = tmp_path / "mixed.jsonl"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    samples = Path(__file__).resolve().parent.parent / "runtime" / "toolresponse" / "demo" / "samples"
+    argv = ["validate", str(corpus), str(samples)]
+    native = subprocess.run([sys.executable, "-m", "toolresponse", *argv], capture_output=True, text=True)
+    python = subprocess.run([sys.executable, "-c", WITHOUT_EXTENSIONS, *argv], capture_output=True, text=True)
+    assert (1, "") == (native.returncode, native.stderr)
+    assert "duplicate-name" in native.stdout
+    assert (native.returncode, native.stdout, native.stderr) == (
+        python.returncode,
+        python.stdout,
+        python.stderr,
+    )

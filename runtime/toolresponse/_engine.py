@@ -256,7 +256,9 @@ def engine(name: EngineName = "fast") -> ValidationEngine:
 # true, false and null as they are. A keyword this does not know keeps the
 # value whole. An instance and its projection get the same verdict and the
 # same violations (the test suite checks both), so explanations can be cached
-# by projection.
+# by projection. The bulk path projects every invalid response: it runs the
+# C projector of toolresponse._projector over each Projection's ``plan``
+# (``root_projector``), which gives what ``Projection.project`` gives.
 
 _ANNOTATIONS = frozenset(
     (
