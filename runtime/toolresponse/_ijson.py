@@ -25,18 +25,19 @@ itself), and only a text that fails is looked at again, to name the rule and
 the position. orjson keeps the last of two equal member names silently, so
 every text it accepts is also scanned for repeated names, and a rejected
 text is scanned up to where orjson stopped for the pointer of the member it
-was reading. Both scans (``first_duplicate``, ``path_at``) come from the C
-extension ``toolresponse._jsonscan``, a byte loop that builds no values.
-Where the package was installed without a C compiler they are the same
-scans in Python: the token loops ``duplicate_member`` and ``_slots_at``
-(iterative, so no nesting exhausts Python's stack), behind a screen that
-proves most texts free of duplicates first: every member of a text has one
-colon outside strings, and colons inside strings survive a round trip
-unchanged, so the text and ``orjson.dumps`` of its value hold the same
-number of colons exactly when no member was dropped (a dropped member takes
-at least its own colon with it); only an escaped colon (``\\u003a``) breaks
-the argument, and a text containing ``\\u003`` gets the exact scan. The test
-suite holds the two implementations to the same answers.
+was reading. Both scans (``first_duplicate``, for a batch of lines
+``lines_with_duplicates``, and ``path_at``) come from the C extension
+``toolresponse._jsonscan``, which builds no values. Where the package was
+installed without a C compiler they are the same scans in Python: the token
+loops ``duplicate_member`` and ``_slots_at`` (iterative, so no nesting
+exhausts Python's stack), behind a screen that proves most texts free of
+duplicates first: every member of a text has one colon outside strings, and
+colons inside strings survive a round trip unchanged, so the text and
+``orjson.dumps`` of its value hold the same number of colons exactly when no
+member was dropped (a dropped member takes at least its own colon with it);
+only an escaped colon (``\\u003a``) breaks the argument, and a text
+containing ``\\u003`` gets the exact scan. The test suite holds the two
+implementations to the same answers.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from typing import Any
 
 import orjson
 
-from ._engine import json_pointer
+from ._engine import Path, json_pointer
 from ._errors import MalformedJsonError
 
 __all__ = [
@@ -91,7 +92,6 @@ _PREFIX_TOKENS = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)|[{}\[\],]')
 # Without the colon: what the duplicate scan needs.
 _SCAN_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\],]')
 _POINTER_DEPTH = 32
-Path = tuple[str | int, ...]
 _NOT_SPACE = re.compile(r"[^ \t\r\n]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPE_AT = re.compile(r"\\u[0-9a-fA-F]{4}")
