@@ -212,6 +212,9 @@ def test_the_projector_refuses_a_plan_it_cannot_read() -> None:
     broken = (*plan[:10], {"status": ("not", "a", "plan")}, plan[11])
     with pytest.raises(TypeError, match="not a projection plan"):
         _projector.project(broken, {"status": "success"})
+    bad_check = (*plan[:5], True, True, ((99, 0),), *plan[8:])
+    with pytest.raises(ValueError, match="99 is not a comparison"):
+        _projector.project(bad_check, 5)
 
 
 WITHOUT_EXTENSIONS = """

@@ -67,6 +67,10 @@ project_object(PyObject *value, PyObject *plan)
     PyObject *name;
     PyObject *item;
     while (PyDict_Next(value, &position, &name, &item)) {
+        /* held: the plan's `member` callable runs Python code, which may let another thread
+         * change the dict */
+        Py_INCREF(name);
+        Py_INCREF(item);
         PyObject *member = PyDict_GetItemWithError(members, name);
         if (member != NULL) {
             Py_INCREF(member);
@@ -74,19 +78,19 @@ project_object(PyObject *value, PyObject *plan)
         else if (!PyErr_Occurred()) {
             member = PyObject_CallOneArg(FIELD(plan, PLAN_MEMBER), name);
         }
-        if (member == NULL || check_plan(member) < 0) {
-            Py_XDECREF(member);
+        PyObject *projected = NULL;
+        if (member != NULL && check_plan(member) == 0) {
+            projected = project_value(item, member);
+        }
+        Py_XDECREF(member);
+        int failed = projected == NULL || PyDict_SetItem(out, name, projected) < 0;
+        Py_XDECREF(projected);
+        Py_DECREF(name);
+        Py_DECREF(item);
+        if (failed) {
             Py_DECREF(out);
             return NULL;
         }
-        PyObject *projected = project_value(item, member);
-        Py_DECREF(member);
-        if (projected == NULL || PyDict_SetItem(out, name, projected) < 0) {
-            Py_XDECREF(projected);
-            Py_DECREF(out);
-            return NULL;
-        }
-        Py_DECREF(projected);
     }
     return out;
 }
@@ -129,6 +133,10 @@ project_number(PyObject *value, PyObject *plan, int integral)
         }
         operation = PyLong_AsLong(PyTuple_GET_ITEM(check, 0));
         if (operation == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (operation != Py_LT && operation != Py_LE && operation != Py_GT && operation != Py_GE) {
+            PyErr_Format(PyExc_ValueError, "%d is not a comparison of a number check", operation);
             return NULL;
         }
         int meets = PyObject_RichCompareBool(value, PyTuple_GET_ITEM(check, 1), operation);
