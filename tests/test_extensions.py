@@ -133,6 +133,25 @@ def test_objects_with_many_names_are_scanned_in_linear_time(position: int) -> No
     assert (len(unique) + 1, (names[position],)) == _jsonscan.first_duplicate(repeated, MAX_DEPTH)
 
 
+def test_many_objects_with_the_same_many_names_are_scanned_in_linear_time() -> None:
+    """Rows of a table (30,000 objects of the same 20 names, 6 MB) share their names' hashes only
+    within their own object: the scan takes a fraction of a second (a hash that ignored which
+    object a name is in took minutes here), and finds a repeat in the last row."""
+    rows = [{f"column_{number}": number for number in range(20)}] * 30_000
+    text = json.dumps(rows).encode()
+    assert _jsonscan.first_duplicate(text, MAX_DEPTH) is None
+    repeated = text[:-2] + b', "column_3": 0}]'
+    assert (len(text), (29_999, "column_3")) == _jsonscan.first_duplicate(repeated, MAX_DEPTH)
+
+
+def test_hostile_bytes_are_scanned_in_linear_time() -> None:
+    """A megabyte of escaped quotes before colons (no name anywhere) costs one pass, not one
+    backward search to the start per colon (which took minutes)."""
+    hostile = b"{" + b'\\":' * 300_000
+    assert [] == _jsonscan.lines_with_duplicates([hostile], MAX_DEPTH)
+    assert _jsonscan.first_duplicate(hostile, MAX_DEPTH) is None
+
+
 def test_nesting_beyond_the_limit_is_an_error_or_no_path() -> None:
     """first_duplicate refuses objects nested deeper than its limit; path_at gives no path there,
     and the path again once the text comes back up."""

@@ -47,7 +47,8 @@
 
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#define HAVE_SSE2 1
 #include <emmintrin.h>
 #endif
 #if defined(_MSC_VER)
@@ -73,7 +74,7 @@ typedef struct {
     int expecting_name; /* path_at: after "{" or a comma of an object */
     Py_ssize_t index;   /* path_at, arrays: the current item */
     Name name;          /* path_at, objects: the current member's name */
-    uint32_t serial;    /* first_duplicate: distinct for every object of one scan */
+    uint64_t serial;    /* first_duplicate: distinct for every object of one scan */
     int hashed;         /* first_duplicate: past LINEAR_NAMES names, which are in the table */
     Py_ssize_t names_start; /* first_duplicate: where its names are on the names stack */
 } Frame;
@@ -81,7 +82,7 @@ typedef struct {
 /* A name of a large object: the table is keyed by (serial, decoded name). */
 typedef struct {
     uint64_t hash; /* 0: an empty slot */
-    uint32_t serial;
+    uint64_t serial;
     Name name;
 } Entry;
 
@@ -92,13 +93,14 @@ typedef struct {
     Frame *frames;
     Py_ssize_t depth; /* open frames; only the first max_depth + 1 are stored */
     Py_ssize_t frames_capacity;
-    uint32_t serials;
+    uint64_t serials;
 
     /* first_duplicate: the names of the open objects that are not hashed, object after object,
      * and one slot more, for the name being read. */
     Name *names;
     Py_ssize_t names_count;
     Py_ssize_t names_capacity;
+    Py_ssize_t last_event; /* the last brace or colon find_names visited (-1: none yet) */
 
     Entry *table; /* NULL until an object needs it */
     size_t table_capacity; /* a power of two */
@@ -131,6 +133,7 @@ scan_init(Scan *scan, const unsigned char *text, Py_ssize_t max_depth)
     scan->names = scan->inline_names;
     scan->names_count = 0;
     scan->names_capacity = INLINE_NAMES;
+    scan->last_event = -1;
     scan->table = NULL;
     scan->table_capacity = 0;
     scan->table_count = 0;
@@ -159,6 +162,9 @@ reserve(void **items, Py_ssize_t count, Py_ssize_t *capacity, void *inline_items
     if (count < *capacity) {
         return 0;
     }
+    if (*capacity > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)size) {
+        return -1;
+    }
     Py_ssize_t grown_capacity = *capacity * 2;
     void *grown = PyMem_RawMalloc((size_t)grown_capacity * size);
     if (grown == NULL) {
@@ -181,6 +187,9 @@ arena_reserve(Scan *scan, Py_ssize_t more)
     }
     Py_ssize_t capacity = scan->arena_capacity ? scan->arena_capacity : 256;
     while (capacity < scan->arena_size + more) {
+        if (capacity > PY_SSIZE_T_MAX / 2) {
+            return -1;
+        }
         capacity *= 2;
     }
     unsigned char *grown = PyMem_RawRealloc(scan->arena, (size_t)capacity);
@@ -324,15 +333,61 @@ names_equal(const Scan *scan, const Name *a, const Name *b)
            || memcmp(name_bytes(scan, a) + 8, name_bytes(scan, b) + 8, (size_t)(a->length - 8)) == 0;
 }
 
-static uint64_t
-hash_name(const Scan *scan, const Name *name, uint32_t serial)
+/* The key of the name hashes, drawn from os.urandom when the module is loaded: the slots of
+ * names are not predictable, so no input can make them collide on purpose. */
+static uint64_t hash_key[2];
+
+static inline uint64_t
+rotate(uint64_t bits, int by)
 {
-    const unsigned char *bytes = name_bytes(scan, name);
-    uint64_t hash = 0xcbf29ce484222325ULL ^ (uint64_t)name->length ^ ((uint64_t)serial << 32);
-    for (Py_ssize_t i = 0; i < name->length; i++) {
-        hash = (hash ^ bytes[i]) * 0x100000001b3ULL;
+    return (bits << by) | (bits >> (64 - by));
+}
+
+#define SIP_ROUND(v0, v1, v2, v3) \
+    do { \
+        v0 += v1; v1 = rotate(v1, 13); v1 ^= v0; v0 = rotate(v0, 32); \
+        v2 += v3; v3 = rotate(v3, 16); v3 ^= v2; \
+        v0 += v3; v3 = rotate(v3, 21); v3 ^= v0; \
+        v2 += v1; v1 = rotate(v1, 17); v1 ^= v2; v2 = rotate(v2, 32); \
+    } while (0)
+
+/* SipHash-1-3 (the keyed hash CPython gives str and bytes) of `length` bytes under (k0, k1). */
+static uint64_t
+siphash13(uint64_t k0, uint64_t k1, const unsigned char *bytes, Py_ssize_t length)
+{
+    uint64_t v0 = k0 ^ 0x736f6d6570736575ULL;
+    uint64_t v1 = k1 ^ 0x646f72616e646f6dULL;
+    uint64_t v2 = k0 ^ 0x6c7967656e657261ULL;
+    uint64_t v3 = k1 ^ 0x7465646279746573ULL;
+    Py_ssize_t whole = length - length % 8;
+    for (Py_ssize_t at = 0; at < whole; at += 8) {
+        uint64_t word = 0;
+        for (int i = 0; i < 8; i++) {
+            word |= (uint64_t)bytes[at + i] << (8 * i); /* little-endian on any processor */
+        }
+        v3 ^= word;
+        SIP_ROUND(v0, v1, v2, v3);
+        v0 ^= word;
     }
-    return hash | 1;
+    uint64_t last = (uint64_t)length << 56;
+    for (Py_ssize_t i = 0; i < length % 8; i++) {
+        last |= (uint64_t)bytes[whole + i] << (8 * i);
+    }
+    v3 ^= last;
+    SIP_ROUND(v0, v1, v2, v3);
+    v0 ^= last;
+    v2 ^= 0xff;
+    SIP_ROUND(v0, v1, v2, v3);
+    SIP_ROUND(v0, v1, v2, v3);
+    SIP_ROUND(v0, v1, v2, v3);
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* The hash of `name` in object `serial` (never 0, which marks an empty slot). */
+static uint64_t
+hash_name(const Scan *scan, const Name *name, uint64_t serial)
+{
+    return siphash13(hash_key[0] ^ serial, hash_key[1], name_bytes(scan, name), name->length) | 1;
 }
 
 static int
@@ -362,7 +417,7 @@ table_grow(Scan *scan)
 
 /* Record `name` in object `serial`: 1 if it is new there, 0 if the object had it, -1 without memory. */
 static int
-table_add(Scan *scan, uint32_t serial, const Name *name)
+table_add(Scan *scan, uint64_t serial, const Name *name)
 {
     if ((scan->table_count + 1) * 2 > scan->table_capacity && table_grow(scan) < 0) {
         return -1;
@@ -577,7 +632,7 @@ typedef struct {
 static inline void
 classify(const unsigned char *block, Masks *masks)
 {
-#if defined(__SSE2__)
+#if defined(HAVE_SSE2)
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
     const __m128i colon = _mm_set1_epi8(':');
@@ -651,45 +706,50 @@ is_space(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/* The name that the colon at `colon` ends: read into the slot after the stack's top, its opening
- * quote's offset in *open. 0 when the bytes before the colon are no name (broken text). */
+/* Whether the quote at `quote` is escaped: an odd run of backslashes before it, after `floor`. */
 static int
-name_before(Scan *scan, const unsigned char *colon, Py_ssize_t *open, int *failed)
+is_escaped(const unsigned char *quote, const unsigned char *floor)
 {
-    const unsigned char *text = scan->text;
+    const unsigned char *back = quote;
+    while (back > floor && back[-1] == '\\') {
+        back--;
+    }
+    return (quote - back) % 2 == 1;
+}
+
+/* The name that the colon at `colon` ends: read into the slot after the stack's top, its opening
+ * quote's offset in *open. 0 when the bytes before the colon are no name (broken text). Nothing
+ * before `floor` (just after the last brace or colon) is read: in well-formed JSON the name lies
+ * after it, and no byte is read twice, whatever the text. */
+static int
+name_before(Scan *scan, const unsigned char *colon, const unsigned char *floor, Py_ssize_t *open, int *failed)
+{
     const unsigned char *close = colon;
     do {
-        if (close == text) {
+        if (close == floor) {
             return 0;
         }
         close--;
     } while (is_space(*close));
-    if (*close != '"') {
+    if (*close != '"' || is_escaped(close, floor)) {
         return 0;
     }
     const unsigned char *quote = close;
-    for (;;) {
+    do {
         do {
-            if (quote == text) {
+            if (quote == floor) {
                 return 0;
             }
             quote--;
         } while (*quote != '"');
-        const unsigned char *back = quote;
-        while (back > text && back[-1] == '\\') {
-            back--;
-        }
-        if ((quote - back) % 2 == 0) {
-            break;
-        }
-    }
+    } while (is_escaped(quote, floor));
     if (reserve((void **)&scan->names, scan->names_count, &scan->names_capacity, scan->inline_names,
                 sizeof(Name)) < 0
         || read_name(scan, quote + 1, close, &scan->names[scan->names_count]) < 0) {
         *failed = 1;
         return 0;
     }
-    *open = quote - text;
+    *open = quote - scan->text;
     return 1;
 }
 
@@ -702,6 +762,8 @@ visit(Scan *scan, Py_ssize_t base, uint64_t events, Py_ssize_t *found)
         Py_ssize_t at = base + lowest_bit(events);
         events &= events - 1;
         unsigned char c = text[at];
+        const unsigned char *floor = text + scan->last_event + 1;
+        scan->last_event = at;
         if (c == '{') {
             if (scan->depth == scan->max_depth) {
                 return SCAN_TOO_DEEP;
@@ -719,7 +781,7 @@ visit(Scan *scan, Py_ssize_t base, uint64_t events, Py_ssize_t *found)
         else if (scan->depth > 0) {
             Py_ssize_t open = 0;
             int failed = 0;
-            if (!name_before(scan, text + at, &open, &failed)) {
+            if (!name_before(scan, text + at, floor, &open, &failed)) {
                 if (failed) {
                     return SCAN_NO_MEMORY;
                 }
@@ -1005,13 +1067,32 @@ static PyMethodDef jsonscan_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* Draw the hash key. (The key is process-wide: the module declares no support for interpreters
+ * with a GIL of their own, nor for running without the GIL.) */
+static int
+jsonscan_exec(PyObject *module)
+{
+    PyObject *os = PyImport_ImportModule("os");
+    if (os == NULL) {
+        return -1;
+    }
+    PyObject *key = PyObject_CallMethod(os, "urandom", "i", (int)sizeof(hash_key));
+    Py_DECREF(os);
+    if (key == NULL) {
+        return -1;
+    }
+    if (!PyBytes_CheckExact(key) || PyBytes_GET_SIZE(key) != (Py_ssize_t)sizeof(hash_key)) {
+        Py_DECREF(key);
+        PyErr_SetString(PyExc_RuntimeError, "os.urandom gave no key");
+        return -1;
+    }
+    memcpy(hash_key, PyBytes_AS_STRING(key), sizeof(hash_key));
+    Py_DECREF(key);
+    return 0;
+}
+
 static struct PyModuleDef_Slot jsonscan_slots[] = {
-#if PY_VERSION_HEX >= 0x030C0000
-    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
-#endif
-#if PY_VERSION_HEX >= 0x030D0000
-    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
-#endif
+    {Py_mod_exec, jsonscan_exec},
     {0, NULL},
 };
 

@@ -43,10 +43,14 @@ enum {
 
 static PyObject *project_value(PyObject *value, PyObject *plan);
 
+#define FLAG(plan, field) (FIELD(plan, field) == Py_True)
+
 static int
 check_plan(PyObject *plan)
 {
-    if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != PLAN_SIZE
+    if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != PLAN_SIZE || !PyBool_Check(FIELD(plan, PLAN_KEEP))
+        || !PyBool_Check(FIELD(plan, PLAN_OBJECTS)) || !PyBool_Check(FIELD(plan, PLAN_STRINGS_TYPED))
+        || !PyBool_Check(FIELD(plan, PLAN_INTEGERS_TYPED)) || !PyBool_Check(FIELD(plan, PLAN_NUMBERS_TYPED))
         || !PyUnicode_CheckExact(FIELD(plan, PLAN_STAND_IN))
         || !PyTuple_CheckExact(FIELD(plan, PLAN_CHECKS)) || !PyDict_CheckExact(FIELD(plan, PLAN_MEMBERS))) {
         PyErr_SetString(PyExc_TypeError, "not a projection plan");
@@ -59,7 +63,7 @@ static PyObject *
 project_object(PyObject *value, PyObject *plan)
 {
     PyObject *out = PyDict_New();
-    if (out == NULL || !PyObject_IsTrue(FIELD(plan, PLAN_OBJECTS))) {
+    if (out == NULL || !FLAG(plan, PLAN_OBJECTS)) {
         return out;
     }
     PyObject *members = FIELD(plan, PLAN_MEMBERS);
@@ -99,7 +103,7 @@ static PyObject *
 project_string(PyObject *value, PyObject *plan)
 {
     Py_ssize_t length = PyUnicode_GET_LENGTH(value);
-    if (PyObject_IsTrue(FIELD(plan, PLAN_STRINGS_TYPED))) {
+    if (FLAG(plan, PLAN_STRINGS_TYPED)) {
         /* a stand-in of the same length as far as minLength/maxLength can tell */
         PyObject *stand_in = FIELD(plan, PLAN_STAND_IN);
         if (length >= PyUnicode_GET_LENGTH(stand_in)) {
@@ -120,26 +124,25 @@ project_string(PyObject *value, PyObject *plan)
 static PyObject *
 project_number(PyObject *value, PyObject *plan, int integral)
 {
-    if (!PyObject_IsTrue(FIELD(plan, integral ? PLAN_INTEGERS_TYPED : PLAN_NUMBERS_TYPED))) {
+    if (!FLAG(plan, integral ? PLAN_INTEGERS_TYPED : PLAN_NUMBERS_TYPED)) {
         return Py_NewRef(value); /* its type fails: a message shows it */
     }
     PyObject *checks = FIELD(plan, PLAN_CHECKS);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(checks); i++) {
         PyObject *check = PyTuple_GET_ITEM(checks, i);
-        int operation;
         if (!PyTuple_CheckExact(check) || PyTuple_GET_SIZE(check) != 2) {
             PyErr_SetString(PyExc_TypeError, "a number check is (operation, limit)");
             return NULL;
         }
-        operation = PyLong_AsLong(PyTuple_GET_ITEM(check, 0));
+        long operation = PyLong_AsLong(PyTuple_GET_ITEM(check, 0));
         if (operation == -1 && PyErr_Occurred()) {
             return NULL;
         }
         if (operation != Py_LT && operation != Py_LE && operation != Py_GT && operation != Py_GE) {
-            PyErr_Format(PyExc_ValueError, "%d is not a comparison of a number check", operation);
+            PyErr_Format(PyExc_ValueError, "%ld is not a comparison of a number check", operation);
             return NULL;
         }
-        int meets = PyObject_RichCompareBool(value, PyTuple_GET_ITEM(check, 1), operation);
+        int meets = PyObject_RichCompareBool(value, PyTuple_GET_ITEM(check, 1), (int)operation);
         if (meets < 0) {
             return NULL;
         }
@@ -154,7 +157,7 @@ project_number(PyObject *value, PyObject *plan, int integral)
 static PyObject *
 project_value(PyObject *value, PyObject *plan)
 {
-    if (PyObject_IsTrue(FIELD(plan, PLAN_KEEP))) {
+    if (FLAG(plan, PLAN_KEEP)) {
         return Py_NewRef(value);
     }
     if (PyDict_CheckExact(value)) {
