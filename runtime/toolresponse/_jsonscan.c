@@ -59,6 +59,7 @@
 #define INLINE_NAMES 64
 #define LINEAR_NAMES 16 /* an object with more names than this looks them up in a hash table */
 #define BLOCK 64
+#define RELEASE_GIL_BYTES (1 << 16) /* a text longer than this is scanned without the GIL */
 
 /* A member name: its bytes in the text, or, when it had escapes, decoded in the arena. */
 typedef struct {
@@ -513,8 +514,9 @@ string_end(const unsigned char *open, const unsigned char *end)
 }
 
 static Outcome
-scan_path(Scan *scan, Py_ssize_t end)
+scan_path(Scan *scan, Py_ssize_t end, Py_ssize_t *found)
 {
+    (void)found; /* the common signature of scanners; path_at finds nothing */
     const unsigned char *text = scan->text;
     const unsigned char *stop = text + end;
     for (const unsigned char *p = text; p < stop; p++) {
@@ -862,6 +864,25 @@ path_tuple(const Scan *scan, Py_ssize_t count)
     return path;
 }
 
+/* A scan over the first `end` bytes of the text: scan_path or find_names. */
+typedef Outcome (*Scanner)(Scan *scan, Py_ssize_t end, Py_ssize_t *found);
+
+/* Run `scanner`, without the GIL when the text is large enough for that to be worth it. */
+static Outcome
+run_scan(Scanner scanner, Scan *scan, Py_ssize_t end, Py_ssize_t *found)
+{
+    Outcome outcome;
+    if (end > RELEASE_GIL_BYTES) {
+        Py_BEGIN_ALLOW_THREADS
+        outcome = scanner(scan, end, found);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        outcome = scanner(scan, end, found);
+    }
+    return outcome;
+}
+
 /* The path of the member or item being read at byte `end` (path_at's scan), into a new tuple,
  * then `last` if not NULL; None when it lies deeper than max_depth. */
 static PyObject *
@@ -869,15 +890,8 @@ path_to(const unsigned char *text, Py_ssize_t end, Py_ssize_t max_depth, PyObjec
 {
     Scan scan;
     scan_init(&scan, text, max_depth);
-    Outcome outcome;
-    if (end > (1 << 16)) {
-        Py_BEGIN_ALLOW_THREADS
-        outcome = scan_path(&scan, end);
-        Py_END_ALLOW_THREADS
-    }
-    else {
-        outcome = scan_path(&scan, end);
-    }
+    Py_ssize_t unused = 0;
+    Outcome outcome = run_scan(scan_path, &scan, end, &unused);
     PyObject *result = NULL;
     if (outcome == SCAN_NO_MEMORY) {
         PyErr_NoMemory();
@@ -929,15 +943,7 @@ first_duplicate(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Scan scan;
     scan_init(&scan, data.buf, max_depth);
     Py_ssize_t found = 0;
-    Outcome outcome;
-    if (data.len > (1 << 16)) {
-        Py_BEGIN_ALLOW_THREADS
-        outcome = find_names(&scan, data.len, &found);
-        Py_END_ALLOW_THREADS
-    }
-    else {
-        outcome = find_names(&scan, data.len, &found);
-    }
+    Outcome outcome = run_scan(find_names, &scan, data.len, &found);
     PyObject *result = NULL;
     switch (outcome) {
         case SCAN_DONE:
