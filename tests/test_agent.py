@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from toolresponse import CircuitBreaker, ToolCallEvent, ToolRegistry, ToolResponse
-from toolresponse._cli import main as cli
 from toolresponse.agent import (
     Agent,
     AgentResult,
@@ -30,6 +29,7 @@ from toolresponse.agent import (
     ScriptedToolCall,
     ScriptStep,
 )
+from toolresponse.cli import main as cli
 from toolresponse.testing import FakeClock
 
 TOOL_RETRY = RetryPolicy(
@@ -478,22 +478,22 @@ MODEL_FAILURES = [
     (
         [ScriptedHTTPError(status=429, message="slow down", headers={"Retry-After": "2"})] * 4,
         (2.0, 2.0, 4.0),
-        "the model failed: rate_limit (HTTP 429): slow down (after 4 attempts and 8 s of backoff)",
+        "the model failed: RATE_LIMIT (HTTP 429): slow down (after 4 attempts and 8 s of backoff)",
     ),
     (
         [ScriptedHTTPError(status=500, message="boom")] * 4,
         (1.0, 2.0, 4.0),
-        "the model failed: server (HTTP 500): boom (after 4 attempts and 7 s of backoff)",
+        "the model failed: API_ERROR (HTTP 500): boom (after 4 attempts and 7 s of backoff)",
     ),
     (
         [ScriptedDisconnect()] * 4,
         (1.0, 2.0, 4.0),
-        "the model failed: connection: cannot reach",
+        "the model failed: NETWORK_ERROR: cannot reach",
     ),
     (
         [ScriptedHTTPError(status=401, message="invalid api key")],
         (),
-        "the model failed: client (HTTP 401): invalid api key",
+        "the model failed: API_ERROR (HTTP 401): invalid api key",
     ),
 ]
 
@@ -525,7 +525,9 @@ def test_connection_refused_is_retried_then_ends_the_run(mode: str, clock: FakeC
         port = probe.getsockname()[1]
     result = _run(_agent(f"http://127.0.0.1:{port}/v1", _registry(calls), clock), "Hi.", mode)
     assert (RunOutcome.MODEL_ERROR, (1.0, 2.0, 4.0)) == (result.outcome, clock.sleeps)
-    assert result.reason.startswith(f"the model failed: connection: cannot reach http://127.0.0.1:{port}/v1")
+    assert result.reason.startswith(
+        f"the model failed: NETWORK_ERROR: cannot reach http://127.0.0.1:{port}/v1"
+    )
 
 
 def test_a_model_that_recovers_continues_the_run(
@@ -628,7 +630,7 @@ def test_any_exception_from_a_plugged_in_model_ends_the_run_clearly(
     agent = Agent(_registry(calls), _BrokenModel(), clock=clock, sleep=clock.sleep, asleep=clock.asleep)
     result = _run(agent, "Hi.", mode)
     assert (RunOutcome.MODEL_ERROR, ()) == (result.outcome, clock.sleeps)
-    assert "the model failed: bad_response: RuntimeError: socket closed by provider SDK" == result.reason
+    assert "the model failed: API_ERROR: RuntimeError: socket closed by provider SDK" == result.reason
 
 
 @pytest.mark.parametrize(

@@ -87,7 +87,7 @@ def test_demo_with_an_unreachable_configured_model_fails_with_the_reason(
     monkeypatch.setattr(demo, "DEMO_MODEL_RETRY", RetryPolicy(max_retries=0))
     out = io.StringIO()
     assert 1 == demo.main(out)
-    assert f"the run ended model_error: the model failed: connection: cannot reach {url}" in out.getvalue()
+    assert f"the run ended model_error: the model failed: NETWORK_ERROR: cannot reach {url}" in out.getvalue()
 
 
 def test_demo_with_an_unwritable_trace_path_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

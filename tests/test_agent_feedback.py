@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toolresponse._response import ToolResponse
+from toolresponse import ToolResponse
 from toolresponse.agent import feedback_text
 from toolresponse.agent._feedback import guard_text, partial_why, violations
 

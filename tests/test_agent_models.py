@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from toolresponse import ErrorCode
 from toolresponse.agent import (
     ChatModel,
     ModelConfigError,
     ModelError,
-    ModelErrorKind,
     ModelReply,
     OpenAIChatModel,
     ScriptedChatServer,
@@ -108,31 +108,34 @@ def test_a_callable_script_reads_the_messages() -> None:
 ERRORS = [
     (
         ScriptedHTTPError(status=429, message="slow down", headers={"Retry-After": "2"}),
-        ("rate_limit", 429, True, 2.0, "slow down"),
+        ("RATE_LIMIT", 429, True, 2.0, "slow down"),
     ),
     (
         ScriptedHTTPError(status=429, headers={"retry-after-ms": "250"}),
-        ("rate_limit", 429, True, 0.25, "Too Many Requests"),
+        ("RATE_LIMIT", 429, True, 0.25, "Too Many Requests"),
     ),
-    (ScriptedHTTPError(status=500, message="boom"), ("server", 500, True, None, "boom")),
-    (ScriptedHTTPError(status=503), ("server", 503, True, None, "Service Unavailable")),
-    (ScriptedHTTPError(status=401, message="bad key"), ("client", 401, False, None, "bad key")),
-    (ScriptedHTTPError(status=404, message="no such model"), ("client", 404, False, None, "no such model")),
-    (ScriptedDisconnect(), ("connection", None, True, None, None)),
+    (ScriptedHTTPError(status=500, message="boom"), ("API_ERROR", 500, True, None, "boom")),
+    (ScriptedHTTPError(status=503), ("API_ERROR", 503, True, None, "Service Unavailable")),
+    (ScriptedHTTPError(status=401, message="bad key"), ("API_ERROR", 401, False, None, "bad key")),
+    (
+        ScriptedHTTPError(status=404, message="no such model"),
+        ("API_ERROR", 404, False, None, "no such model"),
+    ),
+    (ScriptedDisconnect(), ("NETWORK_ERROR", None, True, None, None)),
 ]
 
 
 @pytest.mark.parametrize(("step", "expected"), ERRORS, ids=[e[0] + str(e[1]) for _, e in ERRORS])
-def test_http_failures_become_model_errors_with_kind_status_and_retry_hint(
+def test_http_failures_become_model_errors_with_code_status_and_retry_hint(
     step: ScriptedHTTPError | ScriptedDisconnect, expected: tuple[Any, ...]
 ) -> None:
-    """Each failure maps to a ModelError whose kind says whether the loop may retry it."""
+    """Each failure is a ModelError with the protocol's code; retryable as the schema says, but for 5xx."""
     with ScriptedChatServer([step]) as server, pytest.raises(ModelError) as caught:
         _model(server).complete(HELLO, [])
     error = caught.value
-    kind, status, retryable, retry_after, message = expected
-    assert (kind, status, retryable, retry_after) == (
-        error.kind.value,
+    code, status, retryable, retry_after, message = expected
+    assert (code, status, retryable, retry_after) == (
+        error.code.value,
         error.status_code,
         error.retryable,
         error.retry_after_s,
@@ -147,7 +150,7 @@ def test_connection_refused_is_a_retryable_connection_error() -> None:
     model = OpenAIChatModel("m", base_url=f"http://127.0.0.1:{port}/v1", timeout_s=5, env={})
     with pytest.raises(ModelError) as caught:
         model.complete(HELLO, [])
-    assert (ModelErrorKind.CONNECTION, True) == (caught.value.kind, caught.value.retryable)
+    assert (ErrorCode.NETWORK_ERROR, True) == (caught.value.code, caught.value.retryable)
     assert f"cannot reach http://127.0.0.1:{port}/v1" in str(caught.value)
 
 
@@ -166,7 +169,7 @@ def test_no_answer_within_the_timeout_is_a_timeout_error() -> None:
                 model.complete(HELLO, [])
         finally:
             release.set()
-    assert (ModelErrorKind.TIMEOUT, "no answer within 0.1 s") == (caught.value.kind, caught.value.message)
+    assert (ErrorCode.TIMEOUT, "no answer within 0.1 s") == (caught.value.code, caught.value.message)
 
 
 def test_an_exhausted_script_answers_a_clear_client_error() -> None:

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolresponse import ErrorCode, ToolStatus, validate
-from toolresponse._engine import engine, root_projection, root_projector
-from toolresponse._validation import explain
+from toolresponse.validation._engine import engine, root_projection, root_projector
+from toolresponse.validation._validate import explain
 
 TESTS_DIR = Path(__file__).resolve().parent
 FIXTURE_DIR = Path(os.environ.get("TOOLRESPONSE_CONFORMANCE_DIR") or TESTS_DIR / "conformance" / "v1")

@@ -18,15 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsontext import random_json_text
 
-from toolresponse import _jsonscan, _projector
-from toolresponse._engine import root_projection, root_projector
-from toolresponse._ijson import (
-    MAX_DEPTH,
+from toolresponse.validation._engine import root_projection, root_projector
+from toolresponse.validation._ijson import (
+    MAX_NESTING,
     NATIVE_SCANS,
     first_duplicate_python,
     lines_with_duplicates_python,
     path_at_python,
 )
+from toolresponse.validation.native import _jsonscan, _projector
 
 POINTER_DEPTH = 32
 
@@ -57,8 +57,8 @@ def test_first_duplicate_agrees_with_its_python_twin(seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(10):
         for data in _spellings(random_json_text(rng)):
-            expected = first_duplicate_python(data, MAX_DEPTH)
-            assert (data, expected) == (data, _jsonscan.first_duplicate(data, MAX_DEPTH))
+            expected = first_duplicate_python(data, MAX_NESTING)
+            assert (data, expected) == (data, _jsonscan.first_duplicate(data, MAX_NESTING))
 
 
 @settings(max_examples=100, deadline=None, database=None)
@@ -76,8 +76,8 @@ def test_lines_with_duplicates_agrees_with_its_python_twin(seed: int) -> None:
         with contextlib.suppress(orjson.JSONDecodeError):
             orjson.loads(line)
             readable.add(index)
-    expected = lines_with_duplicates_python(lines, MAX_DEPTH)
-    native = _jsonscan.lines_with_duplicates(lines, MAX_DEPTH)
+    expected = lines_with_duplicates_python(lines, MAX_NESTING)
+    native = _jsonscan.lines_with_duplicates(lines, MAX_NESTING)
     assert expected == [index for index in native if index in readable]
     assert expected  # the batch has its repeated names
 
@@ -115,10 +115,10 @@ def test_path_at_agrees_with_its_python_twin_at_every_offset(seed: int) -> None:
 def test_first_duplicate_finds_the_repeated_name(data: bytes, expected: object) -> None:
     """The offset of the repeated name and its path; escaped spellings of one name are one name,
     the same name in two objects or inside a string is no repetition."""
-    assert expected == _jsonscan.first_duplicate(data, MAX_DEPTH)
+    assert expected == _jsonscan.first_duplicate(data, MAX_NESTING)
     with contextlib.suppress(orjson.JSONDecodeError):
         orjson.loads(data)  # the twin reads only what orjson accepts (not a lone surrogate)
-        assert expected == first_duplicate_python(data, MAX_DEPTH)
+        assert expected == first_duplicate_python(data, MAX_NESTING)
 
 
 @pytest.mark.parametrize("position", [1, 15, 16, 17, 40, 99_999])
@@ -128,9 +128,9 @@ def test_objects_with_many_names_are_scanned_in_linear_time(position: int) -> No
     names = [f"n{number}" for number in range(100_000)]
     members = ", ".join(f'"{name}": {{"{name}": 0, "x": 1}}' for name in names)
     unique = ("{" + members + "}").encode()
-    assert _jsonscan.first_duplicate(unique, MAX_DEPTH) is None
+    assert _jsonscan.first_duplicate(unique, MAX_NESTING) is None
     repeated = unique[:-1] + f', "{names[position]}": 2}}'.encode()
-    assert (len(unique) + 1, (names[position],)) == _jsonscan.first_duplicate(repeated, MAX_DEPTH)
+    assert (len(unique) + 1, (names[position],)) == _jsonscan.first_duplicate(repeated, MAX_NESTING)
 
 
 def test_many_objects_with_the_same_many_names_are_scanned_in_linear_time() -> None:
@@ -139,17 +139,17 @@ def test_many_objects_with_the_same_many_names_are_scanned_in_linear_time() -> N
     object a name is in took minutes here), and finds a repeat in the last row."""
     rows = [{f"column_{number}": number for number in range(20)}] * 30_000
     text = json.dumps(rows).encode()
-    assert _jsonscan.first_duplicate(text, MAX_DEPTH) is None
+    assert _jsonscan.first_duplicate(text, MAX_NESTING) is None
     repeated = text[:-2] + b', "column_3": 0}]'
-    assert (len(text), (29_999, "column_3")) == _jsonscan.first_duplicate(repeated, MAX_DEPTH)
+    assert (len(text), (29_999, "column_3")) == _jsonscan.first_duplicate(repeated, MAX_NESTING)
 
 
 def test_hostile_bytes_are_scanned_in_linear_time() -> None:
     """A megabyte of escaped quotes before colons (no name anywhere) costs one pass, not one
     backward search to the start per colon (which took minutes)."""
     hostile = b"{" + b'\\":' * 300_000
-    assert [] == _jsonscan.lines_with_duplicates([hostile], MAX_DEPTH)
-    assert _jsonscan.first_duplicate(hostile, MAX_DEPTH) is None
+    assert [] == _jsonscan.lines_with_duplicates([hostile], MAX_NESTING)
+    assert _jsonscan.first_duplicate(hostile, MAX_NESTING) is None
 
 
 def test_nesting_beyond_the_limit_is_an_error_or_no_path() -> None:
@@ -157,7 +157,7 @@ def test_nesting_beyond_the_limit_is_an_error_or_no_path() -> None:
     and the path again once the text comes back up."""
     deep = b'{"a": ' * 2000 + b"1" + b"}" * 2000
     with pytest.raises(ValueError, match="nest deeper than 1024"):
-        _jsonscan.first_duplicate(deep, MAX_DEPTH)
+        _jsonscan.first_duplicate(deep, MAX_NESTING)
     assert _jsonscan.path_at(b"[" * 100_000, 100_000, POINTER_DEPTH) is None
     back = b"[" + b"[" * 40 + b"]" * 40 + b', {"b": 1'
     assert (1, "b") == _jsonscan.path_at(back, len(back), POINTER_DEPTH)
@@ -169,7 +169,7 @@ def test_any_bytes_get_an_answer(data: bytes, end: int) -> None:
     """On bytes that are not JSON at all (unterminated strings, a backslash at the end, stray
     brackets, invalid escapes and UTF-8) both scans return, or refuse too deep a nesting."""
     with contextlib.suppress(ValueError):
-        _jsonscan.first_duplicate(data, MAX_DEPTH)
+        _jsonscan.first_duplicate(data, MAX_NESTING)
     path = _jsonscan.path_at(data, end, POINTER_DEPTH)
     assert path is None or isinstance(path, tuple)
 
@@ -193,15 +193,15 @@ def test_path_at_clamps_and_survives_broken_text(data: bytes, end: int, expected
 def test_wrong_arguments_are_type_errors() -> None:
     """The scans take bytes-like text and whole numbers, and say so."""
     with pytest.raises(TypeError):
-        _jsonscan.first_duplicate("text", MAX_DEPTH)  # type: ignore[arg-type]
+        _jsonscan.first_duplicate("text", MAX_NESTING)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         _jsonscan.path_at(b"{}", "1", POINTER_DEPTH)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_depth"):
         _jsonscan.path_at(b"{}", 1, -1)
     with pytest.raises(TypeError, match="list of bytes"):
-        _jsonscan.lines_with_duplicates((b"{}",), MAX_DEPTH)  # type: ignore[arg-type]
+        _jsonscan.lines_with_duplicates((b"{}",), MAX_NESTING)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="line 1 is str, not bytes"):
-        _jsonscan.lines_with_duplicates([b"{}", "{}"], MAX_DEPTH)  # type: ignore[list-item]
+        _jsonscan.lines_with_duplicates([b"{}", "{}"], MAX_NESTING)  # type: ignore[list-item]
 
 
 @pytest.mark.parametrize(
@@ -240,11 +240,11 @@ WITHOUT_EXTENSIONS = """
 import sys
 class Refuse:
     def find_spec(self, name, path=None, target=None):
-        if name in ("toolresponse._jsonscan", "toolresponse._projector"):
+        if name in ("toolresponse.validation.native._jsonscan", "toolresponse.validation.native._projector"):
             raise ImportError("built without a C compiler")
 sys.meta_path.insert(0, Refuse())
-from toolresponse import _ijson
-from toolresponse._cli import main
+from toolresponse.validation import _ijson
+from toolresponse.cli import main
 assert not _ijson.NATIVE_SCANS
 raise SystemExit(main(sys.argv[1:]))
 """

@@ -20,7 +20,7 @@ from toolresponse.http._conformance import (
     _schemas_in_force,
     add_tool_operations,
     binding_document,
-    main,
+    report_conformance,
     resolve_document,
     run_conformance,
 )
@@ -184,7 +184,7 @@ def test_a_broken_server_fails_and_the_check_is_named(broken: Any, section: str,
     """A server that breaks the binding fails the run, and the report names the check that caught it."""
     with serve_in_background(broken()) as url:
         out = io.StringIO()
-        status = main(url, max_examples=SMALL_BUDGET, seed=1, timeout_s=10, out=out)
+        status = report_conformance(url, max_examples=SMALL_BUDGET, seed=1, timeout_s=10, out=out)
     report = out.getvalue()
     assert 1 == status
     assert "FAIL:" in report
@@ -260,7 +260,9 @@ def test_references_to_the_v1_schema_are_placed(ref: str) -> None:
 def test_an_unreachable_server_fails() -> None:
     """A server that cannot be reached fails the run (exit status 1), saying so."""
     out = io.StringIO()
-    status = main(f"http://127.0.0.1:{free_port()}", max_examples=SMALL_BUDGET, seed=1, timeout_s=2, out=out)
+    status = report_conformance(
+        f"http://127.0.0.1:{free_port()}", max_examples=SMALL_BUDGET, seed=1, timeout_s=2, out=out
+    )
     assert 1 == status
     assert "the server answers" in out.getvalue()
 
@@ -270,7 +272,7 @@ def test_an_unreachable_server_fails() -> None:
 )
 def test_a_bad_url_is_a_usage_error(url: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A URL that is not an http(s) base URL exits 2 with a one-line reason."""
-    assert 2 == main(url, max_examples=SMALL_BUDGET, seed=1, timeout_s=2, out=io.StringIO())
+    assert 2 == report_conformance(url, max_examples=SMALL_BUDGET, seed=1, timeout_s=2, out=io.StringIO())
     assert 1 == len(capsys.readouterr().err.strip().splitlines())
 
 
@@ -323,7 +325,7 @@ def test_a_tool_that_cannot_be_an_operation_is_left_out_saying_why(tool: dict[st
 
 def test_the_command_runs_through_the_cli(reference_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     """``toolresponse conformance URL`` runs the suite and exits 0 against the reference server."""
-    from toolresponse._cli import main as cli_main
+    from toolresponse.cli import main as cli_main
 
     assert 0 == cli_main(["conformance", reference_url, "--max-examples", "5", "--seed", "3"])
     out = capsys.readouterr().out

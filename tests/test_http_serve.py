@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolresponse import ToolResponse, validate
-from toolresponse._cli import main as cli_main
-from toolresponse.http._serve import RegistryLoadError, load_registry
+from toolresponse import RegistryLoadError, ToolResponse, validate
+from toolresponse.cli import main as cli_main
+from toolresponse.tools import load_registry
 
 DEMO = "toolresponse.demo.calculator:build_registry"
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from jsontext import random_json_text
 
 from toolresponse import MalformedJsonError
-from toolresponse._bulk import Options, check_lines
-from toolresponse._ijson import (
-    MAX_DEPTH,
+from toolresponse.validation._bulk import Options, check_lines
+from toolresponse.validation._ijson import (
+    MAX_NESTING,
     IJsonError,
     IJsonRule,
     duplicate_member,
@@ -50,8 +50,8 @@ REJECTED = [
     (b'{"text": "\\udc00\\ud800"}', IJsonRule.ENCODING, 1, 11, "/text"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff", IJsonRule.BINARY, 3, 1, None),
     (b"\x00\x00\x00", IJsonRule.BINARY, 1, 1, None),
-    (b"[" * 100_000, IJsonRule.DEPTH, 1, MAX_DEPTH + 2, None),
-    (b'{"a": ' * 100_000, IJsonRule.DEPTH, 1, 6 * MAX_DEPTH + 2, None),
+    (b"[" * 100_000, IJsonRule.DEPTH, 1, MAX_NESTING + 2, None),
+    (b'{"a": ' * 100_000, IJsonRule.DEPTH, 1, 6 * MAX_NESTING + 2, None),
 ]
 
 
@@ -107,15 +107,15 @@ def test_ijson_text_gives_its_value(text: str | bytes | bytearray | memoryview, 
 
 
 def test_nesting_up_to_the_limit_parses() -> None:
-    """Arrays nested MAX_DEPTH deep parse; one level more is a depth error."""
-    value = parse_ijson(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH)
+    """Arrays nested MAX_NESTING deep parse; one level more is a depth error."""
+    value = parse_ijson(b"[" * MAX_NESTING + b"]" * MAX_NESTING)
     depth = 0
     while value:
         value = value[0]
         depth += 1
-    assert MAX_DEPTH - 1 == depth
+    assert MAX_NESTING - 1 == depth
     with pytest.raises(IJsonError, match="nested deeper than 1024 levels"):
-        parse_ijson(b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1))
+        parse_ijson(b"[" * (MAX_NESTING + 1) + b"]" * (MAX_NESTING + 1))
 
 
 def test_a_str_with_a_lone_surrogate_is_an_encoding_error() -> None:

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from toolresponse import CircuitBreaker, JsonlTraceWriter, ToolRegistry
-from toolresponse._cli import main
-from toolresponse.agent._report import percentile, render_html, render_text, summarise
+from toolresponse.agent import render_html, render_text, summarise
+from toolresponse.agent._report import percentile
+from toolresponse.cli import main
 from toolresponse.testing import FakeClock
 
 

@@ -30,7 +30,7 @@ from toolresponse import (
     to_json_data,
     validate,
 )
-from toolresponse._jsondata import MAX_DEPTH, NOT_PLAIN, plain_object_copy
+from toolresponse.validation import MAX_VALUE_DEPTH, NOT_PLAIN, plain_object_copy
 
 FIXTURE_DIR = Path(__file__).resolve().parent / "conformance" / "v1"
 EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "schema" / "v1" / "examples"
@@ -552,7 +552,7 @@ def test_values_without_conversion_are_refused(value: Any, pointer: str, message
 
 
 def test_nesting_up_to_the_limit_is_accepted() -> None:
-    """Members nest up to MAX_DEPTH levels, and such a response still serialises and reads back."""
+    """Members nest up to MAX_VALUE_DEPTH levels, and such a response still serialises and reads back."""
     response = ToolResponse.error("TIMEOUT", "deep", details={"v": nested(199)}, data={"v": nested(199)})
     assert response == ToolResponse.from_json(response.to_json())
     with pytest.raises(JsonValueError, match="200 levels"):
@@ -611,8 +611,8 @@ def test_plain_object_copy_agrees_with_is_json_data(value: dict[str, Any]) -> No
 @pytest.mark.parametrize(
     ("value", "plain"),
     [
-        ({"v": nested(MAX_DEPTH - 1)}, True),
-        ({"v": nested(MAX_DEPTH)}, False),
+        ({"v": nested(MAX_VALUE_DEPTH - 1)}, True),
+        ({"v": nested(MAX_VALUE_DEPTH)}, False),
         (cyclic(), False),
         ({"\udc00": 1}, False),
         ({1: "one"}, False),

@@ -13,11 +13,10 @@ from typing import Any
 import orjson
 import pytest
 
-from toolresponse import _bulk
-from toolresponse._bulk import Record, Source, expand
-from toolresponse._cli import main
-from toolresponse._validate_cli import Progress, report
+from toolresponse.cli import main
 from toolresponse.demo import validation as demo
+from toolresponse.validation import Progress, _bulk, report
+from toolresponse.validation._bulk import Record, Source, expand
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
 VALID_LINE = orjson.dumps(VALID) + b"\n"
@@ -60,7 +59,7 @@ def run(
     fake = _Stdin(stdin, tty=tty)
     monkeypatch.setattr(sys, "stdin", fake)
     monkeypatch.setattr(
-        "toolresponse._validate_cli._isatty", lambda stream: bool(getattr(stream, "_tty", False))
+        "toolresponse.validation._report.is_terminal", lambda stream: bool(getattr(stream, "_tty", False))
     )
     try:
         status = main(["validate", *args])
@@ -513,14 +512,14 @@ HEAVY_MODULES = [
     "asyncio",
     "multiprocessing",
     "toolresponse.agent",
-    "toolresponse._registry",
-    "toolresponse._tool",
+    "toolresponse.tools",
+    "toolresponse.tools._tool",
     "toolresponse._response",
-    "toolresponse._breaker",
+    "toolresponse.tools._breaker",
 ]
 
 
-@pytest.mark.parametrize("statement", ["import toolresponse", "import toolresponse._validate_cli"])
+@pytest.mark.parametrize("statement", ["import toolresponse", "import toolresponse.cli.validate"])
 def test_the_validator_starts_without_the_rest_of_the_package(statement: str) -> None:
     """The package imports its public names on first use, so neither the package nor the
     validate command loads jsonschema, openai, asyncio, the registry or the agent."""

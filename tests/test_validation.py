@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from toolresponse import SchemaViolation, ValidationResult, iter_errors, validate, validate_json
-from toolresponse._validation import ExplanationCache, explain
+from toolresponse.validation._validate import ExplanationCache, explain
 
 NOT_FOUND = {
     "status": "error",

@@ -1,5 +1,5 @@
 """``python -m toolresponse`` is the ``toolresponse`` command."""
 
-from ._cli import main
+from .cli import main
 
 raise SystemExit(main())

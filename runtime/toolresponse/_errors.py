@@ -1,25 +1,55 @@
-"""The exceptions the runtime raises, one small tree::
+"""Every exception the package raises on purpose, in one tree::
 
-    ToolResponseError                  every error this package raises on purpose
-    ├── ResponseValidationError        not a valid ToolResponse v1; ``.errors`` lists each violation
-    │   └── JsonValueError             a value that is not JSON and has no documented conversion
-    ├── MalformedJsonError             text that is not I-JSON (syntax, NaN, duplicate names, bad UTF-8)
-    │   └── IJsonError                 the I-JSON rule broken and where (toolresponse._ijson)
-    └── ToolDefinitionError            a tool that cannot be registered (name, signature, schema)
+    ToolResponseError                   every error this package raises on purpose
+    ├── ResponseValidationError         not a valid ToolResponse v1; ``.errors`` lists each violation
+    │   └── JsonValueError              a value that is not JSON and has no documented conversion
+    ├── MalformedJsonError              text that is not I-JSON (syntax, NaN, duplicate names, bad UTF-8)
+    │   └── IJsonError                  the I-JSON rule broken (``IJsonRule``) and where
+    ├── ToolDefinitionError             a tool that cannot be registered (name, signature, schema)
+    ├── RegistryLoadError               ``MODULE:FACTORY`` does not name a ToolRegistry (serve)
+    ├── ConformanceError                a conformance run that cannot be made (document, extra)
+    └── AgentError                      anything the agent raises on purpose
+        ├── ModelConfigError            a chat model cannot be built (missing extra, no model name, no key)
+        ├── ModelError                  one call to a chat model failed; ``.code`` is an ``ErrorCode``
+        └── TraceFormatError            a trace file cannot be read (names the file and line)
 
 ``ResponseValidationError``, ``JsonValueError`` and ``MalformedJsonError`` are
 also ``ValueError``; ``ToolDefinitionError`` is also a ``TypeError``, as a bad
 definition is a programming mistake, found when the tool is registered.
 
 A tool's call never raises any of these to its caller: the registry answers
-every call with a ToolResponse.
+every call with a ToolResponse; nor does the agent loop let a ``ModelError``
+escape: it retries the retryable ones and ends the run with a clear reason.
+
+This module is a leaf: it imports nothing of the package but the generated
+error codes and the ``SchemaViolation`` record.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import StrEnum
 
-from ._validation import SchemaViolation
+from toolresponse_generated import ERROR_CODE_INFO, ErrorCode
+
+from ._violation import SchemaViolation, best_match
+
+__all__ = [
+    "AgentError",
+    "ConformanceError",
+    "IJsonError",
+    "IJsonRule",
+    "JsonValueError",
+    "MalformedJsonError",
+    "ModelConfigError",
+    "ModelError",
+    "RegistryLoadError",
+    "ResponseValidationError",
+    "ToolDefinitionError",
+    "ToolResponseError",
+    "TraceFormatError",
+    "describe_violations",
+]
 
 
 class ToolResponseError(Exception):
@@ -45,7 +75,8 @@ class ResponseValidationError(ToolResponseError, ValueError):
 
     ``errors`` lists every violation found, most relevant first, each with an
     RFC 6901 JSON ``pointer`` into the response ("" is the whole response), the
-    schema ``keyword`` that failed and a ``message``; ``best`` is the first.
+    schema ``keyword`` that failed and a ``message``; ``best`` is the one most
+    worth showing (``best_match``).
     """
 
     errors: tuple[SchemaViolation, ...]
@@ -61,7 +92,9 @@ class ResponseValidationError(ToolResponseError, ValueError):
     @property
     def best(self) -> SchemaViolation:
         """The violation most worth showing."""
-        return self.errors[0]
+        best = best_match(self.errors)
+        assert best is not None  # there is at least one
+        return best
 
 
 class JsonValueError(ResponseValidationError):
@@ -93,6 +126,119 @@ class MalformedJsonError(ToolResponseError, ValueError):
         super().__init__(f"malformed JSON: {reason}")
 
 
+class IJsonRule(StrEnum):
+    """The I-JSON rule a text breaks; the ``keyword`` of its violation."""
+
+    SYNTAX = "syntax"
+    ENCODING = "encoding"
+    DUPLICATE_NAME = "duplicate-name"
+    NON_FINITE_NUMBER = "non-finite-number"
+    DEPTH = "depth"
+    BINARY = "binary"
+
+
+class IJsonError(MalformedJsonError):
+    """A text that is not I-JSON: the rule it breaks and where.
+
+    ``line`` and ``column`` are 1-based (the column counts characters; for text
+    that is not UTF-8 it counts the bytes of that line); ``offset`` is the
+    0-based position in the text (in bytes when the text is not UTF-8);
+    ``pointer`` is the RFC 6901 pointer of the offending member, or None.
+    """
+
+    rule: IJsonRule
+    detail: str
+    line: int
+    column: int
+    offset: int
+    pointer: str | None
+
+    def __init__(
+        self,
+        rule: IJsonRule,
+        detail: str,
+        *,
+        line: int,
+        column: int,
+        offset: int,
+        pointer: str | None = None,
+    ) -> None:
+        self.rule = rule
+        self.detail = detail
+        self.line = line
+        self.column = column
+        self.offset = offset
+        self.pointer = pointer
+        super().__init__(f"line {line}, column {column}: {detail}")
+
+
 class ToolDefinitionError(ToolResponseError, TypeError):
     """A tool that cannot be registered: an empty or duplicate name, a signature that cannot be
     described as JSON Schema, an invalid parameter or output schema."""
+
+
+class RegistryLoadError(ToolResponseError):
+    """``MODULE:FACTORY`` does not name a ToolRegistry; the message says why, in one line."""
+
+
+class ConformanceError(ToolResponseError):
+    """A conformance run cannot be made: the document is missing or cannot be resolved, or an
+    extra is missing."""
+
+
+class AgentError(ToolResponseError):
+    """Base of every exception the agent raises on purpose."""
+
+
+class ModelConfigError(AgentError):
+    """A chat model cannot be built: the ``agent`` extra is missing, or no model name or key is set."""
+
+
+class ModelError(AgentError):
+    """One call to a chat model failed, said with the protocol's own error codes.
+
+    ``code`` is RATE_LIMIT (HTTP 429), TIMEOUT (no answer within the client's
+    timeout), NETWORK_ERROR (no HTTP answer at all: refused, reset, closed
+    mid-reply) or API_ERROR (any other HTTP error, or an answer that is not a
+    usable chat completion). ``retryable`` is the schema's default for the
+    code unless the failure says otherwise: a provider's 5xx, 408 or 409 is an
+    API_ERROR that may be retried. ``retry_after_s`` is the provider's own
+    hint (``Retry-After`` or ``retry-after-ms``), when it gave one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: ErrorCode,
+        status_code: int | None = None,
+        retry_after_s: float | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.status_code = status_code
+        self.retry_after_s = retry_after_s
+        self._retryable = retryable
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the same request may succeed later."""
+        if self._retryable is not None:
+            return self._retryable
+        return ERROR_CODE_INFO[self.code].retryable
+
+    def __str__(self) -> str:
+        status = f" (HTTP {self.status_code})" if self.status_code is not None else ""
+        return f"{self.code.value}{status}: {self.message}"
+
+
+class TraceFormatError(AgentError):
+    """A trace file cannot be read; ``path`` and ``line`` say where (line 0: the file itself)."""
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}" if line else f"{path}: {reason}")
+        self.path = path
+        self.line = line
+        self.reason = reason

@@ -29,9 +29,15 @@ import orjson
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCode, ErrorInfo, ToolStatus
 
 from ._errors import ResponseValidationError
-from ._ijson import parse_ijson
-from ._jsondata import MAX_DEPTH, _plain, _unicode_ok, to_json_data
-from ._validation import SchemaViolation, validate
+from ._violation import SchemaViolation
+from .validation import (
+    MAX_VALUE_DEPTH,
+    is_plain,
+    is_unicode,
+    parse_ijson,
+    to_json_data,
+    validate,
+)
 
 __all__ = ["ToolResponse", "loads_strict"]
 
@@ -98,7 +104,7 @@ def _check_error_info(info: object, problems: list[SchemaViolation]) -> ErrorInf
         problems.append(_violation("/error_info/message", "type", "message must be a string"))
     elif not message:
         problems.append(_violation("/error_info/message", "minLength", "message must not be empty"))
-    elif not _unicode_ok(message):
+    elif not is_unicode(message):
         problems.append(_violation("/error_info/message", "type", _NOT_UNICODE))
     elif type(message) is not str:
         changes["message"] = str.__str__(message)
@@ -168,7 +174,7 @@ def _checked_members(
             text = str.__str__(text)
         else:
             problems.append(_violation("/text", "type", f"text must be a string, not {type(text).__name__}"))
-    if type(text) is str and not _unicode_ok(text):
+    if type(text) is str and not is_unicode(text):
         problems.append(_violation("/text", "type", _NOT_UNICODE))
     if status is _ERROR and text == "":
         problems.append(_violation("/text", "minLength", "text must not be empty on an error"))
@@ -335,10 +341,10 @@ class ToolResponse:
     ) -> ToolResponse:
         """What ``success`` and ``partial`` build: plain text and data (the common case) are
         checked by one walk and taken as they are; anything else goes through every check."""
-        if stats is None and context is None and type(text) is str and _unicode_ok(text):
+        if stats is None and context is None and type(text) is str and is_unicode(text):
             if data is None:
                 return _built(cls, status, text, {})
-            if type(data) is dict and _plain(data, 0, MAX_DEPTH):
+            if type(data) is dict and is_plain(data, 0, MAX_VALUE_DEPTH):
                 return _built(cls, status, text, data)
         return cls(status=status, text=text, data=data, stats=stats, context=context)
 
@@ -482,8 +488,8 @@ class ToolResponse:
         that no JSON decoder gives (a set, bytes, NaN, a tuple ...).
         """
         # Whole-response check for Python values no decoder gives; the depth limit applies
-        # per member (MAX_DEPTH), so the response may nest two levels more.
-        obj = to_json_data(obj, strict=True, max_depth=MAX_DEPTH + 2)
+        # per member (MAX_VALUE_DEPTH), so the response may nest two levels more.
+        obj = to_json_data(obj, strict=True, max_depth=MAX_VALUE_DEPTH + 2)
         result = validate(obj)
         if not result.valid:
             raise ResponseValidationError(result.errors)

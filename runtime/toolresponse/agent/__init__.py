@@ -9,15 +9,11 @@ official ``openai`` client, the optional extra ``toolresponse[agent]``;
 importing this package does not import ``openai``. ``ScriptedChatServer`` is
 a scripted OpenAI-compatible server on loopback, for tests and demos.
 
-Exceptions::
-
-    ToolResponseError (toolresponse)
-    └── AgentError
-        ├── ModelConfigError       a chat model cannot be built (missing extra, no model name, no key)
-        ├── ModelError             one call to a chat model failed (the loop retries or ends the run)
-        └── TraceFormatError       a trace file cannot be read (names the file and line)
+Its exceptions (``AgentError`` and below) are drawn with the rest of the
+package's in ``toolresponse._errors``.
 """
 
+from .._errors import AgentError, ModelConfigError, ModelError, TraceFormatError
 from ._agent import (
     DEFAULT_MODEL_RETRY,
     DEFAULT_SYSTEM_PROMPT,
@@ -28,9 +24,9 @@ from ._agent import (
     RunOutcome,
     ToolCallRecord,
 )
-from ._errors import AgentError, ModelConfigError, ModelError, ModelErrorKind, TraceFormatError
 from ._feedback import feedback_text
 from ._models import ChatModel, ModelReply, OpenAIChatModel, TokenUsage, ToolCall
+from ._report import render_html, render_text, summarise
 from ._retry import RetryPolicy
 from ._scripted import (
     ScriptedChatServer,
@@ -54,7 +50,6 @@ __all__ = [
     "ChatModel",
     "ModelConfigError",
     "ModelError",
-    "ModelErrorKind",
     "ModelReply",
     "OpenAIChatModel",
     "RetryPolicy",
@@ -72,4 +67,7 @@ __all__ = [
     "TraceWriter",
     "feedback_text",
     "read_trace",
+    "render_html",
+    "render_text",
+    "summarise",
 ]

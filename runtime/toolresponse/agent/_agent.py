@@ -34,15 +34,17 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from toolresponse_generated import ErrorCode
+
+from .._errors import ModelError
 from .._response import ToolResponse
-from ._errors import ModelError, ModelErrorKind
 from ._feedback import feedback_text, guard_text
 from ._models import ChatModel, ModelReply, TokenUsage, ToolCall
 from ._retry import RetryPolicy
 from ._trace import RunTrace, TraceTarget, open_trace
 
 if TYPE_CHECKING:
-    from .._registry import ToolRegistry
+    from ..tools import ToolRegistry
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a careful assistant that solves the user's task with the tools provided. "
@@ -361,7 +363,7 @@ class Agent:
             "model_error",
             step=index,
             attempt=attempt,
-            kind=error.kind.value,
+            code=error.code.value,
             status_code=error.status_code,
             message=error.message,
             retryable=error.retryable,
@@ -374,9 +376,10 @@ class Agent:
             return error
         return ModelError(
             f"{error.message} (after {attempts} attempts and {waited_s:g} s of backoff)",
-            kind=error.kind,
+            code=error.code,
             status_code=error.status_code,
             retry_after_s=error.retry_after_s,
+            retryable=error.retryable,
         )
 
     def _complete(self, state: _RunState, index: int) -> ModelReply | ModelError:
@@ -577,7 +580,7 @@ def _model_failure(error: Exception) -> ModelError:
     """A model's exception as a ModelError: another provider's surprise is a non-retryable bad response."""
     if isinstance(error, ModelError):
         return error
-    return ModelError(f"{type(error).__name__}: {error}", kind=ModelErrorKind.BAD_RESPONSE)
+    return ModelError(f"{type(error).__name__}: {error}", code=ErrorCode.API_ERROR)
 
 
 def _arguments(call: ToolCall) -> str:

@@ -20,7 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
-from ._errors import ModelConfigError, ModelError, ModelErrorKind
+from toolresponse_generated import ErrorCode
+
+from .._errors import ModelConfigError, ModelError
 
 if TYPE_CHECKING:
     import openai
@@ -237,32 +239,29 @@ class OpenAIChatModel:
         import openai
 
         if isinstance(exc, openai.APITimeoutError):
-            return ModelError(f"no answer within {self._timeout_s:g} s", kind=ModelErrorKind.TIMEOUT)
+            return ModelError(f"no answer within {self._timeout_s:g} s", code=ErrorCode.TIMEOUT)
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
             return ModelError(
-                f"cannot reach {self.base_url or 'the OpenAI API'}{detail}", kind=ModelErrorKind.CONNECTION
+                f"cannot reach {self.base_url or 'the OpenAI API'}{detail}", code=ErrorCode.NETWORK_ERROR
             )
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
-            if status == 429:
-                kind = ModelErrorKind.RATE_LIMIT
-            elif status >= 500 or status in (408, 409):
-                kind = ModelErrorKind.SERVER
-            else:
-                kind = ModelErrorKind.CLIENT
+            # A provider means 5xx, 408 and 409 as "try again": API_ERROR, retryable this time.
+            again = status >= 500 or status in (408, 409)
             return ModelError(
                 _status_message(exc),
-                kind=kind,
+                code=ErrorCode.RATE_LIMIT if status == 429 else ErrorCode.API_ERROR,
+                retryable=True if again else None,
                 status_code=status,
                 retry_after_s=retry_after_seconds(exc.response.headers),
             )
-        return ModelError(f"{type(exc).__name__}: {exc}", kind=ModelErrorKind.BAD_RESPONSE)
+        return ModelError(f"{type(exc).__name__}: {exc}", code=ErrorCode.API_ERROR)
 
     def _reply(self, completion: ChatCompletion) -> ModelReply:
         if not getattr(completion, "choices", None):
-            raise ModelError("the reply has no choices", kind=ModelErrorKind.BAD_RESPONSE)
+            raise ModelError("the reply has no choices", code=ErrorCode.API_ERROR)
         choice = completion.choices[0]
         message = choice.message
         calls: list[ToolCall] = []

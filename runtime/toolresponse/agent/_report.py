@@ -1,4 +1,4 @@
-"""``toolresponse report TRACE... [--html OUT]``: what the agent's tool calls did, per tool.
+"""What the agent's tool calls did, per tool, from its traces (``toolresponse report``).
 
 For each tool: calls, success/partial/error counts, errors by code, p50/p95/max
 ``time_ms`` and circuit-breaker trips (transitions to open); for the whole
@@ -12,11 +12,9 @@ A line that cannot be read stops the report with ``FILE:LINE: reason``.
 
 from __future__ import annotations
 
-import argparse
 import html
 import math
 import os
-import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +23,7 @@ from typing import Any
 
 from toolresponse_generated import ErrorCode, ToolStatus
 
-from ._errors import TraceFormatError
+from .._errors import TraceFormatError
 from ._trace import read_trace
 
 _STATUSES = tuple(status.value for status in ToolStatus)
@@ -210,7 +208,9 @@ def _add(summary: TraceSummary, line: _Line) -> None:
             summary.prompt_tokens += int(usage_line.amount("prompt_tokens") or 0)
             summary.completion_tokens += int(usage_line.amount("completion_tokens") or 0)
     elif event == "model_error":
-        summary.model_errors[line.text("kind")] += 1
+        # "code" (an ErrorCode) since the agent said model errors in the protocol's codes;
+        # traces written before name the failure under "kind".
+        summary.model_errors[line.text("code" if "code" in line.record else "kind")] += 1
     elif event == "run_end":
         summary.outcomes[line.text("outcome")] += 1
         summary.duration_ms += line.amount("duration_ms") or 0.0
@@ -409,28 +409,3 @@ def render_html(summary: TraceSummary) -> str:
         f"<h1>Tool calls by tool</h1><p>From {sources}.</p>{overview_html}{table}"
         f'<p class="legend">{legend}</p>{charts}</body></html>\n'
     )
-
-
-# -- the command -------------------------------------------------------------------------------
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("traces", nargs="+", metavar="TRACE", help="JSONL trace files written by the agent")
-    parser.add_argument("--html", metavar="OUT", help="also write a self-contained HTML report to OUT")
-
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        summary = summarise(args.traces)
-    except TraceFormatError as exc:
-        print(f"toolresponse report: {exc}", file=sys.stderr)
-        return 1
-    sys.stdout.write(render_text(summary))
-    if args.html:
-        try:
-            Path(args.html).write_text(render_html(summary), encoding="utf-8")
-        except OSError as exc:
-            print(f"toolresponse report: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        print(f"wrote {args.html}")
-    return 0

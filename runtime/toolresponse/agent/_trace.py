@@ -9,7 +9,7 @@ event           members
 run_start       task, model, tools, max_steps, started_at (wall-clock seconds), trace_version
 model_output    step, attempt, content, tool_calls [{id, name, arguments}], finish_reason,
                 usage {prompt_tokens, completion_tokens, total_tokens}, time_ms
-model_error     step, attempt, kind, status_code, message, retryable, retry_in_ms (null: gave up)
+model_error     step, attempt, code, status_code, message, retryable, retry_in_ms (null: gave up)
 tool_request    step, call_id, tool, arguments (the call as the model wrote it)
 tool_result     step, call_id, tool, attempt, status, code, retryable, time_ms, text
 tool_retry      step, call_id, tool, attempt, code, wait_ms
@@ -33,9 +33,8 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, BinaryIO, Protocol, runtime_checkable
 
-from .._breaker import StateChange, StateListener
-from .._trace import JsonlTraceWriter, mask_secrets
-from ._errors import TraceFormatError
+from .._errors import TraceFormatError
+from ..tools import JsonlTraceWriter, StateChange, StateListener, mask_secrets
 
 _log = logging.getLogger("toolresponse.agent")
 

@@ -1,4 +1,4 @@
-"""``toolresponse demo``: every demo of the project, runnable with nothing configured.
+"""Every demo of the project, runnable with nothing configured (``toolresponse demo``).
 
 Each section is a module of this package with a ``main(out) -> int`` function;
 the command runs them in order and exits non-zero if any section did.
@@ -6,9 +6,7 @@ the command runs them in order and exits non-zero if any section did.
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import sys
 from collections.abc import Callable
 from typing import TextIO
 
@@ -27,26 +25,6 @@ SECTIONS: dict[str, tuple[str, str]] = {
         "the agent on a scripted model over loopback HTTP: success, partial and error",
     ),
 }
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "sections",
-        nargs="*",
-        metavar="SECTION",
-        help=f"run only these sections, in this order (default: all of {', '.join(SECTIONS)})",
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    unknown = [name for name in args.sections if name not in SECTIONS]
-    if unknown:
-        print(
-            f"toolresponse demo: unknown section {unknown[0]!r}; choose from {', '.join(SECTIONS)}",
-            file=sys.stderr,
-        )
-        return 2
-    return run_sections(args.sections or list(SECTIONS), sys.stdout)
 
 
 def run_sections(names: list[str], out: TextIO) -> int:

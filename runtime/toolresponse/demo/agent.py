@@ -23,7 +23,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._breaker import CircuitBreaker
 from ..agent import (
     DEFAULT_MODEL_RETRY,
     Agent,
@@ -36,8 +35,11 @@ from ..agent import (
     ScriptedChatServer,
     ScriptedReply,
     ScriptedToolCall,
+    render_html,
+    render_text,
+    summarise,
 )
-from ..agent._report import render_html, render_text, summarise
+from ..tools import CircuitBreaker
 from .calculator import build_registry
 
 TASK = (

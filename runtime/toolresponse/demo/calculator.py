@@ -46,16 +46,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TextIO
 
-from .. import (
-    CircuitBreaker,
-    ErrorCode,
-    StateChange,
-    Tool,
-    ToolRegistry,
-    ToolResponse,
-    validate,
-)
+from toolresponse_generated import ErrorCode
+
+from .._response import ToolResponse
 from ..testing import FakeClock
+from ..tools import CircuitBreaker, StateChange, Tool, ToolRegistry
+from ..validation import validate
 
 __all__ = [
     "CONSTANTS",
@@ -79,7 +75,7 @@ Number = int | float
 
 MAX_EXPRESSION_LENGTH: Final = 500
 """The longest expression accepted, in characters."""
-MAX_DEPTH: Final = 64
+MAX_EXPRESSION_DEPTH: Final = 64
 """The deepest nesting of operations accepted."""
 MAX_RESULT_DIGITS: Final = 10_000
 """The most decimal digits any integer (result or intermediate) may have."""
@@ -256,9 +252,11 @@ class _Evaluator:
         )
 
     def value(self, node: ast.AST, depth: int = 0) -> Number:
-        if depth > MAX_DEPTH:
+        if depth > MAX_EXPRESSION_DEPTH:
             raise MalformedExpression(
-                f"The expression nests more than {MAX_DEPTH} levels deep.", "too_deep", limit=MAX_DEPTH
+                f"The expression nests more than {MAX_EXPRESSION_DEPTH} levels deep.",
+                "too_deep",
+                limit=MAX_EXPRESSION_DEPTH,
             )
         if isinstance(node, ast.Constant):
             return self.constant(node)
@@ -397,7 +395,7 @@ def evaluate(expression: str) -> Number:
         ) from None
     except (RecursionError, MemoryError):
         raise MalformedExpression(
-            "The expression nests too deeply to be parsed.", "too_deep", limit=MAX_DEPTH
+            "The expression nests too deeply to be parsed.", "too_deep", limit=MAX_EXPRESSION_DEPTH
         ) from None
     return _Evaluator(source).value(tree.body)
 

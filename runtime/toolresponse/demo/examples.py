@@ -6,7 +6,7 @@ import json
 from importlib import resources
 from typing import TextIO
 
-from .._validation import validate
+from ..validation import validate
 
 
 def main(out: TextIO) -> int:

@@ -15,8 +15,7 @@ import os
 from importlib import resources
 from typing import TextIO
 
-from .._bulk import Record, Source, expand
-from .._validate_cli import EXIT_INVALID, report
+from ..validation import EXIT_INVALID, Record, Source, expand, report
 
 
 def _shown_as(source: Source | Record, base: str) -> Source | Record:

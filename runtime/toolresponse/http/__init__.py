@@ -9,24 +9,52 @@ imported until its function is used.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolresponse_generated import ERROR_CODE_INFO, ToolStatus
 
-if TYPE_CHECKING:
-    from .._response import ToolResponse
-    from ._app import ServableRegistry, create_app
-    from ._conformance import ConformanceReport, run_conformance
+from .._lazy import lazy_exports
 
-__all__ = [
-    "CALL_ID_HEADER",
-    "MAX_BODY_BYTES",
-    "ConformanceReport",
-    "ServableRegistry",
-    "create_app",
-    "http_status",
-    "run_conformance",
-]
+if TYPE_CHECKING:
+    from .._response import ToolResponse as ToolResponse
+    from ._app import ServableRegistry as ServableRegistry
+    from ._app import create_app as create_app
+    from ._conformance import (
+        DEFAULT_MAX_EXAMPLES as DEFAULT_MAX_EXAMPLES,
+    )
+    from ._conformance import (
+        DEFAULT_SEED as DEFAULT_SEED,
+    )
+    from ._conformance import (
+        DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S,
+    )
+    from ._conformance import (
+        ConformanceReport as ConformanceReport,
+    )
+    from ._conformance import (
+        report_conformance as report_conformance,
+    )
+    from ._conformance import (
+        run_conformance as run_conformance,
+    )
+    from ._serve import (
+        DEFAULT_HOST as DEFAULT_HOST,
+    )
+    from ._serve import (
+        DEFAULT_PORT as DEFAULT_PORT,
+    )
+    from ._serve import (
+        listen as listen,
+    )
+    from ._serve import (
+        serve as serve,
+    )
+    from ._serve import (
+        serve_in_background as serve_in_background,
+    )
+    from ._serve import (
+        url_of as url_of,
+    )
 
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body a server accepts (1 MiB); one byte more is answered 413."""
@@ -43,18 +71,18 @@ def http_status(response: ToolResponse) -> int:
     return ERROR_CODE_INFO[code].http_status
 
 
-_LAZY = {
-    "create_app": "._app",
-    "ServableRegistry": "._app",
-    "run_conformance": "._conformance",
-    "ConformanceReport": "._conformance",
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "._app": ("ServableRegistry", "create_app"),
+    "._conformance": (
+        "DEFAULT_MAX_EXAMPLES",
+        "DEFAULT_SEED",
+        "DEFAULT_TIMEOUT_S",
+        "ConformanceReport",
+        "report_conformance",
+        "run_conformance",
+    ),
+    "._serve": ("DEFAULT_HOST", "DEFAULT_PORT", "listen", "serve", "serve_in_background", "url_of"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module_name, __name__), name)
+__getattr__, __dir__, _names = lazy_exports(__name__, _EXPORTS)
+__all__ = ["CALL_ID_HEADER", "MAX_BODY_BYTES", "http_status", *_names]

@@ -60,9 +60,9 @@ except ImportError as missing:  # pragma: no cover - depends on the installed ex
 from toolresponse_generated import ErrorCode
 
 from .._errors import MalformedJsonError
-from .._jsondata import to_json_data
 from .._response import ToolResponse, loads_strict
-from .._tool import ToolSpec
+from ..tools import ToolSpec
+from ..validation import to_json_data
 from . import CALL_ID_HEADER, MAX_BODY_BYTES, http_status
 
 __all__ = ["ServableRegistry", "create_app"]

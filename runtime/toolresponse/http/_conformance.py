@@ -1,4 +1,4 @@
-"""``toolresponse conformance URL``: check any server against the ToolResponse v1 HTTP binding.
+"""The HTTP conformance runner: check any server against the ToolResponse v1 HTTP binding.
 
 One run has three parts, and one report:
 
@@ -42,7 +42,6 @@ server could not be reached), 2 for a usage error.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import re
@@ -58,10 +57,9 @@ from jsonschema.exceptions import SchemaError
 
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCode
 
-from .._errors import MalformedJsonError
+from .._errors import ConformanceError, MalformedJsonError
 from .._response import loads_strict
-from .._schema import bundled_schema
-from .._validation import validate
+from ..validation import bundled_schema, validate
 from . import CALL_ID_HEADER, MAX_BODY_BYTES
 
 __all__ = [
@@ -94,10 +92,6 @@ _MISSING_EXTRA = (
     "toolresponse conformance needs the optional extra 'conformance' ({name} is not installed):"
     " pip install 'toolresponse[conformance]'"
 )
-
-
-class ConformanceError(Exception):
-    """The run could not be made: the document is missing or cannot be resolved, or an extra is missing."""
 
 
 # -- the document --------------------------------------------------------------------------
@@ -973,28 +967,7 @@ def run_conformance(
     return report
 
 
-# -- the command ---------------------------------------------------------------------------
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("url", metavar="URL", help="the server's base URL, e.g. http://127.0.0.1:8000")
-    parser.add_argument(
-        "--max-examples",
-        type=int,
-        default=DEFAULT_MAX_EXAMPLES,
-        metavar="N",
-        help=f"the most schemathesis cases per operation and phase (default {DEFAULT_MAX_EXAMPLES})",
-    )
-    parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"schemathesis's random seed (default {DEFAULT_SEED})"
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT_S,
-        metavar="SECONDS",
-        help=f"the time limit of each request (default {DEFAULT_TIMEOUT_S:g})",
-    )
+# -- the report ----------------------------------------------------------------------------
 
 
 _MARKS = {"pass": "ok  ", "fail": "FAIL", "skip": "skip"}
@@ -1012,7 +985,8 @@ def _print_result(result: CheckResult, out: TextIO) -> None:
     out.flush()
 
 
-def main(url: str, *, max_examples: int, seed: int, timeout_s: float, out: TextIO) -> int:
+def report_conformance(url: str, *, max_examples: int, seed: int, timeout_s: float, out: TextIO) -> int:
+    """Run the suite against ``url``, print each result to ``out``, and return the exit status."""
     try:
         base = _check_url(url)
     except ValueError as error:
@@ -1042,9 +1016,3 @@ def main(url: str, *, max_examples: int, seed: int, timeout_s: float, out: TextI
     for result in failed:
         print(f"  failed: [{result.section}] {result.name}", file=out)
     return 0 if not failed else 1
-
-
-def run(args: argparse.Namespace) -> int:
-    return main(
-        args.url, max_examples=args.max_examples, seed=args.seed, timeout_s=args.timeout, out=sys.stdout
-    )

@@ -23,11 +23,11 @@ from typing import Any, Protocol, TypeVar, overload
 
 from toolresponse_generated import ErrorCode
 
+from .._errors import ToolDefinitionError
+from .._response import ToolResponse
 from ._breaker import CircuitState
-from ._errors import ToolDefinitionError
 from ._events import ToolCallEvent, ToolCallListener
 from ._provider_schemas import tool_schemas
-from ._response import ToolResponse
 from ._tool import (
     FunctionTool,
     PreparedTool,

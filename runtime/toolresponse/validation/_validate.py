@@ -31,6 +31,7 @@ import orjson
 
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCode, ToolStatus
 
+from .._violation import SchemaViolation, relevance
 from ._engine import (
     EngineError,
     EngineName,
@@ -52,23 +53,6 @@ __all__ = [
     "validate",
     "validate_json",
 ]
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class SchemaViolation:
-    """One way an instance breaks the schema (or, for JSON text, the I-JSON rules)."""
-
-    pointer: str
-    """RFC 6901 JSON pointer to the offending value ("" for the whole response)."""
-    keyword: str
-    """The JSON Schema keyword that failed (``required``, ``enum``, ...) or the I-JSON rule."""
-    message: str
-    suggestion: str | None = None
-    """The nearest valid value or member name, when there is one."""
-    line: int | None = None
-    """1-based line in the JSON text, when the violation came from text (``validate_json``)."""
-    column: int | None = None
-    """1-based column (in characters) in the JSON text, when known."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,11 +105,6 @@ _FOREIGN_NAMES: Mapping[str, _Foreign] = {
 }
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
 _SHORT = 40
-# Ranks of the relevance order (lower is shown first).
-_RANK_NOT_AN_OBJECT = 0
-_RANK_UNKNOWN_MEMBER = 1
-_RANK_VALUE = 2
-_RANK_MISSING_MEMBER = 3
 
 
 def _quoted(name: str) -> str:
@@ -383,13 +362,7 @@ def _bad_value(error: EngineError) -> tuple[str, str | None]:
 
 
 def _rank(error: EngineError) -> int:
-    if error.keyword == "additionalProperties":
-        return _RANK_UNKNOWN_MEMBER
-    if error.keyword == "required":
-        return _RANK_MISSING_MEMBER
-    if error.keyword == "type" and not error.path:
-        return _RANK_NOT_AN_OBJECT
-    return _RANK_VALUE
+    return relevance(error.keyword, json_pointer(error.path))
 
 
 def _violation(error: EngineError) -> SchemaViolation:

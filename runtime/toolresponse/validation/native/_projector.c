@@ -1,5 +1,5 @@
 /*
- * toolresponse._projector: toolresponse._engine.Projection.project, in C.
+ * toolresponse.validation.native._projector: toolresponse.validation._engine.Projection.project, in C.
  *
  * A projection keeps of a decoded response exactly what the schema's keywords
  * (and the messages about them) depend on; the validator caches explanations
@@ -213,8 +213,8 @@ static struct PyModuleDef_Slot projector_slots[] = {
 
 static struct PyModuleDef projector_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "toolresponse._projector",
-    .m_doc = "Projection.project of toolresponse._engine, in C.",
+    .m_name = "toolresponse.validation.native._projector",
+    .m_doc = "Projection.project of toolresponse.validation._engine, in C.",
     .m_size = 0,
     .m_methods = projector_methods,
     .m_slots = projector_slots,

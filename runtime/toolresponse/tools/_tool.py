@@ -53,11 +53,18 @@ import orjson
 
 from toolresponse_generated import ErrorCode, ToolStatus
 
-from ._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
-from ._jsondata import MAX_DEPTH, NOT_PLAIN, _plain, is_json_data, plain_object_copy, to_json_data
+from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
+from .._response import ToolResponse, _built, loads_strict
+from .._violation import SchemaViolation
+from ..validation import (
+    MAX_VALUE_DEPTH,
+    NOT_PLAIN,
+    is_json_data,
+    is_plain,
+    plain_object_copy,
+    to_json_data,
+)
 from ._params import ParameterValidator, docstring_summary, parameters_schema, return_schema
-from ._response import ToolResponse, _built, loads_strict
-from ._validation import SchemaViolation
 
 __all__ = ["FunctionTool", "Tool", "ToolSpec", "wrap_value"]
 
@@ -232,9 +239,9 @@ def _plain_success(value: Any) -> _Success | None:
         return "null", {"output": None}
     if kind is bool:
         return "true" if value else "false", {"output": value}
-    if (kind is str or kind is int) and _plain(value, 0, 1):
+    if (kind is str or kind is int) and is_plain(value, 0, 1):
         return value if kind is str else str(value), {"output": value}
-    if kind is dict and _plain(value, 0, MAX_DEPTH):
+    if kind is dict and is_plain(value, 0, MAX_VALUE_DEPTH):
         return orjson.dumps(value).decode("utf-8"), value
     return None
 
@@ -646,7 +653,7 @@ class PreparedTool:
             else:
                 what = type(params).__name__
                 return _unreadable_params(self.name, "not_object", f"they are {what}, not an object")
-        if not _plain(params, 0, MAX_DEPTH):
+        if not is_plain(params, 0, MAX_VALUE_DEPTH):
             try:
                 to_json_data(params, strict=True)
             except JsonValueError as error:

@@ -1,4 +1,4 @@
-# Types of the C extension toolresponse._projector (runtime/toolresponse/_projector.c).
+# Types of the C extension toolresponse.validation.native._projector (_projector.c).
 from typing import Any
 
 def project(plan: tuple[Any, ...], value: Any, /) -> Any:

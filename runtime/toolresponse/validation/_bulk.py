@@ -38,17 +38,18 @@ from typing import IO, Literal, NamedTuple, Protocol
 
 import orjson
 
+from .._violation import SchemaViolation
 from ._engine import engine
 from ._ijson import (
     BINARY_SNIFF_BYTES,
-    MAX_DEPTH,
+    MAX_NESTING,
     IJsonError,
     IJsonRule,
     duplicate_error,
     lines_with_duplicates,
     parse_error,
 )
-from ._validation import ExplanationCache, SchemaViolation, validate_json
+from ._validate import ExplanationCache, validate_json
 
 __all__ = [
     "BATCH_BYTES",
@@ -298,7 +299,7 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
     is_valid = engine("fast").is_valid
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    duplicated_lines = {first_line + index for index in lines_with_duplicates(lines, MAX_DEPTH)}
+    duplicated_lines = {first_line + index for index in lines_with_duplicates(lines, MAX_NESTING)}
     keep_valid = options.keep_valid
     first = options.first
     explain = None
@@ -339,7 +340,7 @@ def _count_lines(lines: list[bytes]) -> Batch:
     is_valid = engine("fast").is_valid
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    duplicated_lines = set(lines_with_duplicates(lines, MAX_DEPTH))
+    duplicated_lines = set(lines_with_duplicates(lines, MAX_NESTING))
     valid = invalid = 0
     for index, line in enumerate(lines):
         try:

@@ -10,14 +10,12 @@ pointer of the offending member. The rules, as ``IJsonRule``:
 ``encoding``           not UTF-8, a byte order mark, a lone surrogate (``"\\ud800"``)
 ``duplicate-name``     a member name that occurs twice in one object, at any depth
 ``non-finite-number``  ``NaN``, ``Infinity``, ``-Infinity`` or a number too large for a double
-``depth``              arrays and objects nested deeper than ``MAX_DEPTH`` levels
+``depth``              arrays and objects nested deeper than ``MAX_NESTING`` levels
 ``binary``             binary data (a NUL byte), not text
 =====================  ===========================================================
 
-The exception is one class in the package's tree::
-
-    MalformedJsonError        (toolresponse._errors: text that is not I-JSON)
-    └── IJsonError            .rule, .detail, .line, .column, .offset, .pointer
+The exception is ``IJsonError`` (``.rule``, ``.detail``, ``.line``, ``.column``,
+``.offset``, ``.pointer``), a ``MalformedJsonError`` of the package's tree.
 
 How it stays fast: orjson parses (it rejects NaN, Infinity, overflowing
 numbers, lone surrogates, a byte order mark and nesting beyond 1024 levels by
@@ -45,16 +43,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from enum import StrEnum
 from typing import Any
 
 import orjson
 
+from .._errors import IJsonError, IJsonRule
 from ._engine import Path, json_pointer
-from ._errors import MalformedJsonError
 
 __all__ = [
-    "MAX_DEPTH",
+    "MAX_NESTING",
     "NATIVE_SCANS",
     "IJsonError",
     "IJsonRule",
@@ -74,7 +71,7 @@ __all__ = [
     "position",
 ]
 
-MAX_DEPTH = 1024
+MAX_NESTING = 1024
 """The deepest nesting of arrays and objects accepted (orjson's limit; RFC 8259 section 9 allows one)."""
 
 BINARY_SNIFF_BYTES = 8192
@@ -95,52 +92,6 @@ _POINTER_DEPTH = 32
 _NOT_SPACE = re.compile(r"[^ \t\r\n]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPE_AT = re.compile(r"\\u[0-9a-fA-F]{4}")
-
-
-class IJsonRule(StrEnum):
-    """The I-JSON rule a text breaks; the ``keyword`` of its violation."""
-
-    SYNTAX = "syntax"
-    ENCODING = "encoding"
-    DUPLICATE_NAME = "duplicate-name"
-    NON_FINITE_NUMBER = "non-finite-number"
-    DEPTH = "depth"
-    BINARY = "binary"
-
-
-class IJsonError(MalformedJsonError):
-    """A text that is not I-JSON: the rule it breaks and where.
-
-    ``line`` and ``column`` are 1-based (the column counts characters; for text
-    that is not UTF-8 it counts the bytes of that line); ``offset`` is the
-    0-based position in the text (in bytes when the text is not UTF-8);
-    ``pointer`` is the RFC 6901 pointer of the offending member, or None.
-    """
-
-    rule: IJsonRule
-    detail: str
-    line: int
-    column: int
-    offset: int
-    pointer: str | None
-
-    def __init__(
-        self,
-        rule: IJsonRule,
-        detail: str,
-        *,
-        line: int,
-        column: int,
-        offset: int,
-        pointer: str | None = None,
-    ) -> None:
-        self.rule = rule
-        self.detail = detail
-        self.line = line
-        self.column = column
-        self.offset = offset
-        self.pointer = pointer
-        super().__init__(f"line {line}, column {column}: {detail}")
 
 
 def position(text: str, offset: int) -> tuple[int, int]:
@@ -201,7 +152,7 @@ def _diagnose(text: str, error: orjson.JSONDecodeError) -> IJsonError:
         return _error_at(text, 0, IJsonRule.ENCODING, "a byte order mark (U+FEFF) before the JSON text")
     if "depth limit" in message or "recursion limit" in message:
         return _error_at(
-            text, pos, IJsonRule.DEPTH, f"arrays and objects nested deeper than {MAX_DEPTH} levels"
+            text, pos, IJsonRule.DEPTH, f"arrays and objects nested deeper than {MAX_NESTING} levels"
         )
     if "infinity" in message:
         number = re.match(r"-?[0-9.eE+-]+", text[pos:])
@@ -431,7 +382,7 @@ def first_duplicate_python(data: bytes, max_depth: int) -> tuple[int, Path] | No
 
     The byte offset of the first repeated member name and its path, or None. ValueError when
     orjson cannot read ``data`` (as the extension gives when it nests deeper than ``max_depth``;
-    orjson's own limit is ``MAX_DEPTH``)."""
+    orjson's own limit is ``MAX_NESTING``)."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as error:
@@ -465,7 +416,7 @@ first_duplicate: Callable[[bytes, int], tuple[int, Path] | None]
 lines_with_duplicates: Callable[[list[bytes], int], list[int]]
 path_at: Callable[[bytes, int, int], Path | None]
 try:
-    from ._jsonscan import first_duplicate, lines_with_duplicates, path_at
+    from .native._jsonscan import first_duplicate, lines_with_duplicates, path_at
 except ImportError:  # pragma: no cover - the test suite requires the extension, and runs the twins itself
     first_duplicate = first_duplicate_python
     lines_with_duplicates = lines_with_duplicates_python
@@ -490,7 +441,7 @@ def pointer_at(text: str, offset: int) -> str | None:
 
 def _duplicate_error(data: str | bytes) -> IJsonError | None:
     raw = data if isinstance(data, bytes) else _encoded(data)
-    found = first_duplicate(raw, MAX_DEPTH)
+    found = first_duplicate(raw, MAX_NESTING)
     if found is None:
         return None
     byte_offset, path = found

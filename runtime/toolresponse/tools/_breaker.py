@@ -64,7 +64,7 @@ from typing import Any, Final, Literal
 
 from toolresponse_generated import ErrorCode
 
-from ._response import ToolResponse
+from .._response import ToolResponse
 
 __all__ = [
     "BreakerStatus",

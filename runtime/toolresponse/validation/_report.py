@@ -1,10 +1,4 @@
-"""``toolresponse validate [PATH ...]``: check files, streams and directories of ToolResponses.
-
-Inputs are described in ``toolresponse._bulk`` (``.json`` one response,
-``.jsonl``/``.ndjson`` one per line, directories walked, ``-`` standard input).
-With no PATH, standard input is read, unless it is a terminal.
-
-Reports (standard output):
+"""Reports of a bulk validation run: text, JSON or JSON lines, streamed as the batches come.
 
 - ``text`` (default): one line per violation,
   ``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` (``(root)`` for the whole
@@ -16,29 +10,27 @@ Reports (standard output):
   (``{"source", "line", "valid", "errors"?}``; an unreadable input is
   ``{"source", "io_error"}``); the summary goes to standard error.
 
-``--quiet`` prints nothing but the reasons for I/O and usage errors: the exit
+With ``quiet`` nothing is written but the reasons for I/O errors: the exit
 status is the answer. The progress bar is drawn on standard error only when it
-is a terminal, not with ``--quiet``, and only once a run has lasted half a second.
+is a terminal, not when quiet, and only once a run has lasted half a second.
 
-Exit status: 0 every response valid; 1 some response invalid; 2 a usage error
-or an input that could not be read (each gets a one-line reason on standard
-error, and the rest of the run goes on). When both happen, 2 wins: an
+Exit status (``report`` returns it): 0 every response valid; 1 some response
+invalid; 2 an input that could not be read (each gets a one-line reason on
+standard error, and the rest of the run goes on). When both happen, 2 wins: an
 unreadable input means the verdict "all valid" could not be reached.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import IO, Any, Literal, Protocol, TextIO
 
 import orjson
 
-from ._bulk import Batch, Options, Record, Source, check, expand
+from ._bulk import Batch, Options, Record, Source, check
 
-__all__ = ["Progress", "add_arguments", "report", "run"]
+__all__ = ["EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"]
 
 EXIT_VALID = 0
 EXIT_INVALID = 1
@@ -46,45 +38,6 @@ EXIT_ERROR = 2
 PROGRAM = "toolresponse validate"
 
 Format = Literal["text", "json", "jsonl"]
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="a .json file (one response), a .jsonl/.ndjson file (one per line), a directory, or - for "
-        "standard input (the default when it is not a terminal)",
-    )
-    parser.add_argument(
-        "--format",
-        choices=("text", "json", "jsonl"),
-        default="text",
-        help="text (default): a line per violation and a summary; json: one report; jsonl: a record per "
-        "response",
-    )
-    parser.add_argument(
-        "--first", action="store_true", help="only the most relevant violation of each response"
-    )
-    parser.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="print nothing but I/O and usage errors; the exit status tells",
-    )
-    parser.add_argument(
-        "-j", "--jobs", type=_jobs, default=1, metavar="N", help="check with N processes (same output order)"
-    )
 
 
 class _Stream(Protocol):
@@ -157,26 +110,12 @@ def _location(record: Record, line: int | None, column: int | None) -> str:
     return where
 
 
-def _violation_json(violation: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "pointer": violation.pointer,
-        "keyword": violation.keyword,
-        "message": violation.message,
-    }
-    if violation.suggestion is not None:
-        out["suggestion"] = violation.suggestion
-    if violation.line is not None:
-        out["line"] = violation.line
-        out["column"] = violation.column
-    return out
-
-
 def _record_json(record: Record) -> dict[str, Any]:
     if record.io_error is not None:
         return {"source": record.source, "io_error": record.io_error}
     out: dict[str, Any] = {"source": record.source, "line": record.line, "valid": record.valid}
     if record.errors:
-        out["errors"] = [_violation_json(violation) for violation in record.errors]
+        out["errors"] = [violation.to_dict() for violation in record.errors]
     return out
 
 
@@ -341,7 +280,7 @@ class _JsonlReport(_Report):
 _REPORTS: dict[str, type[_Report]] = {"text": _TextReport, "json": _JsonReport, "jsonl": _JsonlReport}
 
 
-def _isatty(stream: object) -> bool:
+def is_terminal(stream: object) -> bool:
     isatty = getattr(stream, "isatty", None)
     return bool(isatty()) if callable(isatty) else False
 
@@ -364,10 +303,10 @@ def report(
     ``progress`` None means "on a terminal": drawn when ``err`` is one and not ``quiet``.
     """
     listed = list(sources)
-    immediate = _isatty(out)
+    immediate = is_terminal(out)
     reporter = (_QuietReport if quiet else _REPORTS[output_format])(out, err, immediate=immediate)
     options = Options(first=first, keep_valid=reporter.keep_valid, explain=not quiet)
-    show_progress = (not quiet and _isatty(err)) if progress is None else progress
+    show_progress = (not quiet and is_terminal(err)) if progress is None else progress
     bar: Progress | None = None
     if show_progress:
         sizes = [source.size for source in listed if isinstance(source, Source)]
@@ -389,26 +328,3 @@ def report(
     if reporter.unreadable:
         return EXIT_ERROR
     return EXIT_INVALID if reporter.invalid else EXIT_VALID
-
-
-def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
-    paths: Sequence[str] = args.paths
-    source_stream = sys.stdin.buffer if stdin is None else stdin
-    if not paths:
-        if _isatty(sys.stdin if stdin is None else stdin):
-            print(
-                f"{PROGRAM}: no input: name a file or directory, or pipe responses to standard input",
-                file=sys.stderr,
-            )
-            return EXIT_ERROR
-        paths = ["-"]
-    return report(
-        expand(paths),
-        out=sys.stdout,
-        err=sys.stderr,
-        stdin=source_stream,
-        output_format=args.format,
-        first=args.first,
-        quiet=args.quiet,
-        jobs=args.jobs,
-    )

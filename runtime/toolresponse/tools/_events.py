@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 from toolresponse_generated import ErrorCode, ToolStatus
 
+from .._response import ToolResponse
 from ._breaker import CircuitState
-from ._response import ToolResponse
 
 __all__ = ["ToolCallEvent", "ToolCallListener"]
 

@@ -45,9 +45,9 @@ from typing import Any
 
 import jsonschema_rs
 
-from ._errors import ToolDefinitionError
-from ._jsondata import is_json_data
-from ._validation import SchemaViolation, json_pointer
+from .._errors import ToolDefinitionError
+from .._violation import SchemaViolation
+from ..validation import is_json_data, json_pointer
 
 __all__ = [
     "ParameterValidator",

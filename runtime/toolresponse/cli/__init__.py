@@ -1,4 +1,4 @@
-"""The ``toolresponse`` command: one entry point, one module per subcommand.
+"""The ``toolresponse`` command: one entry point, one thin module per verb; argparse lives only here.
 
 Each subcommand lives in its own module, imported only when it is used, with
 two functions: ``add_arguments(parser)`` and ``run(args) -> int`` (the exit
@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Protocol
 
-from . import __version__
+from .. import __version__
 
 
 class Command(Protocol):
@@ -23,11 +23,11 @@ class Command(Protocol):
 
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "validate": ("toolresponse._validate_cli", "check files, streams or directories of ToolResponses"),
-    "report": ("toolresponse.agent._report", "summarise agent traces per tool (text or HTML)"),
-    "demo": ("toolresponse.demo", "run every demo of the project with nothing configured"),
-    "serve": ("toolresponse.http._serve", "serve a ToolRegistry over the HTTP binding"),
-    "conformance": ("toolresponse.http._conformance", "run the HTTP conformance suite against a server"),
+    "validate": ("toolresponse.cli.validate", "check files, streams or directories of ToolResponses"),
+    "report": ("toolresponse.cli.report", "summarise agent traces per tool (text or HTML)"),
+    "demo": ("toolresponse.cli.demo", "run every demo of the project with nothing configured"),
+    "serve": ("toolresponse.cli.serve", "serve a ToolRegistry over the HTTP binding"),
+    "conformance": ("toolresponse.cli.conformance", "run the HTTP conformance suite against a server"),
 }
 
 

@@ -1,4 +1,4 @@
-# Types of the C extension toolresponse._jsonscan (runtime/toolresponse/_jsonscan.c).
+# Types of the C extension toolresponse.validation.native._jsonscan (_jsonscan.c).
 
 def first_duplicate(data: bytes, max_depth: int, /) -> tuple[int, tuple[str | int, ...]] | None:
     """The byte offset and instance path of the first repeated member name of the well-formed

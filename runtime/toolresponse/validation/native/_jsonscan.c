@@ -1,10 +1,10 @@
 /*
- * toolresponse._jsonscan: what a JSON parser's value no longer shows, read
+ * toolresponse.validation.native._jsonscan: what a JSON parser's value no longer shows, read
  * from the text without building the value.
  *
  * orjson keeps the last of two equal member names silently, and when it
  * rejects a text it gives an offset, not the JSON pointer of the member it was
- * reading. The Python scans of toolresponse._ijson answer both questions
+ * reading. The Python scans of toolresponse.validation._ijson answer both questions
  * exactly but cost a regular expression and a Python loop per token; these
  * two functions give the same answers (the test suite checks it on generated
  * texts and every prefix of them):
@@ -1104,7 +1104,7 @@ static struct PyModuleDef_Slot jsonscan_slots[] = {
 
 static struct PyModuleDef jsonscan_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "toolresponse._jsonscan",
+    .m_name = "toolresponse.validation.native._jsonscan",
     .m_doc = "The structure of JSON text a parser's value no longer shows: repeated member names, "
              "the path at an offset.",
     .m_size = 0,

@@ -24,7 +24,7 @@ Everything else raises ``JsonValueError`` naming the value's JSON pointer and
 type: ``bytes`` (decode text, or base64 binary data), NaN and Infinity (I-JSON
 has neither; they are never turned into null), integers outside the 64-bit
 range a JSON writer keeps exact (send them as strings), strings with a lone
-surrogate, cycles, nesting deeper than ``MAX_DEPTH`` levels, and objects of
+surrogate, cycles, nesting deeper than ``MAX_VALUE_DEPTH`` levels, and objects of
 any other type.
 
 A value that is already plain JSON is returned as it is (no copy), so the
@@ -43,21 +43,29 @@ from typing import Any
 
 import orjson
 
-from ._errors import JsonValueError
+from .._errors import JsonValueError
 
-__all__ = ["MAX_DEPTH", "is_json_data", "to_json_data"]
+__all__ = [
+    "MAX_VALUE_DEPTH",
+    "NOT_PLAIN",
+    "is_json_data",
+    "is_plain",
+    "is_unicode",
+    "plain_object_copy",
+    "to_json_data",
+]
 
-MAX_DEPTH = 200
+MAX_VALUE_DEPTH = 200
 """The deepest nesting of arrays and objects accepted inside one member of a response.
 
-A whole response then nests at most ``MAX_DEPTH + 2`` levels, within what
+A whole response then nests at most ``MAX_VALUE_DEPTH + 2`` levels, within what
 ``orjson`` writes (254) and reads (1024)."""
 
 _INT_MIN = -(2**63)
 _INT_MAX = 2**64 - 1
 
 
-def _unicode_ok(text: str) -> bool:
+def is_unicode(text: str) -> bool:
     if text.isascii():
         return True
     try:
@@ -67,11 +75,11 @@ def _unicode_ok(text: str) -> bool:
     return True
 
 
-def _plain(value: Any, depth: int, limit: int = MAX_DEPTH) -> bool:
+def is_plain(value: Any, depth: int, limit: int = MAX_VALUE_DEPTH) -> bool:
     """Whether ``value`` is JSON exactly as it is (exact built-in types, nothing to convert)."""
     kind = type(value)
     if kind is str:
-        return _unicode_ok(value)
+        return is_unicode(value)
     if kind is int:
         return bool(_INT_MIN <= value <= _INT_MAX)
     if kind is float:
@@ -82,11 +90,11 @@ def _plain(value: Any, depth: int, limit: int = MAX_DEPTH) -> bool:
         return False
     if kind is dict:
         for key, item in value.items():
-            if type(key) is not str or not _unicode_ok(key) or not _plain(item, depth + 1, limit):
+            if type(key) is not str or not is_unicode(key) or not is_plain(item, depth + 1, limit):
                 return False
         return True
     if kind is list:
-        return all(_plain(item, depth + 1, limit) for item in value)
+        return all(is_plain(item, depth + 1, limit) for item in value)
     return False
 
 
@@ -103,16 +111,16 @@ def plain_object_copy(value: dict[Any, Any], depth: int = 0) -> Any:
     changes its arguments cannot change the record; strings, numbers, booleans
     and null are immutable and shared.
     """
-    if depth >= MAX_DEPTH:
+    if depth >= MAX_VALUE_DEPTH:
         return NOT_PLAIN
     members = value.copy()  # the scalar members are copied here, and only checked below
     for key, item in value.items():
-        if type(key) is not str or not (key.isascii() or _unicode_ok(key)):
+        if type(key) is not str or not (key.isascii() or is_unicode(key)):
             return NOT_PLAIN
         # The commonest members (str, int, bool, null) are checked inline, without a call.
         kind = type(item)
         if kind is str:
-            if not (item.isascii() or _unicode_ok(item)):
+            if not (item.isascii() or is_unicode(item)):
                 return NOT_PLAIN
         elif kind is int:
             if not _INT_MIN <= item <= _INT_MAX:
@@ -131,7 +139,7 @@ def _plain_copy(value: Any, depth: int) -> Any:
     if kind is dict:
         return plain_object_copy(value, depth)
     if kind is list:
-        if depth >= MAX_DEPTH:
+        if depth >= MAX_VALUE_DEPTH:
             return NOT_PLAIN
         items = []
         for item in value:
@@ -141,7 +149,7 @@ def _plain_copy(value: Any, depth: int) -> Any:
             items.append(member)
         return items
     if kind is str:
-        return value if _unicode_ok(value) else NOT_PLAIN
+        return value if is_unicode(value) else NOT_PLAIN
     if kind is int:
         return value if _INT_MIN <= value <= _INT_MAX else NOT_PLAIN
     if kind is float:
@@ -153,7 +161,7 @@ def _plain_copy(value: Any, depth: int) -> Any:
 
 def is_json_data(value: Any) -> bool:
     """Whether ``value`` is JSON data as it is, with no conversion needed."""
-    return _plain(value, 0, MAX_DEPTH)
+    return is_plain(value, 0, MAX_VALUE_DEPTH)
 
 
 def _escape(part: str | int) -> str:
@@ -192,7 +200,7 @@ class _Walk:
             return self.value(value.value)
         if isinstance(value, str):
             text = str.__str__(value)
-            if not _unicode_ok(text):
+            if not is_unicode(text):
                 raise self.fail("the string has a lone surrogate, so it is not valid Unicode", value)
             return text
         if isinstance(value, int):
@@ -263,7 +271,7 @@ class _Walk:
             key = key.value
         if isinstance(key, str):
             name = str.__str__(key)
-            if not _unicode_ok(name):
+            if not is_unicode(name):
                 raise self.fail("a member name has a lone surrogate, so it is not valid Unicode", original)
             return name
         if self.convert and isinstance(key, int) and not isinstance(key, bool):
@@ -293,7 +301,9 @@ class _Walk:
             return sorted(converted, key=orjson.dumps)
 
 
-def to_json_data(value: Any, *, pointer: str = "", strict: bool = False, max_depth: int = MAX_DEPTH) -> Any:
+def to_json_data(
+    value: Any, *, pointer: str = "", strict: bool = False, max_depth: int = MAX_VALUE_DEPTH
+) -> Any:
     """``value`` as JSON data, with the documented conversions; raises ``JsonValueError``.
 
     ``pointer`` is prefixed to the pointer in an error (for example ``/data``).
@@ -302,6 +312,6 @@ def to_json_data(value: Any, *, pointer: str = "", strict: bool = False, max_dep
     of ``str``, ``int`` and ``float`` become the plain value): nothing else is
     converted. ``max_depth`` is the deepest nesting accepted, ``value`` itself being level 1.
     """
-    if _plain(value, 0, max_depth):
+    if is_plain(value, 0, max_depth):
         return value
     return _Walk(pointer, convert=not strict, limit=max_depth).value(value)

@@ -32,9 +32,9 @@ from typing import IO, Any, Literal
 
 import orjson
 
-from ._errors import JsonValueError
+from .._errors import JsonValueError
+from ..validation import MAX_VALUE_DEPTH, to_json_data
 from ._events import ToolCallEvent
-from ._jsondata import MAX_DEPTH, to_json_data
 
 __all__ = ["MASK", "JsonlTraceWriter", "is_secret_name", "mask_secrets"]
 
@@ -144,7 +144,7 @@ def _masked(value: Any, active: set[int], depth: int) -> Any:
         return value
     if id(value) in active:
         return "<cycle>"
-    if depth > MAX_DEPTH:
+    if depth > MAX_VALUE_DEPTH:
         return "<too deep>"
     active.add(id(value))
     try:
@@ -169,7 +169,7 @@ def _lenient(value: Any, depth: int = 0, seen: frozenset[int] = frozenset()) -> 
         return int(value) if -(2**63) <= value <= 2**64 - 1 else str(value)
     if isinstance(value, float):
         return float(value) if math.isfinite(value) else repr(value)
-    if depth > MAX_DEPTH or id(value) in seen:
+    if depth > MAX_VALUE_DEPTH or id(value) in seen:
         return "<cycle or too deep>"
     inner = seen | {id(value)}
     if isinstance(value, Mapping):

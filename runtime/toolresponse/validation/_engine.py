@@ -514,7 +514,7 @@ def root_projection() -> Projection:
 def root_projector() -> Projector:
     """``root_projection().project``, in C where the package was built with its extension."""
     try:
-        from ._projector import project
+        from .native._projector import project
     except ImportError:  # pragma: no cover - the test suite requires the extension
         return root_projection().project
     return partial(project, root_projection().plan)

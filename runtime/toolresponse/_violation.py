@@ -1,0 +1,79 @@
+"""``SchemaViolation``: one way a value breaks the ToolResponse v1 schema or the I-JSON rules.
+
+A leaf of the package: every layer reports what is wrong as these records, and
+serialises them with ``SchemaViolation.to_dict()``, the one JSON form of a
+violation (the CLI's JSON output, the HTTP server's ``details``, a tool's
+INVALID_PARAM answer). ``best_match`` picks the one violation most worth
+showing, as jsonschema's function of that name does: what ``--first``, an
+exception's message and the agent show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["SchemaViolation", "best_match", "relevance"]
+
+# Ranks of the relevance order (lower is shown first): a value that is not an object at all,
+# then unknown members (a renamed member usually explains a missing one), then wrong values,
+# then missing members.
+_RANK_NOT_AN_OBJECT = 0
+_RANK_UNKNOWN_MEMBER = 1
+_RANK_VALUE = 2
+_RANK_MISSING_MEMBER = 3
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SchemaViolation:
+    """One way an instance breaks the schema (or, for JSON text, the I-JSON rules)."""
+
+    pointer: str
+    """RFC 6901 JSON pointer to the offending value ("" for the whole response)."""
+    keyword: str
+    """The JSON Schema keyword that failed (``required``, ``enum``, ...) or the I-JSON rule."""
+    message: str
+    suggestion: str | None = None
+    """The nearest valid value or member name, when there is one."""
+    line: int | None = None
+    """1-based line in the JSON text, when the violation came from text (``validate_json``)."""
+    column: int | None = None
+    """1-based column (in characters) in the JSON text, when known."""
+    schema_path: str | None = None
+    """RFC 6901 pointer to the failed keyword in the bundled v1 schema, when a schema keyword failed."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The violation as JSON data; members that are not known are left out."""
+        out: dict[str, Any] = {"pointer": self.pointer, "keyword": self.keyword, "message": self.message}
+        if self.suggestion is not None:
+            out["suggestion"] = self.suggestion
+        if self.line is not None:
+            out["line"] = self.line
+            if self.column is not None:
+                out["column"] = self.column
+        if self.schema_path is not None:
+            out["schema_path"] = self.schema_path
+        return out
+
+
+def relevance(keyword: str, pointer: str) -> int:
+    """The rank of a violation in the relevance order (lower is more relevant)."""
+    if keyword == "additionalProperties":
+        return _RANK_UNKNOWN_MEMBER
+    if keyword == "required":
+        return _RANK_MISSING_MEMBER
+    if keyword == "type" and not pointer:
+        return _RANK_NOT_AN_OBJECT
+    return _RANK_VALUE
+
+
+def best_match(violations: Iterable[SchemaViolation]) -> SchemaViolation | None:
+    """The violation most worth showing: the most relevant, the first of those; None for none."""
+    best: SchemaViolation | None = None
+    best_rank = _RANK_MISSING_MEMBER + 1
+    for violation in violations:
+        rank = relevance(violation.keyword, violation.pointer)
+        if rank < best_rank:
+            best, best_rank = violation, rank
+    return best

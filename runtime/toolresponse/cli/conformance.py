@@ -1,0 +1,42 @@
+"""``toolresponse conformance URL``: check any server against the ToolResponse v1 HTTP binding.
+
+The runner is ``toolresponse.http.run_conformance`` (the optional extra
+``toolresponse[conformance]``). Exit status 0 when everything passed, 1 when
+anything failed (or the server could not be reached), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..http import DEFAULT_MAX_EXAMPLES, DEFAULT_SEED, DEFAULT_TIMEOUT_S, report_conformance
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("url", metavar="URL", help="the server's base URL, e.g. http://127.0.0.1:8000")
+    parser.add_argument(
+        "--max-examples",
+        type=int,
+        default=DEFAULT_MAX_EXAMPLES,
+        metavar="N",
+        help=f"the most schemathesis cases per operation and phase (default {DEFAULT_MAX_EXAMPLES})",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"schemathesis's random seed (default {DEFAULT_SEED})"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"the time limit of each request (default {DEFAULT_TIMEOUT_S:g})",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    return report_conformance(
+        args.url, max_examples=args.max_examples, seed=args.seed, timeout_s=args.timeout, out=sys.stdout
+    )

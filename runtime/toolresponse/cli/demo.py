@@ -1,0 +1,30 @@
+"""``toolresponse demo [SECTION ...]``: every demo of the project, with nothing configured."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..demo import SECTIONS, run_sections
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "sections",
+        nargs="*",
+        metavar="SECTION",
+        help=f"run only these sections, in this order (default: all of {', '.join(SECTIONS)})",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    unknown = [name for name in args.sections if name not in SECTIONS]
+    if unknown:
+        print(
+            f"toolresponse demo: unknown section {unknown[0]!r}; choose from {', '.join(SECTIONS)}",
+            file=sys.stderr,
+        )
+        return 2
+    return run_sections(args.sections or list(SECTIONS), sys.stdout)

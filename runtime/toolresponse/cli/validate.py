@@ -1,0 +1,82 @@
+"""``toolresponse validate [PATH ...]``: check files, streams and directories of ToolResponses.
+
+Inputs and reports are those of the bulk API (``toolresponse.validation``:
+``expand`` and ``report``). With no PATH, standard input is read, unless it is
+a terminal. Exit status: 0 every response valid; 1 some response invalid; 2 a
+usage error or an input that could not be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import IO
+
+from ..validation import EXIT_ERROR, expand, is_terminal, report
+
+__all__ = ["add_arguments", "run"]
+
+PROGRAM = "toolresponse validate"
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a .json file (one response), a .jsonl/.ndjson file (one per line), a directory, or - for "
+        "standard input (the default when it is not a terminal)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "jsonl"),
+        default="text",
+        help="text (default): a line per violation and a summary; json: one report; jsonl: a record per "
+        "response",
+    )
+    parser.add_argument(
+        "--first", action="store_true", help="only the most relevant violation of each response"
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing but I/O and usage errors; the exit status tells",
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=_jobs, default=1, metavar="N", help="check with N processes (same output order)"
+    )
+
+
+def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
+    paths: Sequence[str] = args.paths
+    source_stream = sys.stdin.buffer if stdin is None else stdin
+    if not paths:
+        if is_terminal(sys.stdin if stdin is None else stdin):
+            print(
+                f"{PROGRAM}: no input: name a file or directory, or pipe responses to standard input",
+                file=sys.stderr,
+            )
+            return EXIT_ERROR
+        paths = ["-"]
+    return report(
+        expand(paths),
+        out=sys.stdout,
+        err=sys.stderr,
+        stdin=source_stream,
+        output_format=args.format,
+        first=args.first,
+        quiet=args.quiet,
+        jobs=args.jobs,
+    )

@@ -1,0 +1,145 @@
+"""Deciding whether a value is a ToolResponse v1, and explaining why not.
+
+- ``validate(obj)`` / ``validate_json(text)`` / ``iter_errors(obj)``: one
+  response, every violation as a ``SchemaViolation`` (JSON pointer, keyword,
+  schema path, a message naming the nearest valid value), most relevant first.
+- ``parse_ijson(text)``: strict I-JSON (RFC 7493) parsing with exact positions.
+- ``to_json_data(value)``: Python values made JSON with documented conversions.
+- The bulk API, for files, streams, directories and other engines' partitions:
+  ``expand(paths)`` lists the inputs, ``check(sources, options)`` gives each
+  batch's ``Record``\\ s in input order, ``check_lines(name, lines, first_line,
+  options)`` checks one partition of JSON lines, and ``report(...)`` writes the
+  text, JSON or JSON-lines report and returns the exit status.
+
+Two engines give the same verdicts: jsonschema-rs (``fast``, the default) and
+jsonschema (``reference``). The native scans (``native/``) are C with Python
+twins. Nothing here knows about tools, agents or servers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._bulk import (
+        Batch as Batch,
+    )
+    from ._bulk import (
+        Options as Options,
+    )
+    from ._bulk import (
+        Record as Record,
+    )
+    from ._bulk import (
+        Source as Source,
+    )
+    from ._bulk import (
+        check as check,
+    )
+    from ._bulk import (
+        check_document as check_document,
+    )
+    from ._bulk import (
+        check_lines as check_lines,
+    )
+    from ._bulk import (
+        expand as expand,
+    )
+    from ._bulk import (
+        shown_path as shown_path,
+    )
+    from ._engine import EngineName as EngineName
+    from ._engine import json_pointer as json_pointer
+    from ._ijson import MAX_NESTING as MAX_NESTING
+    from ._ijson import parse_ijson as parse_ijson
+    from ._ijson import position as position
+    from ._jsondata import (
+        MAX_VALUE_DEPTH as MAX_VALUE_DEPTH,
+    )
+    from ._jsondata import (
+        NOT_PLAIN as NOT_PLAIN,
+    )
+    from ._jsondata import (
+        is_json_data as is_json_data,
+    )
+    from ._jsondata import (
+        is_plain as is_plain,
+    )
+    from ._jsondata import (
+        is_unicode as is_unicode,
+    )
+    from ._jsondata import (
+        plain_object_copy as plain_object_copy,
+    )
+    from ._jsondata import (
+        to_json_data as to_json_data,
+    )
+    from ._report import (
+        EXIT_ERROR as EXIT_ERROR,
+    )
+    from ._report import (
+        EXIT_INVALID as EXIT_INVALID,
+    )
+    from ._report import (
+        EXIT_VALID as EXIT_VALID,
+    )
+    from ._report import (
+        Format as Format,
+    )
+    from ._report import (
+        Progress as Progress,
+    )
+    from ._report import (
+        is_terminal as is_terminal,
+    )
+    from ._report import (
+        report as report,
+    )
+    from ._schema import bundled_schema as bundled_schema
+    from ._validate import (
+        ValidationResult as ValidationResult,
+    )
+    from ._validate import (
+        explain as explain,
+    )
+    from ._validate import (
+        iter_errors as iter_errors,
+    )
+    from ._validate import (
+        validate as validate,
+    )
+    from ._validate import (
+        validate_json as validate_json,
+    )
+
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "._bulk": (
+        "Batch",
+        "Options",
+        "Record",
+        "Source",
+        "check",
+        "check_document",
+        "check_lines",
+        "expand",
+        "shown_path",
+    ),
+    "._engine": ("EngineName", "json_pointer"),
+    "._ijson": ("MAX_NESTING", "parse_ijson", "position"),
+    "._jsondata": (
+        "MAX_VALUE_DEPTH",
+        "NOT_PLAIN",
+        "is_json_data",
+        "is_plain",
+        "is_unicode",
+        "plain_object_copy",
+        "to_json_data",
+    ),
+    "._report": ("EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"),
+    "._schema": ("bundled_schema",),
+    "._validate": ("ValidationResult", "explain", "iter_errors", "validate", "validate_json"),
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
