@@ -39,11 +39,12 @@ check-generated: $(STAMP) $(NPM_STAMP)
 	$(PY) codegen/generate.py --check
 	node codegen/typescript.mjs --check
 
-## lint: ruff and mypy --strict over the hand-written code
+## lint: ruff, mypy --strict over the hand-written code, and the layer contracts (import-linter)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 ## test: drift checks, lint and the whole test suite
 test: check-generated lint $(NPM_STAMP)
