@@ -249,10 +249,14 @@ def test_is_retryable_follows_an_explicit_flag(code: str, retryable: bool) -> No
 
 @pytest.mark.parametrize("code", ["not_found", "NOTFOUND", "ERROR", "", 404, None, " NOT_FOUND"])
 def test_error_refuses_unknown_codes(code: Any) -> None:
-    """A code that is not an ErrorCode or its exact string is refused, naming /error_info/code."""
+    """A code that is not an ErrorCode or its exact string is refused, naming /error_info/code with
+    the schema's keyword (enum for a string, type for anything else) and validate's violations."""
     with pytest.raises(ResponseValidationError) as caught:
         ToolResponse.error(code, "x")
-    assert ("/error_info/code", "enum") == (caught.value.best.pointer, caught.value.best.keyword)
+    keyword = "enum" if isinstance(code, str) else "type"
+    assert ("/error_info/code", keyword) == (caught.value.best.pointer, caught.value.best.keyword)
+    wire = {"status": "error", "text": "x", "error_info": {"code": code, "message": "x"}}
+    assert validate(wire).errors == caught.value.errors
 
 
 def test_error_suggests_the_nearest_code() -> None:
@@ -265,9 +269,9 @@ def test_error_refuses_an_empty_message() -> None:
     """An empty message is refused: the schema wants text and message non-empty on an error."""
     with pytest.raises(ResponseValidationError) as caught:
         ToolResponse.error("TIMEOUT", "")
-    assert [("/text", "minLength"), ("/error_info/message", "minLength")] == [
+    assert {("/text", "minLength"), ("/error_info/message", "minLength")} == {
         (error.pointer, error.keyword) for error in caught.value.errors
-    ]
+    }
 
 
 def timeout_info(message: str) -> ErrorInfo:
@@ -282,7 +286,11 @@ def timeout_info(message: str) -> ErrorInfo:
         ({"status": ToolStatus.SUCCESS, "text": 5}, "/text", "type"),
         ({"status": ToolStatus.ERROR, "text": "x"}, "", "required"),
         ({"status": ToolStatus.SUCCESS, "text": "x", "error_info": timeout_info("m")}, "/error_info", "type"),
-        ({"status": ToolStatus.ERROR, "text": "x", "error_info": {"code": "TIMEOUT"}}, "/error_info", "type"),
+        (
+            {"status": ToolStatus.ERROR, "text": "x", "error_info": {"code": "TIMEOUT"}},
+            "/error_info",
+            "required",
+        ),
         ({"status": ToolStatus.SUCCESS, "text": "x", "data": [1]}, "/data", "type"),
         ({"status": ToolStatus.SUCCESS, "text": "x", "stats": {"time_ms": -1}}, "/stats/time_ms", "minimum"),
         ({"status": ToolStatus.SUCCESS, "text": "x", "stats": {"time_ms": "1"}}, "/stats/time_ms", "type"),

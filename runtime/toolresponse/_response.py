@@ -7,19 +7,18 @@ plain dicts (the schema lets them carry free members beside ``time_ms``,
 top-level ``x-`` members (vendor extensions) are kept in ``extensions``.
 ``error_info`` is the generated ``ErrorInfo``.
 
-Every instance is checked when it is built: a status that is not one of the
-three, an error without ``error_info`` (or a success with one), an empty error
-text or message, a code that is not one of the 15, a negative ``time_ms`` or
-``retry_after_ms``, or member values that are not JSON raise
-``ResponseValidationError`` naming each JSON pointer. Values are made JSON with
-``to_json_data``'s documented conversions (tuples, sets, enums, datetimes ...).
-So ``to_dict()`` and ``to_json()`` always give a response that validates.
+Every instance is checked when it is built, by the schema itself: the members
+are made JSON with ``to_json_data``'s documented conversions (tuples, sets,
+enums, datetimes ...), put together as the wire object, and the validator's fast
+engine gives the verdict. An invalid response raises ``ResponseValidationError``
+with the very violations ``toolresponse.validate`` reports for that object (JSON
+pointer, keyword, the nearest valid value); nothing here restates a rule of the
+schema. So ``to_dict()`` and ``to_json()`` always give a response that validates.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -27,6 +26,7 @@ from typing import Any, TypeVar
 import orjson
 
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCode, ErrorInfo, ToolStatus
+from toolresponse_generated import ToolResponse as ToolResponseModel
 
 from ._errors import ResponseValidationError
 from ._violation import SchemaViolation
@@ -34,124 +34,47 @@ from .validation import (
     MAX_VALUE_DEPTH,
     is_plain,
     is_unicode,
+    is_valid,
+    json_pointer,
     parse_ijson,
     to_json_data,
     validate,
 )
 
-__all__ = ["ToolResponse", "loads_strict"]
+__all__ = ["ToolResponse", "loads_strict", "trusted_response", "with_call_info"]
 
 _SUCCESS = ToolStatus.SUCCESS
 _PARTIAL = ToolStatus.PARTIAL
 _ERROR = ToolStatus.ERROR
-_CODE_NAMES = tuple(code.value for code in ErrorCode)
-_STATUS_NAMES = frozenset(status.value for status in ToolStatus)
-_NOT_UNICODE = "the string has a lone surrogate, so it is not valid Unicode"
 _EXTENSION_PREFIX = "x-"
-_CORE_MEMBERS = frozenset(("status", "text", "data", "error_info", "stats", "context"))
+# The members the schema names, from the generated model (anything else is an x- extension).
+_CORE_MEMBERS = frozenset(member.name for member in dataclasses.fields(ToolResponseModel))
+_ERROR_INFO_MEMBERS = tuple(member.name for member in dataclasses.fields(ErrorInfo))
+# Optional members of ErrorInfo (default None) are left out when unset; required ones never are.
+_ERROR_INFO_OPTIONAL = frozenset(
+    member.name for member in dataclasses.fields(ErrorInfo) if member.default is not dataclasses.MISSING
+)
+# A whole response may nest two levels deeper than one of its members (MAX_VALUE_DEPTH).
+_RESPONSE_DEPTH = MAX_VALUE_DEPTH + 2
 _set = object.__setattr__
 
 
-def _violation(pointer: str, keyword: str, message: str) -> SchemaViolation:
-    return SchemaViolation(pointer=pointer, keyword=keyword, message=message)
-
-
-def _unknown_code(code: object) -> SchemaViolation:
-    hint = ""
-    if isinstance(code, str):
-        near = difflib.get_close_matches(code.upper(), _CODE_NAMES, n=1, cutoff=0.6)
-        hint = f" (did you mean {near[0]}?)" if near else ""
-    return _violation(
-        "/error_info/code",
-        "enum",
-        f"{code!r} is not a ToolResponse v1 error code{hint}; use an ErrorCode or one of "
-        + ", ".join(_CODE_NAMES),
-    )
-
-
-def _error_code(code: object) -> ErrorCode:
-    """``code`` as an ``ErrorCode``: an ``ErrorCode`` or its exact string; anything else raises."""
-    if type(code) is ErrorCode:
-        return code
-    if isinstance(code, str):
-        try:
-            return ErrorCode(code)
-        except ValueError:
-            pass
-    raise ResponseValidationError((_unknown_code(code),))
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _check_error_info(info: object, problems: list[SchemaViolation]) -> ErrorInfo | None:
-    """The generated ``ErrorInfo`` with its members checked and normalised, or None after a problem."""
-    if not isinstance(info, ErrorInfo):
-        problems.append(
-            _violation("/error_info", "type", f"error_info must be an ErrorInfo, not {type(info).__name__}")
-        )
-        return None
-    changes: dict[str, Any] = {}
-    code = info.code
-    if type(code) is not ErrorCode:
-        try:
-            changes["code"] = _error_code(code)
-        except ResponseValidationError as error:
-            problems.extend(error.errors)
-    message = info.message
-    if not isinstance(message, str):
-        problems.append(_violation("/error_info/message", "type", "message must be a string"))
-    elif not message:
-        problems.append(_violation("/error_info/message", "minLength", "message must not be empty"))
-    elif not is_unicode(message):
-        problems.append(_violation("/error_info/message", "type", _NOT_UNICODE))
-    elif type(message) is not str:
-        changes["message"] = str.__str__(message)
-    details = info.details
-    if details is not None:
-        if not isinstance(details, Mapping):
-            problems.append(_violation("/error_info/details", "type", "details must be an object (a dict)"))
-        else:
-            converted = to_json_data(details, pointer="/error_info/details")
-            if converted is not details:
-                changes["details"] = converted
-    retryable = info.retryable
-    if retryable is not None and not isinstance(retryable, bool):
-        problems.append(_violation("/error_info/retryable", "type", "retryable must be a bool or None"))
-    after: object = info.retry_after_ms
-    if after is not None:
-        if isinstance(after, float) and after.is_integer():
-            after = int(after)
-            changes["retry_after_ms"] = after
-        if not isinstance(after, int) or isinstance(after, bool):
-            problems.append(
-                _violation("/error_info/retry_after_ms", "type", "retry_after_ms must be an integer")
-            )
-        elif after < 0:
-            problems.append(
-                _violation(
-                    "/error_info/retry_after_ms", "minimum", f"retry_after_ms must be >= 0, not {after}"
-                )
-            )
-    if changes and not problems:
-        return dataclasses.replace(info, **changes)
+def _wire_error_info(info: object) -> object:
+    """``error_info`` as the wire has it: the generated ``ErrorInfo`` (or a mapping) as an object
+    without its unset members; any other value as it is, for the schema to judge."""
+    if isinstance(info, ErrorInfo):
+        members = {name: getattr(info, name) for name in _ERROR_INFO_MEMBERS}
+        return {
+            name: value
+            for name, value in members.items()
+            if value is not None or name not in _ERROR_INFO_OPTIONAL
+        }
+    if isinstance(info, Mapping):
+        return dict(info)
     return info
 
 
-def _check_members(
-    name: str, value: object, problems: list[SchemaViolation], *, allow_none: bool = True
-) -> Any:
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, Mapping):
-        what = "an object (a dict) or None" if allow_none else "an object (a dict)"
-        problems.append(_violation(f"/{name}", "type", f"{name} must be {what}, not {type(value).__name__}"))
-        return value
-    return to_json_data(value, pointer=f"/{name}")
-
-
-def _checked_members(
+def _wire(
     status: object,
     text: object,
     data: object,
@@ -160,90 +83,99 @@ def _checked_members(
     context: object,
     extensions: object,
 ) -> dict[str, Any]:
-    """The members of a ToolResponse, checked and normalised; raises ``ResponseValidationError``."""
-    problems: list[SchemaViolation] = []
-    if type(status) is not ToolStatus:
-        if isinstance(status, str) and status in _STATUS_NAMES:
-            status = ToolStatus(status)
-        else:
-            problems.append(
-                _violation("/status", "enum", f"status must be success, partial or error, not {status!r}")
-            )
-    if type(text) is not str:
-        if isinstance(text, str):
-            text = str.__str__(text)
-        else:
-            problems.append(_violation("/text", "type", f"text must be a string, not {type(text).__name__}"))
-    if type(text) is str and not is_unicode(text):
-        problems.append(_violation("/text", "type", _NOT_UNICODE))
-    if status is _ERROR and text == "":
-        problems.append(_violation("/text", "minLength", "text must not be empty on an error"))
-    if data is None:
-        data = {}
-    elif type(data) is not dict or data:
-        data = _check_members("data", data, problems, allow_none=False)
-    if status is _ERROR:
-        if error_info is None:
-            problems.append(_violation("", "required", "an error response needs error_info"))
-        else:
-            error_info = _check_error_info(error_info, problems)
-    elif error_info is not None and type(status) is ToolStatus:
-        problems.append(
-            _violation("/error_info", "type", f"error_info must be None when the status is {status}")
-        )
+    """The wire object of these members, made JSON; raises ``ResponseValidationError`` (the
+    schema's violations) or ``JsonValueError`` (a value with no JSON form)."""
+    wire: dict[str, Any] = {"status": status, "text": text}
+    if data is not None:
+        wire["data"] = data
+    if error_info is not None:
+        wire["error_info"] = _wire_error_info(error_info)
     if stats is not None:
-        stats = _check_members("stats", stats, problems)
-        if type(stats) is dict and "time_ms" in stats:
-            time_ms = stats["time_ms"]
-            if not _is_number(time_ms):
-                problems.append(_violation("/stats/time_ms", "type", "time_ms must be a number"))
-            elif time_ms < 0:
-                problems.append(
-                    _violation("/stats/time_ms", "minimum", f"time_ms must be >= 0, not {time_ms}")
-                )
+        wire["stats"] = stats
     if context is not None:
-        context = _check_members("context", context, problems)
-        if type(context) is dict:
-            if "tool_name" in context:
-                tool_name = context["tool_name"]
-                if not isinstance(tool_name, str):
-                    problems.append(_violation("/context/tool_name", "type", "tool_name must be a string"))
-                elif not tool_name:
-                    problems.append(
-                        _violation("/context/tool_name", "minLength", "tool_name must not be empty")
-                    )
-            if "call_id" in context and not isinstance(context["call_id"], str):
-                problems.append(_violation("/context/call_id", "type", "call_id must be a string"))
-    if extensions is None:
-        extensions = {}
-    elif type(extensions) is not dict or extensions:
+        wire["context"] = context
+    if extensions:
         if not isinstance(extensions, Mapping):
-            problems.append(_violation("", "type", "extensions must be a dict of x- members"))
-        else:
-            problems.extend(
-                _violation("", "additionalProperties", f"extension member {key!r} must begin with 'x-'")
-                for key in extensions
-                if not isinstance(key, str) or not key.startswith(_EXTENSION_PREFIX)
+            raise ResponseValidationError(
+                (
+                    SchemaViolation(
+                        pointer="", keyword="type", message="extensions must be a dict of x- members"
+                    ),
+                )
             )
-            if not problems:
-                extensions = to_json_data(extensions)
-    if problems:
-        raise ResponseValidationError(problems)
+        for name, value in extensions.items():
+            if name in _CORE_MEMBERS:
+                message = f"extension member {name!r} is a member of the response, not an extension"
+                raise ResponseValidationError(
+                    (SchemaViolation(pointer="", keyword="additionalProperties", message=message),)
+                )
+            wire[name] = value
+    wire = _as_json(wire)
+    if not is_valid(wire):
+        raise ResponseValidationError(validate(wire).errors)
+    return wire
+
+
+def _as_json(wire: dict[str, Any], *, strict: bool = False) -> dict[str, Any]:
+    """``wire`` with each member made JSON (``to_json_data``; with ``strict`` only values a JSON
+    decoder gives), each member nesting at most ``MAX_VALUE_DEPTH`` levels (``details`` too).
+    Raises ``JsonValueError`` with the pointer into the response."""
+    converted: dict[str, Any] | None = None
+    for name, value in wire.items():
+        # error_info is one level above its details, which get the same depth as data.
+        depth = MAX_VALUE_DEPTH + 1 if name == "error_info" else MAX_VALUE_DEPTH
+        made = to_json_data(value, pointer=json_pointer((name,)), strict=strict, max_depth=depth)
+        if made is not value:
+            converted = converted if converted is not None else dict(wire)
+            converted[name] = made
+    return wire if converted is None else converted
+
+
+def _members(wire: Mapping[str, Any]) -> dict[str, Any]:
+    """The instance members of a valid wire object (its nested values are taken as they are)."""
+    info = wire.get("error_info")
+    error_info = None
+    if info is not None:
+        error_info = ErrorInfo(
+            code=ErrorCode(info["code"]),
+            message=info["message"],
+            details=info.get("details"),
+            retryable=info.get("retryable"),
+            # A JSON integer may be written 1500.0; the schema counts it an integer, and so do we.
+            retry_after_ms=_integer(info.get("retry_after_ms")),
+        )
     return {
-        "status": status,
-        "text": text,
-        "data": data,
+        "status": ToolStatus(wire["status"]),
+        "text": wire["text"],
+        "data": wire.get("data", {}),
         "error_info": error_info,
-        "stats": stats,
-        "context": context,
-        "extensions": extensions,
+        "stats": wire.get("stats"),
+        "context": wire.get("context"),
+        "extensions": {name: value for name, value in wire.items() if name not in _CORE_MEMBERS},
     }
+
+
+def _integer(value: Any) -> Any:
+    return int(value) if type(value) is float else value
+
+
+def _error_code(code: object) -> object:
+    """``code`` as an ``ErrorCode`` when it is one or its exact string; anything else as it is,
+    for the schema to explain."""
+    if type(code) is ErrorCode:
+        return code
+    if isinstance(code, str):
+        try:
+            return ErrorCode(code)
+        except ValueError:
+            return code
+    return code
 
 
 _T = TypeVar("_T", bound="ToolResponse")
 
 
-def _built(
+def trusted_response(
     cls: type[_T],
     status: ToolStatus,
     text: str,
@@ -253,7 +185,7 @@ def _built(
 ) -> _T:
     """A success or partial response of ``cls`` from members known to be valid, unchecked: the
     fast path of the factories, and of the registry, which builds a plain function's answer
-    with its stats and context in one step."""
+    with its stats and context in one step. Not for members of unknown provenance."""
     response = object.__new__(cls)
     # Stored into the new instance's own dict, key by key: measurably cheaper than giving it a
     # new dict, and this runs on every call of a plain function through the registry.
@@ -266,6 +198,22 @@ def _built(
     members["context"] = context
     members["extensions"] = {}
     return response
+
+
+def with_call_info(response: _T, stats: dict[str, Any], context: dict[str, Any]) -> _T:
+    """A copy of ``response`` with ``stats`` and ``context`` merged over its own, unchecked.
+
+    Only for the registry, whose members are JSON already (``time_ms`` >= 0, a
+    non-empty ``tool_name``, ``params_input`` checked, ``call_id`` a string).
+    """
+    copy = object.__new__(type(response))
+    members = response.__dict__.copy()
+    own = members["stats"]
+    members["stats"] = {**own, **stats} if own else stats
+    own = members["context"]
+    members["context"] = {**own, **context} if own else context
+    _set(copy, "__dict__", members)
+    return copy
 
 
 @dataclass(frozen=True, kw_only=True, init=False)
@@ -304,7 +252,8 @@ class ToolResponse:
     ) -> None:
         # One assignment of the instance dict instead of one frozen __setattr__ per member:
         # a response is built on every tool call, and this halves the cost.
-        _set(self, "__dict__", _checked_members(status, text, data, error_info, stats, context, extensions))
+        wire = _wire(status, text, data, error_info, stats, context, extensions)
+        _set(self, "__dict__", _members(wire))
 
     # -- factories -------------------------------------------------------------------------
 
@@ -343,9 +292,9 @@ class ToolResponse:
         checked by one walk and taken as they are; anything else goes through every check."""
         if stats is None and context is None and type(text) is str and is_unicode(text):
             if data is None:
-                return _built(cls, status, text, {})
+                return trusted_response(cls, status, text, {})
             if type(data) is dict and is_plain(data, 0, MAX_VALUE_DEPTH):
-                return _built(cls, status, text, data)
+                return trusted_response(cls, status, text, data)
         return cls(status=status, text=text, data=data, stats=stats, context=context)
 
     @classmethod
@@ -366,7 +315,7 @@ class ToolResponse:
         ``text`` is the message. ``retryable`` left as None means the code's default.
         """
         info = ErrorInfo(
-            code=_error_code(code),
+            code=_error_code(code),  # type: ignore[arg-type]  # the schema explains a bad code
             message=message,
             details=details,  # type: ignore[arg-type]
             retryable=retryable,
@@ -428,21 +377,6 @@ class ToolResponse:
         """A copy whose ``context`` has ``members`` added or replaced; the others are kept."""
         return dataclasses.replace(self, context={**(self.context or {}), **members})
 
-    def _with_call_info(self, stats: dict[str, Any], context: dict[str, Any]) -> ToolResponse:
-        """A copy with ``stats`` and ``context`` merged over its own, without re-checking anything.
-
-        Only for the registry, whose members are JSON already (``time_ms`` >= 0, a
-        non-empty ``tool_name``, ``params_input`` checked, ``call_id`` a string).
-        """
-        copy = object.__new__(type(self))
-        members = self.__dict__.copy()
-        own = members["stats"]
-        members["stats"] = {**own, **stats} if own else stats
-        own = members["context"]
-        members["context"] = {**own, **context} if own else context
-        _set(copy, "__dict__", members)
-        return copy
-
     # -- the wire format -------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -487,31 +421,16 @@ class ToolResponse:
         anything the schema rejects, and ``JsonValueError`` (a subclass) for a value
         that no JSON decoder gives (a set, bytes, NaN, a tuple ...).
         """
-        # Whole-response check for Python values no decoder gives; the depth limit applies
-        # per member (MAX_VALUE_DEPTH), so the response may nest two levels more.
-        obj = to_json_data(obj, strict=True, max_depth=MAX_VALUE_DEPTH + 2)
+        if isinstance(obj, dict) and all(type(name) is str for name in obj):
+            obj = _as_json(obj, strict=True)
+        else:
+            obj = to_json_data(obj, strict=True, max_depth=_RESPONSE_DEPTH)
         result = validate(obj)
         if not result.valid:
             raise ResponseValidationError(result.errors)
-        info = obj.get("error_info")
-        error_info = None
-        if info is not None:
-            error_info = ErrorInfo(
-                code=ErrorCode(info["code"]),
-                message=info["message"],
-                details=info.get("details"),
-                retryable=info.get("retryable"),
-                retry_after_ms=info.get("retry_after_ms"),
-            )
-        return cls(
-            status=ToolStatus(obj["status"]),
-            text=obj["text"],
-            data=obj.get("data", {}),
-            error_info=error_info,
-            stats=obj.get("stats"),
-            context=obj.get("context"),
-            extensions={key: value for key, value in obj.items() if key not in _CORE_MEMBERS},
-        )
+        response = object.__new__(cls)
+        _set(response, "__dict__", _members(obj))
+        return response
 
     @classmethod
     def from_json(cls, source: str | bytes | bytearray | memoryview) -> ToolResponse:

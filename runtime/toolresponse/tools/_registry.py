@@ -24,7 +24,7 @@ from typing import Any, Protocol, TypeVar, overload
 from toolresponse_generated import ErrorCode
 
 from .._errors import ToolDefinitionError
-from .._response import ToolResponse
+from .._response import ToolResponse, with_call_info
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
 from ._provider_schemas import tool_schemas
@@ -60,7 +60,7 @@ class Breaker(Protocol):
 def _record_failed(prepared: PreparedTool, response: ToolResponse, error: Exception) -> ToolResponse:
     """INTERNAL_ERROR when the breaker failed to record an outcome (the tool did run)."""
     failure = internal_error(prepared.name, error)
-    return failure._with_call_info(response.stats or {}, response.context or {})
+    return with_call_info(failure, response.stats or {}, response.context or {})
 
 
 def _refused(prepared: PreparedTool, refusal: Any, params: Any, call_id: str | None) -> ToolResponse:
@@ -334,8 +334,8 @@ class ToolRegistry:
         except Exception as error:
             response = internal_error(str(type(name).__name__), error)
         time_ms = (self._clock() - start) * 1000.0
-        return response._with_call_info(
-            {"time_ms": time_ms if time_ms > 0.0 else 0.0}, response.context or {}
+        return with_call_info(
+            response, {"time_ms": time_ms if time_ms > 0.0 else 0.0}, response.context or {}
         )
 
     def _unknown_tool(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:

@@ -54,7 +54,7 @@ import orjson
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
-from .._response import ToolResponse, _built, loads_strict
+from .._response import ToolResponse, loads_strict, trusted_response, with_call_info
 from .._violation import SchemaViolation
 from ..validation import (
     MAX_VALUE_DEPTH,
@@ -258,7 +258,7 @@ def wrap_value(value: Any) -> ToolResponse:
         return value
     plain = _plain_success(value)
     if plain is not None:
-        return _built(ToolResponse, _SUCCESS, *plain)
+        return trusted_response(ToolResponse, _SUCCESS, *plain)
     if isinstance(value, Mapping):
         data = to_json_data(value, pointer="/data")
         return ToolResponse.success(orjson.dumps(data).decode("utf-8"), data)
@@ -707,8 +707,8 @@ class PreparedTool:
         if isinstance(outcome, tuple):
             # Every member is valid by construction: the text and data from _plain_success,
             # a tool name that matched NAME_PATTERN, parameters recorded as JSON, a str call_id.
-            return _built(ToolResponse, _SUCCESS, outcome[0], outcome[1], stats, context)
-        return outcome._with_call_info(stats, context)
+            return trusted_response(ToolResponse, _SUCCESS, outcome[0], outcome[1], stats, context)
+        return with_call_info(outcome, stats, context)
 
     # -- running --------------------------------------------------------------------------
 

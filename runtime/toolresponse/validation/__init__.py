@@ -105,6 +105,9 @@ if TYPE_CHECKING:
         explain as explain,
     )
     from ._validate import (
+        is_valid as is_valid,
+    )
+    from ._validate import (
         iter_errors as iter_errors,
     )
     from ._validate import (
@@ -139,7 +142,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "._report": ("EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"),
     "._schema": ("bundled_schema",),
-    "._validate": ("ValidationResult", "explain", "iter_errors", "validate", "validate_json"),
+    "._validate": ("ValidationResult", "explain", "is_valid", "iter_errors", "validate", "validate_json"),
 }
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

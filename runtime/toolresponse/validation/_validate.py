@@ -48,6 +48,7 @@ __all__ = [
     "SchemaViolation",
     "ValidationResult",
     "explain",
+    "is_valid",
     "iter_errors",
     "json_pointer",
     "validate",
@@ -450,6 +451,12 @@ def _verdict(obj: Any, chosen: ValidationEngine) -> tuple[bool, ValidationEngine
         return reference.is_valid(obj), reference
     except (ValueError, TypeError, RecursionError):
         return False, reference
+
+
+def is_valid(obj: Any) -> bool:
+    """Whether the decoded JSON value ``obj`` is a valid ToolResponse v1: the verdict alone, as
+    cheap as the fast engine makes it (about a microsecond); ``validate`` says why not."""
+    return _verdict(obj, _engine_named("fast"))[0]
 
 
 def validate(obj: Any, *, engine: EngineName = "fast") -> ValidationResult:
