@@ -334,6 +334,7 @@ def test_json_format_is_one_report(
         "suggestion": "NOT_FOUND",
         "line": 5,
         "column": 13,
+        "schema_path": "/$defs/ErrorCode/enum",
     } == {key: value for key, value in report_["responses"][1]["errors"][0].items() if key != "message"}
     assert [{"source": f"{tree}/missing.json", "io_error": "No such file or directory"}] == report_[
         "io_errors"

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import difflib
 import io
 import json
 import math
@@ -49,6 +48,7 @@ from typing import Any, ClassVar, Final, TextIO
 from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
+from .._suggest import did_you_mean, nearest
 from ..testing import FakeClock
 from ..tools import CircuitBreaker, StateChange, Tool, ToolRegistry
 from ..validation import validate
@@ -212,8 +212,8 @@ _REFUSED_NODES: Final[dict[type[ast.AST], str]] = {
 
 
 def _did_you_mean(name: str, known: Iterable[str]) -> str:
-    near = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean '{near[0]}'?)" if near else ""
+    near = nearest(name, known)
+    return f" ({did_you_mean([near])})" if near else ""
 
 
 def _too_large(size: str) -> EvaluationFailed:

@@ -14,7 +14,6 @@ a call only reads.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import threading
 import time
@@ -25,6 +24,7 @@ from toolresponse_generated import ErrorCode
 
 from .._errors import ToolDefinitionError
 from .._response import ToolResponse, with_call_info
+from .._suggest import did_you_mean, suggestions
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
 from ._provider_schemas import tool_schemas
@@ -341,12 +341,11 @@ class ToolRegistry:
     def _unknown_tool(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:
         names = list(self._tools)
         shown = _safe(name, 200) if isinstance(name, str) else _safe(repr(name), 200)
-        by_lower = {known.lower(): known for known in names}
-        near = difflib.get_close_matches(shown.lower(), list(by_lower), n=3, cutoff=0.6)
-        suggestions = [by_lower[match] for match in near]
+        near = suggestions(shown, names)
         text = f"No tool named {shown!r}."
-        if suggestions:
-            text += f" Did you mean {' or '.join(repr(s) for s in suggestions)}?"
+        if near:
+            phrase = did_you_mean(near)
+            text += f" {phrase[0].upper()}{phrase[1:]}"
         text += f" Available tools: {', '.join(names[:30])}." if names else " No tools are registered."
         context: dict[str, Any] = {}
         if isinstance(name, str) and shown:
@@ -359,6 +358,6 @@ class ToolRegistry:
         return ToolResponse.error(
             ErrorCode.NOT_FOUND,
             text,
-            details={"tool": shown, "suggestions": suggestions, "available": names[:100]},
+            details={"tool": shown, "suggestions": near, "available": names[:100]},
             context=context,
         )

@@ -314,10 +314,8 @@ def _describe(error: BaseException) -> tuple[str, str]:
     return _safe(name, 200), _safe(message)
 
 
-def _violation_dicts(violations: tuple[SchemaViolation, ...]) -> list[dict[str, str]]:
-    return [
-        {"pointer": v.pointer, "keyword": v.keyword, "message": _safe(v.message, 500)} for v in violations
-    ]
+def _violation_dicts(violations: tuple[SchemaViolation, ...]) -> list[dict[str, Any]]:
+    return [{**v.to_dict(), "message": _safe(v.message, 500)} for v in violations]
 
 
 def _violation_text(violations: tuple[SchemaViolation, ...], root: str) -> str:

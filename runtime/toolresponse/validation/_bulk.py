@@ -38,7 +38,7 @@ from typing import IO, Literal, NamedTuple, Protocol
 
 import orjson
 
-from .._violation import SchemaViolation
+from .._violation import SchemaViolation, best_match
 from ._engine import engine
 from ._ijson import (
     BINARY_SNIFF_BYTES,
@@ -361,8 +361,10 @@ def check_document(name: str, data: bytes, options: Options) -> Batch:
     if result.valid:
         records = [Record(name, None, None, ())] if options.keep_valid else []
         return Batch(1, 0, records, len(data))
-    errors = result.errors[:1] if options.first else result.errors
-    return Batch(0, 1, [Record(name, errors[0].line, errors[0].column, errors)], len(data))
+    best = best_match(result.errors)
+    assert best is not None  # an invalid response has a violation
+    errors = (best,) if options.first else result.errors
+    return Batch(0, 1, [Record(name, best.line, best.column, errors)], len(data))
 
 
 class LinesTask(NamedTuple):

@@ -39,6 +39,7 @@ __all__ = [
     "ValidationEngine",
     "engine",
     "json_pointer",
+    "keyword_location",
     "keyword_owner",
     "root_projection",
     "schema_node",
@@ -105,6 +106,31 @@ def schema_node(path: Iterable[str | int]) -> Any:
             node = _resolve(node["$ref"])
         node = node[part]
     return node
+
+
+@cache
+def keyword_location(schema_path: Path) -> str:
+    """The RFC 6901 pointer of the keyword at ``schema_path`` where it is written in the bundle:
+    through a ``$ref``, the pointer starts again at the referenced definition, so that both
+    engines name the same place (jsonschema-rs and jsonschema spell paths through ``$ref``
+    differently)."""
+    node: Any = bundled_schema()
+    location: list[str | int] = []
+    for part in schema_path:
+        while isinstance(node, dict) and part not in node and "$ref" in node:
+            reference = node["$ref"]
+            node = _resolve(reference)
+            location = [piece.replace("~1", "/").replace("~0", "~") for piece in reference[1:].split("/")[1:]]
+        if part == "$ref" and isinstance(node, dict) and "$ref" in node:
+            continue
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            node = None
+        location.append(part)
+    return json_pointer(location)
 
 
 @cache

@@ -19,7 +19,6 @@ The fast engine (jsonschema-rs) gives the verdict and the errors by default;
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -31,12 +30,14 @@ import orjson
 
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCode, ToolStatus
 
-from .._violation import SchemaViolation, relevance
+from .._suggest import did_you_mean, nearest
+from .._violation import SchemaViolation, best_match, relevance
 from ._engine import (
     EngineError,
     EngineName,
     ValidationEngine,
     json_pointer,
+    keyword_location,
     keyword_owner,
     root_projector,
     schema_node,
@@ -104,7 +105,6 @@ _FOREIGN_NAMES: Mapping[str, _Foreign] = {
         "text", "an MCP CallToolResult carries its text there; ToolResponse has text (and data)", None
     ),
 }
-_NOT_WORD = re.compile(r"[^0-9a-z]+")
 _SHORT = 40
 
 
@@ -180,52 +180,6 @@ def _types_phrase(types: Any, path: Sequence[str | int]) -> str:
     return _or_list([_TYPE_PHRASES.get(name, name) for name in names])
 
 
-def _word_key(text: str) -> str:
-    return _NOT_WORD.sub("", text.lower())
-
-
-def _edit_distance(a: str, b: str) -> int:
-    """Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps."""
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, 1):
-        current = [i] + [0] * len(b)
-        for j, char_b in enumerate(b, 1):
-            cost = 0 if char_a == char_b else 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        previous2, previous = previous, current
-    return previous[-1]
-
-
-@lru_cache(maxsize=4096)
-def _nearest(value: str, options: tuple[str, ...], preferred: frozenset[str] = frozenset()) -> str | None:
-    """The option ``value`` most likely meant, or None.
-
-    The same letters and digits (``not-found`` for ``NOT_FOUND``) win; then the
-    fewest typing slips (a swap counts as one), ties going to ``preferred``
-    options; then the closest spelling by ``difflib``.
-    """
-    key = _word_key(value)
-    same = [option for option in options if _word_key(option) == key]
-    if len(same) == 1:
-        return same[0]
-    folded = value.lower()
-    distances = {option: _edit_distance(folded, option.lower()) for option in options}
-    best = min(distances.values(), default=0)
-    if 0 < best <= max(1, len(value) // 4):
-        closest = [option for option in options if distances[option] == best]
-        favoured = [option for option in closest if option in preferred] or closest
-        if len(favoured) == 1:
-            return favoured[0]
-        ranked = difflib.get_close_matches(folded, [option.lower() for option in favoured], n=1, cutoff=0)
-        return next(option for option in favoured if option.lower() == ranked[0])
-    by_folded = {option.lower(): option for option in options}
-    close = difflib.get_close_matches(folded, list(by_folded), n=1, cutoff=0.6)
-    return by_folded[close[0]] if close else None
-
-
 @lru_cache(maxsize=256)
 def _condition(schema_path: tuple[str | int, ...]) -> str:
     """`` when status is "error"`` for a keyword under ``then`` (``unless`` under ``else``), else ""."""
@@ -278,11 +232,14 @@ def _unknown_member(error: EngineError) -> tuple[str, str | None]:
     instance = error.instance if isinstance(error.instance, dict) else {}
     absent = frozenset(option for option in allowed if option not in instance)
     required = frozenset(owner.get("required", ())) & absent
-    suggestion = _nearest(name, tuple(sorted(absent, key=allowed.index)), required) if absent else None
+    suggestion = nearest(name, tuple(sorted(absent, key=allowed.index)), required) if absent else None
     if suggestion is None and any(re.search(pattern, name.lower()) for pattern in patterns):
         suggestion = name.lower()
     if suggestion is not None:
-        return f"unknown member {_quoted(name)}{inside}; did you mean {_quoted(suggestion)}?", suggestion
+        return (
+            f"unknown member {_quoted(name)}{inside}; {did_you_mean([suggestion], quote=_quoted)}",
+            suggestion,
+        )
     members = ", ".join(allowed)
     return (
         f"unknown member {_quoted(name)}{inside}; the members are {members}{_pattern_phrase(patterns)}",
@@ -311,22 +268,25 @@ def _bad_enum(error: EngineError) -> tuple[str, str | None]:
     value = error.instance
     shown = _shown(value)
     string_options = tuple(option for option in options if isinstance(option, str))
-    suggestion = _nearest(value, string_options) if isinstance(value, str) and string_options else None
+    suggestion = nearest(value, string_options) if isinstance(value, str) and string_options else None
     if frozenset(options) == _CODE_SET:
         if suggestion is None and isinstance(value, int) and not isinstance(value, bool):
             by_status = _CODES_BY_HTTP_STATUS.get(value, ())
             suggestion = by_status[0] if len(by_status) == 1 else None
             if len(by_status) > 1:
-                return f"{shown} is not a standard error code; did you mean {_or_list(by_status)}?", None
+                return f"{shown} is not a standard error code; {did_you_mean(by_status, quote=str)}", None
         if suggestion is not None:
-            return f"{shown} is not a standard error code; did you mean {suggestion}?", suggestion
+            return (
+                f"{shown} is not a standard error code; {did_you_mean([suggestion], quote=str)}",
+                suggestion,
+            )
         return f"{shown} is not a standard error code (one of {', '.join(_CODES)})", None
     if frozenset(options) == _STATUS_SET:
         head = f"{shown} is not a status ({_or_list(_STATUSES)})"
-        return (f"{head}; did you mean {suggestion}?" if suggestion else head), suggestion
+        return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
     listed = _or_list([orjson.dumps(option).decode("utf-8") for option in options])
     head = f"{_where(error.path)} must be {listed}, not {shown}"
-    return (f"{head}; did you mean {suggestion}?" if suggestion else head), suggestion
+    return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
 
 
 def _bad_value(error: EngineError) -> tuple[str, str | None]:
@@ -377,7 +337,11 @@ def _violation(error: EngineError) -> SchemaViolation:
     else:
         message, suggestion = _bad_value(error)
     return SchemaViolation(
-        pointer=json_pointer(error.path), keyword=error.keyword, message=message, suggestion=suggestion
+        pointer=json_pointer(error.path),
+        keyword=error.keyword,
+        message=message,
+        suggestion=suggestion,
+        schema_path=keyword_location(error.schema_path),
     )
 
 
@@ -401,6 +365,12 @@ def explain(obj: Any, engine_name: EngineName = "fast") -> tuple[SchemaViolation
     return tuple(violation for violation, _ in _explained(obj, _engine_named(engine_name)))
 
 
+def _first(violations: tuple[SchemaViolation, ...]) -> tuple[SchemaViolation, ...]:
+    """The violation ``best_match`` picks, alone (what ``--first`` reports)."""
+    best = best_match(violations)
+    return () if best is None else (best,)
+
+
 class ExplanationCache:
     """``explain`` for many responses that repeat their mistakes: answers are cached by the
     response's projection (``_engine.Projection``), which gets the same violations, and the
@@ -422,11 +392,11 @@ class ExplanationCache:
             key = orjson.dumps(projected)
         except orjson.JSONEncodeError:
             violations = explain(obj)
-            return violations[:1] if first else violations
+            return _first(violations) if first else violations
         answer = self._answers.get(key)
         if answer is None:
             violations = explain(projected)
-            answer = (violations, violations[:1])
+            answer = (violations, _first(violations))
             if len(self._answers) >= self._limit:
                 self._answers.clear()
             self._answers[key] = answer

@@ -1,0 +1,88 @@
+""" "Did you mean ...?": the one way the package finds the name a person most likely meant, and says so.
+
+``nearest(value, options)`` picks one option: the same letters and digits
+(``not-found`` for ``NOT_FOUND``) win; then the fewest typing slips (a swap
+counts as one), ties going to ``preferred`` options; then the closest spelling
+by ``difflib``. ``suggestions(value, options, limit=n)`` gives up to ``n``,
+nearest first and then the next closest spellings. ``did_you_mean`` words them,
+the same everywhere: ``did you mean NOT_FOUND?``, ``did you mean 'a' or 'b'?``.
+The validator, the registry (unknown tools) and the demo all use these.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+
+__all__ = ["did_you_mean", "nearest", "suggestions"]
+
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+_CLOSE = 0.6
+
+
+def _word_key(text: str) -> str:
+    return _NOT_WORD.sub("", text.lower())
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, char_b in enumerate(b, 1):
+            cost = 0 if char_a == char_b else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+@lru_cache(maxsize=4096)
+def _nearest(value: str, options: tuple[str, ...], preferred: frozenset[str]) -> str | None:
+    key = _word_key(value)
+    same = [option for option in options if _word_key(option) == key]
+    if len(same) == 1:
+        return same[0]
+    folded = value.lower()
+    distances = {option: _edit_distance(folded, option.lower()) for option in options}
+    best = min(distances.values(), default=0)
+    if 0 < best <= max(1, len(value) // 4):
+        closest = [option for option in options if distances[option] == best]
+        favoured = [option for option in closest if option in preferred] or closest
+        if len(favoured) == 1:
+            return favoured[0]
+        ranked = difflib.get_close_matches(folded, [option.lower() for option in favoured], n=1, cutoff=0)
+        return next(option for option in favoured if option.lower() == ranked[0])
+    by_folded = {option.lower(): option for option in options}
+    close = difflib.get_close_matches(folded, list(by_folded), n=1, cutoff=_CLOSE)
+    return by_folded[close[0]] if close else None
+
+
+def nearest(value: str, options: Iterable[str], preferred: Iterable[str] = ()) -> str | None:
+    """The option ``value`` most likely meant, or None (see the module docstring)."""
+    return _nearest(value, tuple(options), frozenset(preferred))
+
+
+def suggestions(value: str, options: Iterable[str], *, limit: int = 3) -> list[str]:
+    """Up to ``limit`` options ``value`` may have meant: ``nearest`` first, then the closest spellings."""
+    listed = tuple(options)
+    first = _nearest(value, listed, frozenset())
+    if first is None:
+        return []
+    by_folded = {option.lower(): option for option in listed}
+    close = difflib.get_close_matches(value.lower(), list(by_folded), n=limit, cutoff=_CLOSE)
+    found = [first, *(by_folded[match] for match in close if by_folded[match] != first)]
+    return found[:limit]
+
+
+def did_you_mean(options: Sequence[str], *, quote: Callable[[str], str] = repr) -> str:
+    """``did you mean X?`` (``X or Y`` for two or more), each option quoted by ``quote``; "" for none."""
+    if not options:
+        return ""
+    shown = [quote(option) for option in options]
+    listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+    return f"did you mean {listed}?"
