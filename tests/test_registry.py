@@ -504,6 +504,24 @@ async def test_a_tools_own_timeout_wins(release: threading.Event, advance_when_w
     assert [(ErrorCode.TIMEOUT, {"timeout_s": 0.05}, 50.0)] * 4 == answers
 
 
+@pytest.mark.parametrize("via", ["execute", "aexecute"])
+@pytest.mark.parametrize("name", ["hang", "block"])
+async def test_real_time_waits_answer_a_hung_tool(release: threading.Event, via: str, name: str) -> None:
+    """With the default waits (real time), a hung async or sync tool is answered TIMEOUT. Nothing
+    is asserted on how long that took: only that it came, well before the tools' own 10 s."""
+    registry = ToolRegistry(default_timeout_s=0.05)
+
+    async def hang() -> None:
+        await asyncio.sleep(10)
+
+    registry.register(hang)
+    registry.register(lambda: release.wait(10), name="block")
+    response = await (
+        registry.aexecute(name) if via == "aexecute" else asyncio.to_thread(registry.execute, name)
+    )
+    assert (ErrorCode.TIMEOUT, {"timeout_s": 0.05}) == (valid(response).code, details_of(response))
+
+
 def test_bad_default_timeout() -> None:
     """default_timeout_s must be a positive number."""
     with pytest.raises(ToolDefinitionError, match="positive"):
