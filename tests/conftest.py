@@ -25,3 +25,39 @@ def release() -> Iterator[threading.Event]:
     event = threading.Event()
     yield event
     event.set()
+
+
+# -- advancing a fake clock while a call waits on it ---------------------------------------
+
+from collections.abc import Callable  # noqa: E402  (this block is kept apart from the one above)
+
+from toolresponse.testing import FakeClock  # noqa: E402
+
+AdvanceWhenWaiting = Callable[[FakeClock, float], threading.Thread]
+
+
+@pytest.fixture
+def advance_when_waiting() -> Iterator[AdvanceWhenWaiting]:
+    """Start a thread that advances a fake clock by some seconds once a call waits on it
+    (``FakeClock.advance_when_waiting``), and return it; every such thread is joined at
+    teardown, and the first error one met (no wait began within its bound) is raised."""
+    threads: list[threading.Thread] = []
+    errors: list[BaseException] = []
+
+    def start(clock: FakeClock, seconds: float) -> threading.Thread:
+        def advance() -> None:
+            try:
+                clock.advance_when_waiting(seconds)
+            except BaseException as error:  # raised at teardown, in the test's own thread
+                errors.append(error)
+
+        thread = threading.Thread(target=advance, name="fake-clock-advancer", daemon=True)
+        thread.start()
+        threads.append(thread)
+        return thread
+
+    yield start
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]

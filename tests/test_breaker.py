@@ -5,8 +5,11 @@ Default breaker in these tests: threshold 3, recovery 300 s, one half-open probe
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 
 import pytest
 
@@ -590,6 +593,127 @@ def test_fake_clock_refuses_to_go_back_or_nowhere(seconds: float, error: type[Ex
     with pytest.raises(error):
         clock.sleep(seconds)
     assert 0.0 == clock()
+
+
+def _in_thread(*steps: Callable[[], object]) -> threading.Thread:
+    """A started thread that runs ``steps`` in order (the other side of a wait on a fake clock)."""
+
+    def run() -> None:
+        for step in steps:
+            step()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_fake_wait_on_a_done_future_answers_at_once() -> None:
+    """FakeClock.wait on a future that is done gives its result without moving the clock."""
+    clock = FakeClock()
+    future: Future[str] = Future()
+    future.set_result("ready")
+    assert ("ready", 0.0, 0) == (clock.wait(future, 0.2), clock(), clock.waiting)
+
+
+def test_fake_wait_gives_a_result_that_came_before_the_deadline() -> None:
+    """A result set at 0.1 s on the clock, under a 0.2 s timeout, is the wait's answer."""
+    clock = FakeClock()
+    future: Future[str] = Future()
+    other = _in_thread(lambda: clock.advance_when_waiting(0.1), lambda: future.set_result("in time"))
+    answer = clock.wait(future, 0.2)
+    other.join()
+    assert ("in time", 0.1, 0) == (answer, clock(), clock.waiting)
+
+
+def test_fake_wait_raises_what_the_future_raised() -> None:
+    """The future's own exception (even a TimeoutError) comes out of the wait as it is."""
+    clock = FakeClock()
+    future: Future[str] = Future()
+    future.set_exception(TimeoutError("upstream"))
+    with pytest.raises(TimeoutError, match="upstream"):
+        clock.wait(future, 0.2)
+
+
+@pytest.mark.parametrize("late_result", [False, True], ids=["never-done", "done-after-the-deadline"])
+def test_fake_wait_times_out_when_the_clock_passes_the_deadline(late_result: bool) -> None:
+    """Advanced past the deadline, the wait raises TimeoutError, even if the result came later
+    on the clock (a tool that "took" 10 s), and leaves the future alone."""
+    clock = FakeClock()
+    future: Future[str] = Future()
+    steps: list[Callable[[], object]] = [lambda: clock.advance_when_waiting(10 if late_result else 0.2)]
+    if late_result:
+        steps.append(lambda: future.set_result("late"))
+    other = _in_thread(*steps)
+    with pytest.raises(TimeoutError, match=r"no result within 0\.2 s on the fake clock"):
+        clock.wait(future, 0.2)
+    other.join()
+    assert (10.0 if late_result else 0.2, late_result, False, 0) == (
+        clock(),
+        future.done(),
+        future.cancelled(),
+        clock.waiting,
+    )
+
+
+def test_advance_when_waiting_gives_up_when_nobody_waits() -> None:
+    """advance_when_waiting raises TimeoutError, clock unmoved, when no wait begins in time."""
+    clock = FakeClock()
+    with pytest.raises(TimeoutError, match="0 of 1 waits began"):
+        clock.advance_when_waiting(5, timeout_s=0)
+    assert 0.0 == clock()
+
+
+async def test_fake_async_wait_gives_the_result() -> None:
+    """FakeClock.async_wait on an awaitable that finishes gives its result, clock unmoved."""
+    clock = FakeClock()
+
+    async def answer() -> str:
+        await asyncio.sleep(0)
+        return "ready"
+
+    assert ("ready", 0.0, 0) == (await clock.async_wait(answer(), 0.2), clock(), clock.waiting)
+
+
+@pytest.mark.parametrize("advanced_from", ["the loop", "another thread"])
+async def test_fake_async_wait_times_out_and_cancels(advanced_from: str) -> None:
+    """Advanced to the deadline (by a task on the loop or another thread), async_wait cancels
+    the awaitable, waits for it to end and raises TimeoutError."""
+    clock = FakeClock()
+    cancelled = asyncio.Event()
+
+    async def hang() -> str:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "never"
+
+    async def advance_on_the_loop() -> None:
+        while not clock.waiting:
+            await asyncio.sleep(0)
+        clock.advance(0.2)
+
+    advance = (
+        advance_on_the_loop()
+        if advanced_from == "the loop"
+        else asyncio.to_thread(clock.advance_when_waiting, 0.2)
+    )
+    outcome, _ = await asyncio.gather(clock.async_wait(hang(), 0.2), advance, return_exceptions=True)
+    assert (TimeoutError, True, 0.2, 0) == (type(outcome), cancelled.is_set(), clock(), clock.waiting)
+
+
+async def test_fake_async_wait_times_out_on_a_result_after_the_deadline() -> None:
+    """An awaitable that "takes" 10 s on the clock under a 0.2 s timeout is a timeout."""
+    clock = FakeClock()
+
+    async def slow() -> str:
+        await clock.asleep(10)
+        return "late"
+
+    with pytest.raises(TimeoutError):
+        await clock.async_wait(slow(), 0.2)
+    assert (10.0, 0) == (clock(), clock.waiting)
 
 
 # -- through the registry ------------------------------------------------------------------

@@ -6,8 +6,7 @@ import asyncio
 import enum
 import functools
 import threading
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Annotated, Any, Literal, Optional, TypedDict
 
@@ -656,46 +655,69 @@ async def test_sync_tools_through_acall_run_off_the_loop() -> None:
 # -- timeouts -------------------------------------------------------------------------------
 
 
-def test_a_hung_sync_tool_is_answered_on_time(release: threading.Event) -> None:
-    """A sync tool that hangs for 10 s is answered TIMEOUT (retryable) within its 0.2 s timeout."""
+Advance = Callable[[FakeClock, float], threading.Thread]
+"""The ``advance_when_waiting`` fixture: a thread that advances the clock once a call waits on it."""
+
+
+def test_a_hung_sync_tool_is_answered_on_time(
+    release: threading.Event, advance_when_waiting: Advance
+) -> None:
+    """A sync tool that hangs is answered TIMEOUT (retryable) the moment its 0.2 s timeout passes
+    on the clock, while the tool itself still hangs (it could run for 10 s more)."""
 
     def hang() -> str:
         release.wait(10)
         return "late"
 
-    started = time.monotonic()
-    response = valid(FunctionTool(hang, timeout_s=0.2).call({}))
-    elapsed = time.monotonic() - started
-    assert (ErrorCode.TIMEOUT, True) == (response.code, response.is_retryable)
-    assert 0.2 <= elapsed < 1.0
+    clock = FakeClock()
+    advance_when_waiting(clock, 0.2)
+    response = valid(FunctionTool(hang, timeout_s=0.2).call({}, clock=clock, wait=clock.wait))
+    assert (ErrorCode.TIMEOUT, True, 200.0, False) == (
+        response.code,
+        response.is_retryable,
+        (response.stats or {})["time_ms"],
+        release.is_set(),
+    )
     assert {"timeout_s": 0.2} == details_of(response)
 
 
 async def test_a_hung_sync_tool_is_answered_on_time_from_async_code(release: threading.Event) -> None:
-    """acall of a hung sync tool answers TIMEOUT without blocking the event loop."""
+    """acall of a hung sync tool answers TIMEOUT without blocking the event loop: while the tool
+    hangs in its worker thread, another task on the loop runs, and it is the one that lets the
+    timeout pass. (Were the loop blocked, the tool would return "late" after 10 s.)"""
+    entered = threading.Event()
 
     def hang() -> str:
+        entered.set()
         release.wait(10)
         return "late"
 
-    ticks = 0
+    clock = FakeClock()
+    seen_hanging: list[bool] = []
 
-    async def tick() -> None:
-        nonlocal ticks
-        while True:
-            ticks += 1
-            await asyncio.sleep(0.01)
+    async def let_the_timeout_pass() -> None:
+        while not (entered.is_set() and clock.waiting):
+            await asyncio.sleep(0)
+        seen_hanging.append(not release.is_set())
+        clock.advance(0.2)
 
-    ticker = asyncio.ensure_future(tick())
-    response = valid(await FunctionTool(hang, timeout_s=0.2).acall({}))
-    ticker.cancel()
-    assert ErrorCode.TIMEOUT == response.code
-    assert ticks > 5
+    other_task = asyncio.ensure_future(let_the_timeout_pass())
+    response = valid(
+        await FunctionTool(hang, timeout_s=0.2).acall({}, clock=clock, async_wait=clock.async_wait)
+    )
+    await other_task
+    assert (ErrorCode.TIMEOUT, 200.0, [True]) == (
+        response.code,
+        (response.stats or {})["time_ms"],
+        seen_hanging,
+    )
 
 
 @pytest.mark.parametrize("via", ["acall", "call"])
-async def test_a_hung_async_tool_is_cancelled(via: str) -> None:
-    """An async tool past its timeout is cancelled and answered TIMEOUT."""
+async def test_a_hung_async_tool_is_cancelled(via: str, advance_when_waiting: Advance) -> None:
+    """An async tool past its timeout is cancelled and answered TIMEOUT. (The 10 s bound on the
+    cancellation only keeps a broken run from hanging: with call, the task is cancelled on the
+    background loop just after the answer.)"""
     cancelled = threading.Event()
 
     async def hang() -> str:
@@ -707,9 +729,14 @@ async def test_a_hung_async_tool_is_cancelled(via: str) -> None:
         return "late"
 
     tool = FunctionTool(hang, timeout_s=0.1)
-    response = valid(await tool.acall({}) if via == "acall" else await asyncio.to_thread(tool.call, {}))
-    assert ErrorCode.TIMEOUT == response.code
-    assert cancelled.wait(2)
+    clock = FakeClock()
+    advance_when_waiting(clock, 0.1)
+    if via == "acall":
+        response = valid(await tool.acall({}, clock=clock, async_wait=clock.async_wait))
+    else:
+        response = valid(await asyncio.to_thread(tool.call, {}, clock=clock, wait=clock.wait))
+    assert (ErrorCode.TIMEOUT, 100.0) == (response.code, (response.stats or {})["time_ms"])
+    assert cancelled.wait(10)
 
 
 async def test_a_tools_own_timeout_error_is_an_execution_error() -> None:
@@ -737,18 +764,20 @@ async def test_a_sync_tools_own_timeout_error_is_an_execution_error(via: str) ->
     assert (ErrorCode.EXECUTION_ERROR, "TimeoutError") == (response.code, details_of(response)["exception"])
 
 
-def test_call_timeout_overrides_the_tools() -> None:
-    """call(timeout_s=...) overrides the tool's own timeout."""
-    release = threading.Event()
+def test_call_timeout_overrides_the_tools(release: threading.Event, advance_when_waiting: Advance) -> None:
+    """call(timeout_s=...) overrides the tool's own timeout: the call times out at 0.05 s, not 60 s."""
 
     def hang() -> None:
         release.wait(10)
 
-    try:
-        response = FunctionTool(hang, timeout_s=60).call({}, timeout_s=0.05)
-    finally:
-        release.set()
-    assert ErrorCode.TIMEOUT == response.code
+    clock = FakeClock()
+    advance_when_waiting(clock, 0.05)
+    response = FunctionTool(hang, timeout_s=60).call({}, timeout_s=0.05, clock=clock, wait=clock.wait)
+    assert (ErrorCode.TIMEOUT, {"timeout_s": 0.05}, 50.0) == (
+        response.code,
+        details_of(response),
+        (response.stats or {})["time_ms"],
+    )
 
 
 def test_a_tool_calling_an_async_tool_from_the_background_loop() -> None:

@@ -2,22 +2,40 @@
 
 Everything in the runtime that waits or measures time takes a ``clock`` (a
 function returning monotonic seconds) and, where it waits, a ``sleep``
-function. :class:`FakeClock` is both, so that circuit breakers, timeouts and
+function or, under a timeout, a ``wait`` / ``async_wait`` function.
+:class:`FakeClock` is all of them, so that circuit breakers, timeouts and
 retry delays can be tested without a single real sleep::
 
     clock = FakeClock()
     breaker = CircuitBreaker(recovery_timeout_s=30, clock=clock)
     ...
     clock.advance(30)          # the circuit is now due for a half-open probe
+
+A timeout on the fake clock passes when the clock is advanced past it, by the
+test or by the tool itself; :meth:`FakeClock.advance_when_waiting`, run in a
+second thread, advances it once the call is waiting::
+
+    registry = ToolRegistry(clock=clock, wait=clock.wait)
+    ...                        # a tool "hang" registered with timeout_s=0.2
+    advancer = threading.Thread(target=clock.advance_when_waiting, args=(0.2,))
+    advancer.start()
+    response = registry.execute("hang")    # TIMEOUT, with stats.time_ms == 200.0
+    advancer.join()
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import math
 import threading
+from collections.abc import Awaitable
+from typing import TypeVar
 
 __all__ = ["FakeClock"]
+
+T = TypeVar("T")
 
 _NS_PER_S = 1_000_000_000
 
@@ -33,14 +51,24 @@ class FakeClock:
     :meth:`sleep` and :meth:`asleep` are the matching fake sleep functions:
     they return at once, having advanced the clock by the requested time, and
     record each request in :attr:`sleeps`.
+
+    :meth:`wait` and :meth:`async_wait` are the matching waits under a timeout
+    (the runtime's ``Wait`` and ``AsyncWait``): they wait for a result in real
+    time, but the timeout passes only on this clock, when it is advanced to the
+    deadline. A result that came after the deadline on this clock is a timeout
+    too, so that a tool which "takes" 10 s (advancing the clock by 10) under a
+    0.2 s timeout is answered TIMEOUT whatever the threads' timing.
     """
 
-    __slots__ = ("_lock", "_now_ns", "_sleeps")
+    __slots__ = ("_changed", "_lock", "_now_ns", "_sleeps", "_waiting", "_wakers")
 
     def __init__(self, start: float = 0.0) -> None:
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
         self._now_ns = _to_ns(start, "start", allow_negative=True)
         self._sleeps: list[float] = []
+        self._waiting = 0
+        self._wakers: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
 
     def __call__(self) -> float:
         """The current fake time in seconds."""
@@ -60,11 +88,18 @@ class FakeClock:
         with self._lock:
             return tuple(self._sleeps)
 
+    @property
+    def waiting(self) -> int:
+        """How many :meth:`wait` and :meth:`async_wait` calls are waiting on this clock now."""
+        with self._lock:
+            return self._waiting
+
     def advance(self, seconds: float) -> float:
         """Move the clock forward by ``seconds`` (finite, >= 0) and return the new time."""
         step = _to_ns(seconds, "seconds")
         with self._lock:
             self._now_ns += step
+            self._moved()
             return self._now_ns / _NS_PER_S
 
     def sleep(self, seconds: float) -> None:
@@ -73,11 +108,116 @@ class FakeClock:
         with self._lock:
             self._now_ns += step
             self._sleeps.append(seconds)
+            self._moved()
+
+    def advance_when_waiting(self, seconds: float, count: int = 1, timeout_s: float = 10.0) -> float:
+        """Once ``count`` waits are in progress on this clock, advance it by ``seconds``; return
+        the new time.
+
+        This blocks in real time, so it runs in another thread than the waiting
+        call. ``timeout_s`` (real seconds) only keeps a broken test from hanging:
+        when fewer than ``count`` waits begin within it, ``TimeoutError`` is raised.
+        """
+        step = _to_ns(seconds, "seconds")
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._waiting >= count, timeout_s):
+                raise TimeoutError(f"{self._waiting} of {count} waits began on the fake clock")
+            self._now_ns += step
+            self._moved()
+            return self._now_ns / _NS_PER_S
+
+    def wait(self, future: concurrent.futures.Future[T], timeout_s: float, /) -> T:
+        """A fake ``future.result(timeout_s)``: the future's result once it is done, unless this
+        clock passed the deadline (now + ``timeout_s``) first; then ``TimeoutError``.
+
+        The future is not cancelled, as with the real wait. Waiting itself never
+        moves the clock: something else must advance it (see
+        :meth:`advance_when_waiting`), or the wait lasts until the future is done.
+        """
+        finished: list[int] = []
+
+        def done(_: object) -> None:
+            with self._changed:
+                finished.append(self._now_ns)
+                self._changed.notify_all()
+
+        with self._changed:
+            deadline = self._now_ns + _to_ns(timeout_s, "timeout_s")
+        future.add_done_callback(done)  # at once, in this thread, when the future is done already
+        with self._changed:
+            self._waiting += 1
+            self._changed.notify_all()
+            try:
+                while not finished and self._now_ns < deadline:
+                    self._changed.wait()
+            finally:
+                self._waiting -= 1
+        if finished and finished[0] <= deadline:
+            return future.result()
+        raise TimeoutError(f"no result within {timeout_s:g} s on the fake clock")
+
+    async def async_wait(self, awaitable: Awaitable[T], timeout_s: float, /) -> T:
+        """A fake ``asyncio.wait_for(awaitable, timeout_s)``: the awaitable's result, unless this
+        clock passed the deadline (now + ``timeout_s``) first; then the awaitable is cancelled,
+        awaited to its end, and ``TimeoutError`` is raised."""
+        with self._lock:
+            deadline = self._now_ns + _to_ns(timeout_s, "timeout_s")
+        finished: list[int] = []
+
+        async def timed() -> T:
+            try:
+                return await awaitable
+            finally:
+                with self._lock:
+                    finished.append(self._now_ns)
+
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(timed())
+        with self._changed:
+            self._waiting += 1
+            self._changed.notify_all()
+        try:
+            while not task.done():
+                with self._lock:
+                    if self._now_ns >= deadline:
+                        break
+                    waker: asyncio.Future[None] = loop.create_future()
+                    self._wakers.add((loop, waker))
+                try:
+                    await asyncio.wait((task, waker), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    with self._lock:
+                        self._wakers.discard((loop, waker))
+        except BaseException:  # this wait was cancelled: so is what it waited for
+            task.cancel()
+            raise
+        finally:
+            with self._changed:
+                self._waiting -= 1
+        if task.done() and finished and finished[0] <= deadline:
+            return task.result()
+        task.cancel()
+        await asyncio.wait((task,))
+        if not task.cancelled():
+            task.exception()  # retrieved, so that asyncio does not log it as never retrieved
+        raise TimeoutError(f"no result within {timeout_s:g} s on the fake clock")
+
+    def _moved(self) -> None:
+        """Wake every wait on this clock (called with the lock held, after the time changed)."""
+        self._changed.notify_all()
+        for loop, waker in self._wakers:
+            with contextlib.suppress(RuntimeError):  # a closed loop: nothing waits there any more
+                loop.call_soon_threadsafe(_wake, waker)
 
     async def asleep(self, seconds: float) -> None:
         """A fake ``asyncio.sleep``: advance the clock, then yield to the event loop once."""
         self.sleep(seconds)
         await asyncio.sleep(0)
+
+
+def _wake(waker: asyncio.Future[None]) -> None:
+    if not waker.done():
+        waker.set_result(None)
 
 
 def _to_ns(seconds: float, name: str, *, allow_negative: bool = False) -> int:

@@ -29,15 +29,19 @@ from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
 from ._provider_schemas import tool_schemas
 from ._tool import (
+    AsyncWait,
     FunctionTool,
     PreparedTool,
     Tool,
     ToolSpec,
+    Wait,
     _check_timeout,
     _safe,
     call_id_of,
     internal_error,
     params_input_of,
+    real_async_wait,
+    real_wait,
 )
 
 __all__ = ["Breaker", "ToolRegistry"]
@@ -84,7 +88,9 @@ class ToolRegistry:
 
     ``breaker`` (a ``CircuitBreaker`` or anything with ``admit``/``record``/``state``)
     guards each tool; ``default_timeout_s`` applies to tools without their own;
-    ``clock`` (monotonic seconds) times the calls.
+    ``clock`` (monotonic seconds) times the calls; ``wait`` and ``async_wait`` are how
+    ``execute`` and ``aexecute`` wait for a tool under its timeout (real time by default;
+    see ``Wait``, ``AsyncWait`` and ``toolresponse.testing.FakeClock``).
     """
 
     def __init__(
@@ -92,10 +98,15 @@ class ToolRegistry:
         breaker: Breaker | None = None,
         default_timeout_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        wait: Wait = real_wait,
+        async_wait: AsyncWait = real_async_wait,
     ) -> None:
         self._breaker = breaker
         self._default_timeout_s = _check_timeout(default_timeout_s, "ToolRegistry")
         self._clock = clock
+        self._wait = wait
+        self._async_wait = async_wait
         self._tools: dict[str, PreparedTool] = {}
         self._lock = threading.Lock()
         self._listeners: tuple[ToolCallListener, ...] = ()
@@ -274,7 +285,9 @@ class ToolRegistry:
         if isinstance(prepared, ToolResponse):
             return prepared
         return self._ran(
-            prepared, call_id, prepared.call(params, call_id, prepared.call_timeout_s, self._clock)
+            prepared,
+            call_id,
+            prepared.call(params, call_id, prepared.call_timeout_s, self._clock, self._wait),
         )
 
     async def aexecute(self, name: str, params: Any = None, *, call_id: str | None = None) -> ToolResponse:
@@ -286,7 +299,8 @@ class ToolRegistry:
         if isinstance(prepared, ToolResponse):
             return prepared
         timeout = prepared.call_timeout_s
-        return self._ran(prepared, call_id, await prepared.acall(params, call_id, timeout, self._clock))
+        response = await prepared.acall(params, call_id, timeout, self._clock, self._async_wait)
+        return self._ran(prepared, call_id, response)
 
     # What execute and aexecute share: everything but the call itself.
 

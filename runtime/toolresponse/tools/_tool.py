@@ -28,6 +28,13 @@ The response gets ``stats.time_ms`` (measured with the injected monotonic
 ``clock``) and ``context`` (``tool_name``, ``params_input``, ``call_id`` when
 given); other members the tool set are kept.
 
+How a call waits for an answer under a timeout is injected too: ``wait`` (a
+``Wait``: a synchronous caller's wait for a worker thread's or the background
+loop's result) and ``async_wait`` (an ``AsyncWait``: an asynchronous caller's
+wait for a task). The defaults wait in real time; ``FakeClock.wait`` and
+``FakeClock.async_wait`` (``toolresponse.testing``) wait on a fake clock, so
+that timeouts are tested without real waiting.
+
 A synchronous call of an asynchronous tool runs it on one background event
 loop (a daemon thread); an asynchronous call of a synchronous tool runs it in a
 daemon worker thread, so the event loop is never blocked.
@@ -47,7 +54,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 import orjson
 
@@ -66,12 +73,48 @@ from ..validation import (
 )
 from ._params import ParameterValidator, docstring_summary, parameters_schema, return_schema
 
-__all__ = ["FunctionTool", "Tool", "ToolSpec", "wrap_value"]
+__all__ = ["AsyncWait", "FunctionTool", "Tool", "ToolSpec", "Wait", "wrap_value"]
 
 _log = logging.getLogger("toolresponse")
 
 Clock = Callable[[], float]
 T = TypeVar("T")
+
+
+class Wait(Protocol):
+    """How a synchronous call waits for a tool's result under a timeout.
+
+    ``wait(future, timeout_s)`` returns the future's result (or raises what the
+    tool raised) once it is done, and raises ``TimeoutError`` when ``timeout_s``
+    seconds pass first; it does not cancel the future. The default,
+    ``real_wait``, is ``future.result(timeout_s)``.
+    """
+
+    def __call__(self, future: concurrent.futures.Future[T], timeout_s: float, /) -> T: ...
+
+
+class AsyncWait(Protocol):
+    """How an asynchronous call waits for a tool's result under a timeout.
+
+    ``await async_wait(awaitable, timeout_s)`` is the awaitable's result (or
+    raises what it raised); when ``timeout_s`` seconds pass first, the awaitable
+    is cancelled and ``TimeoutError`` is raised. The default, ``real_async_wait``,
+    waits on the running event loop's clock.
+    """
+
+    def __call__(self, awaitable: Awaitable[T], timeout_s: float, /) -> Awaitable[T]: ...
+
+
+def real_wait(future: concurrent.futures.Future[T], timeout_s: float, /) -> T:
+    """The ``Wait`` in real time: ``future.result(timeout_s)``."""
+    return future.result(timeout_s)
+
+
+async def real_async_wait(awaitable: Awaitable[T], timeout_s: float, /) -> T:
+    """The ``AsyncWait`` in real time: ``awaitable`` under ``asyncio.timeout(timeout_s)``."""
+    async with asyncio.timeout(timeout_s):
+        return await awaitable
+
 
 NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Tool names usable by every provider format (OpenAI, Anthropic and MCP alike)."""
@@ -149,11 +192,13 @@ class Tool:
         call_id: str | None = None,
         timeout_s: float | None = None,
         clock: Clock = time.monotonic,
+        wait: Wait = real_wait,
     ) -> ToolResponse:
         """Run the tool on ``params`` (a dict, or JSON text of an object) and always answer
-        with a valid ToolResponse; ``timeout_s`` defaults to the tool's own."""
+        with a valid ToolResponse; ``timeout_s`` defaults to the tool's own. ``clock`` times
+        the call; ``wait`` waits for the answer under the timeout (see ``Wait``)."""
         prepared, call_id, timeout = _call_settings(self, call_id, timeout_s)
-        return prepared.call(params, call_id, timeout, clock)
+        return prepared.call(params, call_id, timeout, clock, wait)
 
     async def acall(
         self,
@@ -162,10 +207,12 @@ class Tool:
         call_id: str | None = None,
         timeout_s: float | None = None,
         clock: Clock = time.monotonic,
+        async_wait: AsyncWait = real_async_wait,
     ) -> ToolResponse:
-        """The asynchronous form of ``call``."""
+        """The asynchronous form of ``call``; ``async_wait`` waits for the answer under the
+        timeout (see ``AsyncWait``)."""
         prepared, call_id, timeout = _call_settings(self, call_id, timeout_s)
-        return await prepared.acall(params, call_id, timeout, clock)
+        return await prepared.acall(params, call_id, timeout, clock, async_wait)
 
 
 class FunctionTool(Tool):
@@ -498,16 +545,21 @@ async def _captured(awaitable: Awaitable[T]) -> T | _Raised:
         return _Raised(error)
 
 
-def _run_coroutine(factory: Callable[[], Coroutine[Any, Any, Any]], timeout_s: float | None) -> Any:
-    """Run an async tool for a synchronous caller; raises TimeoutError after ``timeout_s``."""
+def _run_coroutine(
+    factory: Callable[[], Coroutine[Any, Any, Any]], timeout_s: float | None, wait: Wait
+) -> Any:
+    """Run an async tool for a synchronous caller; raises TimeoutError when ``wait`` gives up
+    after ``timeout_s``."""
 
     loop, thread = _PORTAL.loop()
     if threading.current_thread() is thread:  # a tool on the loop calling back in: use a fresh loop
         future = _WORKERS.submit(lambda: asyncio.run(_captured(factory())))
-        return future.result(timeout_s)
+        return future.result() if timeout_s is None else wait(future, timeout_s)
     task = asyncio.run_coroutine_threadsafe(_captured(factory()), loop)
+    if timeout_s is None:
+        return task.result()
     try:
-        return task.result(timeout_s)
+        return wait(task, timeout_s)
     except TimeoutError:
         task.cancel()
         raise
@@ -710,8 +762,9 @@ class PreparedTool:
 
     # -- running --------------------------------------------------------------------------
 
-    def run_sync(self, params: dict[str, Any], timeout_s: float | None) -> ToolResponse:
-        """Run the tool for a synchronous caller; the result is checked, never raised."""
+    def run_sync(self, params: dict[str, Any], timeout_s: float | None, wait: Wait) -> ToolResponse:
+        """Run the tool for a synchronous caller, ``wait`` waiting for it under ``timeout_s``;
+        the result is checked, never raised."""
         sync_run = self._sync_run
         if sync_run is not None:
             if timeout_s is None:
@@ -722,7 +775,7 @@ class PreparedTool:
                 return self.checked(result)
             future = _WORKERS.submit(lambda: sync_run(params))
             try:
-                result = future.result(timeout_s)
+                result = wait(future, timeout_s)
             except TimeoutError as error:
                 if future.done():  # the tool's own TimeoutError, not the wait's
                     return execution_error(self.name, error)
@@ -733,14 +786,17 @@ class PreparedTool:
         async_run = self._async_run
         assert async_run is not None
         try:
-            outcome = _run_coroutine(lambda: async_run(params), timeout_s)
+            outcome = _run_coroutine(lambda: async_run(params), timeout_s, wait)
         except TimeoutError:
             assert timeout_s is not None
             return timeout_error(self.name, timeout_s)
         return self._outcome(outcome)
 
-    async def run_async(self, params: dict[str, Any], timeout_s: float | None) -> _Outcome:
-        """Run the tool for an asynchronous caller; the result is checked, never raised."""
+    async def run_async(
+        self, params: dict[str, Any], timeout_s: float | None, async_wait: AsyncWait
+    ) -> _Outcome:
+        """Run the tool for an asynchronous caller, ``async_wait`` waiting for it under
+        ``timeout_s``; the result is checked, never raised."""
         function = self._async_function
         if function is not None and timeout_s is None:
             # The commonest async tool, a plain coroutine function without a timeout, awaited directly.
@@ -756,8 +812,7 @@ class PreparedTool:
             if timeout_s is None:
                 return self._outcome(await _captured(async_run(params)))
             try:
-                async with asyncio.timeout(timeout_s):
-                    outcome = await _captured(async_run(params))
+                outcome = await async_wait(_captured(async_run(params)), timeout_s)
             except TimeoutError:
                 return timeout_error(self.name, timeout_s)
             return self._outcome(outcome)
@@ -765,7 +820,7 @@ class PreparedTool:
         assert sync_run is not None
         future = asyncio.wrap_future(_WORKERS.submit(lambda: sync_run(params)))
         try:
-            result = await asyncio.wait_for(future, timeout_s)
+            result = await (future if timeout_s is None else async_wait(future, timeout_s))
         except TimeoutError as error:
             if future.done() and not future.cancelled():  # the tool's own TimeoutError
                 return execution_error(self.name, error)
@@ -785,9 +840,12 @@ class PreparedTool:
 
     # -- the whole call -------------------------------------------------------------------
 
-    def call(self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock) -> ToolResponse:
-        """One synchronous call: the parameters checked, the tool run under ``timeout_s``, the
-        answer timed with ``clock`` and its context filled in; always a valid ToolResponse."""
+    def call(
+        self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock, wait: Wait
+    ) -> ToolResponse:
+        """One synchronous call: the parameters checked, the tool run under ``timeout_s`` (waited
+        for by ``wait``), the answer timed with ``clock`` and its context filled in; always a
+        valid ToolResponse."""
         start = clock()
         params_input: Any = None
         try:
@@ -808,15 +866,20 @@ class PreparedTool:
                         outcome = self._function_value(value, awaited=False)
                     return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
             parsed, params_input = self.arguments(params)
-            outcome = parsed if isinstance(parsed, ToolResponse) else self.run_sync(parsed, timeout_s)
+            outcome = parsed if isinstance(parsed, ToolResponse) else self.run_sync(parsed, timeout_s, wait)
         except Exception as error:
             outcome = internal_error(self.name, error)
         return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
 
     async def acall(
-        self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock
+        self,
+        params: Any,
+        call_id: str | None,
+        timeout_s: float | None,
+        clock: Clock,
+        async_wait: AsyncWait,
     ) -> ToolResponse:
-        """The asynchronous form of ``call``."""
+        """The asynchronous form of ``call``, ``async_wait`` waiting for the tool."""
         start = clock()
         params_input: Any = None
         try:
@@ -824,7 +887,7 @@ class PreparedTool:
             if isinstance(parsed, ToolResponse):
                 outcome: _Outcome = parsed
             else:
-                outcome = await self.run_async(parsed, timeout_s)
+                outcome = await self.run_async(parsed, timeout_s, async_wait)
         except Exception as error:
             outcome = internal_error(self.name, error)
         return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
