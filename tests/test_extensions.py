@@ -163,6 +163,13 @@ def test_nesting_beyond_the_limit_is_an_error_or_no_path() -> None:
     assert (1, "b") == _jsonscan.path_at(back, len(back), POINTER_DEPTH)
 
 
+def test_the_largest_depth_limit_is_no_limit() -> None:
+    """A depth limit of sys.maxsize (where limit + 1 would overflow) means no limit at all."""
+    assert (9, ("a",)) == _jsonscan.first_duplicate(b'{"a": 1, "a": 2}', sys.maxsize)
+    assert ("a", 0) == _jsonscan.path_at(b'{"a": [1', 8, sys.maxsize)
+    assert [0] == _jsonscan.lines_with_duplicates([b'{"a": 1, "a": 2}'], sys.maxsize)
+
+
 @settings(max_examples=500, deadline=None, database=None)
 @given(st.binary(max_size=300), st.integers(min_value=-5, max_value=400))
 def test_any_bytes_get_an_answer(data: bytes, end: int) -> None:
