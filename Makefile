@@ -49,7 +49,7 @@ lint: $(STAMP)
 ## test: drift checks, lint and the whole test suite
 test: check-generated lint $(NPM_STAMP)
 	node tests/conformance/node/run-fixtures.mjs
-	$(BIN)/pytest
+	TOOLRESPONSE_REQUIRE_NATIVE=1 $(BIN)/pytest
 
 ## demo: the project's demos, with nothing configured
 demo: $(STAMP)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import settings
+
+from toolresponse.testing import FakeClock
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", derandomize=False, deadline=None, print_blob=True)
@@ -28,10 +30,6 @@ def release() -> Iterator[threading.Event]:
 
 
 # -- advancing a fake clock while a call waits on it ---------------------------------------
-
-from collections.abc import Callable  # noqa: E402  (this block is kept apart from the one above)
-
-from toolresponse.testing import FakeClock  # noqa: E402
 
 AdvanceWhenWaiting = Callable[[FakeClock, float], threading.Thread]
 
@@ -61,3 +59,28 @@ def advance_when_waiting() -> Iterator[AdvanceWhenWaiting]:
         thread.join()
     if errors:
         raise errors[0]
+
+
+# --- The C extensions of toolresponse.validation.native ---------------------------------------
+# A test that runs the C code asks for the fixture ``native_extensions`` (by
+# ``pytest.mark.usefixtures``). Where the extensions were not built (an install without a C
+# compiler) such a test is skipped, saying so, and the rest of the suite still runs the Python
+# twins; where TOOLRESPONSE_REQUIRE_NATIVE=1 (``make test`` and CI set it) it fails instead, so a
+# build that lost its extensions cannot pass for one that has them.
+
+REQUIRE_NATIVE = "TOOLRESPONSE_REQUIRE_NATIVE"
+
+
+@pytest.fixture(scope="session")
+def native_extensions() -> None:
+    """Skip the test where the C extensions are not built; fail it if they are required."""
+    from toolresponse.validation import native
+
+    built = (("_jsonscan", native.NATIVE_SCANS), ("_projector", native.NATIVE_PROJECTOR))
+    missing = [name for name, present in built if not present]
+    if not missing:
+        return
+    what = f"the C extensions {', '.join(missing)} of toolresponse.validation.native are not built"
+    if os.environ.get(REQUIRE_NATIVE) == "1":
+        pytest.fail(f"{what}, and {REQUIRE_NATIVE}=1 requires them", pytrace=False)
+    pytest.skip(f"{what} (set {REQUIRE_NATIVE}=1 to make this a failure)")

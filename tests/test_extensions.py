@@ -1,12 +1,18 @@
 """The C extensions give exactly the answers of their Python twins: the scans of JSON text
-(toolresponse._jsonscan, twins in _ijson) on generated texts and every prefix of them, staying safe
-on any bytes at all; the projector (toolresponse._projector, twin Projection.project) here on edge
-cases, and on the conformance fixtures and 100,000 generated responses in test_engine_parity."""
+(native/_jsonscan.c, twins in native/jsonscan.py) on generated texts and every prefix of them,
+staying safe on any bytes at all; the projector (native/_projector.c, twin Projection.project)
+here on edge cases, and on the conformance fixtures and 100,000 generated responses in
+test_engine_parity. The projector and ProjectionPlan agree on the order of the plan's fields, or
+the package refuses to import.
+
+A test that runs the C code uses the ``native_extensions`` fixture (conftest.py): without the
+extensions it is skipped, or fails where TOOLRESPONSE_REQUIRE_NATIVE=1."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -19,22 +25,45 @@ from hypothesis import strategies as st
 from jsontext import random_json_text
 
 from toolresponse.validation._engine import root_projection, root_projector
-from toolresponse.validation._ijson import (
-    MAX_NESTING,
+from toolresponse.validation._ijson import MAX_NESTING
+from toolresponse.validation.native import (
+    NATIVE_PROJECTOR,
     NATIVE_SCANS,
+    ProjectionPlan,
+    check_plan_fields,
+    first_duplicate,
     first_duplicate_python,
+    lines_with_duplicates,
     lines_with_duplicates_python,
+    path_at,
     path_at_python,
 )
-from toolresponse.validation.native import _jsonscan, _projector
 
 POINTER_DEPTH = 32
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+# Run in a fresh interpreter first: the C extensions cannot be imported, as in a build made
+# without a C compiler.
+WITHOUT_EXTENSIONS = """
+import sys
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        if name in ("toolresponse.validation.native._jsonscan", "toolresponse.validation.native._projector"):
+            raise ImportError("built without a C compiler")
+sys.meta_path.insert(0, Refuse())
+"""
+
+needs_extensions = pytest.mark.usefixtures("native_extensions")
 
 
+@needs_extensions
 def test_the_extensions_are_built_and_used() -> None:
     """This environment compiled both C extensions, and the validator runs them (a build without a
     C compiler would fall back to the Python twins, correct but slower)."""
-    assert NATIVE_SCANS
+    from toolresponse.validation.native import _jsonscan
+
+    assert (True, True) == (NATIVE_SCANS, NATIVE_PROJECTOR)
+    assert first_duplicate is _jsonscan.first_duplicate
     assert root_projector() is not root_projection().project
 
 
@@ -48,6 +77,7 @@ def _spellings(text: str) -> list[bytes]:
     ]
 
 
+@needs_extensions
 @settings(max_examples=300, deadline=None, database=None)
 @given(st.integers(min_value=0, max_value=2**32))
 def test_first_duplicate_agrees_with_its_python_twin(seed: int) -> None:
@@ -58,9 +88,10 @@ def test_first_duplicate_agrees_with_its_python_twin(seed: int) -> None:
     for _ in range(10):
         for data in _spellings(random_json_text(rng)):
             expected = first_duplicate_python(data, MAX_NESTING)
-            assert (data, expected) == (data, _jsonscan.first_duplicate(data, MAX_NESTING))
+            assert (data, expected) == (data, first_duplicate(data, MAX_NESTING))
 
 
+@needs_extensions
 @settings(max_examples=100, deadline=None, database=None)
 @given(st.integers(min_value=0, max_value=2**32))
 def test_lines_with_duplicates_agrees_with_its_python_twin(seed: int) -> None:
@@ -77,11 +108,12 @@ def test_lines_with_duplicates_agrees_with_its_python_twin(seed: int) -> None:
             orjson.loads(line)
             readable.add(index)
     expected = lines_with_duplicates_python(lines, MAX_NESTING)
-    native = _jsonscan.lines_with_duplicates(lines, MAX_NESTING)
+    native = lines_with_duplicates(lines, MAX_NESTING)
     assert expected == [index for index in native if index in readable]
     assert expected  # the batch has its repeated names
 
 
+@needs_extensions
 @settings(max_examples=100, deadline=None, database=None)
 @given(st.integers(min_value=0, max_value=2**32))
 def test_path_at_agrees_with_its_python_twin_at_every_offset(seed: int) -> None:
@@ -95,9 +127,10 @@ def test_path_at_agrees_with_its_python_twin_at_every_offset(seed: int) -> None:
                 continue  # inside a UTF-8 sequence: no parser stops there
             for depth in (2, POINTER_DEPTH):
                 expected = path_at_python(data, end, depth)
-                assert (data, end, expected) == (data, end, _jsonscan.path_at(data, end, depth))
+                assert (data, end, expected) == (data, end, path_at(data, end, depth))
 
 
+@needs_extensions
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
@@ -115,12 +148,13 @@ def test_path_at_agrees_with_its_python_twin_at_every_offset(seed: int) -> None:
 def test_first_duplicate_finds_the_repeated_name(data: bytes, expected: object) -> None:
     """The offset of the repeated name and its path; escaped spellings of one name are one name,
     the same name in two objects or inside a string is no repetition."""
-    assert expected == _jsonscan.first_duplicate(data, MAX_NESTING)
+    assert expected == first_duplicate(data, MAX_NESTING)
     with contextlib.suppress(orjson.JSONDecodeError):
         orjson.loads(data)  # the twin reads only what orjson accepts (not a lone surrogate)
         assert expected == first_duplicate_python(data, MAX_NESTING)
 
 
+@needs_extensions
 @pytest.mark.parametrize("position", [1, 15, 16, 17, 40, 99_999])
 def test_objects_with_many_names_are_scanned_in_linear_time(position: int) -> None:
     """An object of 100,000 names (compared one by one while few, then through a hash table) has
@@ -128,52 +162,65 @@ def test_objects_with_many_names_are_scanned_in_linear_time(position: int) -> No
     names = [f"n{number}" for number in range(100_000)]
     members = ", ".join(f'"{name}": {{"{name}": 0, "x": 1}}' for name in names)
     unique = ("{" + members + "}").encode()
-    assert _jsonscan.first_duplicate(unique, MAX_NESTING) is None
+    assert first_duplicate(unique, MAX_NESTING) is None
     repeated = unique[:-1] + f', "{names[position]}": 2}}'.encode()
-    assert (len(unique) + 1, (names[position],)) == _jsonscan.first_duplicate(repeated, MAX_NESTING)
+    assert (len(unique) + 1, (names[position],)) == first_duplicate(repeated, MAX_NESTING)
 
 
+@needs_extensions
 def test_many_objects_with_the_same_many_names_are_scanned_in_linear_time() -> None:
     """Rows of a table (30,000 objects of the same 20 names, 6 MB) share their names' hashes only
     within their own object: the scan takes a fraction of a second (a hash that ignored which
     object a name is in took minutes here), and finds a repeat in the last row."""
     rows = [{f"column_{number}": number for number in range(20)}] * 30_000
     text = json.dumps(rows).encode()
-    assert _jsonscan.first_duplicate(text, MAX_NESTING) is None
+    assert first_duplicate(text, MAX_NESTING) is None
     repeated = text[:-2] + b', "column_3": 0}]'
-    assert (len(text), (29_999, "column_3")) == _jsonscan.first_duplicate(repeated, MAX_NESTING)
+    assert (len(text), (29_999, "column_3")) == first_duplicate(repeated, MAX_NESTING)
 
 
+@needs_extensions
 def test_hostile_bytes_are_scanned_in_linear_time() -> None:
     """A megabyte of escaped quotes before colons (no name anywhere) costs one pass, not one
     backward search to the start per colon (which took minutes)."""
     hostile = b"{" + b'\\":' * 300_000
-    assert [] == _jsonscan.lines_with_duplicates([hostile], MAX_NESTING)
-    assert _jsonscan.first_duplicate(hostile, MAX_NESTING) is None
+    assert [] == lines_with_duplicates([hostile], MAX_NESTING)
+    assert first_duplicate(hostile, MAX_NESTING) is None
 
 
+@needs_extensions
 def test_nesting_beyond_the_limit_is_an_error_or_no_path() -> None:
     """first_duplicate refuses objects nested deeper than its limit; path_at gives no path there,
     and the path again once the text comes back up."""
     deep = b'{"a": ' * 2000 + b"1" + b"}" * 2000
     with pytest.raises(ValueError, match="nest deeper than 1024"):
-        _jsonscan.first_duplicate(deep, MAX_NESTING)
-    assert _jsonscan.path_at(b"[" * 100_000, 100_000, POINTER_DEPTH) is None
+        first_duplicate(deep, MAX_NESTING)
+    assert path_at(b"[" * 100_000, 100_000, POINTER_DEPTH) is None
     back = b"[" + b"[" * 40 + b"]" * 40 + b', {"b": 1'
-    assert (1, "b") == _jsonscan.path_at(back, len(back), POINTER_DEPTH)
+    assert (1, "b") == path_at(back, len(back), POINTER_DEPTH)
 
 
+@needs_extensions
+def test_the_largest_depth_limit_is_no_limit() -> None:
+    """A depth limit of sys.maxsize (where limit + 1 would overflow) means no limit at all."""
+    assert (9, ("a",)) == first_duplicate(b'{"a": 1, "a": 2}', sys.maxsize)
+    assert ("a", 0) == path_at(b'{"a": [1', 8, sys.maxsize)
+    assert [0] == lines_with_duplicates([b'{"a": 1, "a": 2}'], sys.maxsize)
+
+
+@needs_extensions
 @settings(max_examples=500, deadline=None, database=None)
 @given(st.binary(max_size=300), st.integers(min_value=-5, max_value=400))
 def test_any_bytes_get_an_answer(data: bytes, end: int) -> None:
     """On bytes that are not JSON at all (unterminated strings, a backslash at the end, stray
     brackets, invalid escapes and UTF-8) both scans return, or refuse too deep a nesting."""
     with contextlib.suppress(ValueError):
-        _jsonscan.first_duplicate(data, MAX_NESTING)
-    path = _jsonscan.path_at(data, end, POINTER_DEPTH)
+        first_duplicate(data, MAX_NESTING)
+    path = path_at(data, end, POINTER_DEPTH)
     assert path is None or isinstance(path, tuple)
 
 
+@needs_extensions
 @pytest.mark.parametrize(
     ("data", "end", "expected"),
     [
@@ -187,23 +234,25 @@ def test_any_bytes_get_an_answer(data: bytes, end: int) -> None:
 def test_path_at_clamps_and_survives_broken_text(data: bytes, end: int, expected: object) -> None:
     """An end past either side is clamped; a cut-off escape names nothing; a malformed escape or a
     name that is not UTF-8 still gives a name a message can show."""
-    assert expected == _jsonscan.path_at(data, end, POINTER_DEPTH)
+    assert expected == path_at(data, end, POINTER_DEPTH)
 
 
+@needs_extensions
 def test_wrong_arguments_are_type_errors() -> None:
     """The scans take bytes-like text and whole numbers, and say so."""
     with pytest.raises(TypeError):
-        _jsonscan.first_duplicate("text", MAX_NESTING)  # type: ignore[arg-type]
+        first_duplicate("text", MAX_NESTING)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        _jsonscan.path_at(b"{}", "1", POINTER_DEPTH)  # type: ignore[arg-type]
+        path_at(b"{}", "1", POINTER_DEPTH)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_depth"):
-        _jsonscan.path_at(b"{}", 1, -1)
+        path_at(b"{}", 1, -1)
     with pytest.raises(TypeError, match="list of bytes"):
-        _jsonscan.lines_with_duplicates((b"{}",), MAX_NESTING)  # type: ignore[arg-type]
+        lines_with_duplicates((b"{}",), MAX_NESTING)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="line 1 is str, not bytes"):
-        _jsonscan.lines_with_duplicates([b"{}", "{}"], MAX_NESTING)  # type: ignore[list-item]
+        lines_with_duplicates([b"{}", "{}"], MAX_NESTING)  # type: ignore[list-item]
 
 
+@needs_extensions
 @pytest.mark.parametrize(
     "value",
     [
@@ -223,33 +272,78 @@ def test_the_projector_gives_the_python_projection(value: object) -> None:
     assert repr(root_projection().project(value)) == repr(root_projector()(value))
 
 
+@needs_extensions
 def test_the_projector_refuses_a_plan_it_cannot_read() -> None:
-    """A plan is the tuple Projection.plan builds; anything else is a TypeError, not a crash."""
+    """A plan is a ProjectionPlan; anything else is a TypeError or a ValueError, not a crash."""
+    from toolresponse.validation.native import _projector
+
     with pytest.raises(TypeError, match="not a projection plan"):
-        _projector.project((True, False), {"a": 1})
+        _projector.project((True, False), {"a": 1})  # type: ignore[arg-type]
     plan = root_projection().plan
-    broken = (*plan[:10], {"status": ("not", "a", "plan")}, plan[11])
+    broken = plan._replace(members={"status": ("not", "a", "plan")})  # type: ignore[dict-item]
     with pytest.raises(TypeError, match="not a projection plan"):
         _projector.project(broken, {"status": "success"})
-    bad_check = (*plan[:5], True, True, ((99, 0),), *plan[8:])
+    bad_check = plan._replace(integers_typed=True, numbers_typed=True, checks=((99, 0),))
     with pytest.raises(ValueError, match="99 is not a comparison"):
         _projector.project(bad_check, 5)
 
 
-WITHOUT_EXTENSIONS = """
-import sys
-class Refuse:
-    def find_spec(self, name, path=None, target=None):
-        if name in ("toolresponse.validation.native._jsonscan", "toolresponse.validation.native._projector"):
-            raise ImportError("built without a C compiler")
-sys.meta_path.insert(0, Refuse())
-from toolresponse.validation import _ijson
-from toolresponse.cli import main
-assert not _ijson.NATIVE_SCANS
-raise SystemExit(main(sys.argv[1:]))
+@needs_extensions
+def test_the_projector_reads_the_fields_of_projection_plan_in_order() -> None:
+    """The C projector names the fields it reads by position, and they are ProjectionPlan's."""
+    from toolresponse.validation.native import _projector
+
+    assert ProjectionPlan._fields == _projector.PLAN_FIELDS
+    check_plan_fields(ProjectionPlan._fields, _projector.PLAN_FIELDS)
+
+
+@pytest.mark.parametrize(("first", "second"), [(0, 1), (8, 9), (10, 11)])
+def test_a_plan_with_two_fields_swapped_is_refused(first: int, second: int) -> None:
+    """A field order that differs from ProjectionPlan's in two fields (two flags, the two
+    stand-ins, the member plans and the callable) is an ImportError naming both orders."""
+    fields = list(ProjectionPlan._fields)
+    fields[first], fields[second] = fields[second], fields[first]
+    swapped = tuple(fields)
+    with pytest.raises(ImportError) as refused:
+        check_plan_fields(ProjectionPlan._fields, swapped)
+    assert repr(swapped) in str(refused.value)
+    assert repr(ProjectionPlan._fields) in str(refused.value)
+
+
+def test_a_plan_field_order_that_is_missing_is_refused() -> None:
+    """A projector built from older sources, which names no field order, is refused too."""
+    with pytest.raises(ImportError, match="None"):
+        check_plan_fields(ProjectionPlan._fields, None)
+
+
+SWAPPED_PROJECTOR = """
+import sys, types
+projector = types.ModuleType("toolresponse.validation.native._projector")
+projector.PLAN_FIELDS = tuple(sys.argv[1:])
+projector.project = lambda plan, value: value
+sys.modules[projector.__name__] = projector
+try:
+    import toolresponse.validation.native
+except ImportError as error:
+    print(error)
+    raise SystemExit(3)
 """
 
 
+def test_a_projector_that_reads_the_fields_swapped_stops_the_import() -> None:
+    """Where the C projector reads two fields in the other order, importing the native package
+    fails with both orders named (it is never passed over for the Python projector)."""
+    first, second, *rest = ProjectionPlan._fields
+    swapped = (second, first, *rest)
+    ran = subprocess.run(
+        [sys.executable, "-c", SWAPPED_PROJECTOR, *swapped], capture_output=True, text=True, check=False
+    )
+    assert (3, "") == (ran.returncode, ran.stderr)
+    assert repr(swapped) in ran.stdout
+    assert repr(ProjectionPlan._fields) in ran.stdout
+
+
+@needs_extensions
 def test_a_build_without_the_extensions_gives_the_same_report(tmp_path: Path) -> None:
     """Where the package was installed without a C compiler, the validator runs the Python twins
     and writes the very report the C extensions give (repeated names, malformed lines, cached
@@ -262,14 +356,53 @@ def test_a_build_without_the_extensions_gives_the_same_report(tmp_path: Path) ->
     ]
     corpus = tmp_path / "mixed.jsonl"
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    samples = Path(__file__).resolve().parent.parent / "runtime" / "toolresponse" / "demo" / "samples"
+    samples = REPOSITORY / "runtime" / "toolresponse" / "demo" / "samples"
     argv = ["validate", str(corpus), str(samples)]
-    native = subprocess.run([sys.executable, "-m", "toolresponse", *argv], capture_output=True, text=True)
-    python = subprocess.run([sys.executable, "-c", WITHOUT_EXTENSIONS, *argv], capture_output=True, text=True)
-    assert (1, "") == (native.returncode, native.stderr)
-    assert "duplicate-name" in native.stdout
-    assert (native.returncode, native.stdout, native.stderr) == (
+    without = WITHOUT_EXTENSIONS + (
+        "from toolresponse.validation import native\n"
+        "assert (False, False) == (native.NATIVE_SCANS, native.NATIVE_PROJECTOR)\n"
+        "from toolresponse.cli import main\n"
+        "raise SystemExit(main(sys.argv[1:]))\n"
+    )
+    compiled = subprocess.run([sys.executable, "-m", "toolresponse", *argv], capture_output=True, text=True)
+    python = subprocess.run([sys.executable, "-c", without, *argv], capture_output=True, text=True)
+    assert (1, "") == (compiled.returncode, compiled.stderr)
+    assert "duplicate-name" in compiled.stdout
+    assert (compiled.returncode, compiled.stdout, compiled.stderr) == (
         python.returncode,
         python.stdout,
         python.stderr,
     )
+
+
+def _pytest_without_extensions(environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """This module's check that the extensions are used, run by pytest where they cannot be imported."""
+    run_pytest = WITHOUT_EXTENSIONS + "import pytest\nraise SystemExit(pytest.main(sys.argv[1:]))\n"
+    selected = f"{Path(__file__).name}::test_the_extensions_are_built_and_used"
+    return subprocess.run(
+        [sys.executable, "-c", run_pytest, "-q", "-rsE", "-p", "no:cacheprovider", selected],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent,
+        env=environment,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("required", [False, True])
+def test_a_test_that_needs_the_extensions_skips_unless_they_are_required(required: bool) -> None:
+    """Without the C extensions a test that needs them is skipped, saying why and how to require
+    them; with TOOLRESPONSE_REQUIRE_NATIVE=1 it fails instead."""
+    environment = {key: value for key, value in os.environ.items() if key != "TOOLRESPONSE_REQUIRE_NATIVE"}
+    if required:
+        environment["TOOLRESPONSE_REQUIRE_NATIVE"] = "1"
+    ran = _pytest_without_extensions(environment)
+    assert "_jsonscan, _projector" in ran.stdout
+    if required:
+        assert 1 == ran.returncode, ran.stdout
+        assert "1 error" in ran.stdout
+        assert "TOOLRESPONSE_REQUIRE_NATIVE=1 requires them" in ran.stdout
+    else:
+        assert 0 == ran.returncode, ran.stdout
+        assert "1 skipped" in ran.stdout
+        assert "set TOOLRESPONSE_REQUIRE_NATIVE=1" in ran.stdout

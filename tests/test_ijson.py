@@ -18,13 +18,12 @@ from toolresponse.validation._ijson import (
     MAX_NESTING,
     IJsonError,
     IJsonRule,
-    duplicate_member,
-    has_duplicate_members,
     locate,
     parse_ijson,
     pointer_at,
     position,
 )
+from toolresponse.validation.native import duplicate_member, has_duplicate_members
 
 REJECTED = [
     # (text, rule, line, column, pointer)

@@ -46,10 +46,10 @@ from ._ijson import (
     IJsonError,
     IJsonRule,
     duplicate_error,
-    lines_with_duplicates,
     parse_error,
 )
 from ._validate import ExplanationCache, validate_json
+from .native import lines_with_duplicates
 
 __all__ = [
     "BATCH_BYTES",

@@ -20,12 +20,13 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
-from functools import cache, partial
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 import jsonschema_rs
 
 from ._schema import bundled_schema
+from .native import ProjectionPlan, projector_of
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -283,7 +284,7 @@ def engine(name: EngineName = "fast") -> ValidationEngine:
 # value whole. An instance and its projection get the same verdict and the
 # same violations (the test suite checks both), so explanations can be cached
 # by projection. The bulk path projects every invalid response: it runs the
-# C projector of toolresponse._projector over each Projection's ``plan``
+# C projector (native/_projector.c) over each Projection's ``plan``
 # (``root_projector``), which gives what ``Projection.project`` gives.
 
 _ANNOTATIONS = frozenset(
@@ -333,7 +334,6 @@ def _identity(value: Any) -> Any:
 
 
 Projector = Callable[[Any], Any]
-Plan = tuple[Any, ...]
 
 # The comparison codes of the C projector's number checks (Python's rich comparison operations).
 _NATIVE_COMPARISONS: Mapping[str, int] = {
@@ -357,8 +357,8 @@ class Projection:
         self._patterns: list[tuple[re.Pattern[str], Any]] = []
         self._additional: list[Any] = []
         self._memo: dict[str, Projector] = {}
-        self._plans: dict[str, Plan] = {}
-        self._plan: Plan | None = None
+        self._plans: dict[str, ProjectionPlan] = {}
+        self._plan: ProjectionPlan | None = None
         pending = list(nodes)
         seen_references: set[str] = set()
         while pending and not self.keep:
@@ -429,7 +429,7 @@ class Projection:
             self._memo[name] = member
         return member
 
-    def _member_plan(self, name: str) -> Plan:
+    def _member_plan(self, name: str) -> ProjectionPlan:
         """The plan of the member ``name`` (remembered for the first names seen)."""
         plan = self._child(name).plan
         if len(self._plans) < _MEMO_LIMIT:
@@ -437,28 +437,22 @@ class Projection:
         return plan
 
     @property
-    def plan(self) -> Plan:
-        """This projection as the C projector (``toolresponse._projector``) reads it, a tuple of:
-        keep (the value whole), objects (project members), strings typed (a string becomes its
-        stand-in, cut to its length), the stand-in ("x" * the longest length a keyword can tell),
-        the characters of a string kept otherwise, integers typed, numbers typed, the number
-        checks ((comparison, limit), each of which a number must meet to become a stand-in), the
-        integer and number stand-ins (None: keep the value), the member plans seen so far, and
-        the function that makes the plan of a member not seen yet."""
+    def plan(self) -> ProjectionPlan:
+        """This projection as the C projector reads it (each field is documented on ProjectionPlan)."""
         if self._plan is None:
-            self._plan = (
-                self.keep,
-                self.objects,
-                "string" in self.typed_kinds,
-                "x" * self.string_keep,
-                max(_QUOTED_CHARACTERS, self.string_keep),
-                "integer" in self.typed_kinds,
-                "number" in self.typed_kinds,
-                tuple((_NATIVE_COMPARISONS[keyword], limit) for keyword, limit in self.numbers),
-                self._stand_in("integer"),
-                self._stand_in("number"),
-                self._plans,
-                self._member_plan,
+            self._plan = ProjectionPlan(
+                keep=self.keep,
+                objects=self.objects,
+                strings_typed="string" in self.typed_kinds,
+                stand_in="x" * self.string_keep,
+                quoted=max(_QUOTED_CHARACTERS, self.string_keep),
+                integers_typed="integer" in self.typed_kinds,
+                numbers_typed="number" in self.typed_kinds,
+                checks=tuple((_NATIVE_COMPARISONS[keyword], limit) for keyword, limit in self.numbers),
+                integer_stand_in=self._stand_in("integer"),
+                number_stand_in=self._stand_in("number"),
+                members=self._plans,
+                member=self._member_plan,
             )
         return self._plan
 
@@ -539,8 +533,4 @@ def root_projection() -> Projection:
 
 def root_projector() -> Projector:
     """``root_projection().project``, in C where the package was built with its extension."""
-    try:
-        from .native._projector import project
-    except ImportError:  # pragma: no cover - the test suite requires the extension
-        return root_projection().project
-    return partial(project, root_projection().plan)
+    return projector_of(root_projection())

@@ -23,50 +23,32 @@ itself), and only a text that fails is looked at again, to name the rule and
 the position. orjson keeps the last of two equal member names silently, so
 every text it accepts is also scanned for repeated names, and a rejected
 text is scanned up to where orjson stopped for the pointer of the member it
-was reading. Both scans (``first_duplicate``, for a batch of lines
-``lines_with_duplicates``, and ``path_at``) come from the C extension
-``toolresponse._jsonscan``, which builds no values. Where the package was
-installed without a C compiler they are the same scans in Python: the token
-loops ``duplicate_member`` and ``_slots_at`` (iterative, so no nesting
-exhausts Python's stack), behind a screen that proves most texts free of
-duplicates first: every member of a text has one colon outside strings, and
-colons inside strings survive a round trip unchanged, so the text and
-``orjson.dumps`` of its value hold the same number of colons exactly when no
-member was dropped (a dropped member takes at least its own colon with it);
-only an escaped colon (``\\u003a``) breaks the argument, and a text
-containing ``\\u003`` gets the exact scan. The test suite holds the two
-implementations to the same answers.
+was reading. Both scans (``first_duplicate`` and ``path_at``) come from the
+validator's ``native`` package, which runs them in C (building no values)
+where the package was compiled, and otherwise their Python twins, which give
+the same answers.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from .._errors import IJsonError, IJsonRule
-from ._engine import Path, json_pointer
+from ._engine import json_pointer
+from .native import first_duplicate, path_at, string_token_value
 
 __all__ = [
     "MAX_NESTING",
-    "NATIVE_SCANS",
     "IJsonError",
     "IJsonRule",
     "duplicate_error",
-    "duplicate_member",
-    "first_duplicate",
-    "first_duplicate_python",
-    "has_duplicate_members",
-    "lines_with_duplicates",
-    "lines_with_duplicates_python",
     "locate",
     "parse_error",
     "parse_ijson",
-    "path_at",
-    "path_at_python",
     "pointer_at",
     "position",
 ]
@@ -78,16 +60,10 @@ BINARY_SNIFF_BYTES = 8192
 """A NUL byte within this many leading bytes marks data as binary (git's rule)."""
 
 _BOM = b"\xef\xbb\xbf"
-_ESCAPED_COLON_BYTES = b"\\u003"
-_ESCAPED_COLON_TEXT = "\\u003"
 # The tokens of a JSON text that carry structure; numbers, literals and white space
 # are skipped by the search. Strings are matched whole so that their content is never
 # read as structure. Only run over text that orjson has accepted.
 _TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\],:]')
-# The same over the valid prefix of a rejected text, which may end inside a string.
-_PREFIX_TOKENS = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)|[{}\[\],]')
-# Without the colon: what the duplicate scan needs.
-_SCAN_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\],]')
 _POINTER_DEPTH = 32
 _NOT_SPACE = re.compile(r"[^ \t\r\n]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -202,28 +178,6 @@ def _parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError
     return _diagnose(text, error)
 
 
-def has_duplicate_members(data: str | bytes, value: Any) -> bool:
-    """Whether the JSON text ``data``, which orjson parsed to ``value``, may repeat a member name.
-
-    False is exact: the text has no duplicate. True means "run ``duplicate_member``"
-    (see the module docstring for why the colon count is exact).
-    """
-    try:
-        dumped = orjson.dumps(value)
-    except orjson.JSONEncodeError:
-        return True
-    if isinstance(data, bytes):
-        return data.count(b":") != dumped.count(b":") or (b"\\" in data and _ESCAPED_COLON_BYTES in data)
-    return data.count(":") != dumped.count(b":") or ("\\" in data and _ESCAPED_COLON_TEXT in data)
-
-
-def _key(token: str) -> str:
-    if "\\" in token:
-        key: str = json.loads(token)
-        return key
-    return token[1:-1]
-
-
 class _Frame:
     """One open array or object of a scan: its current slot (member name or index)."""
 
@@ -234,48 +188,6 @@ class _Frame:
         self.expecting_key = is_object
         self.slot: str | int = "" if is_object else 0
         self.seen: set[str] = set()
-
-
-def _token_offset(pattern: re.Pattern[str], text: str, index: int) -> int:
-    """Where the ``index``-th match of ``pattern`` in ``text`` starts."""
-    for number, match in enumerate(pattern.finditer(text)):
-        if number == index:
-            return match.start()
-    return len(text)
-
-
-def duplicate_member(text: str) -> tuple[int, tuple[str | int, ...]] | None:
-    """The offset and instance path of the first repeated member name of ``text``, or None.
-
-    ``text`` must be well-formed JSON; the path ends with the repeated name.
-    """
-    # A frame is [is_object, slot, expecting_key, names seen]; lists and findall keep this
-    # loop cheap, as it runs over every line the colon screen flags.
-    stack: list[list[Any]] = []
-    for index, token in enumerate(_SCAN_TOKENS.findall(text)):
-        first = token[0]
-        if first == '"':
-            if stack and stack[-1][2]:
-                frame = stack[-1]
-                name = _key(token)
-                seen: set[str] = frame[3]
-                if name in seen:
-                    path = (*(f[1] for f in stack[:-1]), name)
-                    return _token_offset(_SCAN_TOKENS, text, index), path
-                seen.add(name)
-                frame[1] = name
-                frame[2] = False
-        elif first == "{":
-            stack.append([True, "", True, set()])
-        elif first == "[":
-            stack.append([False, 0, False, None])
-        elif first == "}" or first == "]":
-            stack.pop()
-        elif stack[-1][0]:
-            stack[-1][2] = True
-        else:
-            stack[-1][1] += 1
-    return None
 
 
 def locate(text: str, path: tuple[str | int, ...], *, member_name: bool = False) -> int | None:
@@ -296,7 +208,7 @@ def locate(text: str, path: tuple[str | int, ...], *, member_name: bool = False)
         if first == '"':
             if stack and stack[-1].expecting_key:
                 frame = stack[-1]
-                frame.slot = _key(token)
+                frame.slot = string_token_value(token)
                 frame.expecting_key = False
                 if member_name and len(stack) == depth and tuple(f.slot for f in stack) == path:
                     return match.start()
@@ -322,107 +234,6 @@ def locate(text: str, path: tuple[str | int, ...], *, member_name: bool = False)
                 return None
             return start.start()
     return None
-
-
-def _terminated(token: str) -> bool:
-    """Whether a string token of ``_PREFIX_TOKENS`` ends with its closing quote."""
-    if len(token) < 2 or not token.endswith('"'):
-        return False
-    backslashes = len(token) - 1 - len(token[:-1].rstrip("\\"))
-    return backslashes % 2 == 0
-
-
-def _slots_at(text: str, offset: int, max_depth: int) -> Path | None:
-    """``path_at`` in Python, over characters: the path being read at ``offset`` of ``text``."""
-    tokens = _PREFIX_TOKENS.findall(text, 0, offset)
-    # Only the last token can be a string cut off where the parser stopped (every other one
-    # is followed by more text, so it ends with its quote). A name cut off names nothing yet,
-    # and the object is the place; a cut-off value changes nothing either: drop it.
-    if tokens and tokens[-1][0] == '"' and not _terminated(tokens[-1]):
-        tokens.pop()
-    stack: list[list[Any]] = []
-    push = stack.append
-    for token in tokens:
-        first = token[0]
-        if first == '"':
-            if stack:
-                frame = stack[-1]
-                if frame[2]:
-                    frame[1] = _key(token)
-                    frame[2] = False
-        elif first == "{":
-            push([True, "", True])
-        elif first == "[":
-            push([False, 0, False])
-        elif first == "}" or first == "]":
-            if stack:
-                stack.pop()
-        elif stack:
-            frame = stack[-1]
-            if frame[0]:
-                frame[2] = True
-            else:
-                frame[1] += 1
-    if len(stack) > max_depth:
-        return None
-    slots = [frame[1] for frame in stack]
-    if stack and stack[-1][2]:
-        slots.pop()
-    return tuple(slots)
-
-
-def path_at_python(data: bytes, end: int, max_depth: int) -> Path | None:
-    """The extension's ``path_at`` in Python: the path being read at byte ``end`` of ``data``."""
-    text = data[: max(end, 0)].decode("utf-8", "surrogatepass")
-    return _slots_at(text, len(text), max_depth)
-
-
-def first_duplicate_python(data: bytes, max_depth: int) -> tuple[int, Path] | None:
-    """The extension's ``first_duplicate`` in Python: the colon screen, then the token scan.
-
-    The byte offset of the first repeated member name and its path, or None. ValueError when
-    orjson cannot read ``data`` (as the extension gives when it nests deeper than ``max_depth``;
-    orjson's own limit is ``MAX_NESTING``)."""
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError as error:
-        raise ValueError(f"not JSON text orjson reads: {error}") from None
-    if not has_duplicate_members(data, value):
-        return None
-    text = data.decode("utf-8")
-    found = duplicate_member(text)
-    if found is None:
-        return None
-    offset, path = found
-    return len(text[:offset].encode("utf-8", "surrogatepass")), path
-
-
-def lines_with_duplicates_python(lines: list[bytes], max_depth: int) -> list[int]:
-    """The extension's ``lines_with_duplicates`` in Python: the indexes of the JSON texts ``lines``
-    in which some object repeats a name (a line orjson cannot read is not among them)."""
-    found = []
-    for index, line in enumerate(lines):
-        try:
-            if first_duplicate_python(line, max_depth) is not None:
-                found.append(index)
-        except ValueError:
-            continue
-    return found
-
-
-# The scans the validator runs on every text: the C extension's, or their Python twins in a
-# build made without a C compiler.
-first_duplicate: Callable[[bytes, int], tuple[int, Path] | None]
-lines_with_duplicates: Callable[[list[bytes], int], list[int]]
-path_at: Callable[[bytes, int, int], Path | None]
-try:
-    from .native._jsonscan import first_duplicate, lines_with_duplicates, path_at
-except ImportError:  # pragma: no cover - the test suite requires the extension, and runs the twins itself
-    first_duplicate = first_duplicate_python
-    lines_with_duplicates = lines_with_duplicates_python
-    path_at = path_at_python
-NATIVE_SCANS = first_duplicate is not first_duplicate_python
-"""Whether the scans are the C extension's."""
 
 
 def _encoded(text: str) -> bytes:

@@ -483,7 +483,8 @@ push(Scan *scan, int is_object)
 static Frame *
 top(Scan *scan)
 {
-    if (scan->depth == 0 || scan->depth > scan->max_depth + 1) {
+    /* depth - 1 > max_depth, not depth > max_depth + 1: max_depth may be PY_SSIZE_T_MAX */
+    if (scan->depth == 0 || scan->depth - 1 > scan->max_depth) {
         return NULL;
     }
     return &scan->frames[scan->depth - 1];
@@ -819,7 +820,9 @@ find_names(Scan *scan, Py_ssize_t size, Py_ssize_t *found)
         classify(block, &masks);
         uint64_t escaped = (masks.backslash | escape_carry) ? escaped_bytes(masks.backslash, &escape_carry) : 0;
         uint64_t in_string = prefix_parity(masks.quote & ~escaped) ^ inside;
-        inside = (uint64_t)((int64_t)in_string >> 63);
+        /* all ones when the block ends inside a string: the top bit, spread by unsigned negation
+         * (well defined, unlike a right shift of a negative int64_t) */
+        inside = (uint64_t)0 - (in_string >> 63);
         uint64_t events = (masks.brace | masks.colon) & ~in_string;
         if (events != 0) {
             Outcome outcome = visit(scan, base, events, found);
@@ -931,6 +934,7 @@ parse_depth(PyObject *number, Py_ssize_t *depth)
 static PyObject *
 first_duplicate(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+    (void)module;
     Py_ssize_t max_depth;
     Py_buffer data;
     if (nargs != 2) {
@@ -993,6 +997,7 @@ repeats_a_name(const unsigned char *text, Py_ssize_t size, Py_ssize_t max_depth)
 static PyObject *
 lines_with_duplicates(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+    (void)module;
     Py_ssize_t max_depth;
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "lines_with_duplicates(lines, max_depth) takes 2 arguments");
@@ -1039,6 +1044,7 @@ lines_with_duplicates(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 path_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+    (void)module;
     Py_ssize_t end;
     Py_ssize_t max_depth;
     Py_buffer data;
@@ -1078,6 +1084,7 @@ static PyMethodDef jsonscan_methods[] = {
 static int
 jsonscan_exec(PyObject *module)
 {
+    (void)module;
     PyObject *os = PyImport_ImportModule("os");
     if (os == NULL) {
         return -1;

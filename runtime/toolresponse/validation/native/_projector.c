@@ -10,10 +10,11 @@
  *
  *   project(plan, value)
  *
- * `plan` is a Projection's `plan` tuple (see Projection in _engine.py, which
- * builds it from the schema and documents each field); member plans are read
- * from its `members` dict and, for a name not seen before, asked of its
- * `member` callable, which builds and remembers them. The result equals what
+ * `plan` is a Projection's `plan`, a ProjectionPlan (projector.py: a named
+ * tuple that documents each field; Projection in _engine.py builds it from the
+ * schema); member plans are read from its `members` dict and, for a name not
+ * seen before, asked of its `member` callable, which builds and remembers them.
+ * The fields are read by position; PLAN_FIELDS names them in that order. The result equals what
  * the Python projector gives (the test suite compares the two). The plan
  * comes first so that functools.partial can bind it.
  */
@@ -22,22 +23,30 @@
 
 #include <math.h>
 
-/* The fields of a plan tuple, in Projection.plan's order. */
-enum {
-    PLAN_KEEP,
-    PLAN_OBJECTS,
-    PLAN_STRINGS_TYPED,
-    PLAN_STAND_IN,
-    PLAN_QUOTED,
-    PLAN_INTEGERS_TYPED,
-    PLAN_NUMBERS_TYPED,
-    PLAN_CHECKS,
-    PLAN_INTEGER_STAND_IN,
-    PLAN_NUMBER_STAND_IN,
-    PLAN_MEMBERS,
-    PLAN_MEMBER,
-    PLAN_SIZE
-};
+/* The fields of a plan, in the order this file reads them by position: ProjectionPlan (in
+ * projector.py) must declare them in this order, and the package checks at import that it
+ * does, against PLAN_FIELDS, which this list also makes. */
+#define PLAN_FIELD_LIST(X)                       \
+    X(PLAN_KEEP, "keep")                         \
+    X(PLAN_OBJECTS, "objects")                   \
+    X(PLAN_STRINGS_TYPED, "strings_typed")       \
+    X(PLAN_STAND_IN, "stand_in")                 \
+    X(PLAN_QUOTED, "quoted")                     \
+    X(PLAN_INTEGERS_TYPED, "integers_typed")     \
+    X(PLAN_NUMBERS_TYPED, "numbers_typed")       \
+    X(PLAN_CHECKS, "checks")                     \
+    X(PLAN_INTEGER_STAND_IN, "integer_stand_in") \
+    X(PLAN_NUMBER_STAND_IN, "number_stand_in")   \
+    X(PLAN_MEMBERS, "members")                   \
+    X(PLAN_MEMBER, "member")
+
+#define PLAN_ENUM(field, name) field,
+enum { PLAN_FIELD_LIST(PLAN_ENUM) PLAN_SIZE };
+#undef PLAN_ENUM
+
+#define PLAN_NAME(field, name) name,
+static const char *const plan_field_names[PLAN_SIZE] = {PLAN_FIELD_LIST(PLAN_NAME)};
+#undef PLAN_NAME
 
 #define FIELD(plan, field) PyTuple_GET_ITEM(plan, field)
 
@@ -48,7 +57,7 @@ static PyObject *project_value(PyObject *value, PyObject *plan);
 static int
 check_plan(PyObject *plan)
 {
-    if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != PLAN_SIZE || !PyBool_Check(FIELD(plan, PLAN_KEEP))
+    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != PLAN_SIZE || !PyBool_Check(FIELD(plan, PLAN_KEEP))
         || !PyBool_Check(FIELD(plan, PLAN_OBJECTS)) || !PyBool_Check(FIELD(plan, PLAN_STRINGS_TYPED))
         || !PyBool_Check(FIELD(plan, PLAN_INTEGERS_TYPED)) || !PyBool_Check(FIELD(plan, PLAN_NUMBERS_TYPED))
         || !PyUnicode_CheckExact(FIELD(plan, PLAN_STAND_IN))
@@ -187,6 +196,7 @@ project_value(PyObject *value, PyObject *plan)
 static PyObject *
 project(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+    (void)module;
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "project(plan, value) takes 2 arguments");
         return NULL;
@@ -204,7 +214,29 @@ static PyMethodDef projector_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* PLAN_FIELDS: the names of the plan's fields, in the order they are read. */
+static int
+projector_exec(PyObject *module)
+{
+    PyObject *fields = PyTuple_New(PLAN_SIZE);
+    if (fields == NULL) {
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PLAN_SIZE; i++) {
+        PyObject *name = PyUnicode_FromString(plan_field_names[i]);
+        if (name == NULL) {
+            Py_DECREF(fields);
+            return -1;
+        }
+        PyTuple_SET_ITEM(fields, i, name);
+    }
+    int added = PyModule_AddObjectRef(module, "PLAN_FIELDS", fields);
+    Py_DECREF(fields);
+    return added;
+}
+
 static struct PyModuleDef_Slot projector_slots[] = {
+    {Py_mod_exec, projector_exec},
 #if PY_VERSION_HEX >= 0x030C0000
     {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
 #endif

@@ -1,0 +1,200 @@
+"""The scans of ``_jsonscan.c`` in pure Python: the same answers, for a build made without a C compiler.
+
+- ``first_duplicate_python(data, max_depth)``: the byte offset and instance path
+  of the first repeated member name of a JSON text, or None.
+- ``lines_with_duplicates_python(lines, max_depth)``: the indexes of the lines
+  in which some object repeats a member name.
+- ``path_at_python(data, end, max_depth)``: the instance path of the member or
+  item being read at byte ``end`` (where a parser stopped).
+
+The token loops ``duplicate_member`` and ``_slots_at`` are iterative, so no
+nesting exhausts Python's stack. ``duplicate_member`` runs behind a screen,
+``has_duplicate_members``, that proves most texts free of duplicates first:
+every member of a text has one colon outside strings, and colons inside strings
+survive a round trip unchanged, so the text and ``orjson.dumps`` of its value
+hold the same number of colons exactly when no member was dropped (orjson keeps
+the last of two equal names, and a dropped member takes at least its own colon
+with it); only an escaped colon (``\\u003a``) breaks the argument, and a text
+containing ``\\u003`` gets the exact scan.
+
+This module knows nothing of the validator; the package's ``__init__`` decides,
+once, whether these or the C scans run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "duplicate_member",
+    "first_duplicate_python",
+    "has_duplicate_members",
+    "lines_with_duplicates_python",
+    "path_at_python",
+    "string_token_value",
+]
+
+Path = tuple[str | int, ...]
+
+_ESCAPED_COLON_BYTES = b"\\u003"
+_ESCAPED_COLON_TEXT = "\\u003"
+# The tokens the duplicate scan needs: strings matched whole, so that their content is never
+# read as structure, and the brackets and commas. Only run over text that orjson has accepted.
+_SCAN_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\],]')
+# The same over the valid prefix of a rejected text, which may end inside a string.
+_PREFIX_TOKENS = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)|[{}\[\],]')
+
+
+def string_token_value(token: str) -> str:
+    """The string a JSON string token (its quotes included) stands for, its escapes decoded."""
+    if "\\" in token:
+        name: str = json.loads(token)
+        return name
+    return token[1:-1]
+
+
+def has_duplicate_members(data: str | bytes, value: Any) -> bool:
+    """Whether the JSON text ``data``, which orjson parsed to ``value``, may repeat a member name.
+
+    False is exact: the text has no duplicate. True means "run ``duplicate_member``"
+    (see the module docstring for why the colon count is exact).
+    """
+    try:
+        dumped = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return True
+    if isinstance(data, bytes):
+        return data.count(b":") != dumped.count(b":") or (b"\\" in data and _ESCAPED_COLON_BYTES in data)
+    return data.count(":") != dumped.count(b":") or ("\\" in data and _ESCAPED_COLON_TEXT in data)
+
+
+def _token_offset(pattern: re.Pattern[str], text: str, index: int) -> int:
+    """Where the ``index``-th match of ``pattern`` in ``text`` starts."""
+    for number, match in enumerate(pattern.finditer(text)):
+        if number == index:
+            return match.start()
+    return len(text)
+
+
+def duplicate_member(text: str) -> tuple[int, Path] | None:
+    """The offset and instance path of the first repeated member name of ``text``, or None.
+
+    ``text`` must be well-formed JSON; the path ends with the repeated name.
+    """
+    # A frame is [is_object, slot, expecting_key, names seen]; lists and findall keep this
+    # loop cheap, as it runs over every line the colon screen flags.
+    stack: list[list[Any]] = []
+    for index, token in enumerate(_SCAN_TOKENS.findall(text)):
+        first = token[0]
+        if first == '"':
+            if stack and stack[-1][2]:
+                frame = stack[-1]
+                name = string_token_value(token)
+                seen: set[str] = frame[3]
+                if name in seen:
+                    path = (*(f[1] for f in stack[:-1]), name)
+                    return _token_offset(_SCAN_TOKENS, text, index), path
+                seen.add(name)
+                frame[1] = name
+                frame[2] = False
+        elif first == "{":
+            stack.append([True, "", True, set()])
+        elif first == "[":
+            stack.append([False, 0, False, None])
+        elif first == "}" or first == "]":
+            stack.pop()
+        elif stack[-1][0]:
+            stack[-1][2] = True
+        else:
+            stack[-1][1] += 1
+    return None
+
+
+def _terminated(token: str) -> bool:
+    """Whether a string token of ``_PREFIX_TOKENS`` ends with its closing quote."""
+    if len(token) < 2 or not token.endswith('"'):
+        return False
+    backslashes = len(token) - 1 - len(token[:-1].rstrip("\\"))
+    return backslashes % 2 == 0
+
+
+def _slots_at(text: str, offset: int, max_depth: int) -> Path | None:
+    """``path_at`` in Python, over characters: the path being read at ``offset`` of ``text``."""
+    tokens = _PREFIX_TOKENS.findall(text, 0, offset)
+    # Only the last token can be a string cut off where the parser stopped (every other one
+    # is followed by more text, so it ends with its quote). A name cut off names nothing yet,
+    # and the object is the place; a cut-off value changes nothing either: drop it.
+    if tokens and tokens[-1][0] == '"' and not _terminated(tokens[-1]):
+        tokens.pop()
+    stack: list[list[Any]] = []
+    push = stack.append
+    for token in tokens:
+        first = token[0]
+        if first == '"':
+            if stack:
+                frame = stack[-1]
+                if frame[2]:
+                    frame[1] = string_token_value(token)
+                    frame[2] = False
+        elif first == "{":
+            push([True, "", True])
+        elif first == "[":
+            push([False, 0, False])
+        elif first == "}" or first == "]":
+            if stack:
+                stack.pop()
+        elif stack:
+            frame = stack[-1]
+            if frame[0]:
+                frame[2] = True
+            else:
+                frame[1] += 1
+    if len(stack) > max_depth:
+        return None
+    slots = [frame[1] for frame in stack]
+    if stack and stack[-1][2]:
+        slots.pop()
+    return tuple(slots)
+
+
+def path_at_python(data: bytes, end: int, max_depth: int) -> Path | None:
+    """The extension's ``path_at`` in Python: the path being read at byte ``end`` of ``data``."""
+    text = data[: max(end, 0)].decode("utf-8", "surrogatepass")
+    return _slots_at(text, len(text), max_depth)
+
+
+def first_duplicate_python(data: bytes, max_depth: int) -> tuple[int, Path] | None:
+    """The extension's ``first_duplicate`` in Python: the colon screen, then the token scan.
+
+    The byte offset of the first repeated member name and its path, or None. ValueError when
+    orjson cannot read ``data`` (as the extension gives when it nests deeper than ``max_depth``;
+    orjson's own limit is 1024 levels)."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise ValueError(f"not JSON text orjson reads: {error}") from None
+    if not has_duplicate_members(data, value):
+        return None
+    text = data.decode("utf-8")
+    found = duplicate_member(text)
+    if found is None:
+        return None
+    offset, path = found
+    return len(text[:offset].encode("utf-8", "surrogatepass")), path
+
+
+def lines_with_duplicates_python(lines: list[bytes], max_depth: int) -> list[int]:
+    """The extension's ``lines_with_duplicates`` in Python: the indexes of the JSON texts ``lines``
+    in which some object repeats a name (a line orjson cannot read is not among them)."""
+    found = []
+    for index, line in enumerate(lines):
+        try:
+            if first_duplicate_python(line, max_depth) is not None:
+                found.append(index)
+        except ValueError:
+            continue
+    return found
