@@ -46,8 +46,14 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
+## check-compat: every change of schema/v1 since the released baseline, classified; only compatible ones pass
+BASELINE := schema/baseline/v1.0.0
+check-compat: $(STAMP) $(NPM_STAMP)
+	$(BIN)/toolresponse schema diff $(BASELINE) schema/v1 --fail-on behaviour \
+		--json-schema-diff node_modules/.bin/json-schema-diff
+
 ## test: drift checks, lint and the whole test suite
-test: check-generated lint $(NPM_STAMP)
+test: check-generated check-compat lint $(NPM_STAMP)
 	node tests/conformance/node/run-fixtures.mjs
 	TOOLRESPONSE_REQUIRE_NATIVE=1 $(BIN)/pytest
 

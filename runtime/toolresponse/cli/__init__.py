@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("toolresponse.cli.demo", "run every demo of the project with nothing configured"),
     "serve": ("toolresponse.cli.serve", "serve a ToolRegistry over the HTTP binding"),
     "conformance": ("toolresponse.cli.conformance", "run the HTTP conformance suite against a server"),
+    "schema": ("toolresponse.cli.schema", "compare two versions of a schema: what changed, whom it breaks"),
 }
 
 

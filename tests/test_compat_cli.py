@@ -1,0 +1,118 @@
+"""``toolresponse schema diff``: text and JSON reports, exit statuses, the json-schema-diff cross-check."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolresponse.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+V1 = ROOT / "schema" / "v1"
+BASELINE = ROOT / "schema" / "baseline" / "v1.0.0"
+JSON_SCHEMA_DIFF = ROOT / "node_modules" / ".bin" / "json-schema-diff"
+
+
+def _copy(tmp_path: Path) -> Path:
+    target = tmp_path / "v1"
+    shutil.copytree(V1, target)
+    return target
+
+
+def _edit(directory: Path, name: str, key: str, value: Any) -> None:
+    path = directory / name
+    document = json.loads(path.read_text(encoding="utf-8"))
+    *parents, last = key.split("/")
+    node = document
+    for part in parents:
+        node = node[part]
+    node[last] = value
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+
+
+def _new_code(directory: Path) -> None:
+    document = json.loads((directory / "error-code.schema.json").read_text(encoding="utf-8"))
+    _edit(directory, "error-code.schema.json", "enum", [*document["enum"], "QUOTA_EXCEEDED"])
+
+
+def test_an_unchanged_schema_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    """The baseline against the current v1 exits 0 and reports no changes."""
+    assert 0 == main(["schema", "diff", str(BASELINE), str(V1), "--fail-on", "behaviour"])
+    assert "0 changes from" in capsys.readouterr().out
+
+
+def test_a_new_error_code_fails_naming_pointer_rule_and_v2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new code exits 1; the line names the pointer, the class, the rule and that it needs v2."""
+    new = _copy(tmp_path)
+    _new_code(new)
+    assert 1 == main(["schema", "diff", str(BASELINE), str(new)])
+    out = capsys.readouterr().out
+    assert (
+        'error-code.schema.json#/enum/15: breaking for consumers [enum-value-added]: "QUOTA_EXCEEDED" was '
+        "added to a closed set; consumers that switch over every value break; this needs v2"
+    ) in out.splitlines()
+    assert "FAIL: 1 changes are not allowed within v1: this needs v2" in out
+
+
+def test_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--format json gives every change with class, rule, pointer and keyword, the counts and the verdict."""
+    new = _copy(tmp_path)
+    _edit(new, "tool-response.schema.json", "required", ["status", "text", "data"])
+    assert 1 == main(["schema", "diff", str(BASELINE), str(new), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert [
+        {
+            "class": "breaking-producers",
+            "rule": "required-added",
+            "pointer": "tool-response.schema.json#/required",
+            "keyword": "required",
+            "message": "member 'data' is now required",
+        }
+    ] == report["changes"]
+    assert (True, "v2", 1) == (report["failed"], report["needs"], report["counts"]["breaking-producers"])
+
+
+def test_a_behaviour_change_fails_only_with_fail_on_behaviour(tmp_path: Path) -> None:
+    """A code's new HTTP status passes the default (breaking) and fails --fail-on behaviour."""
+    new = _copy(tmp_path)
+    _edit(new, "error-code.schema.json", "x-error-codes/RATE_LIMIT/http_status", 503)
+    assert 0 == main(["schema", "diff", str(BASELINE), str(new)])
+    assert 1 == main(["schema", "diff", str(BASELINE), str(new), "--fail-on", "behaviour"])
+
+
+def test_a_compatible_change_passes_even_a_frozen_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new description is reported and passes --fail-on behaviour."""
+    new = _copy(tmp_path)
+    _edit(new, "status.schema.json", "description", "How a tool call ended.")
+    assert 0 == main(["schema", "diff", str(BASELINE), str(new), "--fail-on", "behaviour"])
+    assert "status.schema.json#/description: compatible [description-changed]" in capsys.readouterr().out
+
+
+def test_an_unreadable_side_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A path with no schema documents exits 2 with a one-line reason on standard error."""
+    assert 2 == main(["schema", "diff", str(BASELINE), str(tmp_path)])
+    assert "no JSON Schema documents" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not JSON_SCHEMA_DIFF.exists(), reason="npm json-schema-diff not installed (npm ci)")
+def test_the_check_compat_command_confirms_with_json_schema_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command make check-compat runs agrees with json-schema-diff and fails a narrowed type."""
+    new = _copy(tmp_path)
+    _edit(new, "tool-response.schema.json", "$defs/Stats/type", "object")
+    argv = ["schema", "diff", str(BASELINE), str(new), "--fail-on", "behaviour"]
+    assert 1 == main([*argv, "--json-schema-diff", str(JSON_SCHEMA_DIFF), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert [] == report["set_check"]["disagreements"]
+    assert {"document": "tool-response.schema.json", "grew": False, "shrank": True} in report["set_check"][
+        "verdicts"
+    ]
