@@ -23,6 +23,7 @@ from toolresponse.agent import (
     RetryPolicy,
     RunOutcome,
     ScriptedChatServer,
+    ScriptedCompletion,
     ScriptedDisconnect,
     ScriptedHTTPError,
     ScriptedReply,
@@ -678,3 +679,77 @@ def test_a_failing_trace_never_fails_the_run(
     )
     expected = "the agent trace stopped after an error writing a tool_request event: [Errno 28] No space left"
     assert [expected + " on device"] == [record.getMessage() for record in caplog.records]
+
+
+# -- hardening: masking and replies no well-behaved server sends -------------------------------
+
+
+def test_the_model_output_event_masks_the_argument_text(
+    mode: str, clock: FakeClock, calls: Calls, serve: Serve, tmp_path: Path
+) -> None:
+    """The raw argument text in model_output is masked like the tool_request (parsed or not)."""
+    server = serve(
+        [
+            _call("search", '{"query": "x", "api_key": "hunter2-zebra"}'),
+            _call("search", '{"query": "x", "password": "hunter2-zebra'),
+            _answer(),
+        ]
+    )
+    trace = tmp_path / "trace.jsonl"
+    _run(_agent(server.base_url, _registry(calls), clock, trace=trace), "Search.", mode)
+    text = trace.read_text("utf-8")
+    assert "hunter2-zebra" not in text
+    outputs = [json.loads(line) for line in text.splitlines() if '"model_output"' in line]
+    assert ['{"query":"x","api_key":"***"}', '{"query": "x", "password": "***'] == [
+        output["tool_calls"][0]["arguments"] for output in outputs[:2]
+    ]
+
+
+def test_the_result_reason_masks_a_credential_quoted_by_the_provider(
+    mode: str, clock: FakeClock, calls: Calls, serve: Serve
+) -> None:
+    """A provider error that quotes the refused key does not carry it into AgentResult.reason."""
+    secret = "sk-live-" + "Zx9Yw8Vu7Ts6Rq5Po4"
+    server = serve([ScriptedHTTPError(status=401, message=f"Invalid header Authorization: Bearer {secret}")])
+    result = _run(_agent(server.base_url, _registry(calls), clock), "Hi.", mode)
+    assert RunOutcome.MODEL_ERROR == result.outcome
+    assert secret not in result.reason
+    assert "Authorization: Bearer ***" in result.reason
+
+
+def test_arguments_sent_as_an_object_are_answered_invalid_format(
+    mode: str, clock: FakeClock, calls: Calls, serve: Serve, tmp_path: Path
+) -> None:
+    """Arguments that are an object, not text, reach the model as INVALID_FORMAT; the run goes on."""
+    body = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"name": "add", "arguments": {"a": 1}}}
+                    ],
+                },
+            }
+        ],
+        "usage": {"prompt_tokens": "many", "completion_tokens": None},
+    }
+    server = serve([ScriptedCompletion(body=body), _answer("ok")])
+    trace = tmp_path / "trace.jsonl"
+    result = _run(_agent(server.base_url, _registry(calls), clock, trace=trace), "Add.", mode)
+    assert (RunOutcome.ANSWERED, {}) == (result.outcome, calls.counts)
+    message = server.tool_messages()[0]["content"]
+    assert message.startswith("ERROR INVALID_FORMAT: The tool call to 'add' could not be read: its arguments")
+    events = [json.loads(line) for line in trace.read_text("utf-8").splitlines()]
+    assert "run_end" == events[-1]["event"]
+    assert [
+        "usage.prompt_tokens 'many' is not a count: counted as 0",
+        "usage.completion_tokens None is not a count: counted as 0",
+    ] == events[1]["notes"]

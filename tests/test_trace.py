@@ -84,6 +84,86 @@ def test_prose_is_kept(text: str) -> None:
     assert text == mask_secrets(text)
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "accessToken",
+        "clientSecret",
+        "secretKey",
+        "authToken",
+        "privateKey",
+        "APIKey",
+        "xApiKey",
+        "db.password",
+    ],
+)
+def test_camel_case_and_dotted_secret_names_are_masked(name: str) -> None:
+    """A secret name is recognised in camelCase and dotted spellings too."""
+    assert {name: "***"} == mask_secrets({name: "value-1"})
+
+
+@pytest.mark.parametrize("name", ["promptTokens", "maxTokens", "secretaryCount", "keyboardLayout"])
+def test_camel_case_counts_and_ordinary_names_are_kept(name: str) -> None:
+    """Splitting camelCase does not turn counts or ordinary names into secrets."""
+    assert {name: 3} == mask_secrets({name: 3})
+
+
+# One row per family of secret inside a string: (family, text, masked text).
+SECRETS_IN_TEXT = [
+    ("json text", '{"api_key": "hunter2", "user": "ann"}', '{"api_key": "***", "user": "ann"}'),
+    ("json text camelCase", '{"accessToken":"abc","n":1}', '{"accessToken":"***","n":1}'),
+    ("json text cut short", '{"password": "hunt', '{"password": "***'),
+    ("json text inside json text", '{"a": "{\\"token\\": \\"abc\\"}"}', '{"a": "{\\"token\\": \\"***\\"}"}'),
+    ("python assignment", "API_KEY = 'x'", "API_KEY = '***'"),
+    ("shell assignment", "export GITHUB_TOKEN=abc123", "export GITHUB_TOKEN=***"),
+    ("yaml", "clientSecret: xyz", "clientSecret: ***"),
+    ("prose", "password hunter2", "password ***"),
+    ("prose with is", "my API key is abcd1234efgh", "my API key is ***"),
+    ("stripe live", "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "sk_live_***"),
+    ("stripe test", "use sk_test_" + "51H8xYzAbCdEfGh now", "use sk_test_*** now"),
+    ("stripe restricted", "rk_live_" + "abcdefgh12345678", "rk_live_***"),
+    ("hugging face", "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz012345", "hf_***"),
+    ("gitlab", "glpat-" + "xY12-abcdefghijklmnop", "glpat-***"),
+    ("npm", "npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "npm_***"),
+    (
+        "pem private key",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+        "-----BEGIN RSA PRIVATE KEY-----***-----END RSA PRIVATE KEY-----",
+    ),
+    (
+        "pem private key cut short",
+        "k=-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn",
+        "k=-----BEGIN OPENSSH PRIVATE KEY-----***",
+    ),
+    ("bearer in lower case only", "Bearer abcdefghijklmnopqrstuvwxyz", "Bearer ***"),
+    ("authorization header", "Authorization: Bearer abcdefghijklmno", "Authorization: Bearer ***"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [row[1:] for row in SECRETS_IN_TEXT], ids=[row[0] for row in SECRETS_IN_TEXT]
+)
+def test_each_family_of_secret_in_text_is_masked(text: str, expected: str) -> None:
+    """Named values (JSON, assignments, prose) and well-known key formats are masked inside strings."""
+    assert expected == mask_secrets(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password reset link sent",
+        "token limit exceeded",
+        '{"password": null, "token_count": 3}',
+        "monkey: banana",
+        "the hf_ prefix names a Hugging Face token",
+        "skip sk_live_ when testing",
+    ],
+)
+def test_names_without_credentials_are_kept(text: str) -> None:
+    """A secret word with no credential after it, or a bare key prefix, is not masked."""
+    assert text == mask_secrets(text)
+
+
 def test_masking_is_deep_and_copies() -> None:
     """Nested objects and arrays are masked in a copy; the input is not changed."""
     record = {

@@ -30,6 +30,7 @@ from ._report import render_html, render_text, summarise
 from ._retry import RetryPolicy
 from ._scripted import (
     ScriptedChatServer,
+    ScriptedCompletion,
     ScriptedDisconnect,
     ScriptedHTTPError,
     ScriptedReply,
@@ -56,6 +57,7 @@ __all__ = [
     "RunOutcome",
     "ScriptStep",
     "ScriptedChatServer",
+    "ScriptedCompletion",
     "ScriptedDisconnect",
     "ScriptedHTTPError",
     "ScriptedReply",

@@ -38,8 +38,9 @@ from toolresponse_generated import ErrorCode
 
 from .._errors import ModelError
 from .._response import ToolResponse
+from ..tools import mask_secrets
 from ._feedback import feedback_text, guard_text
-from ._models import ChatModel, ModelReply, TokenUsage, ToolCall
+from ._models import ChatModel, ModelReply, TokenUsage, ToolCall, checked_reply
 from ._retry import RetryPolicy
 from ._trace import RunTrace, TraceTarget, open_trace
 
@@ -113,7 +114,8 @@ class AgentResult:
     outcome: RunOutcome
     answer: str | None
     reason: str
-    """Why the run ended, in one sentence (the model error for ``model_error``)."""
+    """Why the run ended, in one sentence (the model error for ``model_error``), secrets masked as
+    in the trace (a provider's error may quote the credential it refused)."""
     steps: tuple[AgentStep, ...]
     usage: TokenUsage
     duration_s: float
@@ -315,6 +317,7 @@ class Agent:
         self, state: _RunState, task: str, outcome: RunOutcome, answer: str | None, reason: str
     ) -> AgentResult:
         duration_s = self._clock() - state.started
+        reason = mask_secrets(reason)
         result = AgentResult(
             task=task,
             outcome=outcome,
@@ -342,15 +345,20 @@ class Agent:
         self, state: _RunState, index: int, attempt: int, reply: ModelReply, time_ms: float
     ) -> None:
         state.usage = state.usage + reply.usage
+        notes = {"notes": list(reply.notes)} if reply.notes else {}
         state.trace.emit(
             "model_output",
             step=index,
             attempt=attempt,
             content=reply.content,
-            tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls],
+            tool_calls=[
+                {"id": c.id, "name": c.name, "arguments": _masked_arguments_text(c.arguments)}
+                for c in reply.tool_calls
+            ],
             finish_reason=reply.finish_reason,
             usage=reply.usage.to_dict(),
             time_ms=round(time_ms, 3),
+            **notes,
         )
 
     def _model_retry_wait(
@@ -388,7 +396,7 @@ class Agent:
         while True:
             started = self._clock()
             try:
-                reply = self.model.complete(state.messages, state.tools)
+                reply = _checked(self.model.complete(state.messages, state.tools))
             except Exception as exc:
                 error = _model_failure(exc)
             else:
@@ -407,7 +415,7 @@ class Agent:
         while True:
             started = self._clock()
             try:
-                reply = await self.model.acomplete(state.messages, state.tools)
+                reply = _checked(await self.model.acomplete(state.messages, state.tools))
             except Exception as exc:
                 error = _model_failure(exc)
             else:
@@ -490,6 +498,8 @@ class Agent:
         )
 
     def _attempt(self, state: _RunState, index: int, call: ToolCall) -> _Attempted:
+        if call.problem is not None:
+            return self._unreadable(state, index, call)
         arguments = _arguments(call)
         attempted: list[ToolResponse] = []
         waited = 0.0
@@ -507,6 +517,8 @@ class Agent:
     async def _aattempt(
         self, state: _RunState, index: int, call: ToolCall, limit: asyncio.Semaphore
     ) -> _Attempted:
+        if call.problem is not None:
+            return self._unreadable(state, index, call)
         arguments = _arguments(call)
         attempted: list[ToolResponse] = []
         waited = 0.0
@@ -522,6 +534,17 @@ class Agent:
                 return _Attempted(tuple(attempted), waited)
             await self._asleep(wait)
             waited += wait
+
+    def _unreadable(self, state: _RunState, index: int, call: ToolCall) -> _Attempted:
+        """A call the model sent in a form no tool can take: answered INVALID_FORMAT, nothing run."""
+        response = ToolResponse.error(
+            ErrorCode.INVALID_FORMAT,
+            f"The tool call{f' to {call.name!r}' if call.name else ''} could not be read: {call.problem}. "
+            "Send the function's name and its arguments as one JSON object written as a string, "
+            "for example '{\"a\": 1}' ('{}' for none).",
+        )
+        self._tool_result(state, index, call, 0, response, 0.0)
+        return _Attempted((response,), 0.0)
 
     def _after_calls(
         self,
@@ -583,17 +606,44 @@ def _model_failure(error: Exception) -> ModelError:
     return ModelError(f"{type(error).__name__}: {error}", code=ErrorCode.API_ERROR)
 
 
+def _checked(reply: Any) -> ModelReply:
+    """A model's reply with every member of its declared type (see ``checked_reply``)."""
+    if not isinstance(reply, ModelReply):
+        raise ModelError(
+            f"the model returned {type(reply).__name__}, not a ModelReply", code=ErrorCode.API_ERROR
+        )
+    return checked_reply(reply)
+
+
 def _arguments(call: ToolCall) -> str:
     # Some servers send "" for a call without arguments; that is the empty object, not malformed JSON.
     return call.arguments if call.arguments.strip() else "{}"
 
 
 def _arguments_for_trace(call: ToolCall) -> Any:
+    """The arguments as the trace's ``tool_request`` holds them: the JSON object when they are one
+    (masked member by member when written), else the text as the model wrote it (masked as text)."""
     try:
         value = json.loads(_arguments(call))
     except (ValueError, RecursionError):
         return call.arguments
     return value if isinstance(value, Mapping) else call.arguments
+
+
+def _masked_arguments_text(arguments: str) -> str:
+    """The model's argument text for the trace's ``model_output``, secrets masked: JSON text is
+    masked member by member (so a secret-named member is masked whatever its value) and written
+    back compactly; other text is masked as text."""
+    try:
+        value = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return str(mask_secrets(arguments))
+    if not isinstance(value, Mapping | list):
+        return str(mask_secrets(arguments))
+    try:
+        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, RecursionError):
+        return str(mask_secrets(arguments))
 
 
 def _clip(text: str, limit: int = 300) -> str:

@@ -15,9 +15,11 @@ built, never when ``toolresponse`` is imported.
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from toolresponse_generated import ErrorCode
@@ -39,11 +41,18 @@ AGENT_EXTRA_HINT = "install the optional extra: pip install 'toolresponse[agent]
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCall:
-    """One tool call the model asked for; ``arguments`` is the raw JSON text the model wrote."""
+    """One tool call the model asked for; ``arguments`` is the raw JSON text the model wrote.
+
+    ``problem`` says why the call cannot be run as the model sent it (its
+    arguments were a JSON object, null or missing instead of JSON text, or it
+    had no function name); such a call is answered INVALID_FORMAT without
+    running any tool. ``arguments`` then holds what was sent, as JSON text.
+    """
 
     id: str
     name: str
     arguments: str
+    problem: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,6 +89,9 @@ class ModelReply:
     usage: TokenUsage = field(default_factory=TokenUsage)
     finish_reason: str | None = None
     model: str | None = None
+    notes: tuple[str, ...] = ()
+    """What was repaired in the server's reply (a usage count that is not a count, content parts
+    joined ...); the agent writes them in the trace's ``model_output`` event."""
 
     def to_message(self) -> dict[str, Any]:
         """The assistant message that records this reply in the conversation."""
@@ -260,28 +272,167 @@ class OpenAIChatModel:
         return ModelError(f"{type(exc).__name__}: {exc}", code=ErrorCode.API_ERROR)
 
     def _reply(self, completion: ChatCompletion) -> ModelReply:
-        if not getattr(completion, "choices", None):
+        # The client builds its response objects without validating them, so every member is read
+        # as whatever the server sent: a reply no well-behaved server sends is repaired or refused
+        # here, never allowed to raise later in the loop.
+        choices = getattr(completion, "choices", None)
+        if not choices or not isinstance(choices, Sequence):
             raise ModelError("the reply has no choices", code=ErrorCode.API_ERROR)
-        choice = completion.choices[0]
-        message = choice.message
-        calls: list[ToolCall] = []
-        for index, call in enumerate(message.tool_calls or ()):
-            call_id = call.id or f"call_{index}"
-            if call.type == "function":
-                calls.append(ToolCall(id=call_id, name=call.function.name, arguments=call.function.arguments))
-            else:  # a custom (free-text) tool call: its input is the raw argument text
-                calls.append(ToolCall(id=call_id, name=call.custom.name, arguments=call.custom.input))
-        usage = completion.usage
-        return ModelReply(
-            content=message.content,
-            tool_calls=tuple(calls),
-            usage=TokenUsage(
-                prompt_tokens=usage.prompt_tokens if usage else 0,
-                completion_tokens=usage.completion_tokens if usage else 0,
-            ),
-            finish_reason=choice.finish_reason,
-            model=completion.model,
+        choice = choices[0]
+        message = getattr(choice, "message", None)
+        if message is None:
+            raise ModelError("the reply's first choice has no message", code=ErrorCode.API_ERROR)
+        raw_calls = getattr(message, "tool_calls", None)
+        calls = [
+            _tool_call(index, call)
+            for index, call in enumerate(raw_calls if isinstance(raw_calls, Sequence) else ())
+        ]
+        usage = getattr(completion, "usage", None)
+        finish_reason = getattr(choice, "finish_reason", None)
+        model = getattr(completion, "model", None)
+        return checked_reply(
+            ModelReply(
+                content=getattr(message, "content", None),
+                tool_calls=tuple(calls),
+                usage=TokenUsage(
+                    prompt_tokens=getattr(usage, "prompt_tokens", 0) if usage is not None else 0,
+                    completion_tokens=getattr(usage, "completion_tokens", 0) if usage is not None else 0,
+                ),
+                finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+                model=model if isinstance(model, str) else None,
+            )
         )
+
+
+MAX_TOKEN_COUNT = 2**53 - 1
+"""The largest usage count kept (the largest integer every JSON reader holds exactly); above, clamped."""
+
+
+def _tool_call(index: int, call: Any) -> ToolCall:
+    """One tool call of a completion as the client built it, whatever its members hold."""
+    call_id = getattr(call, "id", None)
+    call_id = call_id if isinstance(call_id, str) and call_id else f"call_{index}"
+    function = getattr(call, "function", None)
+    if getattr(call, "type", None) == "custom" or (function is None and getattr(call, "custom", None)):
+        custom = getattr(call, "custom", None)  # a custom (free-text) tool call: its input is the text
+        return _call_from(call_id, getattr(custom, "name", None), getattr(custom, "input", None))
+    return _call_from(call_id, getattr(function, "name", None), getattr(function, "arguments", None))
+
+
+def checked_reply(reply: ModelReply) -> ModelReply:
+    """``reply`` with every member of the type it is declared with; what had to change is in ``notes``.
+
+    The agent passes every model's reply through this, so that a plugged-in
+    model or an odd OpenAI-compatible server cannot make the loop raise:
+
+    * ``content`` given as a list of parts becomes their text joined (parts
+      without text are left out); anything else that is not text, None;
+    * a tool call whose ``arguments`` are not text (a JSON object, null,
+      missing) or that has no function name gets a ``problem`` (the agent
+      answers it INVALID_FORMAT); an object is kept as its JSON text;
+    * a usage count that is not an integer >= 0 (``"many"``, null, -1, 2.5,
+      true) counts 0; a float with an integral value counts as that integer;
+      one above :data:`MAX_TOKEN_COUNT` is clamped to it.
+    """
+    notes = list(reply.notes)
+    content = _content_text(reply.content, notes)
+    calls = tuple(_checked_call(call) for call in reply.tool_calls)
+    usage = TokenUsage(
+        prompt_tokens=_count(reply.usage.prompt_tokens, "prompt_tokens", notes),
+        completion_tokens=_count(reply.usage.completion_tokens, "completion_tokens", notes),
+    )
+    if (
+        content is reply.content
+        and all(new is old for new, old in zip(calls, reply.tool_calls, strict=True))
+        and usage == reply.usage
+        and len(notes) == len(reply.notes)
+    ):
+        return reply
+    return replace(reply, content=content, tool_calls=calls, usage=usage, notes=tuple(notes))
+
+
+def _content_text(content: Any, notes: list[str]) -> str | None:
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, Sequence) and not isinstance(content, bytes | bytearray):
+        texts: list[str] = []
+        for part in content:
+            text = part if isinstance(part, str) else _member(part, "text")
+            if isinstance(text, str):
+                texts.append(text)
+        skipped = len(content) - len(texts)
+        notes.append(
+            f"content was a list of {len(content)} parts: their text joined"
+            + (f", {skipped} without text left out" if skipped else "")
+        )
+        return "".join(texts)
+    notes.append(f"content was {_kind(content)}, not text: ignored")
+    return None
+
+
+def _member(part: Any, name: str) -> Any:
+    return part.get(name) if isinstance(part, Mapping) else getattr(part, name, None)
+
+
+def _checked_call(call: ToolCall) -> ToolCall:
+    if (
+        isinstance(call.name, str)
+        and call.name
+        and isinstance(call.arguments, str)
+        and isinstance(call.id, str)
+    ):
+        return call
+    return _call_from(str(call.id), call.name, call.arguments, call.problem)
+
+
+def _call_from(call_id: str, name: Any, arguments: Any, problem: str | None = None) -> ToolCall:
+    problems = [problem] if problem else []
+    if not isinstance(name, str) or not name:
+        problems.append(
+            "it has no function name" if name is None or name == "" else f"its name is {_kind(name)}"
+        )
+        name = "" if name is None else name if isinstance(name, str) else _json_text(name)
+    if not isinstance(arguments, str):
+        problems.append(
+            "its arguments are missing (null)"
+            if arguments is None
+            else f"its arguments are {_kind(arguments)}, not a string of JSON text"
+        )
+        arguments = "" if arguments is None else _json_text(arguments)
+    return ToolCall(id=call_id, name=name, arguments=arguments, problem="; ".join(problems) or None)
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, Mapping):
+        return "a JSON object"
+    if isinstance(value, list | tuple):
+        return "a JSON array"
+    return type(value).__name__
+
+
+def _count(value: Any, name: str, notes: list[str]) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 0 <= value <= MAX_TOKEN_COUNT:
+            return value
+        if value > MAX_TOKEN_COUNT:
+            notes.append(f"usage.{name} {value:.3e} is beyond any real count: clamped to {MAX_TOKEN_COUNT}")
+            return MAX_TOKEN_COUNT
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
+        return min(int(value), MAX_TOKEN_COUNT)
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
+    notes.append(f"usage.{name} {shown} is not a count: counted as 0")
+    return 0
 
 
 def _status_message(exc: openai.APIStatusError) -> str:

@@ -7,14 +7,30 @@ writes the same as one self-contained HTML page (inline CSS and SVG, no
 script, nothing fetched) with a latency chart per tool.
 
 Percentiles use the nearest-rank method: p95 of 20 calls is the 19th fastest.
-A line that cannot be read stops the report with ``FILE:LINE: reason``.
+
+Every line the agent writes is read, however odd its members: a tool name
+that is null, empty or not text is counted under ``(unnamed)`` or its JSON
+text; a ``time_ms`` or ``duration_ms`` that is not a number >= 0 leaves the
+call untimed; a usage count is read as a number, a string of digits too, and
+clamped to 2**53 - 1 (``MAX_TOKEN_COUNT``), anything else counts 0. A line
+that still cannot be read (not JSON, not an object, no ``event``, a status
+or error code the protocol does not have) is kept in ``TraceSummary.skipped``
+as a ``TraceFormatError`` with its file and line, and the rest is summarised.
+
+Text taken from a trace (tool names, outcomes, codes) is shown with C0 and C1
+control characters, bidirectional controls, lone surrogates and backslashes
+escaped (``\x1b``, ``\u202e``, ``\\``), so that a tool name cannot retitle,
+recolour or reorder the terminal the report is printed on; the HTML page is
+escaped as HTML besides.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import math
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +40,7 @@ from typing import Any
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import TraceFormatError
+from ._models import MAX_TOKEN_COUNT
 from ._trace import read_trace
 
 _STATUSES = tuple(status.value for status in ToolStatus)
@@ -86,6 +103,8 @@ class TraceSummary:
     completion_tokens: int = 0
     duration_ms: float = 0.0
     files: list[str] = field(default_factory=list)
+    skipped: list[TraceFormatError] = field(default_factory=list)
+    """The lines that could not be read, each with its file and line number."""
 
     @property
     def runs(self) -> int:
@@ -100,6 +119,37 @@ class TraceSummary:
         if summary is None:
             summary = self.tools[name] = ToolSummary(name)
         return summary
+
+
+UNNAMED = "(unnamed)"
+"""What a tool is called in the report when its trace gives it no name (null, missing, empty)."""
+
+
+def _tool_name(value: Any) -> str:
+    if isinstance(value, str):
+        return value or UNNAMED
+    if value is None:
+        return UNNAMED
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def _count(value: Any) -> int:
+    """A usage count as the report adds it: a number or a string of digits, clamped; else 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, str):
+        digits = value.strip()
+        if not digits.isdigit() or not digits.isascii():
+            return 0
+        return MAX_TOKEN_COUNT if len(digits) > 16 else min(int(digits), MAX_TOKEN_COUNT)
+    if isinstance(value, int):
+        return min(max(value, 0), MAX_TOKEN_COUNT)
+    if isinstance(value, float) and value >= 0:
+        return MAX_TOKEN_COUNT if value >= MAX_TOKEN_COUNT else int(value)
+    return 0
 
 
 class _Line:
@@ -117,61 +167,79 @@ class _Line:
     def text(self, name: str) -> str:
         value = self.record.get(name)
         if not isinstance(value, str) or not value:
-            raise self.fail(f"{name!r} must be a non-empty string, not {value!r}")
+            raise self.fail(f"{name!r} must be a non-empty string, not {_shown(value)}")
         return value
+
+    def label(self, name: str) -> str:
+        """A member shown as a label (an outcome, a code): its text, else ``?``."""
+        value = self.record.get(name)
+        return value if isinstance(value, str) and value else "?"
 
     def optional_text(self, name: str) -> str | None:
         return None if self.record.get(name) is None else self.text(name)
 
-    def amount(self, name: str, *, optional: bool = True) -> float | None:
+    def tool(self) -> str:
+        return _tool_name(self.record.get("tool"))
+
+    def amount(self, name: str) -> float | None:
+        """A time in ms: a finite number >= 0, else None (the call is counted untimed)."""
         value = self.record.get(name)
-        if value is None and optional:
+        if isinstance(value, bool) or not isinstance(value, int | float):
             return None
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or value < 0
-        ):
-            raise self.fail(f"{name!r} must be a number >= 0, not {value!r}")
-        return float(value)
+        number = float(value)
+        return number if math.isfinite(number) and number >= 0 else None
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
-    """Read every trace file and add up what the report shows; raises ``TraceFormatError``."""
+    """Read every trace file and add up what the report shows.
+
+    Lines that cannot be read are skipped and kept in ``skipped``; a file
+    that cannot be opened raises ``TraceFormatError``.
+    """
     summary = TraceSummary()
     for path in paths:
         name = os.fspath(path)
         summary.files.append(name)
         registry_calls: list[tuple[str, ToolCall, str | None]] = []
         agent_results = False
-        for number, record in read_trace(name):
+        for number, record in read_trace(name, on_error=summary.skipped.append):
             line = _Line(name, number, record)
-            if line.event == "tool_call":
-                registry_calls.append(_registry_call(line))
-            else:
-                agent_results |= line.event == "tool_result"
-                _add(summary, line)
+            try:
+                if line.event == "tool_call":
+                    registry_calls.append(_registry_call(line))
+                else:
+                    agent_results |= line.event == "tool_result"
+                    _add(summary, line)
+            except TraceFormatError as exc:
+                summary.skipped.append(exc)
         if not agent_results:
             _add_registry_calls(summary, registry_calls)
     return summary
 
 
 def _call(line: _Line) -> tuple[str, ToolCall]:
-    tool = line.text("tool")
+    tool = line.tool()
     status = line.text("status")
     if status not in _STATUSES:
-        raise line.fail(f"'status' must be one of {', '.join(_STATUSES)}, not {status!r}")
-    code = line.optional_text("code")
+        raise line.fail(f"'status' must be one of {', '.join(_STATUSES)}, not {_shown(status)}")
+    code = line.record.get("code")
     if status == "error" and code not in _CODES:
-        raise line.fail(f"'code' must be a ToolResponse v1 error code, not {code!r}")
-    return tool, ToolCall(status=status, code=code, time_ms=line.amount("time_ms"))
+        raise line.fail(f"'code' must be a ToolResponse v1 error code, not {_shown(code)}")
+    return tool, ToolCall(
+        status=status, code=code if isinstance(code, str) else None, time_ms=line.amount("time_ms")
+    )
 
 
 def _registry_call(line: _Line) -> tuple[str, ToolCall, str | None]:
     """A ``tool_call`` event of the registry's own trace, with the breaker state after the call."""
     tool, call = _call(line)
-    return tool, call, line.optional_text("breaker_state")
+    state = line.record.get("breaker_state")
+    return tool, call, state if isinstance(state, str) else None
 
 
 def _add_registry_calls(summary: TraceSummary, calls: list[tuple[str, ToolCall, str | None]]) -> None:
@@ -189,32 +257,42 @@ def _add(summary: TraceSummary, line: _Line) -> None:
         tool, call = _call(line)
         summary.tool(tool).calls.append(call)
     elif event == "breaker":
-        tool = line.text("tool")
-        if line.text("to") == "open":
-            summary.tool(tool).breaker_trips += 1
+        if line.record.get("to") == "open":
+            summary.tool(line.tool()).breaker_trips += 1
     elif event == "tool_retry":
-        tool = line.text("tool")
-        summary.tool(tool).retries += 1
+        summary.tool(line.tool()).retries += 1
     elif event == "tool_blocked":
-        tool = line.text("tool")
-        summary.tool(tool).blocked += 1
+        summary.tool(line.tool()).blocked += 1
     elif event == "model_output":
         summary.model_calls += 1
         usage = line.record.get("usage")
-        if usage is not None:
-            if not isinstance(usage, Mapping):
-                raise line.fail(f"'usage' must be an object, not {usage!r}")
-            usage_line = _Line(line.path, line.number, {"event": f"{event} usage", **usage})
-            summary.prompt_tokens += int(usage_line.amount("prompt_tokens") or 0)
-            summary.completion_tokens += int(usage_line.amount("completion_tokens") or 0)
+        if isinstance(usage, Mapping):
+            summary.prompt_tokens += _count(usage.get("prompt_tokens"))
+            summary.completion_tokens += _count(usage.get("completion_tokens"))
     elif event == "model_error":
         # "code" (an ErrorCode) since the agent said model errors in the protocol's codes;
         # traces written before name the failure under "kind".
-        summary.model_errors[line.text("code" if "code" in line.record else "kind")] += 1
+        summary.model_errors[line.label("code" if "code" in line.record else "kind")] += 1
     elif event == "run_end":
-        summary.outcomes[line.text("outcome")] += 1
+        summary.outcomes[line.label("outcome")] += 1
         summary.duration_ms += line.amount("duration_ms") or 0.0
     # Other events (run_start, tool_request, and any a later version adds) carry nothing to count.
+
+
+_UNSAFE = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == "\\":
+        return "\\\\"
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: control, bidi and surrogate characters escaped."""
+    return _UNSAFE.sub(_escape, text)
 
 
 # -- text --------------------------------------------------------------------------------------
@@ -231,7 +309,7 @@ def _duration(ms: float) -> str:
 
 
 def _counts(counter: Mapping[str, int]) -> str:
-    return ", ".join(f"{name} {count}" for name, count in counter.items())
+    return ", ".join(f"{printable(name)} {count}" for name, count in counter.items())
 
 
 def overview(summary: TraceSummary) -> list[str]:
@@ -245,6 +323,9 @@ def overview(summary: TraceSummary) -> list[str]:
     ]
     if summary.model_errors:
         lines.append(f"model errors: {_counts(dict(sorted(summary.model_errors.items())))}")
+    if summary.skipped:
+        count = len(summary.skipped)
+        lines.append(f"{count} unreadable line{'' if count == 1 else 's'} skipped")
     return lines
 
 
@@ -269,7 +350,7 @@ def tool_rows(summary: TraceSummary) -> list[list[str]]:
         times = tool.times_ms
         rows.append(
             [
-                name,
+                printable(name),
                 str(len(tool.calls)),
                 str(tool.count("success")),
                 str(tool.count("partial")),
@@ -300,7 +381,8 @@ def render_text(summary: TraceSummary) -> str:
         if number == 0:
             lines.append("  ".join("-" * width for width in widths) + "  " + "-" * len(_COLUMNS[-1]))
     extra = [
-        f"{name}: {tool.retries} retried by the loop, {tool.blocked} refused by the repeated-failure guard"
+        f"{printable(name)}: {tool.retries} retried by the loop, "
+        f"{tool.blocked} refused by the repeated-failure guard"
         for name, tool in sorted(summary.tools.items())
         if tool.retries or tool.blocked
     ]
@@ -329,7 +411,7 @@ def _svg_chart(tool: ToolSummary, *, width: int = 640, height: int = 180) -> str
     calls = [call for call in tool.calls if call.time_ms is not None]
     left, right, top, bottom = 56, 12, 12, 28
     plot_w, plot_h = width - left - right, height - top - bottom
-    title = f"Latency of each call of {tool.name}"
+    title = f"Latency of each call of {printable(tool.name)}"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
@@ -390,12 +472,12 @@ def render_html(summary: TraceSummary) -> str:
         for status, colour in _STATUS_COLOURS.items()
     )
     charts = "".join(
-        f"<figure><h2>{escape(name)}</h2>{_svg_chart(summary.tools[name])}"
+        f"<figure><h2>{escape(printable(name))}</h2>{_svg_chart(summary.tools[name])}"
         f"<figcaption>{len(summary.tools[name].calls)} calls; each bar is one call's time_ms."
         "</figcaption></figure>"
         for name in sorted(summary.tools)
     )
-    sources = ", ".join(escape(Path(name).name) for name in summary.files)
+    sources = ", ".join(escape(printable(Path(name).name)) for name in summary.files)
     overview_html = "".join(f"<p>{escape(line)}</p>" for line in overview(summary))
     table = (
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

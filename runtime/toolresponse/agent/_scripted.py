@@ -8,9 +8,11 @@ request in order, or a callable that receives the request's messages and
 returns the step, so that the script can react to the tool results it reads.
 
 A step is a :class:`ScriptedReply` (a completion: text and/or tool calls),
-a :class:`ScriptedHTTPError` (a status such as 429 or 500, with headers such
-as ``Retry-After``) or a :class:`ScriptedDisconnect` (the connection closes
-with no answer). Every request body is recorded in ``requests``.
+a :class:`ScriptedCompletion` (a completion body sent exactly as given, for
+replies no well-behaved server sends), a :class:`ScriptedHTTPError` (a status
+such as 429 or 500, with headers such as ``Retry-After``) or a
+:class:`ScriptedDisconnect` (the connection closes with no answer). Every request
+body is recorded in ``requests``.
 
 ::
 
@@ -36,6 +38,7 @@ from typing import Any
 __all__ = [
     "ScriptStep",
     "ScriptedChatServer",
+    "ScriptedCompletion",
     "ScriptedDisconnect",
     "ScriptedHTTPError",
     "ScriptedReply",
@@ -68,6 +71,14 @@ class ScriptedReply:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ScriptedCompletion:
+    """A chat completion body sent as it is (status 200), however odd: arguments as an object, usage
+    counts that are not numbers, content as a list of parts ..."""
+
+    body: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
 class ScriptedHTTPError:
     """An HTTP error answer in OpenAI's error format, e.g. 429 with ``{"Retry-After": "2"}``."""
 
@@ -81,8 +92,11 @@ class ScriptedDisconnect:
     """The server closes the connection without answering (the client sees a connection error)."""
 
 
-ScriptStep = ScriptedReply | ScriptedHTTPError | ScriptedDisconnect
+ScriptStep = ScriptedReply | ScriptedCompletion | ScriptedHTTPError | ScriptedDisconnect
 Script = Sequence[ScriptStep] | Callable[[list[dict[str, Any]]], ScriptStep]
+
+
+_STEPS = (ScriptedReply, ScriptedCompletion, ScriptedHTTPError, ScriptedDisconnect)
 
 
 def _estimate_tokens(text: str) -> int:
@@ -97,7 +111,7 @@ class ScriptedChatServer:
         if not callable(script):
             steps = list(script)
             for index, step in enumerate(steps):
-                if not isinstance(step, ScriptedReply | ScriptedHTTPError | ScriptedDisconnect):
+                if not isinstance(step, _STEPS):
                     raise TypeError(f"script step {index} is {type(step).__name__}, not a scripted step")
         self._script = script
         self.model = model
@@ -167,7 +181,7 @@ class ScriptedChatServer:
                 return index, ScriptedHTTPError(
                     status=400, message=f"the scripted model failed: {type(exc).__name__}: {exc}"
                 )
-            if not isinstance(step, ScriptedReply | ScriptedHTTPError | ScriptedDisconnect):
+            if not isinstance(step, _STEPS):
                 return index, ScriptedHTTPError(
                     status=400,
                     message=f"the scripted model returned {type(step).__name__}, not a scripted step",
@@ -291,6 +305,9 @@ def _handler_for(owner: ScriptedChatServer) -> type[BaseHTTPRequestHandler]:
                 return
             if isinstance(step, ScriptedHTTPError):
                 self._send_json(step.status, _error_body(step.status, step.message), step.headers)
+                return
+            if isinstance(step, ScriptedCompletion):
+                self._send_json(200, step.body)
                 return
             self._send_json(200, owner.completion(index, step, body))
 

@@ -8,7 +8,8 @@ event           members
 ==============  =====================================================================================
 run_start       task, model, tools, max_steps, started_at (wall-clock seconds), trace_version
 model_output    step, attempt, content, tool_calls [{id, name, arguments}], finish_reason,
-                usage {prompt_tokens, completion_tokens, total_tokens}, time_ms
+                usage {prompt_tokens, completion_tokens, total_tokens}, time_ms,
+                notes (only when the reply had to be repaired: a usage count that was not a count ...)
 model_error     step, attempt, code, status_code, message, retryable, retry_in_ms (null: gave up)
 tool_request    step, call_id, tool, arguments (the call as the model wrote it)
 tool_result     step, call_id, tool, attempt, status, code, retryable, time_ms, text
@@ -17,6 +18,10 @@ tool_blocked    step, call_id, tool, failures, code (the repeated-failure guard 
 breaker         tool, from, to, reason, consecutive_failures
 run_end         outcome, reason, answer, steps, tool_calls, usage, duration_ms
 ==============  =====================================================================================
+
+Secrets are masked in every event (``mask_secrets``), the model's argument
+text in ``model_output`` included: JSON text member by member (written back
+compactly), other text as text.
 
 ``toolresponse report`` also reads the registry's own trace (``JsonlTraceWriter``
 added as a ``ToolRegistry`` listener: ``tool_call`` events with status, code,
@@ -152,12 +157,17 @@ def open_trace(
     return RunTrace(target, run_id=run_id, clock=clock, started=started, owned=False)
 
 
-def read_trace(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_trace(
+    path: str | os.PathLike[str], *, on_error: Callable[[TraceFormatError], None] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each record of a JSONL trace file with its line number; blank lines are skipped.
 
-    Raises :class:`TraceFormatError` naming the file and line for a line that
-    is not a JSON object with a string ``event``, and for a file that cannot
-    be read.
+    A line that is not a JSON object with a string ``event`` (not UTF-8, not
+    JSON, nested too deeply to read) is a :class:`TraceFormatError` naming
+    the file and line: given to ``on_error`` and skipped when it is given,
+    raised otherwise. A file that cannot be read is always raised. An integer
+    of more digits than Python converts (4300) is read as infinity, so that
+    the line is still read.
     """
     name = os.fspath(path)
     try:
@@ -167,22 +177,40 @@ def read_trace(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
     with handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise TraceFormatError(name, number, f"not UTF-8 text ({exc.reason})") from None
-            if not line.strip():
+                record = _record(name, number, raw)
+            except TraceFormatError as exc:
+                if on_error is None:
+                    raise
+                on_error(exc)
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise TraceFormatError(name, number, f"not JSON: {exc.msg} at column {exc.colno}") from None
-            if not isinstance(record, dict):
-                raise TraceFormatError(
-                    name, number, f"a trace line must be a JSON object, not {_kind(record)}"
-                )
-            if not isinstance(record.get("event"), str):
-                raise TraceFormatError(name, number, "a trace line needs a string member 'event'")
-            yield number, record
+            if record is not None:
+                yield number, record
+
+
+def _record(name: str, number: int, raw: bytes) -> dict[str, Any] | None:
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceFormatError(name, number, f"not UTF-8 text ({exc.reason})") from None
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line, parse_int=_integer)
+    except json.JSONDecodeError as exc:
+        raise TraceFormatError(name, number, f"not JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise TraceFormatError(name, number, "nested too deeply to read") from None
+    if not isinstance(record, dict):
+        raise TraceFormatError(name, number, f"a trace line must be a JSON object, not {_kind(record)}")
+    if not isinstance(record.get("event"), str):
+        raise TraceFormatError(name, number, "a trace line needs a string member 'event'")
+    return record
+
+
+def _integer(text: str) -> int | float:
+    if len(text) <= 4000:
+        return int(text)
+    return float("-inf") if text.startswith("-") else float("inf")
 
 
 def _kind(value: object) -> str:

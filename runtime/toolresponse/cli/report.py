@@ -2,8 +2,11 @@
 
 The summary and both renderings are the agent's (``toolresponse.agent``:
 ``summarise``, ``render_text``, ``render_html``); this module parses the
-command line. Exit status 0, or 1 when a trace cannot be read or the HTML
-page cannot be written.
+command line. A line that cannot be read is reported on standard error as
+``FILE:LINE: reason (line skipped)`` and the rest is summarised. Exit status
+0, or 1 when a trace file cannot be opened or the HTML page cannot be written.
+Whatever the traces hold, the output is written in the terminal's encoding
+(characters it lacks as backslash escapes), control characters escaped.
 """
 
 from __future__ import annotations
@@ -11,9 +14,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from .._errors import TraceFormatError
 from ..agent import render_html, render_text, summarise
+from ..agent._report import printable
 
 __all__ = ["add_arguments", "run"]
 
@@ -23,18 +28,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", metavar="OUT", help="also write a self-contained HTML report to OUT")
 
 
+def _write(stream: TextIO, text: str) -> None:
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    stream.write(text.encode(encoding, "backslashreplace").decode(encoding, "replace"))
+
+
+def _say(message: str) -> None:
+    _write(sys.stderr, f"toolresponse report: {printable(message)}\n")
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         summary = summarise(args.traces)
     except TraceFormatError as exc:
-        print(f"toolresponse report: {exc}", file=sys.stderr)
+        _say(str(exc))
         return 1
-    sys.stdout.write(render_text(summary))
+    for skipped in summary.skipped:
+        _say(f"{skipped} (line skipped)")
+    _write(sys.stdout, render_text(summary))
     if args.html:
         try:
-            Path(args.html).write_text(render_html(summary), encoding="utf-8")
+            Path(args.html).write_text(render_html(summary), encoding="utf-8", errors="backslashreplace")
         except OSError as exc:
-            print(f"toolresponse report: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
+            _say(f"cannot write {args.html}: {exc.strerror or exc}")
             return 1
-        print(f"wrote {args.html}")
+        _write(sys.stdout, f"wrote {printable(args.html)}\n")
     return 0

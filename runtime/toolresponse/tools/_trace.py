@@ -2,15 +2,43 @@
 
 ``mask_secrets(value)`` returns a copy of a JSON-like value in which
 
-* the value of every member whose name says it holds a secret (``api_key``,
-  ``authorization``, ``password``, ``token``, ``secret``, ``cookie`` and their
-  ``x-api-key``/``client_secret``/``access_token`` style variants; any case,
-  ``-`` or ``_``) is replaced by ``"***"``; counts such as ``prompt_tokens`` are
-  not secrets and are kept;
-* inside every string, API keys (``sk-...``, ``ghp_...``, ``AKIA...``,
-  ``xoxb-...``, ``AIza...``), JSON Web Tokens, ``Bearer``/``Basic`` credentials,
-  passwords in URLs (``https://user:***@host``) and secret query parameters
-  (``?api_key=***``) are replaced, keeping a short recognisable prefix.
+* the value of every member whose name says it holds a secret is replaced by
+  ``"***"``: ``api_key``, ``authorization``, ``password``, ``token``,
+  ``secret``, ``cookie``, ``credentials``, ``private_key`` and their variants
+  in any case and spelling (``x-api-key``, ``client_secret``, ``accessToken``,
+  ``clientSecret``, ``APIKey``, ``db.password``); counts such as
+  ``prompt_tokens`` are not secrets and are kept (see :func:`is_secret_name`);
+* inside every string, two kinds of secret are replaced:
+
+  - *self-identifying key formats*, keeping a short recognisable prefix:
+    OpenAI/Anthropic ``sk-...``, Stripe-style ``sk_live_``/``sk_test_``/``rk_live_``,
+    GitHub ``ghp_``/``github_pat_``, GitLab ``glpat-``, Hugging Face ``hf_``,
+    npm ``npm_``, PyPI ``pypi-AgE...``, Slack ``xox?-``, AWS ``AKIA``/``ASIA``,
+    Google ``AIza``, JSON Web Tokens, PEM private keys (``-----BEGIN ... PRIVATE KEY-----``,
+    cut or whole), ``Bearer``/``Token``/``Basic`` credentials (a word after the scheme
+    counts as a credential when it has a digit, a symbol or an inner capital, or when
+    it is 20 characters or longer, so ``Bearer of good news`` is kept but a token in
+    lower case only is not) and passwords in URLs (``https://user:***@host``);
+  - *named values*, where a secret name (as above) is followed by its value:
+    assignments and JSON/YAML/query text (``"api_key": "..."``, ``API_KEY = 'x'``,
+    ``?token=...``, ``password: x``; any value, quoted or not, even a quote left
+    open by cut text) and prose (``password hunter2``, ``my API key is ...``; here
+    only a value of six characters or more that looks like a credential, as above,
+    so that ``token limit`` and ``password reset`` are kept).
+
+Why hand-written patterns and not a detector library: ``detect-secrets``
+(Yelp, 1.5.0) was measured as the candidate. Importing it takes about 240 ms
+and pulls ``requests`` and ``PyYAML``; scanning one short string with its
+default plugins costs about 0.9 ms (the whole masker here costs a few
+microseconds a string, and runs on every traced call); it reports the secret's
+value, not where it is, so masking would need a second search; its entropy
+plugins flag ordinary prose word by word in line mode; and it has no Hugging
+Face detector. It would be a heavy base dependency for a worse fit, so the key
+formats above are written here from each provider's published token format,
+one pattern per family, each tested (``tests/test_trace.py``).
+
+A string is first checked against one cheap pre-filter of every pattern's
+literal part; most strings (numbers, names, ordinary text) stop there.
 
 ``JsonlTraceWriter(target)`` writes one masked JSON object per line to a path
 (opened for appending unless ``mode="w"``) or to an open text stream, under a
@@ -22,11 +50,12 @@ lock so threads can share it, flushing after each record. Called with a
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import IO, Any, Literal
 
@@ -68,64 +97,190 @@ _SECRET_NAMES = frozenset(
         "cookie",
         "set_cookie",
         "credentials",
+        "credential",
     }
 )
 _SECRET_SUFFIXES = (
     "_password",
     "_passwd",
+    "_passphrase",
     "_secret",
     "_token",
     "_api_key",
     "_apikey",
     "_private_key",
     "_secret_key",
+    "_access_key",
+    "_credentials",
 )
+
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NAME_SEPARATORS = re.compile(r"[-.\s]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_name(name: str) -> bool:
+    """Whether a member named ``name`` holds a secret (``api_key``, ``Authorization``, ``accessToken`` ...).
+
+    The name is compared in snake case: camelCase words are split
+    (``clientSecret`` is ``client_secret``, ``APIKey`` is ``api_key``) and
+    ``-``, ``.`` and spaces read as ``_``. Exact names (``token``, ``secret``,
+    ``password`` ...) and suffixes (``github_token``, ``db_password``) count;
+    words that merely contain one (``max_tokens``, ``secretary``) do not.
+    """
+    key = _NAME_SEPARATORS.sub("_", _CAMEL_BOUNDARY.sub("_", name)).lower()
+    return key in _SECRET_NAMES or key.endswith(_SECRET_SUFFIXES)
+
 
 _CREDENTIAL_SIGNS = re.compile(r"[0-9._~+/=-]|.[A-Z]")
 
 
+def _looks_like_credential(word: str) -> bool:
+    return len(word) >= 20 or bool(_CREDENTIAL_SIGNS.search(word))
+
+
 def _scheme_credential(match: re.Match[str]) -> str:
-    """``Bearer <token>`` and the like, masked when the word after the scheme looks like a credential
-    (a digit, a symbol or an inner capital), so that prose such as "Basic arithmetic" is kept."""
-    credential = match.group(2)
-    if _CREDENTIAL_SIGNS.search(credential):
-        return f"{match.group(1)} {MASK}"
-    return match.group(0)
+    """``Bearer <token>`` and the like, masked when the word after the scheme looks like a credential,
+    so that prose such as "Basic arithmetic" or "Bearer of good news" is kept."""
+    scheme, credential = match.group(1), match.group(2)
+    if scheme.lower() == "basic":
+        masked = bool(_CREDENTIAL_SIGNS.search(credential))
+    else:
+        masked = _looks_like_credential(credential)
+    return f"{scheme} {MASK}" if masked else match.group(0)
 
 
-_PATTERNS: tuple[tuple[re.Pattern[str], Any], ...] = (
-    (re.compile(r"\b(Bearer|Basic|Token)\s+([A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE), _scheme_credential),
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+"), "eyJ" + MASK),
-    (re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{12,}"), r"\1-" + MASK),
-    (re.compile(r"\b(gh[pousr]_|github_pat_)[A-Za-z0-9_]{16,}"), r"\1" + MASK),
-    (re.compile(r"\b(xox[abprs]-)[A-Za-z0-9-]{8,}"), r"\1" + MASK),
-    (re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), r"\1" + MASK),
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), "AIza" + MASK),
-    (re.compile(r"(://[^/\s:@]+:)[^/\s@]+@"), r"\1" + MASK + "@"),
+_Replacement = str | Callable[[re.Match[str]], str]
+
+# Each key format with the lower-case literals one of which any match contains: the pattern runs
+# only on text that holds one of them, so a string pays a few substring searches, not a regex each.
+_KEY_FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], _Replacement], ...] = (
     (
+        ("-----begin",),
         re.compile(
-            r"(?i)(\b(?:api[_-]?key|access[_-]?token|token|secret|password|passwd|client[_-]?secret)"
-            r"\s*[=:]\s*)(?!\*\*\*)[^&\s\"',;]+"
+            r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)"
+            r".*?(-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.DOTALL,
         ),
+        r"\1" + MASK + r"\2",
+    ),
+    (
+        ("bearer", "basic", "token"),
+        re.compile(r"\b(Bearer|Basic|Token)\s+([A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE),
+        _scheme_credential,
+    ),
+    (("eyj",), re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+"), "eyJ" + MASK),
+    (("sk-", "pk-", "rk-"), re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{12,}"), r"\1-" + MASK),
+    (("_live_", "_test_"), re.compile(r"\b((?:sk|pk|rk)_(?:live|test)_)[A-Za-z0-9]{8,}"), r"\1" + MASK),
+    (("whsec_",), re.compile(r"\b(whsec_)[A-Za-z0-9]{16,}"), r"\1" + MASK),
+    (
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        re.compile(r"\b(gh[pousr]_|github_pat_)[A-Za-z0-9_]{16,}"),
         r"\1" + MASK,
     ),
-)
-_TRIGGER = re.compile(
-    r"(?i)bearer|basic|token|eyJ|sk-|pk-|rk-|gh[pousr]_|github_pat_|xox|AKIA|ASIA|AIza|://|key|secret|passw"
+    (("glpat-",), re.compile(r"\b(glpat-)[A-Za-z0-9_-]{20,}"), r"\1" + MASK),
+    (("hf_",), re.compile(r"\b(hf_)[A-Za-z0-9]{20,}"), r"\1" + MASK),
+    (("npm_",), re.compile(r"\b(npm_)[A-Za-z0-9]{30,}"), r"\1" + MASK),
+    (("pypi-",), re.compile(r"\b(pypi-)AgE[A-Za-z0-9_-]{20,}"), r"\1" + MASK),
+    (("xox", "xapp-"), re.compile(r"\b(xox[abeprs]-|xapp-)[A-Za-z0-9-]{8,}"), r"\1" + MASK),
+    (("akia", "asia"), re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), r"\1" + MASK),
+    (("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), "AIza" + MASK),
+    (("://",), re.compile(r"(://[^/\s:@]+:)[^/\s@]+@"), r"\1" + MASK + "@"),
 )
 
+# A secret name followed by its value. The name is found first (where a word starts, holding a
+# stem every secret name has, perhaps a two-word phrase such as "API key"); only a name that is a
+# secret has its separator and value read, and the search goes on after that value, so that the
+# work stays linear in the text's length whatever it holds.
+_NAME_STEMS = ("key", "token", "secret", "pass", "pwd", "auth", "cookie", "credential")
+_NAME_SOURCE = (
+    r"(?<![\w.\-\\])(?:(?:api|access|refresh|auth|secret|private|client|session|bearer) )?"
+    r"[a-z0-9_.\-]{0,40}?(?:" + "|".join(_NAME_STEMS) + r")[\w.\-]{0,40}(?![\w.\-])"
+)
+_NAME_LOWER = re.compile(_NAME_SOURCE)
+"""For ASCII text, searched lower-cased (a case-blind search is several times slower)."""
+_NAME_ANY_CASE = re.compile(_NAME_SOURCE, re.IGNORECASE)
+_VALUE = re.compile(
+    r"(?:\\?[\"'])?(?P<sep>\s*[:=]\s*|\s+(?:(?:is|was)\s+)?)"
+    r"(?P<scheme>(?:bearer|basic|token|digest)\s+)?"
+    r"(?P<value>\\\"(?:(?!\\\")[^\n])*(?:\\\"|\Z)"
+    r"|\"(?:[^\"\\]|\\.)*(?:\"|\Z)"
+    r"|'(?:[^'\\]|\\.)*(?:'|\Z)"
+    r"|[^\s\"'&,;<>{}\[\]()\\]+)",
+    re.IGNORECASE,
+)
+_NOT_A_VALUE = frozenset({"null", "true", "false", "none", '""', "''", '\\"\\"'})
 
-def is_secret_name(name: str) -> bool:
-    """Whether a member named ``name`` holds a secret (``api_key``, ``Authorization`` ...)."""
-    key = name.lower().replace("-", "_")
-    return key in _SECRET_NAMES or key.endswith(_SECRET_SUFFIXES)
+
+def _mask_named(text: str, lower: str) -> str:
+    names, searched = (_NAME_LOWER, lower) if text.isascii() else (_NAME_ANY_CASE, text)
+    pieces: list[str] = []
+    done = position = 0
+    while (name := names.search(searched, position)) is not None:
+        position = name.end()
+        if not is_secret_name(text[name.start() : name.end()]):
+            continue
+        found = _VALUE.match(text, position)
+        if found is None:
+            continue
+        value = found["value"]
+        if value.lower() in _NOT_A_VALUE or MASK in value:
+            position = found.end()
+            continue
+        quote = value[:2] if value.startswith("\\") else value[:1] if value[:1] in "\"'" else ""
+        prose = not quote and ":" not in found["sep"] and "=" not in found["sep"]
+        if prose and (len(value) < 6 or not _looks_like_credential(value)):
+            continue  # prose such as "password reset" or "token limit"
+        closed = quote if len(value) >= 2 * len(quote) + 1 and value.endswith(quote) else ""
+        pieces.append(text[done : found.start("value")])
+        pieces.append(quote + MASK + closed if quote else MASK)
+        done = position = found.end()
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _contains(lower: str, stems: tuple[str, ...]) -> bool:
+    for stem in stems:  # noqa: SIM110 - a plain loop is twice as fast as any() over a generator
+        if stem in lower:
+            return True
+    return False
+
+
+_GATE = re.compile(
+    "|".join(re.escape(stem) for stems, _, _ in _KEY_FORMATS for stem in stems) + "|" + "|".join(_NAME_STEMS)
+)
+"""Every literal above in one search of the lower-cased text: most strings stop here."""
+_ALL_STEMS = tuple(stem for stems, _, _ in _KEY_FORMATS for stem in stems) + _NAME_STEMS
 
 
 def _mask_text(text: str) -> str:
-    if not _TRIGGER.search(text):
+    if len(text) <= _SHORT:
+        return _mask_short(text)
+    return _mask_any(text)
+
+
+_SHORT = 64
+
+
+@functools.lru_cache(maxsize=2048)
+def _mask_short(text: str) -> str:
+    # Short strings repeat from record to record (event names, statuses, tool names).
+    return _mask_any(text)
+
+
+def _mask_any(text: str) -> str:
+    lower = text.lower()
+    # One regex is cheaper on short text, a loop of substring searches on long text.
+    if (_GATE.search(lower) is None) if len(text) <= _SHORT else not _contains(lower, _ALL_STEMS):
         return text
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
+    for stems, pattern, replacement in _KEY_FORMATS:
+        if _contains(lower, stems):
+            text = pattern.sub(replacement, text)
+            lower = text.lower()
+    if _contains(lower, _NAME_STEMS):
+        text = _mask_named(text, lower)
     return text
 
 
