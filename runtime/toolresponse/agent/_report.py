@@ -30,7 +30,6 @@ import html
 import json
 import math
 import os
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from typing import Any
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import TraceFormatError
+from .._terminal import printable
 from ._models import MAX_TOKEN_COUNT
 from ._trace import read_trace
 
@@ -277,22 +277,6 @@ def _add(summary: TraceSummary, line: _Line) -> None:
         summary.outcomes[line.label("outcome")] += 1
         summary.duration_ms += line.amount("duration_ms") or 0.0
     # Other events (run_start, tool_request, and any a later version adds) carry nothing to count.
-
-
-_UNSAFE = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    char = match.group()
-    if char == "\\":
-        return "\\\\"
-    code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def printable(text: str) -> str:
-    """``text`` safe to print on a terminal: control, bidi and surrogate characters escaped."""
-    return _UNSAFE.sub(_escape, text)
 
 
 # -- text --------------------------------------------------------------------------------------

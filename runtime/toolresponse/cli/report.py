@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TextIO
 
 from .._errors import TraceFormatError
+from .._terminal import printable
 from ..agent import render_html, render_text, summarise
-from ..agent._report import printable
 
 __all__ = ["add_arguments", "run"]
 
