@@ -18,7 +18,19 @@ Outputs, all deterministic (no timestamps):
 * ``generated/python/toolresponse_generated/examples/``: copies of
   ``schema/v1/examples``, so that the installed package carries them;
 * ``generated/python/toolresponse_generated/http-binding.openapi.json``: a copy
-  of the HTTP binding's OpenAPI document, for ``toolresponse conformance``;
+  of the HTTP binding's OpenAPI document;
+* ``generated/python/toolresponse_generated/http-binding.resolved.openapi.json``:
+  that document with the bundled schema placed in ``components/schemas`` and every
+  reference pointing there, so that any OpenAPI tool resolves it (the document
+  ``toolresponse conformance`` runs schemathesis with);
+* ``generated/python/toolresponse_generated/http_binding.py``: the binding's
+  constants (paths, the call-id header and its rules, the tool-name pattern, the
+  body limit, the statuses of the codes and the two answers whose status is not
+  their code's), read from that document and the per-code metadata, each checked
+  against the other;
+* ``generated/python/toolresponse_generated/conformance/``: copies of the HTTP
+  conformance fixtures ``tests/conformance/v1/http/*.json`` and of
+  ``tests/conformance/fixture.schema.json``, which ``toolresponse conformance`` runs;
 * in ``docs/tool-response-protocol.md``, between fence comments: the error-code
   catalog table, and each example included from ``schema/v1/examples``
   (``<!-- BEGIN GENERATED: example NAME.json -->`` ... ``<!-- END GENERATED: example -->``).
@@ -28,12 +40,14 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib.util
 import json
 import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +57,12 @@ ROOT_SCHEMA = SCHEMA_DIR / "tool-response.schema.json"
 ERROR_CODE_SCHEMA = SCHEMA_DIR / "error-code.schema.json"
 PACKAGE_DIR = ROOT / "generated" / "python" / "toolresponse_generated"
 PROTOCOL_DOC = ROOT / "docs" / "tool-response-protocol.md"
+BINDING_DOCUMENT = SCHEMA_DIR / "http-binding.openapi.json"
+RESOLVED_BINDING_NAME = "http-binding.resolved.openapi.json"
+FIXTURE_SCHEMA = ROOT / "tests" / "conformance" / "fixture.schema.json"
+HTTP_FIXTURE_DIR = ROOT / "tests" / "conformance" / "v1" / "http"
+PACKAGED_CONFORMANCE_DIR = PACKAGE_DIR / "conformance"
+REFS_MODULE = ROOT / "runtime" / "toolresponse" / "http" / "_refs.py"
 COMMAND = "make generate"
 
 CATALOG_BEGIN = "<!-- BEGIN GENERATED: error-code catalog (make generate) -->"
@@ -60,6 +80,21 @@ def load(path: Path) -> dict[str, Any]:
 
 def relative(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
+
+
+def _load_rewrite_refs() -> Callable[[Any, Callable[[str], str]], Any]:
+    """The code base's one ``$ref`` rewriter, loaded from its file: the runtime package itself cannot
+    be imported before the code it needs is generated."""
+    spec = importlib.util.spec_from_file_location("_toolresponse_refs", REFS_MODULE)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {relative(REFS_MODULE)}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rewriter: Callable[[Any, Callable[[str], str]], Any] = module.rewrite_refs
+    return rewriter
+
+
+rewrite_refs = _load_rewrite_refs()
 
 
 def models_source() -> str:
@@ -140,22 +175,13 @@ def error_codes_source() -> str:
     return "\n".join(lines)
 
 
-def bundle_source() -> str:
+def bundled_schema() -> dict[str, Any]:
     """The root schema with every file it references inlined under ``$defs``."""
-    bundle = load(ROOT_SCHEMA)
     defs: dict[str, Any] = {}
     inlined: dict[str, str] = {}
 
-    def rewrite(node: Any) -> Any:
-        if isinstance(node, dict):
-            out = {key: rewrite(value) for key, value in node.items()}
-            ref = out.get("$ref")
-            if isinstance(ref, str) and not ref.startswith("#"):
-                out["$ref"] = f"#/$defs/{inline(ref)}"
-            return out
-        if isinstance(node, list):
-            return [rewrite(item) for item in node]
-        return node
+    def target(ref: str) -> str:
+        return ref if ref.startswith("#") else f"#/$defs/{inline(ref)}"
 
     def inline(ref: str) -> str:
         if ref not in inlined:
@@ -163,15 +189,23 @@ def bundle_source() -> str:
             name = referenced["title"]
             inlined[ref] = name
             body = {k: v for k, v in referenced.items() if k not in ("$schema", "$id")}
-            defs[name] = rewrite(body)
+            defs[name] = rewrite_refs(body, target)
         return inlined[ref]
 
-    rewritten = rewrite(bundle)
+    rewritten: dict[str, Any] = rewrite_refs(load(ROOT_SCHEMA), target)
     rewritten["$defs"] = dict(sorted({**rewritten.get("$defs", {}), **defs}.items()))
     rewritten["$comment"] = (
         f"Generated by `{COMMAND}` from {relative(SCHEMA_DIR)}: one file, references inlined; do not edit."
     )
-    return json.dumps(rewritten, indent=2, ensure_ascii=False) + "\n"
+    return rewritten
+
+
+def bundle_source() -> str:
+    return json_text(bundled_schema())
+
+
+def json_text(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
 def catalog_table() -> str:
@@ -254,15 +288,417 @@ def example_copies() -> dict[Path, Callable[[], str | None]]:
 
 
 def binding_copy() -> dict[Path, Callable[[], str | None]]:
-    """The HTTP binding's OpenAPI document, shipped in the package for ``toolresponse conformance``."""
-    source = SCHEMA_DIR / "http-binding.openapi.json"
-    return {PACKAGE_DIR / source.name: source.read_text}
+    """The HTTP binding's OpenAPI document as written, shipped in the package."""
+    return {PACKAGE_DIR / BINDING_DOCUMENT.name: BINDING_DOCUMENT.read_text}
+
+
+# -- the HTTP binding ----------------------------------------------------------------------
+
+PLACED_SCHEMA = "ToolResponseV1"
+"""The v1 schema's name in the resolved document's ``components/schemas``; its ``$defs`` are
+``ToolResponseV1.<Name>``."""
+
+
+def resolve_document(document: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``document`` with the single-file v1 ``schema`` placed in ``components/schemas`` and every
+    reference to it rewritten to point there, so that any loader resolves it (no file, no ``$id``).
+
+    A reference to any other document, or to something the schema does not have, stops the
+    generator: it would otherwise leave a response schema that checks nothing.
+    """
+    defs: Mapping[str, Any] = schema.get("$defs", {})
+    schema_id = str(schema.get("$id", ""))
+    file_name = schema_id.rsplit("/", 1)[-1]
+
+    def placed(ref: str) -> str:
+        """Where a reference inside the v1 schema (``#``, ``#/$defs/Name...``) points once placed."""
+        if ref in ("#", ""):
+            return f"#/components/schemas/{PLACED_SCHEMA}"
+        prefix = "#/$defs/"
+        if ref.startswith(prefix):
+            name, _, rest = ref.removeprefix(prefix).partition("/")
+            if name in defs:
+                return f"#/components/schemas/{PLACED_SCHEMA}.{name}" + (f"/{rest}" if rest else "")
+        raise SystemExit(f"{relative(BINDING_DOCUMENT)}: the v1 schema has no {ref!r} to refer to")
+
+    def in_document(ref: str) -> str:
+        """Where a reference of the document points: its own stay, the v1 schema's are placed."""
+        if ref.startswith("#"):
+            return ref
+        location, _, fragment = ref.partition("#")
+        location = location.removeprefix("./")
+        if not file_name or location not in (file_name, schema_id):
+            raise SystemExit(
+                f"{relative(BINDING_DOCUMENT)}: refers to {ref!r}; only the v1 schema ({file_name})"
+                " can be placed in it"
+            )
+        return placed("#" + fragment)
+
+    resolved: dict[str, Any] = rewrite_refs(document, in_document)
+    schemas = resolved.setdefault("components", {}).setdefault("schemas", {})
+    bodies = {
+        PLACED_SCHEMA: {k: v for k, v in schema.items() if k not in ("$defs", "$id", "$schema", "$comment")},
+        **{f"{PLACED_SCHEMA}.{name}": body for name, body in defs.items()},
+    }
+    for name, body in bodies.items():
+        if name in schemas:
+            raise SystemExit(f"{relative(BINDING_DOCUMENT)}: already has a component schema named {name!r}")
+        schemas[name] = rewrite_refs(body, placed)
+    resolved["x-generated"] = (
+        f"Generated by `{COMMAND}` from {relative(BINDING_DOCUMENT)} and {relative(SCHEMA_DIR)}: the v1"
+        f" schema placed in components/schemas ({PLACED_SCHEMA}), every reference pointing there;"
+        " do not edit."
+    )
+    return resolved
+
+
+def resolved_binding_source() -> str:
+    return json_text(resolve_document(load(BINDING_DOCUMENT), bundled_schema()))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Narrowing:
+    """What a response schema says of the ToolResponses it admits (None: it does not narrow it)."""
+
+    statuses: frozenset[str] | None = None
+    codes: frozenset[str] | None = None
+    limit_bytes: Any = None
+
+
+def _values(node: Any) -> frozenset[str] | None:
+    """The values a schema allows by ``const`` or ``enum``, or None."""
+    if not isinstance(node, dict):
+        return None
+    if "const" in node:
+        return frozenset([node["const"]])
+    if "enum" in node:
+        return frozenset(node["enum"])
+    return None
+
+
+class BindingReader:
+    """The facts of the binding document the runtime needs, each checked where the document states it
+    twice or where the per-code metadata states it too. Every problem stops the generator."""
+
+    def __init__(self, document: dict[str, Any], error_codes: dict[str, Any]) -> None:
+        self.document = document
+        self.codes: list[str] = error_codes["enum"]
+        self.code_status: dict[str, int] = {
+            code: int(error_codes["x-error-codes"][code]["http_status"]) for code in self.codes
+        }
+
+    def fail(self, problem: str) -> SystemExit:
+        return SystemExit(f"{relative(BINDING_DOCUMENT)}: {problem}")
+
+    def component(self, ref: str) -> dict[str, Any]:
+        prefix = "#/components/"
+        if not ref.startswith(prefix):
+            raise self.fail(f"expected a reference into components, found {ref!r}")
+        node: Any = self.document["components"]
+        for part in ref.removeprefix(prefix).split("/"):
+            if not isinstance(node, dict) or part not in node:
+                raise self.fail(f"{ref!r} points at nothing")
+            node = node[part]
+        if not isinstance(node, dict):
+            raise self.fail(f"{ref!r} is not an object")
+        return node
+
+    def followed(self, node: dict[str, Any]) -> dict[str, Any]:
+        """A response or parameter object, through its ``$ref`` if it is one."""
+        while isinstance(node.get("$ref"), str):
+            node = self.component(node["$ref"])
+        return node
+
+    def operation(self, operation_id: str) -> tuple[str, str, dict[str, Any]]:
+        """The path, method (upper case) and object of the operation ``operation_id``."""
+        found = [
+            (path, method.upper(), operation)
+            for path, item in self.document["paths"].items()
+            for method, operation in item.items()
+            if isinstance(operation, dict) and operation.get("operationId") == operation_id
+        ]
+        if len(found) != 1:
+            raise self.fail(f"expected one operation {operation_id!r}, found {len(found)}")
+        return found[0]
+
+    def parameter(self, operation: dict[str, Any], where: str) -> dict[str, Any]:
+        """The one parameter of ``operation`` that is ``in`` ``where``."""
+        found = [
+            self.followed(parameter)
+            for parameter in operation.get("parameters", [])
+            if self.followed(parameter).get("in") == where
+        ]
+        if len(found) != 1:
+            raise self.fail(
+                f"expected one {where} parameter of {operation.get('operationId')}, found {len(found)}"
+            )
+        return found[0]
+
+    def schema_of(self, parameter: dict[str, Any]) -> dict[str, Any]:
+        schema: dict[str, Any] = parameter["schema"]
+        while isinstance(schema.get("$ref"), str) and len(schema) == 1:
+            schema = self.component(schema["$ref"])
+        return schema
+
+    def narrowing(self, schema: dict[str, Any]) -> Narrowing:
+        """What ``schema`` (through its local ``$ref``s and ``allOf``) says of the status, the code and
+        ``error_info.details.limit_bytes``."""
+        statuses: frozenset[str] | None = None
+        codes: frozenset[str] | None = None
+        limits: list[Any] = []
+
+        def visit(node: dict[str, Any]) -> None:
+            nonlocal statuses, codes
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+                visit(self.component(ref))
+            for part in node.get("allOf", []):
+                visit(part)
+            members = node.get("properties", {})
+            status = _values(members.get("status"))
+            if status is not None:
+                statuses = status if statuses is None else statuses & status
+            info = members.get("error_info", {}).get("properties", {})
+            code = _values(info.get("code"))
+            if code is not None:
+                codes = code if codes is None else codes & code
+            limit = info.get("details", {}).get("properties", {}).get("limit_bytes", {})
+            if "const" in limit:
+                limits.append(limit["const"])
+
+        visit(schema)
+        if len({json.dumps(limit) for limit in limits}) > 1:
+            raise self.fail(f"a response schema states two limits: {limits}")
+        return Narrowing(statuses=statuses, codes=codes, limit_bytes=limits[0] if limits else None)
+
+    def responses(self, operation: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+        for status, response in operation["responses"].items():
+            yield status, self.followed(response)
+
+    def constants(self) -> dict[str, Any]:
+        """Every constant of ``http_binding.py``, by name, in order."""
+        list_path, list_method, list_operation = self.operation("listTools")
+        invoke_path, invoke_method, invoke = self.operation("invokeTool")
+        media = {
+            media
+            for operation in (list_operation, invoke)
+            for _, response in self.responses(operation)
+            for media in response.get("content", {})
+        }
+        if len(media) != 1:
+            raise self.fail(f"expected one media type for every response, found {sorted(media)}")
+        (media_type,) = media
+
+        tool_name = self.parameter(invoke, "path")
+        if f"{{{tool_name['name']}}}" not in invoke_path:
+            raise self.fail(f"the path parameter {tool_name['name']!r} is not in {invoke_path!r}")
+        call_id = self.parameter(invoke, "header")
+        call_id_schema = self.schema_of(call_id)
+        tool_name_pattern = self.schema_of(tool_name).get("pattern")
+        call_id_pattern = call_id_schema.get("pattern")
+        for label, pattern in (("tool name", tool_name_pattern), ("call id", call_id_pattern)):
+            if not isinstance(pattern, str) or not (pattern.startswith("^") and pattern.endswith("$")):
+                raise self.fail(f"the {label} pattern {pattern!r} is not anchored with ^ and $")
+            re.compile(pattern)
+
+        max_body_bytes = invoke.get("requestBody", {}).get("x-max-body-bytes")
+        if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 0:
+            raise self.fail(f"the invoke request body's x-max-body-bytes is {max_body_bytes!r}, not a size")
+
+        by_status: dict[int, set[str]] = {}
+        for code, status in self.code_status.items():
+            by_status.setdefault(status, set()).add(code)
+        success: set[int] = set()
+        exceptions: dict[int, tuple[str, Narrowing]] = {}
+        response_headers: dict[int, set[str]] = {}
+        for key, response in self.responses(invoke):
+            if not key.isdigit():
+                continue
+            status = int(key)
+            if response.get("headers"):
+                response_headers[status] = set(response["headers"])
+            narrowing = self.narrowing(response["content"][media_type]["schema"])
+            if narrowing.statuses is not None and narrowing.statuses <= {"success", "partial"}:
+                success.add(status)
+                continue
+            own = by_status.get(status, set())
+            if narrowing.codes is None:
+                raise self.fail(f"the invoke response {status} admits every code")
+            if narrowing.codes == own:
+                continue
+            if own or len(narrowing.codes) != 1:
+                raise self.fail(
+                    f"the invoke response {status} admits {sorted(narrowing.codes)}; the codes whose"
+                    f" http_status is {status} are {sorted(own)}"
+                )
+            (code,) = narrowing.codes
+            exceptions[status] = (code, narrowing)
+        documented = {int(key) for key in invoke["responses"] if key.isdigit()}
+        undocumented = sorted(set(by_status) - documented)
+        if undocumented:
+            raise self.fail(f"the invoke operation does not document the code statuses {undocumented}")
+        if len(success) != 1:
+            raise self.fail(f"expected one success status of the invoke operation, found {sorted(success)}")
+        (success_status,) = success
+        if str(success_status) not in list_operation["responses"]:
+            raise self.fail(f"the tool list does not answer {success_status}")
+        limited = sorted(status for status, (_, found) in exceptions.items() if found.limit_bytes is not None)
+        if len(limited) != 1 or set(exceptions) != set(limited):
+            raise self.fail(
+                f"expected exactly one invoke status that is not its code's, the one stating limit_bytes;"
+                f" found {sorted(exceptions)}, stating limit_bytes {limited}"
+            )
+        (too_large,) = limited
+        too_large_code, too_large_narrowing = exceptions[too_large]
+        if too_large_narrowing.limit_bytes != max_body_bytes:
+            raise self.fail(
+                f"the {too_large} answer states limit_bytes {too_large_narrowing.limit_bytes!r}, and the"
+                f" request body's x-max-body-bytes is {max_body_bytes}"
+            )
+
+        not_allowed = self.document.get("x-method-not-allowed")
+        if not isinstance(not_allowed, dict) or not {"status", "code", "header"} <= set(not_allowed):
+            raise self.fail("x-method-not-allowed needs status, code and header")
+        if not_allowed["code"] not in self.codes:
+            raise self.fail(f"x-method-not-allowed names {not_allowed['code']!r}, not a code")
+        headers = {name for names in response_headers.values() for name in names}
+        if len(headers) != 1:
+            raise self.fail(f"expected one response header of the invoke operation, found {sorted(headers)}")
+        (retry_after_header,) = headers
+        return {
+            "LIST_TOOLS_METHOD": list_method,
+            "LIST_TOOLS_PATH": list_path,
+            "INVOKE_METHOD": invoke_method,
+            "INVOKE_PATH": invoke_path,
+            "TOOL_NAME_PARAMETER": tool_name["name"],
+            "TOOL_NAME_PATTERN": tool_name_pattern,
+            "CALL_ID_HEADER": call_id["name"],
+            "CALL_ID_PATTERN": call_id_pattern,
+            "CALL_ID_MIN_LENGTH": int(call_id_schema["minLength"]),
+            "CALL_ID_MAX_LENGTH": int(call_id_schema["maxLength"]),
+            "MAX_BODY_BYTES": max_body_bytes,
+            "MEDIA_TYPE": media_type,
+            "SUCCESS_STATUS": success_status,
+            "BODY_TOO_LARGE_STATUS": too_large,
+            "BODY_TOO_LARGE_CODE": too_large_code,
+            "METHOD_NOT_ALLOWED_STATUS": int(not_allowed["status"]),
+            "METHOD_NOT_ALLOWED_CODE": not_allowed["code"],
+            "ALLOW_HEADER": not_allowed["header"],
+            "RETRY_AFTER_HEADER": retry_after_header,
+            "RETRY_AFTER_STATUSES": sorted(response_headers),
+        }
+
+
+CONSTANT_DOCS: dict[str, str] = {
+    "LIST_TOOLS_METHOD": "The method of the tool list (operation ``listTools``).",
+    "LIST_TOOLS_PATH": "The path of the tool list.",
+    "INVOKE_METHOD": "The method of a tool call (operation ``invokeTool``).",
+    "INVOKE_PATH": "The path of a tool call, its path parameter in braces.",
+    "TOOL_NAME_PARAMETER": "The name of the invoke path's parameter: the tool's name.",
+    "TOOL_NAME_PATTERN": "What a tool name matches (anchored: ``re.fullmatch`` gives the ECMA-262 verdict).",
+    "CALL_ID_HEADER": "The request header that carries the caller's id for a call.",
+    "CALL_ID_PATTERN": "What a call id matches (anchored: ``re.fullmatch`` gives the ECMA-262 verdict).",
+    "CALL_ID_MIN_LENGTH": "The fewest characters of a call id.",
+    "CALL_ID_MAX_LENGTH": "The most characters of a call id.",
+    "MAX_BODY_BYTES": "The largest request body a server accepts (``x-max-body-bytes``).",
+    "MEDIA_TYPE": "The media type of every answer.",
+    "SUCCESS_STATUS": "The HTTP status of a ToolResponse of status success or partial.",
+    "BODY_TOO_LARGE_STATUS": "The HTTP status of the answer to a body over ``MAX_BODY_BYTES``.",
+    "BODY_TOO_LARGE_CODE": "The code of that answer (``details.limit_bytes``: ``MAX_BODY_BYTES``).",
+    "METHOD_NOT_ALLOWED_STATUS": "The HTTP status of a method a path lacks (``x-method-not-allowed``).",
+    "METHOD_NOT_ALLOWED_CODE": "The code of that answer.",
+    "ALLOW_HEADER": "The header of that answer, naming the methods the path has.",
+    "RETRY_AFTER_HEADER": "The header of a retryable answer: whole seconds before a retry may succeed.",
+    "RETRY_AFTER_STATUSES": "The HTTP statuses whose answers may carry ``RETRY_AFTER_HEADER``.",
+}
+_CODE_CONSTANTS = ("BODY_TOO_LARGE_CODE", "METHOD_NOT_ALLOWED_CODE")
+
+
+def http_binding_source() -> str:
+    reader = BindingReader(load(BINDING_DOCUMENT), load(ERROR_CODE_SCHEMA))
+    constants = reader.constants()
+    if list(constants) != list(CONSTANT_DOCS):
+        raise SystemExit("codegen/generate.py: CONSTANT_DOCS must document each constant, in order")
+    lines = [
+        header(f"{relative(BINDING_DOCUMENT)} and {relative(ERROR_CODE_SCHEMA)}").rstrip("\n"),
+        '"""The HTTP binding\'s constants: what its OpenAPI document and the per-code metadata say."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Mapping",
+        "from types import MappingProxyType",
+        "from typing import Final",
+        "",
+        "from .models import ErrorCode",
+        "",
+        f"DOCUMENT_NAME: Final = {BINDING_DOCUMENT.name!r}",
+        '"""The binding\'s OpenAPI document, shipped beside this module as written."""',
+        f"RESOLVED_DOCUMENT_NAME: Final = {RESOLVED_BINDING_NAME!r}",
+        '"""That document with the v1 schema in ``components/schemas``, every reference pointing there."""',
+        f"PLACED_SCHEMA: Final = {PLACED_SCHEMA!r}",
+        '"""The v1 schema\'s name in the resolved document (its ``$defs``: ``<name>.<Def>``)."""',
+        f"CONFORMANCE_FIXTURE_DIR: Final = {'conformance/' + HTTP_FIXTURE_DIR.name!r}",
+        f'"""The HTTP conformance fixtures (``{relative(HTTP_FIXTURE_DIR)}``), shipped here."""',
+        f"FIXTURE_SCHEMA_NAME: Final = {'conformance/' + FIXTURE_SCHEMA.name!r}",
+        f'"""The schema of the fixture files (``{relative(FIXTURE_SCHEMA)}``), shipped here."""',
+        "",
+    ]
+    for name, value in constants.items():
+        if name in _CODE_CONSTANTS:
+            lines.append(f"{name}: Final = ErrorCode.{value}")
+        elif name == "RETRY_AFTER_STATUSES":
+            lines.append(f"{name}: Final = frozenset(({', '.join(map(str, value))}))")
+        else:
+            lines.append(f"{name}: Final = {value!r}")
+        lines.append(f'"""{CONSTANT_DOCS[name]}"""')
+    lines += [
+        "",
+        "HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(",
+        "    {",
+        *(f"        ErrorCode.{code}: {status}," for code, status in reader.code_status.items()),
+        "    }",
+        ")",
+        '"""The HTTP status of an error ToolResponse with each code (``x-error-codes``, ``http_status``)."""',
+        "",
+        "STATUS_EXCEPTIONS: Mapping[int, ErrorCode] = MappingProxyType(",
+        "    {",
+        *(
+            f"        {constants[f'{answer}_STATUS']}: ErrorCode.{constants[f'{answer}_CODE']},"
+            for answer in ("BODY_TOO_LARGE", "METHOD_NOT_ALLOWED")
+        ),
+        "    }",
+        ")",
+        '"""The answers whose HTTP status is not their code\'s: each such status, and its one code."""',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def conformance_copies() -> dict[Path, Callable[[], str | None]]:
+    """The HTTP conformance fixtures and their schema, shipped for ``toolresponse conformance``."""
+    return {
+        PACKAGED_CONFORMANCE_DIR / FIXTURE_SCHEMA.name: FIXTURE_SCHEMA.read_text,
+        **{
+            PACKAGED_CONFORMANCE_DIR / HTTP_FIXTURE_DIR.name / fixture.name: fixture.read_text
+            for fixture in sorted(HTTP_FIXTURE_DIR.glob("*.json"))
+        },
+    }
+
+
+COPY_DIRS = {
+    PACKAGE_DIR / "examples": "schema/v1/examples",
+    PACKAGED_CONFORMANCE_DIR / HTTP_FIXTURE_DIR.name: relative(HTTP_FIXTURE_DIR),
+}
+"""The directories of copies, and what each copies: a copy whose source is gone is removed."""
 
 
 def outputs() -> dict[Path, Callable[[], str | None]]:
     return {
         **example_copies(),
         **binding_copy(),
+        **conformance_copies(),
+        PACKAGE_DIR / RESOLVED_BINDING_NAME: resolved_binding_source,
+        PACKAGE_DIR / "http_binding.py": http_binding_source,
         PACKAGE_DIR / "models.py": models_source,
         PACKAGE_DIR / "error_codes.py": error_codes_source,
         PACKAGE_DIR / "__init__.py": package_init_source,
@@ -277,13 +713,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stale: list[str] = []
     expected_outputs = outputs()
-    for orphan in sorted(set((PACKAGE_DIR / "examples").glob("*.json")) - set(expected_outputs)):
-        stale.append(relative(orphan))
-        if args.check:
-            print(f"{relative(orphan)}: no longer in schema/v1/examples")
-        else:
-            orphan.unlink()
-            print(f"removed {relative(orphan)}")
+    for directory, source in COPY_DIRS.items():
+        for orphan in sorted(set(directory.glob("*.json")) - set(expected_outputs)):
+            stale.append(relative(orphan))
+            if args.check:
+                print(f"{relative(orphan)}: no longer in {source}")
+            else:
+                orphan.unlink()
+                print(f"removed {relative(orphan)}")
     if not args.check:
         stale.clear()
     for path, build in expected_outputs.items():

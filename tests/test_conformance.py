@@ -4,6 +4,11 @@ The fixtures live in ``tests/conformance/v1`` (or in the directory named by the
 environment variable ``TOOLRESPONSE_CONFORMANCE_DIR``). The reference validator
 is ``jsonschema.Draft202012Validator`` over the files of ``schema/v1``,
 registered by their ``$id``; ``tool-response.schema.json`` is the root.
+
+The HTTP fixtures of ``v1/http`` are requests to a server and the answers they
+must get; ``toolresponse conformance URL`` runs them. Here they are checked as
+files: against the fixture schema, for unique declarative descriptions, for
+codes the schema has, and for the body limit the binding document states.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ ROOT_SCHEMA_ID = "https://toolresponse.dev/schema/v1/tool-response.schema.json"
 ERROR_CODE_SCHEMA_ID = "https://toolresponse.dev/schema/v1/error-code.schema.json"
 FIXTURE_SCHEMA_PATH = TESTS_DIR / "conformance" / "fixture.schema.json"
 FIXTURE_DIR = Path(os.environ.get("TOOLRESPONSE_CONFORMANCE_DIR") or TESTS_DIR / "conformance" / "v1")
+HTTP_FIXTURE_DIR = FIXTURE_DIR / "http"
+BINDING_DOCUMENT_PATH = SCHEMA_DIR / "http-binding.openapi.json"
 FORBIDDEN_WORDS = ("should", "test that")
 MIN_TEST_COUNT = 100
 
@@ -80,8 +87,23 @@ def build_registry(schemas: dict[str, dict[str, Any]]) -> Registry[Schema]:
 
 
 def fixture_paths() -> list[Path]:
-    """The fixture files, sorted by name."""
+    """The schema fixture files, sorted by name."""
     return sorted(FIXTURE_DIR.glob("*.json"))
+
+
+def http_fixture_paths() -> list[Path]:
+    """The HTTP fixture files, sorted by name."""
+    return sorted(HTTP_FIXTURE_DIR.glob("*.json"))
+
+
+def all_fixture_paths() -> list[Path]:
+    """Every fixture file, schema and HTTP."""
+    return [*fixture_paths(), *http_fixture_paths()]
+
+
+def fixture_id(path: Path) -> str:
+    """``status.json``, ``http/invoke.json``."""
+    return path.relative_to(FIXTURE_DIR).as_posix()
 
 
 def fixture_groups(path: Path) -> list[dict[str, Any]]:
@@ -116,7 +138,7 @@ def conformance_cases() -> list[ConformanceCase]:
 def all_descriptions() -> list[str]:
     """Every group and test description of every well-formed fixture file."""
     descriptions: list[str] = []
-    for path in fixture_paths():
+    for path in all_fixture_paths():
         for group in fixture_groups(path):
             descriptions.append(group["description"])
             descriptions.extend(test["description"] for test in group["tests"])
@@ -142,6 +164,16 @@ FIXTURE_VALIDATOR = Draft202012Validator(FIXTURE_SCHEMA)
 CASES = conformance_cases()
 
 
+def http_tests() -> list[dict[str, Any]]:
+    """Every test of every well-formed HTTP fixture file."""
+    return [
+        test for path in http_fixture_paths() for group in fixture_groups(path) for test in group["tests"]
+    ]
+
+
+HTTP_TESTS = http_tests()
+
+
 @pytest.fixture(scope="module")
 def validator() -> Draft202012Validator:
     """The reference validator for a ToolResponse v1."""
@@ -159,9 +191,9 @@ def test_fixture_directory_holds_fixture_files() -> None:
     assert fixture_paths()
 
 
-@pytest.mark.parametrize("path", fixture_paths(), ids=lambda path: path.name)
+@pytest.mark.parametrize("path", all_fixture_paths(), ids=fixture_id)
 def test_fixture_file_matches_fixture_schema(path: Path) -> None:
-    """Every fixture file is valid against fixture.schema.json."""
+    """Every fixture file, schema or HTTP, is valid against fixture.schema.json."""
     content: Any = load_json(path)
     expected: list[str] = []
     actual = [
@@ -227,3 +259,77 @@ def test_conformance(case: ConformanceCase, validator: Draft202012Validator) -> 
             ExpectedError(json_pointer(error.absolute_path), str(error.validator)) for error in errors
         }
         assert case.error in actual_errors
+
+
+def test_http_fixture_directory_holds_fixture_files() -> None:
+    """The HTTP fixture directory holds at least one fixture file with tests."""
+    assert http_fixture_paths()
+    assert HTTP_TESTS
+
+
+@pytest.mark.parametrize(
+    ("paths", "kind"),
+    [(fixture_paths, "data"), (http_fixture_paths, "request")],
+    ids=["schema files hold schema tests", "HTTP files hold HTTP tests"],
+)
+def test_each_fixture_file_holds_one_kind_of_test(paths: Any, kind: str) -> None:
+    """v1/*.json holds only schema tests (data) and v1/http/*.json only HTTP tests (request), so that a
+    runner of either kind reads its directory without sorting tests."""
+    expected: list[str] = []
+    actual = [
+        f"{fixture_id(path)}::{test['description']}"
+        for path in paths()
+        for group in fixture_groups(path)
+        for test in group["tests"]
+        if kind not in test
+    ]
+    assert expected == actual
+
+
+def test_http_fixtures_name_codes_of_the_schema() -> None:
+    """Every code an HTTP fixture expects or rules out is a code of error-code.schema.json."""
+    codes = set(SCHEMAS[ERROR_CODE_SCHEMA_ID]["enum"])
+    named = {test["response"].get(member) for test in HTTP_TESTS for member in ("code", "not_code")} - {None}
+    assert set() == named - codes
+
+
+def test_http_fixture_statuses_are_the_binding_statuses() -> None:
+    """A status an HTTP fixture requires is the status error-code.schema.json gives its code, or one of
+    the binding's two exceptions (the body limit's 413, the missing method's 405)."""
+    document = load_json(BINDING_DOCUMENT_PATH)
+    code_status = {
+        code: entry["http_status"] for code, entry in SCHEMAS[ERROR_CODE_SCHEMA_ID]["x-error-codes"].items()
+    }
+    allowed = {
+        (413, "INVALID_PARAM"),
+        (document["x-method-not-allowed"]["status"], document["x-method-not-allowed"]["code"]),
+    }
+    expected: list[str] = []
+    actual = [
+        test["description"]
+        for test in HTTP_TESTS
+        if "status" in test["response"]
+        and (test["response"]["status"], test["response"].get("code")) not in allowed
+        and code_status.get(test["response"].get("code")) != test["response"]["status"]
+    ]
+    assert expected == actual
+
+
+def test_http_body_limit_fixtures_sit_at_the_documented_limit() -> None:
+    """The padded bodies are the document's x-max-body-bytes and one byte more, and a 413 fixture expects
+    that limit in details.limit_bytes."""
+    document = load_json(BINDING_DOCUMENT_PATH)
+    limit = document["paths"]["/tools/{name}/invoke"]["post"]["requestBody"]["x-max-body-bytes"]
+    sizes = sorted(
+        {
+            test["request"]["body"]["pad_to_bytes"]
+            for test in HTTP_TESTS
+            if "pad_to_bytes" in test["request"].get("body", {})
+        }
+    )
+    refused = [
+        test["response"].get("details") for test in HTTP_TESTS if test["response"].get("status") == 413
+    ]
+    assert [limit, limit + 1] == sizes
+    assert refused
+    assert all({"limit_bytes": limit} == details for details in refused)

@@ -7,24 +7,44 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-COPIED = ["codegen", "schema", "generated", "docs", "pyproject.toml"]
+COPIED = [
+    "codegen",
+    "schema",
+    "generated",
+    "docs",
+    "pyproject.toml",
+    "tests/conformance",
+    "runtime/toolresponse/http/_refs.py",
+]
 
 
-@pytest.fixture(scope="module")
-def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the parts of the repository that the generator reads and writes."""
-    target = tmp_path_factory.mktemp("checkout")
+def copy_checkout(target: Path) -> Path:
+    """Copy into ``target`` the parts of the repository that the generator reads and writes."""
     for name in COPIED:
         source = ROOT / name
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
             shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(source, target / name)
     return target
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the parts of the repository that the generator reads and writes."""
+    return copy_checkout(tmp_path_factory.mktemp("checkout"))
+
+
+@pytest.fixture
+def fresh_checkout(tmp_path: Path) -> Path:
+    """A copy of its own, for a test that edits it."""
+    return copy_checkout(tmp_path)
 
 
 def check(checkout: Path) -> subprocess.CompletedProcess[str]:
@@ -67,3 +87,81 @@ def test_generating_again_brings_the_copy_back_in_step(checkout: Path) -> None:
         check=True,
     )
     assert 0 == check(checkout).returncode
+
+
+GENERATED = "generated/python/toolresponse_generated"
+
+
+def edit_json(path: Path, edit: Any) -> None:
+    content = json.loads(path.read_text(encoding="utf-8"))
+    edit(content)
+    path.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+
+
+def set_limit(document: dict[str, Any]) -> None:
+    invoke = document["paths"]["/tools/{name}/invoke"]["post"]
+    invoke["requestBody"]["x-max-body-bytes"] = 2048
+    too_large = document["components"]["schemas"]["BodyTooLargeResponse"]["allOf"][1]
+    too_large["properties"]["error_info"]["properties"]["details"]["properties"]["limit_bytes"]["const"] = (
+        2048
+    )
+
+
+def test_a_new_body_limit_in_the_binding_document_makes_the_check_fail(fresh_checkout: Path) -> None:
+    """A new body limit in the OpenAPI document, not regenerated, shows in the diff of the constants, the
+    copy and the resolved document."""
+    edit_json(fresh_checkout / "schema" / "v1" / "http-binding.openapi.json", set_limit)
+
+    result = check(fresh_checkout)
+
+    assert 1 == result.returncode
+    assert "+MAX_BODY_BYTES: Final = 2048" in result.stdout
+    for name in ("http_binding.py", "http-binding.openapi.json", "http-binding.resolved.openapi.json"):
+        assert f"{GENERATED}/{name}" in result.stderr
+    assert "Run `make generate`" in result.stderr
+
+
+def test_an_edited_http_fixture_makes_the_check_fail_until_generated(fresh_checkout: Path) -> None:
+    """The shipped copy of an HTTP fixture file is drift-checked, and make generate brings it back."""
+    fixture = fresh_checkout / "tests" / "conformance" / "v1" / "http" / "routing.json"
+    text = fixture.read_text(encoding="utf-8")
+    fixture.write_text(text.replace('"/conformance/no-such-path"', '"/conformance/edited"'), encoding="utf-8")
+
+    result = check(fresh_checkout)
+
+    assert 1 == result.returncode
+    assert f"{GENERATED}/conformance/http/routing.json" in result.stderr
+    assert '"path": "/conformance/edited"}' in result.stdout
+    subprocess.run(
+        [sys.executable, str(fresh_checkout / "codegen" / "generate.py")],
+        cwd=fresh_checkout,
+        capture_output=True,
+        check=True,
+    )
+    assert 0 == check(fresh_checkout).returncode
+
+
+def test_a_copied_fixture_whose_source_is_gone_is_stale(fresh_checkout: Path) -> None:
+    """A fixture copy with no source in tests/conformance/v1/http fails the check, naming both."""
+    (fresh_checkout / GENERATED / "conformance" / "http" / "gone.json").write_text("[]\n", encoding="utf-8")
+
+    result = check(fresh_checkout)
+
+    assert 1 == result.returncode
+    assert f"{GENERATED}/conformance/http/gone.json: no longer in tests/conformance/v1/http" in result.stdout
+
+
+def test_a_document_that_contradicts_itself_fails_the_check_with_the_reason(fresh_checkout: Path) -> None:
+    """x-max-body-bytes that differs from the 413 answer's limit_bytes stops the generator, saying so."""
+    edit_json(
+        fresh_checkout / "schema" / "v1" / "http-binding.openapi.json",
+        lambda document: document["paths"]["/tools/{name}/invoke"]["post"]["requestBody"].update(
+            {"x-max-body-bytes": 2048}
+        ),
+    )
+
+    result = check(fresh_checkout)
+
+    assert 1 == result.returncode
+    assert "limit_bytes 1048576" in result.stderr
+    assert "x-max-body-bytes is 2048" in result.stderr

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from toolresponse import ERROR_CODE_INFO, ErrorCode, ToolResponse, ToolSpec, validate
 from toolresponse.http import CALL_ID_HEADER, MAX_BODY_BYTES, create_app, http_status
-from toolresponse.http._conformance import binding_document, resolve_document, status_problem
+from toolresponse.http._conformance import resolved_binding_document, status_problem
 from toolresponse.http._serve import serve_in_background
 
 ECHO_SCHEMA = {
@@ -144,7 +144,7 @@ def invoke(client: TestClient, name: str, content: bytes, headers: Mapping[str, 
 
 def tool_list_violations(body: Any) -> list[str]:
     """What the document's tool list answer (ToolListResponse, the v1 schema placed) finds wrong."""
-    document = resolve_document(binding_document())
+    document = resolved_binding_document()
     schema = {"$ref": "#/components/schemas/ToolListResponse", "components": document["components"]}
     return [error.message for error in Draft202012Validator(schema).iter_errors(body)]
 

@@ -7,24 +7,31 @@ import io
 import json
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import schemathesis
 
+from toolresponse import ErrorCode
 from toolresponse.http import create_app
 from toolresponse.http._conformance import (
     BINDING_CHECK,
     ConformanceError,
     ConformanceReport,
+    Fixture,
     _schemas_in_force,
     add_tool_operations,
     binding_document,
+    load_fixtures,
     report_conformance,
-    resolve_document,
+    resolved_binding_document,
     run_conformance,
 )
 from toolresponse.http._serve import serve_in_background
+
+ROOT = Path(__file__).resolve().parent.parent
+HTTP_FIXTURE_DIR = ROOT / "tests" / "conformance" / "v1" / "http"
 
 SMALL_BUDGET = 10
 """Enough cases per operation to catch a broken server (the reference run has the default budget)."""
@@ -69,6 +76,8 @@ def test_the_reference_server_conforms(reference_url: str) -> None:
     assert BINDING_CHECK in run.note
     operations = {result.name for result in report.results if result.section == "schemathesis"}
     assert {"GET /tools", "POST /tools/{name}/invoke"} <= operations
+    ran = {result.name for result in report.results if result.section == "binding" and not result.skipped}
+    assert set() == {fixture.description for fixture in load_fixtures()} - ran
 
 
 class Rewrite:
@@ -198,7 +207,7 @@ def test_the_self_test_catches_an_unresolved_response_schema() -> None:
     url = f"http://127.0.0.1:{free_port()}"
     unresolved = schemathesis.openapi.from_dict(binding_document(), config=schemathesis.Config())
     result = _schemas_in_force(unresolved, binding_document(), url)
-    resolved_document = resolve_document(binding_document())
+    resolved_document = resolved_binding_document()
     resolved = schemathesis.openapi.from_dict(resolved_document, config=schemathesis.Config())
     named = [problem.split(":")[0] for problem in result.problems]
     invoke_statuses = [
@@ -224,37 +233,38 @@ def test_the_self_test_catches_an_unresolved_response_schema() -> None:
     assert () == _schemas_in_force(resolved, resolved_document, url).problems
 
 
-@pytest.mark.parametrize(
-    ("ref", "message"),
-    [
-        ("other.schema.json", "only the v1 schema"),
-        ("tool-response.schema.json#/$defs/Nothing", "has no '#/\\$defs/Nothing'"),
-        ("https://example.com/tool-response.schema.json", "only the v1 schema"),
-    ],
-)
-def test_a_reference_that_cannot_be_placed_fails_loudly(ref: str, message: str) -> None:
-    """A $ref the runner cannot place in the document raises, rather than leaving a schema unchecked."""
-    document = binding_document()
-    document["components"]["schemas"]["Extra"] = {"$ref": ref}
-    with pytest.raises(ConformanceError, match=message):
-        resolve_document(document)
+def test_a_document_that_still_refers_to_another_file_is_refused() -> None:
+    """Given the document as written (its ToolResponse schemas in another file), the runner refuses to
+    run rather than check nothing under those references, and names the resolved document."""
+    with pytest.raises(ConformanceError, match=r"tool-response\.schema\.json.*resolved document"):
+        run_conformance(f"http://127.0.0.1:{free_port()}", document=binding_document())
 
 
-@pytest.mark.parametrize(
-    "ref",
-    [
-        "tool-response.schema.json",
-        "./tool-response.schema.json",
-        "https://toolresponse.dev/schema/v1/tool-response.schema.json",
-        "tool-response.schema.json#/$defs/ErrorInfo",
-    ],
-)
-def test_references_to_the_v1_schema_are_placed(ref: str) -> None:
-    """Each way of naming the v1 schema (or one of its $defs) points into components/schemas."""
-    document = binding_document()
-    document["components"]["schemas"]["Extra"] = {"$ref": ref}
-    extra = resolve_document(document)["components"]["schemas"]["Extra"]["$ref"]
-    assert extra.startswith("#/components/schemas/ToolResponseV1")
+def test_the_shipped_resolved_document_refers_to_no_other_file() -> None:
+    """Every $ref of the resolved document points inside it, at something it has."""
+    document = resolved_binding_document()
+    refs: list[str] = []
+
+    def collect(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                refs.append(node["$ref"])
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, list):
+            for item in node:
+                collect(item)
+
+    def target(ref: str) -> Any:
+        node: Any = document
+        for part in ref.removeprefix("#/").split("/"):
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+        return node
+
+    collect(document)
+    assert [] == [ref for ref in refs if not ref.startswith("#/")]
+    assert all(isinstance(target(ref), dict) for ref in refs)
+    assert "#/components/schemas/ToolResponseV1" in refs
 
 
 def test_an_unreachable_server_fails() -> None:
@@ -292,7 +302,7 @@ def test_each_served_tool_becomes_an_operation_with_its_own_body_schema() -> Non
         "properties": {"unit": {"$ref": "#/$defs/Unit"}},
         "$defs": {"Unit": {"enum": ["m", "s"]}},
     }
-    resolved = resolve_document(binding_document())
+    resolved = resolved_binding_document()
     specialised, left_out = add_tool_operations(resolved, [{"name": "measure", "parameters": parameters}])
     operation = specialised["paths"]["/tools/measure/invoke"]["post"]
     component = specialised["components"]["schemas"]["ToolParameters.measure"]
@@ -317,7 +327,7 @@ def test_each_served_tool_becomes_an_operation_with_its_own_body_schema() -> Non
 )
 def test_a_tool_that_cannot_be_an_operation_is_left_out_saying_why(tool: dict[str, Any], reason: str) -> None:
     """A tool whose name or parameter schema cannot be placed in the document is left out, with a reason."""
-    specialised, left_out = add_tool_operations(resolve_document(binding_document()), [tool])
+    specialised, left_out = add_tool_operations(resolved_binding_document(), [tool])
     assert 1 == len(left_out)
     assert reason in left_out[0]
     assert ["/tools", "/tools/{name}/invoke"] == list(specialised["paths"])
@@ -331,3 +341,111 @@ def test_the_command_runs_through_the_cli(reference_url: str, capsys: pytest.Cap
     out = capsys.readouterr().out
     assert "seed 3, at most 5 cases" in out
     assert "PASS:" in out.splitlines()[-1]
+
+
+def source_fixture_tests() -> list[dict[str, Any]]:
+    """Every test of tests/conformance/v1/http, in file order."""
+    return [
+        test
+        for path in sorted(HTTP_FIXTURE_DIR.glob("*.json"))
+        for group in json.loads(path.read_text(encoding="utf-8"))
+        for test in group["tests"]
+    ]
+
+
+def test_the_runner_loads_exactly_the_http_fixtures_of_the_repository() -> None:
+    """The fixtures the runner ships and runs are the tests of tests/conformance/v1/http, in order."""
+    expected = [test["description"] for test in source_fixture_tests()]
+    actual = [fixture.description for fixture in load_fixtures()]
+    assert expected == actual
+
+
+def fixture_named(description: str) -> Fixture:
+    return next(fixture for fixture in load_fixtures() if fixture.description == description)
+
+
+def test_a_padded_body_is_its_text_then_spaces_to_the_size() -> None:
+    """{"text": "{}", "pad_to_bytes": 1048577} is {} followed by spaces, 1048577 bytes in all."""
+    fixture = fixture_named("a body of 1 MiB + 1 byte is 413 INVALID_PARAM with details.limit_bytes")
+    assert fixture.body is not None
+    assert (1048577, b"{}", b"") == (len(fixture.body), fixture.body[:2], fixture.body[2:].strip(b" "))
+    assert (413, ErrorCode.INVALID_PARAM, {"limit_bytes": 1048576}) == (
+        fixture.status,
+        fixture.code,
+        fixture.details,
+    )
+    assert fixture.needs_tool
+
+
+def test_a_base64_body_is_its_bytes() -> None:
+    """A base64 body is sent as the bytes it encodes, which need not be UTF-8."""
+    assert b'{"a": "\xff\xfe"}' == fixture_named("a body that is not UTF-8 is 400 INVALID_FORMAT").body
+
+
+def test_a_fixture_on_an_unknown_tool_needs_no_served_tool() -> None:
+    """A fixture whose path has {unknown} and no {tool} runs against a server serving no tool."""
+    fixture = fixture_named("DELETE /tools is 405 NOT_FOUND, with Allow")
+    assert (False, None, ("Allow",)) == (fixture.needs_tool, fixture.body, fixture.response_headers)
+
+
+def http_test(**members: Any) -> dict[str, Any]:
+    return {
+        "description": "a request",
+        "request": {"method": "POST", "path": "/tools/{tool}/invoke", "body": {"text": "{}"}},
+        "response": {"code": "NOT_FOUND"},
+        **members,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param("[{", "broken.json: not JSON", id="not JSON"),
+        pytest.param(
+            json.dumps([{"description": "no tests"}]), "off the fixture schema", id="off the schema"
+        ),
+        pytest.param(
+            json.dumps([{"description": "g", "tests": [{"description": "t", "data": {}, "valid": True}]}]),
+            "'t' is not an HTTP test",
+            id="a schema test",
+        ),
+        pytest.param(
+            json.dumps([{"description": "g", "tests": [http_test(response={"code": "NO_SUCH_CODE"})]}]),
+            "'NO_SUCH_CODE' is not an error code",
+            id="an unknown code",
+        ),
+        pytest.param(
+            json.dumps(
+                [
+                    {
+                        "description": "g",
+                        "tests": [
+                            http_test(
+                                request={
+                                    "method": "POST",
+                                    "path": "/",
+                                    "body": {"text": "{}", "pad_to_bytes": 1},
+                                }
+                            )
+                        ],
+                    }
+                ]
+            ),
+            "pad_to_bytes 1 is under the text's 2 bytes",
+            id="padding under the text",
+        ),
+    ],
+)
+def test_a_malformed_fixture_file_is_a_conformance_error_naming_it(
+    text: str, message: str, tmp_path: Path
+) -> None:
+    """A fixture file that is not JSON, off the fixture schema or not what the runner can send is refused."""
+    (tmp_path / "broken.json").write_text(text, encoding="utf-8")
+    with pytest.raises(ConformanceError, match=message):
+        load_fixtures(tmp_path)
+
+
+def test_an_empty_fixture_directory_is_a_conformance_error(tmp_path: Path) -> None:
+    """With no fixture file the runner refuses to run, rather than pass on nothing."""
+    with pytest.raises(ConformanceError, match="holds no HTTP conformance fixture"):
+        load_fixtures(tmp_path)

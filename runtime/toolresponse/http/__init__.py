@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolresponse_generated import ERROR_CODE_INFO, ToolStatus
+from toolresponse_generated import ToolStatus
+from toolresponse_generated.http_binding import CALL_ID_HEADER, HTTP_STATUS, MAX_BODY_BYTES, SUCCESS_STATUS
 
 from .._lazy import lazy_exports
 
@@ -56,19 +57,17 @@ if TYPE_CHECKING:
         url_of as url_of,
     )
 
-MAX_BODY_BYTES = 1024 * 1024
-"""The largest request body a server accepts (1 MiB); one byte more is answered 413."""
-
-CALL_ID_HEADER = "X-Call-Id"
-"""The request header that carries the caller's id for a call (1 to 128 visible ASCII characters)."""
+# MAX_BODY_BYTES (the largest request body a server accepts; one byte more is refused) and
+# CALL_ID_HEADER (the request header of the caller's id for a call) are the generated
+# constants of the binding document, re-exported.
 
 
 def http_status(response: ToolResponse) -> int:
     """The HTTP status of ``response`` in the binding: 200 for success and partial, else its code's."""
     code = response.code
     if response.status is not ToolStatus.ERROR or code is None:
-        return 200
-    return ERROR_CODE_INFO[code].http_status
+        return SUCCESS_STATUS
+    return HTTP_STATUS[code]
 
 
 _EXPORTS: dict[str, tuple[str, ...]] = {

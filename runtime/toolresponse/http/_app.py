@@ -1,6 +1,8 @@
 """The HTTP binding of ToolResponse v1 as an ASGI application: a registry of tools, served.
 
-The binding is ``schema/v1/http-binding.openapi.json``; this module follows it.
+The binding is ``schema/v1/http-binding.openapi.json``; this module follows it, and takes each
+of the binding's facts (paths, the call-id header and its rules, the body limit, the statuses)
+from the constants generated from that document (``toolresponse_generated.http_binding``).
 
 ==========================================  ====================================================
 request                                     answer
@@ -41,7 +43,9 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
+from http import HTTPStatus
 from typing import Any, Protocol
 
 try:
@@ -58,6 +62,24 @@ except ImportError as missing:  # pragma: no cover - depends on the installed ex
     ) from None
 
 from toolresponse_generated import ErrorCode
+from toolresponse_generated.http_binding import (
+    ALLOW_HEADER,
+    BODY_TOO_LARGE_CODE,
+    BODY_TOO_LARGE_STATUS,
+    CALL_ID_MAX_LENGTH,
+    CALL_ID_MIN_LENGTH,
+    CALL_ID_PATTERN,
+    INVOKE_METHOD,
+    INVOKE_PATH,
+    LIST_TOOLS_METHOD,
+    LIST_TOOLS_PATH,
+    MEDIA_TYPE,
+    METHOD_NOT_ALLOWED_CODE,
+    METHOD_NOT_ALLOWED_STATUS,
+    RETRY_AFTER_HEADER,
+    RETRY_AFTER_STATUSES,
+    TOOL_NAME_PARAMETER,
+)
 
 from .._errors import MalformedJsonError
 from .._response import ToolResponse, loads_strict
@@ -67,11 +89,7 @@ from . import CALL_ID_HEADER, MAX_BODY_BYTES, http_status
 
 __all__ = ["ServableRegistry", "create_app"]
 
-_CALL_ID_MAX = 128
-_PAYLOAD_TOO_LARGE = 413
-_METHOD_NOT_ALLOWED = 405
-_RETRY_AFTER_STATUSES = frozenset((429, 503))
-_JSON = "application/json"
+_CALL_ID = re.compile(CALL_ID_PATTERN)
 _log = logging.getLogger("toolresponse.http")
 
 _Scope = MutableMapping[str, Any]
@@ -95,9 +113,9 @@ def _answer(
     status = http_status(response) if status is None else status
     all_headers = dict(headers or {})
     after = response.retry_after_ms
-    if after is not None and status in _RETRY_AFTER_STATUSES:
-        all_headers["Retry-After"] = str(math.ceil(after / 1000))
-    return Response(response.to_json_bytes(), status_code=status, headers=all_headers, media_type=_JSON)
+    if after is not None and status in RETRY_AFTER_STATUSES:
+        all_headers[RETRY_AFTER_HEADER] = str(math.ceil(after / 1000))
+    return Response(response.to_json_bytes(), status_code=status, headers=all_headers, media_type=MEDIA_TYPE)
 
 
 def _context(name: str, call_id: str | None) -> dict[str, Any] | None:
@@ -110,13 +128,13 @@ def _context(name: str, call_id: str | None) -> dict[str, Any] | None:
 
 
 def _call_id_problem(call_id: str) -> str | None:
-    """Why ``call_id`` is not a valid ``X-Call-Id``, or None."""
-    if not call_id:
-        return "is empty"
-    if len(call_id) > _CALL_ID_MAX:
-        return f"is {len(call_id)} characters long, over {_CALL_ID_MAX}"
-    if not all("!" <= char <= "~" for char in call_id):
-        return "has a character that is not visible ASCII (! to ~)"
+    """Why ``call_id`` is not a valid call id header, or None."""
+    if len(call_id) < CALL_ID_MIN_LENGTH:
+        return "is empty" if not call_id else f"is {len(call_id)} characters long, under {CALL_ID_MIN_LENGTH}"
+    if len(call_id) > CALL_ID_MAX_LENGTH:
+        return f"is {len(call_id)} characters long, over {CALL_ID_MAX_LENGTH}"
+    if _CALL_ID.fullmatch(call_id) is None:
+        return f"has a character that {CALL_ID_PATTERN} does not allow"
     return None
 
 
@@ -211,27 +229,27 @@ class _Binding:
         return _answer(ToolResponse.success(_tool_list_text([spec.name for spec in specs]), data))
 
     async def invoke(self, request: Request) -> Response:
-        name: str = request.path_params["name"]
+        name: str = request.path_params[TOOL_NAME_PARAMETER]
         call_id = request.headers.get(CALL_ID_HEADER)
         try:
             body = await _read_body(request, self.max_body_bytes)
         except _BodyTooLarge:
             limit = self.max_body_bytes
             refusal = ToolResponse.error(
-                ErrorCode.INVALID_PARAM,
+                BODY_TOO_LARGE_CODE,
                 f"The request body is over the limit of {limit} bytes; send smaller parameters.",
                 details={"limit_bytes": limit},
                 context=_context(name, call_id if call_id and not _call_id_problem(call_id) else None),
             )
-            return _answer(refusal, status=_PAYLOAD_TOO_LARGE, headers={"Connection": "close"})
+            return _answer(refusal, status=BODY_TOO_LARGE_STATUS, headers={"Connection": "close"})
         if call_id is not None:
             problem = _call_id_problem(call_id)
             if problem is not None:
                 return _answer(
                     ToolResponse.error(
                         ErrorCode.INVALID_PARAM,
-                        f"The {CALL_ID_HEADER} header {problem}; send 1 to {_CALL_ID_MAX} visible ASCII"
-                        " characters, or no header.",
+                        f"The {CALL_ID_HEADER} header {problem}; send {CALL_ID_MIN_LENGTH} to"
+                        f" {CALL_ID_MAX_LENGTH} characters matching {CALL_ID_PATTERN}, or no header.",
                         details={"header": CALL_ID_HEADER},
                         context=_context(name, None),
                     )
@@ -269,23 +287,24 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     """Starlette's own answers (no such path, a method the path lacks) as ToolResponses."""
     assert isinstance(exc, HTTPException)
     path = request.url.path
-    if exc.status_code == _METHOD_NOT_ALLOWED:
-        allow = (exc.headers or {}).get("Allow", "")
+    if exc.status_code == HTTPStatus.METHOD_NOT_ALLOWED:
+        allow = (exc.headers or {}).get("Allow", "")  # Starlette's own answer, in HTTP's terms
         methods = sorted(method.strip() for method in allow.split(",") if method.strip())
         return _answer(
             ToolResponse.error(
-                ErrorCode.NOT_FOUND,
+                METHOD_NOT_ALLOWED_CODE,
                 f"{path} has no method {request.method}; it has {', '.join(methods)}.",
                 details={"path": path, "method": request.method, "allow": methods},
             ),
-            status=_METHOD_NOT_ALLOWED,
-            headers={"Allow": ", ".join(methods)},
+            status=METHOD_NOT_ALLOWED_STATUS,
+            headers={ALLOW_HEADER: ", ".join(methods)},
         )
-    if exc.status_code == 404:
+    if exc.status_code == HTTPStatus.NOT_FOUND:
         return _answer(
             ToolResponse.error(
                 ErrorCode.NOT_FOUND,
-                f"There is nothing at {path}: the binding has GET /tools and POST /tools/{{name}}/invoke.",
+                f"There is nothing at {path}: the binding has {LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} and"
+                f" {INVOKE_METHOD} {INVOKE_PATH}.",
                 details={"path": path},
             )
         )
@@ -343,8 +362,8 @@ def create_app(registry: ServableRegistry, *, max_body_bytes: int = MAX_BODY_BYT
     binding = _Binding(registry, max_body_bytes)
     app = Starlette(
         routes=[
-            Route("/tools", binding.list_tools, methods=["GET"]),
-            Route("/tools/{name}/invoke", binding.invoke, methods=["POST"]),
+            Route(LIST_TOOLS_PATH, binding.list_tools, methods=[LIST_TOOLS_METHOD]),
+            Route(INVOKE_PATH, binding.invoke, methods=[INVOKE_METHOD]),
         ],
         middleware=[Middleware(_Guard)],
         exception_handlers={HTTPException: _http_exception},

@@ -5,20 +5,22 @@ One run has three parts, and one report:
 1. **The document.** The binding's OpenAPI document refers to the v1 schema by
    relative ``$ref``; schemathesis resolves such a reference only when it loads
    the document from a file, and a response schema it cannot resolve is
-   skipped without a word. So the runner builds an in-memory copy in which the
-   shipped single-file schema (``bundled_schema()``) sits in
-   ``components/schemas`` and every reference points there (a reference it
-   cannot place fails the run), and then proves, before any request, that
-   schemathesis rejects a non-conforming body under every documented response
-   of every operation.
+   skipped without a word. So the runner loads the resolved copy that
+   ``make generate`` ships (``resolved_binding_document()``: the single-file
+   schema in ``components/schemas``, every reference pointing there), refuses
+   a document that still refers to another file, and then proves, before any
+   request, that schemathesis rejects a non-conforming body under every
+   documented response of every operation.
 2. **The binding's own checks**: the tool list (``GET /tools``: a success
    ToolResponse whose ``data.tools`` names each tool once, with JSON Schemas),
-   then the fixtures in ``FIXTURES`` and a few derived from that list: a body
-   that is not JSON, not an object, of the wrong types or over 1 MiB, an
-   unknown tool, a bad ``X-Call-Id``, an undocumented method or path. Every
-   answer must be a ToolResponse (``toolresponse.validate``), served as JSON,
-   whose HTTP status is its code's (200 for success and partial; 413 and 405
-   where the binding says so).
+   then the language-neutral HTTP fixtures (``tests/conformance/v1/http``,
+   shipped in ``toolresponse_generated``; ``load_fixtures()``) and a few
+   derived from that list: a body that is not JSON, not an object, of the
+   wrong types or over the limit, an unknown tool, a bad call-id header, an
+   undocumented method or path. Every answer must be a ToolResponse
+   (``toolresponse.validate``), served as JSON, whose HTTP status is its
+   code's (200 for success and partial; the body-limit and missing-method
+   answers where the binding says so: ``STATUS_EXCEPTIONS``).
 3. **schemathesis**, with every standard check it has (response-schema
    conformance among them) and one of the runner's own (``BINDING_CHECK``: the
    status follows the code, and INTERNAL_ERROR is never an answer), over a
@@ -42,131 +44,108 @@ server could not be reached), 2 for a usage error.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import json
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from http import HTTPStatus
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any, TextIO
 from urllib.parse import quote, urlsplit
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from toolresponse_generated import ERROR_CODE_INFO, ErrorCode
+from toolresponse_generated import ErrorCode
+from toolresponse_generated.http_binding import (
+    CONFORMANCE_FIXTURE_DIR,
+    DOCUMENT_NAME,
+    FIXTURE_SCHEMA_NAME,
+    HTTP_STATUS,
+    INVOKE_METHOD,
+    INVOKE_PATH,
+    LIST_TOOLS_METHOD,
+    LIST_TOOLS_PATH,
+    MEDIA_TYPE,
+    RESOLVED_DOCUMENT_NAME,
+    STATUS_EXCEPTIONS,
+    SUCCESS_STATUS,
+    TOOL_NAME_PARAMETER,
+    TOOL_NAME_PATTERN,
+)
 
 from .._errors import ConformanceError, MalformedJsonError
 from .._response import loads_strict
-from ..validation import bundled_schema, validate
-from . import CALL_ID_HEADER, MAX_BODY_BYTES
+from ..validation import validate
+from ._refs import rewrite_refs
 
 __all__ = [
     "BINDING_CHECK",
     "DEFAULT_MAX_EXAMPLES",
     "DEFAULT_SEED",
     "DOCUMENT_NAME",
-    "FIXTURES",
+    "RESOLVED_DOCUMENT_NAME",
     "CheckResult",
     "ConformanceError",
     "ConformanceReport",
     "Fixture",
     "add_tool_operations",
     "binding_document",
-    "resolve_document",
+    "load_fixtures",
+    "resolved_binding_document",
     "run_conformance",
     "status_problem",
 ]
 
-DOCUMENT_NAME = "http-binding.openapi.json"
-"""The file name of the binding's OpenAPI document (in ``schema/v1``; a copy is shipped in
-``toolresponse_generated``)."""
-
 DEFAULT_MAX_EXAMPLES = 50
 DEFAULT_SEED = 20260101
 DEFAULT_TIMEOUT_S = 10.0
-_COMPONENT = "ToolResponseV1"
-"""The placed v1 schema's name in ``components/schemas``; its ``$defs`` are ``ToolResponseV1.<Name>``."""
 _MISSING_EXTRA = (
     "toolresponse conformance needs the optional extra 'conformance' ({name} is not installed):"
     " pip install 'toolresponse[conformance]'"
 )
+_GENERATED = "toolresponse_generated"
 
 
 # -- the document --------------------------------------------------------------------------
 
 
-def binding_document() -> dict[str, Any]:
-    """The binding's OpenAPI document, as shipped in ``toolresponse_generated``."""
-    packaged = resources.files("toolresponse_generated").joinpath(DOCUMENT_NAME)
+def _packaged(name: str) -> Traversable:
+    """A file shipped in ``toolresponse_generated`` (written there by ``make generate``)."""
+    packaged = resources.files(_GENERATED)
+    for part in name.split("/"):
+        packaged = packaged.joinpath(part)
+    return packaged
+
+
+def _packaged_json(name: str, what: str) -> Any:
+    packaged = _packaged(name)
     if not packaged.is_file():
-        raise ConformanceError(
-            f"the binding's OpenAPI document {DOCUMENT_NAME} is not in this installation"
-            " (toolresponse_generated has no copy of it)"
-        )
-    document: dict[str, Any] = json.loads(packaged.read_text("utf-8"))
+        raise ConformanceError(f"{what} ({name}) is not in this installation: {_GENERATED} has no copy of it")
+    return json.loads(packaged.read_text("utf-8"))
+
+
+def binding_document() -> dict[str, Any]:
+    """The binding's OpenAPI document as written (it refers to the v1 schema by relative ``$ref``)."""
+    document: dict[str, Any] = _packaged_json(DOCUMENT_NAME, "the binding's OpenAPI document")
     return document
 
 
-def resolve_document(document: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """A copy of ``document`` with the v1 schema placed in ``components/schemas`` and every reference
-    to it rewritten to point there, so that any loader resolves it (no file, no ``$id`` lookup).
-
-    ``schema`` is the single-file v1 schema (default: ``bundled_schema()``). A ``$ref`` to any
-    other external document raises ``ConformanceError``: it would otherwise go unchecked.
-    """
-    schema = bundled_schema() if schema is None else schema
-    defs: Mapping[str, Any] = schema.get("$defs", {})
-    schema_id = str(schema.get("$id", ""))
-    file_name = schema_id.rsplit("/", 1)[-1]
-
-    def target(ref: str) -> str:
-        if ref.startswith("#"):
-            return ref
-        location, _, fragment = ref.partition("#")
-        location = location.removeprefix("./")
-        if location not in (file_name, schema_id) or not file_name:
-            raise ConformanceError(
-                f"the document refers to {ref!r}; only the v1 schema ({file_name}) can be placed in it"
-            )
-        return internal("#" + fragment)
-
-    def internal(ref: str) -> str:
-        if ref in ("#", ""):
-            return f"#/components/schemas/{_COMPONENT}"
-        prefix = "#/$defs/"
-        if ref.startswith(prefix):
-            name, _, rest = ref.removeprefix(prefix).partition("/")
-            if name in defs:
-                return f"#/components/schemas/{_COMPONENT}.{name}" + (f"/{rest}" if rest else "")
-        raise ConformanceError(f"the v1 schema has no {ref!r} to refer to")
-
-    def rewrite(node: Any, *, inside_schema: bool) -> Any:
-        if isinstance(node, dict):
-            out = {key: rewrite(value, inside_schema=inside_schema) for key, value in node.items()}
-            ref = out.get("$ref")
-            if isinstance(ref, str):
-                out["$ref"] = internal(ref) if inside_schema and ref.startswith("#") else target(ref)
-            return out
-        if isinstance(node, list):
-            return [rewrite(item, inside_schema=inside_schema) for item in node]
-        return node
-
-    resolved: dict[str, Any] = rewrite(copy.deepcopy(dict(document)), inside_schema=False)
-    schemas = resolved.setdefault("components", {}).setdefault("schemas", {})
-    placed = {
-        _COMPONENT: {k: v for k, v in schema.items() if k not in ("$defs", "$id", "$schema", "$comment")}
-    }
-    placed.update({f"{_COMPONENT}.{name}": body for name, body in defs.items()})
-    for name, body in placed.items():
-        if name in schemas:
-            raise ConformanceError(f"the document already has a component schema named {name!r}")
-        schemas[name] = rewrite(body, inside_schema=True)
-    return resolved
+def resolved_binding_document() -> dict[str, Any]:
+    """The binding's OpenAPI document with the v1 schema placed in ``components/schemas`` and every
+    reference pointing there, as ``make generate`` writes it: any loader resolves it."""
+    document: dict[str, Any] = _packaged_json(RESOLVED_DOCUMENT_NAME, "the resolved binding document")
+    return document
 
 
-_INVOKE_PATH = "/tools/{name}/invoke"
+def _external_references(document: Mapping[str, Any]) -> list[str]:
+    return sorted({ref for ref in _references(document) if not ref.startswith("#")})
 
 
 def add_tool_operations(
@@ -180,14 +159,15 @@ def add_tool_operations(
     invalid parameters of its own.
     """
     specialised: dict[str, Any] = copy.deepcopy(dict(document))
-    generic = specialised["paths"][_INVOKE_PATH]["post"]
+    method = INVOKE_METHOD.lower()
+    generic = specialised["paths"][INVOKE_PATH][method]
     schemas = specialised["components"]["schemas"]
-    tool_name = re.compile(schemas["ToolName"]["pattern"])
+    tool_name = re.compile(TOOL_NAME_PATTERN)
     left_out: list[str] = []
     for tool in tools:
         name = tool.get("name")
         parameters = tool.get("parameters")
-        if not isinstance(name, str) or not tool_name.search(name) or not isinstance(parameters, dict):
+        if not isinstance(name, str) or not tool_name.fullmatch(name) or not isinstance(parameters, dict):
             left_out.append(f"{name!r}: not a valid tool name and parameter schema")
             continue
         component = f"ToolParameters.{name}"
@@ -199,7 +179,7 @@ def add_tool_operations(
             continue
         prefix = f"#/components/schemas/{component}"
         body = {key: value for key, value in parameters.items() if key != "$schema"}
-        schemas[component] = _rewrite_local_refs(copy.deepcopy(body), prefix)
+        schemas[component] = rewrite_refs(body, _under(prefix))
         operation = {
             **{key: value for key, value in generic.items() if key not in ("operationId", "requestBody")},
             "operationId": f"invokeTool.{name}",
@@ -207,11 +187,25 @@ def add_tool_operations(
             "parameters": [p for p in generic.get("parameters", []) if not _in_path(p, specialised)],
             "requestBody": {
                 "required": True,
-                "content": {"application/json": {"schema": {"$ref": prefix}}},
+                "content": {MEDIA_TYPE: {"schema": {"$ref": prefix}}},
             },
         }
-        specialised["paths"][f"/tools/{name}/invoke"] = {"post": operation}
+        specialised["paths"][_invoke_path(name)] = {method: operation}
     return specialised, left_out
+
+
+def _under(prefix: str) -> Callable[[str], str]:
+    """Where a local reference of a schema placed at ``prefix`` points (``#/$defs/A``: ``prefix/$defs/A``)."""
+
+    def target(ref: str) -> str:
+        return prefix + ref[1:]
+
+    return target
+
+
+def _invoke_path(name: str) -> str:
+    """The invoke path of the tool ``name`` (percent-encoded)."""
+    return INVOKE_PATH.replace(f"{{{TOOL_NAME_PARAMETER}}}", quote(name, safe=""))
 
 
 def _in_path(parameter: Mapping[str, Any], document: Mapping[str, Any]) -> bool:
@@ -240,18 +234,6 @@ def _has_member(node: Any, member: str) -> bool:
     if isinstance(node, list):
         return any(_has_member(item, member) for item in node)
     return False
-
-
-def _rewrite_local_refs(node: Any, prefix: str) -> Any:
-    if isinstance(node, dict):
-        out = {key: _rewrite_local_refs(value, prefix) for key, value in node.items()}
-        ref = out.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#"):
-            out["$ref"] = prefix + ref[1:]
-        return out
-    if isinstance(node, list):
-        return [_rewrite_local_refs(item, prefix) for item in node]
-    return node
 
 
 # -- results -------------------------------------------------------------------------------
@@ -298,7 +280,7 @@ class ConformanceReport:
 
 @dataclass(frozen=True, kw_only=True)
 class Fixture:
-    """One request and what the binding says its answer is.
+    """One request and what the binding says its answer is: one test of an HTTP fixture file.
 
     ``path`` may contain ``{tool}`` (a served tool) and ``{unknown}`` (a name no tool has).
     """
@@ -318,151 +300,106 @@ class Fixture:
     """Members ``error_info.details`` must have, with these values."""
     echo_call_id: str | None = None
     """The ``context.call_id`` the answer must carry."""
-    allow: bool = False
-    """Whether the answer must have an ``Allow`` header."""
-    needs_tool: bool = False
+    response_headers: tuple[str, ...] = ()
+    """Headers the answer must have (any value)."""
+
+    @property
+    def needs_tool(self) -> bool:
+        """Whether the request names a served tool, so that a server serving none skips it."""
+        return "{tool}" in self.path
 
 
-def _padded_object(size: int) -> bytes:
-    """``{}`` followed by spaces: a JSON object exactly ``size`` bytes long."""
-    return b"{}" + b" " * (size - 2)
+def _body_bytes(body: Mapping[str, Any] | None, where: str) -> bytes | None:
+    """The bytes of a fixture's request body (see ``HttpBody`` in the fixture schema)."""
+    if body is None:
+        return None
+    if "base64" in body:
+        try:
+            decoded: bytes = base64.b64decode(body["base64"], validate=True)
+            return decoded
+        except binascii.Error as error:
+            raise ConformanceError(f"{where}: the body is not base64 ({error})") from None
+    text: bytes = body["text"].encode("utf-8")
+    size: int = body.get("pad_to_bytes", len(text))
+    if size < len(text):
+        raise ConformanceError(f"{where}: pad_to_bytes {size} is under the text's {len(text)} bytes")
+    return text + b" " * (size - len(text))
 
 
-_INVOKE = "/tools/{tool}/invoke"
+def _code(name: str | None, where: str) -> ErrorCode | None:
+    if name is None:
+        return None
+    try:
+        return ErrorCode(name)
+    except ValueError:
+        raise ConformanceError(f"{where}: {name!r} is not an error code") from None
 
-FIXTURES: tuple[Fixture, ...] = (
-    Fixture(
-        description="a tool that is not served is 404 NOT_FOUND",
-        method="POST",
-        path="/tools/{unknown}/invoke",
-        body=b"{}",
-        code=ErrorCode.NOT_FOUND,
-    ),
-    Fixture(
-        description="a body with a JSON syntax error is 400 INVALID_FORMAT",
-        method="POST",
-        path=_INVOKE,
-        body=b'{"a": ',
-        code=ErrorCode.INVALID_FORMAT,
-        needs_tool=True,
-    ),
-    Fixture(
-        description="an empty body is 400 INVALID_FORMAT",
-        method="POST",
-        path=_INVOKE,
-        body=b"",
-        code=ErrorCode.INVALID_FORMAT,
-        needs_tool=True,
-    ),
-    Fixture(
-        description="a body that is not UTF-8 is 400 INVALID_FORMAT",
-        method="POST",
-        path=_INVOKE,
-        body=b'{"a": "\xff\xfe"}',
-        code=ErrorCode.INVALID_FORMAT,
-        needs_tool=True,
-    ),
-    Fixture(
-        description="a body with NaN is 400 INVALID_FORMAT (NaN is not JSON)",
-        method="POST",
-        path=_INVOKE,
-        body=b'{"a": NaN}',
-        code=ErrorCode.INVALID_FORMAT,
-        needs_tool=True,
-    ),
-    *(
-        Fixture(
-            description=f"a body that is JSON {kind} is 400 INVALID_PARAM",
-            method="POST",
-            path=_INVOKE,
-            body=body,
-            code=ErrorCode.INVALID_PARAM,
-            needs_tool=True,
-        )
-        for kind, body in (
-            ("an array", b"[]"),
-            ("a string", b'"x"'),
-            ("a number", b"42"),
-            ("null", b"null"),
-            ("a boolean", b"true"),
-        )
-    ),
-    Fixture(
-        description="a body of 1 MiB + 1 byte is 413 INVALID_PARAM with details.limit_bytes",
-        method="POST",
-        path=_INVOKE,
-        body=_padded_object(MAX_BODY_BYTES + 1),
-        status=413,
-        code=ErrorCode.INVALID_PARAM,
-        details={"limit_bytes": MAX_BODY_BYTES},
-        needs_tool=True,
-    ),
-    Fixture(
-        description="a body of exactly 1 MiB is read, not refused for its size",
-        method="POST",
-        path=_INVOKE,
-        body=_padded_object(MAX_BODY_BYTES),
-        not_status=413,
-        not_code=ErrorCode.INVALID_FORMAT,
-        needs_tool=True,
-    ),
-    Fixture(
-        description="a body over 1 MiB is 413 even for a tool that is not served",
-        method="POST",
-        path="/tools/{unknown}/invoke",
-        body=_padded_object(MAX_BODY_BYTES + 1),
-        status=413,
-        code=ErrorCode.INVALID_PARAM,
-        details={"limit_bytes": MAX_BODY_BYTES},
-    ),
-    Fixture(
-        description=f"the {CALL_ID_HEADER} header comes back as context.call_id",
-        method="POST",
-        path="/tools/{unknown}/invoke",
-        body=b"{}",
-        headers={CALL_ID_HEADER: "conformance-call-1"},
-        code=ErrorCode.NOT_FOUND,
-        echo_call_id="conformance-call-1",
-    ),
-    *(
-        Fixture(
-            description=f"an {CALL_ID_HEADER} header {what} is 400 INVALID_PARAM",
-            method="POST",
-            path=_INVOKE,
-            body=b"{}",
-            headers={CALL_ID_HEADER: value},
-            code=ErrorCode.INVALID_PARAM,
-            needs_tool=True,
-        )
-        for what, value in (
-            ("of 129 characters", "c" * 129),
-            ("with a space", "call 1"),
-        )
-    ),
-    Fixture(
-        description="DELETE /tools is 405 NOT_FOUND, with Allow",
-        method="DELETE",
-        path="/tools",
-        status=405,
-        code=ErrorCode.NOT_FOUND,
-        allow=True,
-    ),
-    Fixture(
-        description="GET on an invoke path is 405 NOT_FOUND, with Allow",
-        method="GET",
-        path="/tools/{unknown}/invoke",
-        status=405,
-        code=ErrorCode.NOT_FOUND,
-        allow=True,
-    ),
-    Fixture(
-        description="a path outside the binding is 404 NOT_FOUND",
-        method="GET",
-        path="/conformance/no-such-path",
-        code=ErrorCode.NOT_FOUND,
-    ),
-)
-"""The binding's rules as requests and the answers they must get, for any server."""
+
+def _fixture(test: Mapping[str, Any], where: str) -> Fixture:
+    request = test["request"]
+    expected = test["response"]
+    return Fixture(
+        description=test["description"],
+        method=request["method"],
+        path=request["path"],
+        body=_body_bytes(request.get("body"), where),
+        headers=dict(request.get("headers", {})),
+        status=expected.get("status"),
+        code=_code(expected.get("code"), where),
+        not_status=expected.get("not_status"),
+        not_code=_code(expected.get("not_code"), where),
+        details=dict(expected.get("details", {})),
+        echo_call_id=expected.get("call_id"),
+        response_headers=tuple(expected.get("headers", ())),
+    )
+
+
+def load_fixtures(directory: Traversable | None = None) -> tuple[Fixture, ...]:
+    """The HTTP fixtures: every test of every ``*.json`` file of ``directory`` (default: the copy of
+    ``tests/conformance/v1/http`` shipped in ``toolresponse_generated``), in file order.
+
+    Each file is checked against the shipped fixture schema first; a file that is missing,
+    malformed or off the schema raises ``ConformanceError``, naming it.
+    """
+    return _shipped_fixtures() if directory is None else _read_fixtures(directory)
+
+
+@cache
+def _shipped_fixtures() -> tuple[Fixture, ...]:
+    return _read_fixtures(_packaged(CONFORMANCE_FIXTURE_DIR))
+
+
+@cache
+def _fixture_file_validator() -> Draft202012Validator:
+    schema = _packaged_json(FIXTURE_SCHEMA_NAME, "the schema of the conformance fixtures")
+    return Draft202012Validator(schema)
+
+
+def _read_fixtures(directory: Traversable) -> tuple[Fixture, ...]:
+    if not directory.is_dir():
+        raise ConformanceError(f"the HTTP conformance fixtures ({directory}) are not in this installation")
+    files = sorted((entry for entry in directory.iterdir() if entry.name.endswith(".json")), key=str)
+    if not files:
+        raise ConformanceError(f"{directory} holds no HTTP conformance fixture")
+    validator = _fixture_file_validator()
+    fixtures: list[Fixture] = []
+    for file in files:
+        try:
+            groups = json.loads(file.read_text("utf-8"))
+        except ValueError as error:
+            raise ConformanceError(f"{file.name}: not JSON ({error})") from None
+        problems = sorted(validator.iter_errors(groups), key=lambda error: error.json_path)
+        if problems:
+            first = problems[0]
+            raise ConformanceError(
+                f"{file.name}: off the fixture schema at {first.json_path}: {first.message}"
+            )
+        for group in groups:
+            for test in group["tests"]:
+                if "request" not in test:
+                    raise ConformanceError(f"{file.name}: {test['description']!r} is not an HTTP test")
+                fixtures.append(_fixture(test, f"{file.name}: {test['description']!r}"))
+    return tuple(fixtures)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -476,8 +413,8 @@ def _toolresponse_problems(answer: _Answer) -> tuple[Any, list[str]]:
     """The decoded body and what is wrong with it as a ToolResponse answer."""
     problems: list[str] = []
     content_type = answer.headers.get("content-type", "")
-    if content_type.split(";")[0].strip().lower() != "application/json":
-        problems.append(f"Content-Type is {content_type!r}, not application/json")
+    if content_type.split(";")[0].strip().lower() != MEDIA_TYPE:
+        problems.append(f"Content-Type is {content_type!r}, not {MEDIA_TYPE}")
     try:
         body = loads_strict(answer.body)
     except MalformedJsonError as error:
@@ -498,17 +435,15 @@ def _error_code(body: Any) -> ErrorCode | None:
     return None
 
 
-_TRANSPORT_ANSWERS: Mapping[int, ErrorCode] = {413: ErrorCode.INVALID_PARAM, 405: ErrorCode.NOT_FOUND}
-"""The binding's two answers whose HTTP status is not their code's: a body over 1 MiB, a missing method."""
-
-
 def status_problem(status: Any, code: ErrorCode | None, http: int) -> str | None:
     """What is wrong with answering a ToolResponse of ``status`` and ``code`` with HTTP status ``http``."""
     if status != "error" or code is None:
-        return None if http == 200 else f"HTTP status {http} for a {status} response, whose status is 200"
-    if _TRANSPORT_ANSWERS.get(http) is code:
+        if http == SUCCESS_STATUS:
+            return None
+        return f"HTTP status {http} for a {status} response, whose status is {SUCCESS_STATUS}"
+    if STATUS_EXCEPTIONS.get(http) is code:
         return None
-    expected = ERROR_CODE_INFO[code].http_status
+    expected = HTTP_STATUS[code]
     return None if http == expected else f"HTTP status {http} for {code.value}, whose status is {expected}"
 
 
@@ -543,8 +478,9 @@ def _judge(fixture: Fixture, answer: _Answer) -> list[str]:
             problems.append(
                 f"context.call_id is {context.get('call_id')!r}, expected {fixture.echo_call_id!r}"
             )
-    if fixture.allow and not answer.headers.get("allow"):
-        problems.append("no Allow header")
+    problems.extend(
+        f"no {header} header" for header in fixture.response_headers if header not in answer.headers
+    )
     return problems
 
 
@@ -575,7 +511,7 @@ def _derived_fixtures(tools: Sequence[Mapping[str, Any]]) -> Iterator[Fixture | 
         yield Fixture(
             description=missing,
             method="POST",
-            path=f"/tools/{quote(str(required['name']), safe='')}/invoke",
+            path=_invoke_path(str(required["name"])),
             body=b"{}",
             code=ErrorCode.INVALID_PARAM,
         )
@@ -589,7 +525,7 @@ def _derived_fixtures(tools: Sequence[Mapping[str, Any]]) -> Iterator[Fixture | 
                 yield Fixture(
                     description=wrong,
                     method="POST",
-                    path=f"/tools/{quote(str(tool['name']), safe='')}/invoke",
+                    path=_invoke_path(str(tool["name"])),
                     body=body,
                     code=ErrorCode.INVALID_PARAM,
                 )
@@ -651,6 +587,7 @@ def _run_binding_checks(
     report: ConformanceReport,
     client: Any,
     document: Mapping[str, Any],
+    fixtures: Sequence[Fixture],
     progress: Callable[[CheckResult], None],
 ) -> list[dict[str, Any]] | None:
     """The binding's own checks; the served tools, or None when the server could not be reached."""
@@ -665,9 +602,12 @@ def _run_binding_checks(
 
     import httpx
 
-    name = "GET /tools is a success ToolResponse listing each tool once in data.tools, with JSON Schemas"
+    name = (
+        f"{LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} is a success ToolResponse listing each tool once in"
+        " data.tools, with JSON Schemas"
+    )
     try:
-        listing = send("GET", "/tools", None, {})
+        listing = send(LIST_TOOLS_METHOD, LIST_TOOLS_PATH, None, {})
     except httpx.HTTPError as error:
         record(
             CheckResult(
@@ -679,8 +619,7 @@ def _run_binding_checks(
     record(CheckResult(section="binding", name=name, problems=tuple(problems), note=f"{len(tools)} tools"))
     served = next((str(tool["name"]) for tool in tools if isinstance(tool.get("name"), str)), None)
     unknown = quote(_unknown_name(tools), safe="")
-    fixtures: list[Fixture | CheckResult] = [*FIXTURES, *_derived_fixtures(tools)]
-    for item in fixtures:
+    for item in [*fixtures, *_derived_fixtures(tools)]:
         if isinstance(item, CheckResult):
             record(item)
             continue
@@ -689,8 +628,8 @@ def _run_binding_checks(
             continue
         path = item.path.replace("{unknown}", unknown).replace("{tool}", quote(served or "", safe=""))
         headers = dict(item.headers)
-        if item.body is not None:
-            headers.setdefault("Content-Type", "application/json")
+        if item.body is not None and not any(header.lower() == "content-type" for header in headers):
+            headers["Content-Type"] = MEDIA_TYPE
         try:
             answer = send(item.method, path, item.body, headers)
         except httpx.HTTPError as error:
@@ -732,7 +671,7 @@ def _schemas_in_force(schema: Any, document: Mapping[str, Any], url: str) -> Che
         operation = schema[path][method.upper()]
         request = requests.Request(method.upper(), url.rstrip("/") + path).prepare()
         response = schemathesis.Response(
-            status, {"content-type": ["application/json"]}, _NON_CONFORMING, request, 0.0, True
+            status, {"content-type": [MEDIA_TYPE]}, _NON_CONFORMING, request, 0.0, True
         )
         count += 1
         if operation.is_valid_response(response):
@@ -865,12 +804,24 @@ def _run_schemathesis(
     progress(result)
 
 
-_INVOKE_STATUSES = ["2xx", "400", "403", "404", "409", "415", "429", "500", "502", "503", "504"]
+_CODE_STATUSES = sorted(set(HTTP_STATUS.values()))
+_INVOKE_STATUSES = ["2xx", *(str(status) for status in _CODE_STATUSES)]
 """What a tool may answer to parameters that the document's generic ``Parameters`` schema accepts:
 any of its codes (a tool checks its own parameter schema, and may refuse what that allows)."""
-_INVOKE_STATUSES_NOT_FAILURES = ["2xx", "3xx", "4xx", "500", "502", "503", "504"]
+_INVOKE_STATUSES_NOT_FAILURES = [
+    "2xx",
+    "3xx",
+    "4xx",
+    *(str(status) for status in _CODE_STATUSES if status >= HTTPStatus.INTERNAL_SERVER_ERROR),
+]
 """The 5xx statuses of the codes a tool answers (EXECUTION_ERROR, NETWORK_ERROR ...) are answers, not
 server errors: ``BINDING_CHECK`` then makes sure the body is such a code, never INTERNAL_ERROR."""
+
+
+_INVOKE_PATH_REGEX = "^{}$".format(
+    "[^/]+".join(re.escape(part) for part in INVOKE_PATH.split(f"{{{TOOL_NAME_PARAMETER}}}"))
+)
+"""The paths of the invoke operations: the generic one and each served tool's."""
 
 
 def _schemathesis_schema(
@@ -889,7 +840,7 @@ def _schemathesis_schema(
             "phases": {"stateful": {"enabled": False}},
             "operations": [
                 {
-                    "include-path-regex": "^/tools/[^/]+/invoke$",
+                    "include-path-regex": _INVOKE_PATH_REGEX,
                     "checks": {
                         "positive_data_acceptance": {"expected-statuses": _INVOKE_STATUSES},
                         "not_a_server_error": {"expected-statuses": _INVOKE_STATUSES_NOT_FAILURES},
@@ -929,7 +880,9 @@ def run_conformance(
     """Check the server at ``url`` against the binding; ``progress`` is told each result as it comes.
 
     Raises ``ValueError`` for a bad URL or budget and ``ConformanceError`` when the run cannot be
-    made (an extra missing, the document missing or unresolvable).
+    made (an extra missing, the document or the fixtures missing or malformed). ``document`` is a
+    resolved binding document (default: ``resolved_binding_document()``); one that still refers to
+    another file is refused, since schemathesis would check nothing under such a reference.
     """
     base = _check_url(url)
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
@@ -940,14 +893,21 @@ def run_conformance(
         import schemathesis  # noqa: F401 - fail early, naming the extra
     except ImportError as missing:
         raise ConformanceError(_MISSING_EXTRA.format(name=missing.name)) from None
-    resolved = resolve_document(binding_document() if document is None else document)
+    resolved = dict(resolved_binding_document() if document is None else document)
+    external = _external_references(resolved)
+    if external:
+        raise ConformanceError(
+            f"the document refers to other files ({', '.join(external)}): give a resolved document, with"
+            f" every schema in components/schemas ({RESOLVED_DOCUMENT_NAME}, written by make generate)"
+        )
+    fixtures = load_fixtures()
     report = ConformanceReport(url=base)
     schema = _schemathesis_schema(resolved, base, max_examples=max_examples, seed=seed, timeout_s=timeout_s)
     in_force = _schemas_in_force(schema, resolved, base)
     report.results.append(in_force)
     tell(in_force)
     with httpx.Client(base_url=base, timeout=timeout_s, follow_redirects=False) as client:
-        tools = _run_binding_checks(report, client, resolved, tell)
+        tools = _run_binding_checks(report, client, resolved, fixtures, tell)
     if tools is None or not in_force.passed:
         return report
     specialised, left_out = add_tool_operations(resolved, tools)

@@ -9,6 +9,11 @@
 // environment variable TOOLRESPONSE_CONFORMANCE_DIR. Each fixture file is first
 // checked against tests/conformance/fixture.schema.json.
 //
+// The HTTP fixtures of the http/ subdirectory (requests to a server and the answers
+// they must get) are not run here, since they need a server: `toolresponse conformance
+// URL` runs them. They are checked against the fixture schema, counted and reported
+// as not run; a malformed one is a failure.
+//
 // A test passes when ajv's verdict equals its "valid". For an invalid test, the
 // report also says (as information, never as a failure) whether some ajv error
 // has the expected instance location and keyword.
@@ -29,6 +34,7 @@ const ROOT_SCHEMA_FILE = "tool-response.schema.json";
 const FIXTURE_SCHEMA = path.join(ROOT, "tests", "conformance", "fixture.schema.json");
 const DEFAULT_FIXTURE_DIR = path.join(ROOT, "tests", "conformance", "v1");
 const ENV_FIXTURE_DIR = "TOOLRESPONSE_CONFORMANCE_DIR";
+const HTTP_SUBDIR = "http";
 const SCRIPT = "tests/conformance/node/run-fixtures.mjs";
 // The schema's own annotation keywords, declared so that ajv's strict mode knows them.
 const ANNOTATION_KEYWORDS = [
@@ -112,6 +118,10 @@ async function runFixtures(fixtureDir, validate, validateFixtureFile) {
     }
     for (const group of groups) {
       for (const test of group.tests) {
+        if ("request" in test) {
+          problems.push({ file, problem: `${JSON.stringify(test.description)} is an HTTP test outside ${HTTP_SUBDIR}/` });
+          continue;
+        }
         const valid = validate(test.data);
         const errors = (validate.errors ?? []).map((error) => ({
           pointer: error.instancePath,
@@ -142,6 +152,37 @@ async function runFixtures(fixtureDir, validate, validateFixtureFile) {
   return { results, problems };
 }
 
+/** The HTTP fixtures of fixtureDir/http: checked against the fixture schema and counted, not run. */
+async function checkHttpFixtures(fixtureDir, validateFixtureFile) {
+  const dir = path.join(fixtureDir, HTTP_SUBDIR);
+  const problems = [];
+  let tests = 0;
+  if (!existsSync(dir)) return { http_tests_not_run: tests, http_problems: problems };
+  const files = (await readdir(dir)).filter((name) => name.endsWith(".json")).sort();
+  for (const name of files) {
+    const file = `${HTTP_SUBDIR}/${name}`;
+    let groups;
+    try {
+      groups = JSON.parse(await readFile(path.join(dir, name), "utf8"));
+    } catch (error) {
+      problems.push({ file, problem: `not valid JSON (${error.message})` });
+      continue;
+    }
+    if (!validateFixtureFile(groups)) {
+      const where = validateFixtureFile.errors.map(describeAjvError).join("; ");
+      problems.push({ file, problem: `does not match fixture.schema.json: ${where}` });
+      continue;
+    }
+    for (const group of groups) {
+      for (const test of group.tests) {
+        if ("request" in test) tests += 1;
+        else problems.push({ file, problem: `${JSON.stringify(test.description)} is not an HTTP test` });
+      }
+    }
+  }
+  return { http_tests_not_run: tests, http_problems: problems };
+}
+
 function parseArguments(argv) {
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(
@@ -157,7 +198,7 @@ function parseArguments(argv) {
   return { json: argv.includes("--json") };
 }
 
-function report({ results, problems }, fixtureDir) {
+function report({ results, problems, http_tests_not_run }, fixtureDir) {
   const lines = [`ajv conformance run over ${fixtureDir}`];
   for (const { file, problem } of problems) lines.push(`ERROR ${file}: ${problem}`);
   for (const result of results.filter((r) => !r.passed)) {
@@ -178,6 +219,10 @@ function report({ results, problems }, fixtureDir) {
   lines.push(
     `info: ${located} of ${invalidPassed} invalid tests have an ajv error at the expected location and keyword`,
   );
+  lines.push(
+    `info: ${http_tests_not_run} HTTP tests in ${HTTP_SUBDIR}/ are well-formed and not run here` +
+      " (they need a server: toolresponse conformance URL)",
+  );
   const passed = results.filter((r) => r.passed).length;
   const failed = results.length - passed + problems.length;
   lines.push(`${passed} passed, ${failed} failed`);
@@ -190,7 +235,13 @@ async function main(argv) {
   const Ajv2020 = await loadAjv();
   const validate = await toolResponseValidator(Ajv2020);
   const validateFixtureFile = await fixtureFileValidator(Ajv2020);
-  const outcome = await runFixtures(fixtureDir, validate, validateFixtureFile);
+  const schemaOutcome = await runFixtures(fixtureDir, validate, validateFixtureFile);
+  const { http_tests_not_run, http_problems } = await checkHttpFixtures(fixtureDir, validateFixtureFile);
+  const outcome = {
+    ...schemaOutcome,
+    problems: [...schemaOutcome.problems, ...http_problems],
+    http_tests_not_run,
+  };
   const passed = outcome.results.filter((r) => r.passed).length;
   const failed = outcome.results.length - passed + outcome.problems.length;
   if (json) {
