@@ -209,6 +209,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._errors": (
         "AgentError",
         "ConformanceError",
+        "DialectError",
         "IJsonError",
         "IJsonRule",
         "JsonValueError",

@@ -2,7 +2,8 @@
 
     ToolResponseError                   every error this package raises on purpose
     ├── ResponseValidationError         not a valid ToolResponse v1; ``.errors`` lists each violation
-    │   └── JsonValueError              a value that is not JSON and has no documented conversion
+    │   ├── JsonValueError              a value that is not JSON and has no documented conversion
+    │   └── DialectError                a record not valid in its framework's own shape (interop)
     ├── MalformedJsonError              text that is not I-JSON (syntax, NaN, duplicate names, bad UTF-8)
     │   └── IJsonError                  the I-JSON rule broken (``IJsonRule``) and where
     ├── ToolDefinitionError             a tool that cannot be registered (name, signature, schema)
@@ -13,7 +14,7 @@
         ├── ModelError                  one call to a chat model failed; ``.code`` is an ``ErrorCode``
         └── TraceFormatError            a trace file cannot be read (names the file and line)
 
-``ResponseValidationError``, ``JsonValueError`` and ``MalformedJsonError`` are
+``ResponseValidationError`` (with its subclasses) and ``MalformedJsonError`` are
 also ``ValueError``; ``ToolDefinitionError`` is also a ``TypeError``, as a bad
 definition is a programming mistake, found when the tool is registered.
 
@@ -37,6 +38,7 @@ from ._violation import SchemaViolation, best_match
 __all__ = [
     "AgentError",
     "ConformanceError",
+    "DialectError",
     "IJsonError",
     "IJsonRule",
     "JsonValueError",
@@ -184,6 +186,19 @@ class RegistryLoadError(ToolResponseError):
 class ConformanceError(ToolResponseError):
     """A conformance run cannot be made: the document is missing or cannot be resolved, or an
     extra is missing."""
+
+
+class DialectError(ResponseValidationError):
+    """A record that is not valid in its own dialect (an MCP ``CallToolResult``, an OpenAI tool message...).
+
+    ``dialect`` names the dialect; ``errors`` lists each violation of the
+    dialect's own shape (JSON pointer into the record, keyword, message), as
+    ``ResponseValidationError`` does for ToolResponses.
+    """
+
+    def __init__(self, dialect: str, errors: Iterable[SchemaViolation]) -> None:
+        self.dialect = dialect
+        super().__init__(errors, what=f"invalid {dialect} record")
 
 
 class AgentError(ToolResponseError):
