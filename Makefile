@@ -8,7 +8,7 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed-stamp
 PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: all venv node-modules generate check-generated lint test demo bench conformance-http clean
+.PHONY: all venv node-modules generate check-generated check-compat lint test demo bench conformance-http clean
 
 all: test
 
