@@ -224,6 +224,42 @@ def _schema_removed(docs: Documents) -> None:
     docs["extra.schema.json"] = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string"}
 
 
+def _status_dialect(docs: Documents) -> None:
+    docs[ST]["$schema"] = "https://json-schema.org/draft/2019-09/schema"
+
+
+def _call_id_enum(docs: Documents) -> None:
+    docs[TR]["$defs"]["Context"]["properties"]["call_id"]["enum"] = ["first", "second"]
+
+
+def _call_id_const(docs: Documents) -> None:
+    docs[TR]["$defs"]["Context"]["properties"]["call_id"]["const"] = "only"
+
+
+def _stats_rejects_all(docs: Documents) -> None:
+    docs[TR]["$defs"]["Stats"] = False
+
+
+def _status_free_string(docs: Documents) -> None:
+    del docs[ST]["enum"], docs[ST]["x-enum-descriptions"]
+
+
+def _conflict_note(docs: Documents) -> None:
+    docs[EC]["x-error-codes"]["CONFLICT"]["note"] = "raised by optimistic locking"
+
+
+def _params_input_rejects_items(docs: Documents) -> None:
+    docs[TR]["$defs"]["Context"]["properties"]["params_input"]["items"] = False
+
+
+def _time_ms_deprecated(docs: Documents) -> None:
+    docs[TR]["$defs"]["Stats"]["properties"]["time_ms"]["deprecated"] = True
+
+
+def _time_ms_not_deprecated(docs: Documents) -> None:
+    docs[TR]["$defs"]["Stats"]["properties"]["time_ms"]["deprecated"] = False
+
+
 MUTATIONS: list[tuple[str, Callable[[Documents], None], Expected]] = [
     (
         "a new error code",
@@ -399,7 +435,52 @@ MUTATIONS: list[tuple[str, Callable[[Documents], None], Expected]] = [
         [(P, "unknown-keyword-changed", f"{TR}#/dependentRequired")],
     ),
     ("a new schema document", _schema_removed, [(OK, "schema-added", "extra.schema.json#")]),
+    ("a new dialect", _status_dialect, [(P, "dialect-changed", f"{ST}#/$schema")]),
+    (
+        "a free string limited to a set",
+        _call_id_enum,
+        [(P, "enum-introduced", f"{TR}#/$defs/Context/properties/call_id/enum")],
+    ),
+    (
+        "a free string limited to one value",
+        _call_id_const,
+        [(P, "const-changed", f"{TR}#/$defs/Context/properties/call_id/const")],
+    ),
+    ("a definition rejecting all", _stats_rejects_all, [(P, "subschema-rejects-all", f"{TR}#/$defs/Stats")]),
+    (
+        "the statuses no longer a closed set",
+        _status_free_string,
+        [
+            (C, "enum-lifted", f"{ST}#/enum"),
+            (OK, "description-changed", f"{ST}#/x-enum-descriptions"),
+        ],
+    ),
+    (
+        "other metadata of a code",
+        _conflict_note,
+        [(B, "code-metadata-changed", f"{EC}#/x-error-codes/CONFLICT/note")],
+    ),
 ]
+
+# Changes the released schema cannot show as its old side (it has no ``false``
+# subschema, no ``deprecated`` note): (name, old side, new side, expected).
+PAIRS: list[tuple[str, Callable[[Documents], None], Callable[[Documents], None], Expected]] = [
+    (
+        "a subschema that rejected all now accepts",
+        _params_input_rejects_items,
+        lambda docs: None,
+        [(C, "subschema-accepts-more", f"{TR}#/$defs/Context/properties/params_input/items")],
+    ),
+    (
+        "a deprecation withdrawn",
+        _time_ms_deprecated,
+        _time_ms_not_deprecated,
+        [(B, "annotation-changed", f"{TR}#/$defs/Stats/properties/time_ms/deprecated")],
+    ),
+]
+
+# Rules exercised by a dedicated test below rather than by the tables.
+DEDICATED = {"schema-removed", "definition-removed"}
 
 
 @pytest.fixture(scope="module")
@@ -428,6 +509,24 @@ def test_mutation_is_classified(
     diff = diff_schema_sets(released, _mutated(released, mutate))
     assert expected == [(change.change_class, change.rule, change.pointer) for change in diff.changes]
     assert all(RULES[change.rule].change_class is change.change_class for change in diff.changes)
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [p[1:] for p in PAIRS], ids=[p[0] for p in PAIRS])
+def test_pair_is_classified(
+    released: SchemaSet,
+    old: Callable[[Documents], None],
+    new: Callable[[Documents], None],
+    expected: Expected,
+) -> None:
+    """Two mutations compared with each other give exactly the expected changes."""
+    diff = diff_schema_sets(_mutated(released, old), _mutated(released, new))
+    assert expected == [(change.change_class, change.rule, change.pointer) for change in diff.changes]
+
+
+def test_every_rule_is_exercised() -> None:
+    """Each rule of the classifier is expected by some mutation, pair or dedicated test."""
+    tabled = {rule for *_, expected in [*MUTATIONS, *PAIRS] for _, rule, _ in expected}
+    assert set() == set(RULES) - tabled - DEDICATED
 
 
 @pytest.mark.skipif(not JSON_SCHEMA_DIFF.exists(), reason="npm json-schema-diff not installed (npm ci)")
