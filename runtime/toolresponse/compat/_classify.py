@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._documents import SchemaSet, location
 from ._rules import RULES, ChangeClass
@@ -152,6 +152,19 @@ def _member_schema(schema: Mapping[str, Any], name: str) -> Any:
     return schema.get("additionalProperties", True)
 
 
+class _Place(NamedTuple):
+    """Where the walk is: the old and the new document, the path in the new one, and whether it is
+    inside ``if`` or ``not``, where the direction of a change is not followed."""
+
+    old_file: str
+    file: str
+    path: Path
+    conditional: bool = False
+
+    def at(self, *keys: str | int) -> _Place:
+        return self._replace(path=[*self.path, *keys])
+
+
 @dataclass
 class _Walk:
     old: SchemaSet
@@ -161,28 +174,31 @@ class _Walk:
 
     # -- recording -----------------------------------------------------------------------------
 
-    def emit(self, rule: str, file: str, path: Path, keyword: str, message: str, conditional: bool) -> None:
+    def emit(self, rule: str, place: _Place, keyword: str, message: str, *, anywhere: bool = False) -> None:
+        """Record a change; ``anywhere``: the rule holds inside ``if`` and ``not`` too."""
         rule_class = RULES[rule].change_class
-        if conditional and rule_class in _SET_CLASSES:
+        if place.conditional and not anywhere and rule_class in _SET_CLASSES:
             message = f"{message} (inside if or not, where the direction is not followed)"
             rule, rule_class = "condition-changed", RULES["condition-changed"].change_class
-        self.changes.append(Change(rule_class, rule, location(file, path), keyword, message))
+        self.changes.append(Change(rule_class, rule, location(place.file, place.path), keyword, message))
+
+    def was(self, rule: str, place: _Place, key: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+        """Record a change of ``key`` saying what it was and what it is."""
+        self.emit(rule, place.at(key), key, f"{key} {_was(old, new, key)}")
 
     # -- the walk ------------------------------------------------------------------------------
 
     def files(self) -> None:
         for name in self.new.documents:
             if name not in self.old.documents:
-                self.emit("schema-added", name, [], "", f"new schema document {name}", False)
+                self.emit("schema-added", _Place(name, name, []), "", f"new schema document {name}")
         for name in self.old.documents:
             if name not in self.new.documents:
-                self.emit("schema-removed", name, [], "", f"schema document {name} was removed", False)
+                self.emit("schema-removed", _Place(name, name, []), "", f"schema document {name} was removed")
                 continue
-            self.schema(self.old.documents[name], self.new.documents[name], name, name, [], "schema", False)
+            self.schema(self.old.documents[name], self.new.documents[name], _Place(name, name, []), "schema")
 
-    def schema(
-        self, old: Any, new: Any, old_file: str, file: str, path: Path, what: str, conditional: bool
-    ) -> None:
+    def schema(self, old: Any, new: Any, place: _Place, what: str) -> None:
         """Compare two subschemas; ``what`` names the place for the false/true rules."""
         if _canonical(old) == _canonical(new):
             return
@@ -193,230 +209,142 @@ class _Walk:
                     "additional": "additional-properties-opened",
                     "pattern": "additional-properties-opened",
                 }.get(what, "subschema-accepts-more")
-                self.emit(rule, file, path, "", "accepted nothing here; now accepts values", conditional)
+                self.emit(rule, place, "", "accepted nothing here; now accepts values")
             elif new is False:
                 rule = {
                     "property": "property-removed",
                     "additional": "additional-properties-closed",
                     "pattern": "additional-properties-closed",
                 }.get(what, "subschema-rejects-all")
-                self.emit(rule, file, path, "", "accepted values here; now accepts nothing", conditional)
+                self.emit(rule, place, "", "accepted values here; now accepts nothing")
             return
         old = {} if old is True else old
         new = {} if new is True else new
         if not isinstance(old, dict) or not isinstance(new, dict):
-            self.emit("unknown-keyword-changed", file, path, "", "not a schema on one side", conditional)
+            self.emit("unknown-keyword-changed", place, "", "not a schema on one side")
             return
-        if what == "property" and not _asserts(old) and _asserts(new) and path[-2:-1] == ["properties"]:
-            self.emit(
-                "property-constrained",
-                file,
-                path,
-                "properties",
-                f"member {path[-1]!r} accepted any value; it now has a schema",
-                conditional,
-            )
+        if what == "property" and not _asserts(old) and _asserts(new) and place.path[-2:-1] == ["properties"]:
+            message = f"member {place.path[-1]!r} accepted any value; it now has a schema"
+            self.emit("property-constrained", place, "properties", message)
             return
-        self.keywords(old, new, old_file, file, path, conditional)
+        self.keywords(old, new, place)
 
-    def keywords(
-        self,
-        old: dict[str, Any],
-        new: dict[str, Any],
-        old_file: str,
-        file: str,
-        path: Path,
-        conditional: bool,
-    ) -> None:
+    def keywords(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
         members_done = False
         for key in [*new, *(key for key in old if key not in new)]:
             if key in old and key in new and _canonical(old[key]) == _canonical(new[key]):
                 continue
-            at = [*path, key]
+            at = place.at(key)
             if key in _MEMBERS:
                 if not members_done:
-                    self.members(old, new, old_file, file, path, conditional)
+                    self.members(old, new, place)
                     members_done = True
             elif key in _LOWER_BOUNDS or key in _UPPER_BOUNDS:
-                self.bound(key, old.get(key), new.get(key), file, at, conditional)
+                self.bound(key, old.get(key), new.get(key), at)
             elif key in _ANNOTATIONS:
-                self.emit(_ANNOTATIONS[key], file, at, key, f"{key} changed", conditional)
+                self.emit(_ANNOTATIONS[key], at, key, f"{key} changed")
             elif key in _NOTES:
-                self.note(key, old, new, file, at, conditional)
+                self.was("annotation-added" if key not in old else "annotation-changed", place, key, old, new)
             elif key == "default":
-                self.emit("default-changed", file, at, key, self._was(old, new, key), conditional)
+                self.emit("default-changed", at, key, _was(old, new, key))
             elif key == "x-error-codes":
-                self.error_codes(old.get(key, {}), new.get(key, {}), file, at)
+                self.error_codes(old.get(key, {}), new.get(key, {}), at)
             elif key.startswith("x-"):
                 rule = "annotation-added" if key not in old else "annotation-changed"
-                self.emit(rule, file, at, key, f"vendor annotation {key} {self._was(old, new, key)}", False)
+                self.emit(rule, at, key, f"vendor annotation {key} {_was(old, new, key)}", anywhere=True)
             elif key == "$schema":
-                self.emit("dialect-changed", file, at, key, self._was(old, new, key), False)
+                self.emit("dialect-changed", at, key, _was(old, new, key), anywhere=True)
             elif key == "$id":
-                self.emit("id-changed", file, at, key, self._was(old, new, key), False)
+                self.emit("id-changed", at, key, _was(old, new, key), anywhere=True)
             elif key == "$defs":
-                self.definitions(old.get(key, {}), new.get(key, {}), old_file, file, at, conditional)
+                self.definitions(old.get(key, {}), new.get(key, {}), at)
             elif key == "$ref":
-                self.reference(old, new, old_file, file, at, conditional)
+                self.reference(old, new, at)
             elif key == "type":
-                self.type(old, new, file, at, conditional)
+                self.type(old, new, at)
             elif key == "enum":
-                self.enum(old, new, file, at, conditional)
+                self.enum(old, new, at)
             elif key == "const":
-                self.const(old, new, file, at, conditional)
+                self.const(old, new, place)
             elif key == "required":
-                self.required(old.get(key, []), new.get(key, []), file, at, conditional)
+                self.required(old.get(key, []), new.get(key, []), at)
             elif key in _OTHER_CONSTRAINTS:
-                self.constraint(key, old, new, file, at, conditional)
+                self.constraint(key, old, new, place)
             elif key in _SUBSCHEMAS:
-                self.schema(old.get(key, True), new.get(key, True), old_file, file, at, key, conditional)
+                self.schema(old.get(key, True), new.get(key, True), at, key)
             elif key in {"not", "if"}:
-                self.schema(old.get(key, {}), new.get(key, {}), old_file, file, at, key, True)
+                self.schema(old.get(key, {}), new.get(key, {}), at._replace(conditional=True), key)
             elif key in {"allOf", "anyOf", "oneOf", "prefixItems"}:
-                self.applicators(key, old, new, old_file, file, at, conditional)
+                self.applicators(key, old, new, place)
             elif key == "dependentSchemas":
                 for name in {*old.get(key, {}), *new.get(key, {})}:
                     self.schema(
-                        old.get(key, {}).get(name, True),
-                        new.get(key, {}).get(name, True),
-                        old_file,
-                        file,
-                        [*at, name],
-                        key,
-                        conditional,
+                        old.get(key, {}).get(name, True), new.get(key, {}).get(name, True), at.at(name), key
                     )
             else:
-                self.emit(
-                    "unknown-keyword-changed",
-                    file,
-                    at,
-                    key,
-                    f"keyword {key} {self._was(old, new, key)}; the classifier does not know it",
-                    conditional,
-                )
-
-    @staticmethod
-    def _was(old: Mapping[str, Any], new: Mapping[str, Any], key: str) -> str:
-        if key not in old:
-            return f"added: {_show(new[key])}"
-        if key not in new:
-            return f"removed (was {_show(old[key])})"
-        return f"changed from {_show(old[key])} to {_show(new[key])}"
+                message = f"keyword {key} {_was(old, new, key)}; the classifier does not know it"
+                self.emit("unknown-keyword-changed", at, key, message)
 
     # -- keywords ------------------------------------------------------------------------------
 
-    def members(
-        self,
-        old: dict[str, Any],
-        new: dict[str, Any],
-        old_file: str,
-        file: str,
-        path: Path,
-        conditional: bool,
-    ) -> None:
+    def members(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
         old_properties, new_properties = old.get("properties", {}), new.get("properties", {})
         for name in [*new_properties, *(name for name in old_properties if name not in new_properties)]:
             self.schema(
-                _member_schema(old, name),
-                _member_schema(new, name),
-                old_file,
-                file,
-                [*path, "properties", name],
-                "property",
-                conditional,
+                _member_schema(old, name), _member_schema(new, name), place.at("properties", name), "property"
             )
         old_patterns, new_patterns = old.get("patternProperties", {}), new.get("patternProperties", {})
+        old_rest, new_rest = old.get("additionalProperties", True), new.get("additionalProperties", True)
         for pattern in [*new_patterns, *(p for p in old_patterns if p not in new_patterns)]:
-            self.schema(
-                old_patterns.get(pattern, old.get("additionalProperties", True)),
-                new_patterns.get(pattern, new.get("additionalProperties", True)),
-                old_file,
-                file,
-                [*path, "patternProperties", pattern],
-                "pattern",
-                conditional,
-            )
-        self.schema(
-            old.get("additionalProperties", True),
-            new.get("additionalProperties", True),
-            old_file,
-            file,
-            [*path, "additionalProperties"],
-            "additional",
-            conditional,
-        )
+            before, after = old_patterns.get(pattern, old_rest), new_patterns.get(pattern, new_rest)
+            self.schema(before, after, place.at("patternProperties", pattern), "pattern")
+        self.schema(old_rest, new_rest, place.at("additionalProperties"), "additional")
 
-    def type(self, old: dict[str, Any], new: dict[str, Any], file: str, at: Path, conditional: bool) -> None:
+    def type(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
         old_types, new_types = _types(old), _types(new)
         removed = [name for name in old_types if not _covered(name, new_types)]
         added = [name for name in new_types if not _covered(name, old_types)]
         if removed:
-            self.emit(
-                "type-narrowed", file, at, "type", f"{', '.join(removed)} no longer accepted", conditional
-            )
+            self.emit("type-narrowed", at, "type", f"{', '.join(removed)} no longer accepted")
         if added:
-            self.emit("type-widened", file, at, "type", f"{', '.join(added)} now accepted", conditional)
+            self.emit("type-widened", at, "type", f"{', '.join(added)} now accepted")
 
-    def enum(self, old: dict[str, Any], new: dict[str, Any], file: str, at: Path, conditional: bool) -> None:
+    def enum(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
         if "enum" not in old:
-            self.emit(
-                "enum-introduced", file, at, "enum", "values are now limited to a closed set", conditional
-            )
+            self.emit("enum-introduced", at, "enum", "values are now limited to a closed set")
             return
         if "enum" not in new:
-            self.emit("enum-lifted", file, at, "enum", "the closed set of values was lifted", conditional)
+            self.emit("enum-lifted", at, "enum", "the closed set of values was lifted")
             return
         old_values = [_canonical(value) for value in old["enum"]]
         new_values = [_canonical(value) for value in new["enum"]]
         for index, value in enumerate(old_values):
             if value not in new_values:
                 self.emit(
-                    "enum-value-removed",
-                    file,
-                    [*at, index],
-                    "enum",
-                    f"{value} was removed from the closed set",
-                    conditional,
+                    "enum-value-removed", at.at(index), "enum", f"{value} was removed from the closed set"
                 )
         for index, value in enumerate(new_values):
             if value not in old_values:
-                self.emit(
-                    "enum-value-added",
-                    file,
-                    [*at, index],
-                    "enum",
-                    f"{value} was added to a closed set; consumers that switch over every value break",
-                    conditional,
-                )
+                message = f"{value} was added to a closed set; consumers that switch over every value break"
+                self.emit("enum-value-added", at.at(index), "enum", message)
         if set(old_values) == set(new_values):
-            self.emit("enum-reordered", file, at, "enum", "the same values in another order", conditional)
+            self.emit("enum-reordered", at, "enum", "the same values in another order")
 
-    def const(self, old: dict[str, Any], new: dict[str, Any], file: str, at: Path, conditional: bool) -> None:
+    def const(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
         if "const" not in new:
-            self.emit(
-                "enum-lifted", file, at, "const", f"const {_show(old['const'])} was lifted", conditional
-            )
+            self.emit("enum-lifted", place.at("const"), "const", f"const {_show(old['const'])} was lifted")
         else:
-            self.emit("const-changed", file, at, "const", self._was(old, new, "const"), conditional)
+            self.emit("const-changed", place.at("const"), "const", _was(old, new, "const"))
 
-    def required(self, old: list[str], new: list[str], file: str, at: Path, conditional: bool) -> None:
+    def required(self, old: list[str], new: list[str], at: _Place) -> None:
         for name in new:
             if name not in old:
-                self.emit(
-                    "required-added", file, at, "required", f"member {name!r} is now required", conditional
-                )
+                self.emit("required-added", at, "required", f"member {name!r} is now required")
         for name in old:
             if name not in new:
-                self.emit(
-                    "required-removed",
-                    file,
-                    at,
-                    "required",
-                    f"member {name!r} is no longer required",
-                    conditional,
-                )
+                self.emit("required-removed", at, "required", f"member {name!r} is no longer required")
 
-    def bound(self, key: str, old: Any, new: Any, file: str, at: Path, conditional: bool) -> None:
+    def bound(self, key: str, old: Any, new: Any, at: _Place) -> None:
         lower = key in _LOWER_BOUNDS
         if old is None:
             rule, message = "constraint-tightened", f"{key} {_show(new)} added"
@@ -426,11 +354,9 @@ class _Walk:
             tighter = (new > old) if lower else (new < old)
             rule = "constraint-tightened" if tighter else "constraint-relaxed"
             message = f"{key} changed from {_show(old)} to {_show(new)}"
-        self.emit(rule, file, at, key, message, conditional)
+        self.emit(rule, at, key, message)
 
-    def constraint(
-        self, key: str, old: dict[str, Any], new: dict[str, Any], file: str, at: Path, conditional: bool
-    ) -> None:
+    def constraint(self, key: str, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
         if key == "uniqueItems":
             tighter = bool(new.get(key, False))
             rule = "constraint-tightened" if tighter else "constraint-relaxed"
@@ -438,142 +364,83 @@ class _Walk:
             rule = "constraint-relaxed"
         else:
             rule = "constraint-tightened"  # added, or changed: the direction is not decided, so shrinking
-        self.emit(rule, file, at, key, f"{key} {self._was(old, new, key)}", conditional)
+        self.was(rule, place, key, old, new)
 
-    def note(
-        self, key: str, old: dict[str, Any], new: dict[str, Any], file: str, at: Path, conditional: bool
-    ) -> None:
-        rule = "annotation-added" if key not in old else "annotation-changed"
-        self.emit(rule, file, at, key, f"{key} {self._was(old, new, key)}", conditional)
-
-    def applicators(
-        self,
-        key: str,
-        old: dict[str, Any],
-        new: dict[str, Any],
-        old_file: str,
-        file: str,
-        at: Path,
-        conditional: bool,
-    ) -> None:
+    def applicators(self, key: str, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
         if key in {"anyOf", "oneOf"} and (key not in old or key not in new):
-            rule = "constraint-tightened" if key in new else "constraint-relaxed"
-            self.emit(rule, file, at, key, f"{key} {self._was(old, new, key)}", conditional)
+            self.was("constraint-tightened" if key in new else "constraint-relaxed", place, key, old, new)
             return
         # A branch missing on one side: false for anyOf/oneOf (it accepted nothing), true for allOf.
         missing: Any = key not in {"anyOf", "oneOf"}
         old_items, new_items = old.get(key, []), new.get(key, [])
         for index in range(max(len(old_items), len(new_items))):
-            self.schema(
-                old_items[index] if index < len(old_items) else missing,
-                new_items[index] if index < len(new_items) else missing,
-                old_file,
-                file,
-                [*at, index],
-                key,
-                conditional,
-            )
+            before = old_items[index] if index < len(old_items) else missing
+            after = new_items[index] if index < len(new_items) else missing
+            self.schema(before, after, place.at(key, index), key)
 
-    def definitions(
-        self,
-        old: dict[str, Any],
-        new: dict[str, Any],
-        old_file: str,
-        file: str,
-        at: Path,
-        conditional: bool,
-    ) -> None:
+    def definitions(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
         for name in new:
             if name not in old:
-                self.emit("definition-added", file, [*at, name], "$defs", f"new definition {name}", False)
+                self.emit("definition-added", at.at(name), "$defs", f"new definition {name}", anywhere=True)
         for name in old:
             if name not in new:
-                self.emit(
-                    "definition-removed", file, [*at, name], "$defs", f"definition {name} was removed", False
-                )
+                message = f"definition {name} was removed"
+                self.emit("definition-removed", at.at(name), "$defs", message, anywhere=True)
             else:
-                self.schema(old[name], new[name], old_file, file, [*at, name], "definition", conditional)
+                self.schema(old[name], new[name], at.at(name), "definition")
 
-    def reference(
-        self,
-        old: dict[str, Any],
-        new: dict[str, Any],
-        old_file: str,
-        file: str,
-        at: Path,
-        conditional: bool,
-    ) -> None:
+    def reference(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
         if "$ref" not in old or "$ref" not in new:
             rule = "constraint-tightened" if "$ref" in new else "constraint-relaxed"
-            self.emit(rule, file, at, "$ref", f"$ref {self._was(old, new, '$ref')}", conditional)
+            self.emit(rule, at, "$ref", f"$ref {_was(old, new, '$ref')}")
             return
-        old_target_file, old_path, old_target = self.old.resolve(old["$ref"], old_file)
-        new_target_file, new_path, new_target = self.new.resolve(new["$ref"], file)
-        key = (
-            location(old_target_file, old_path),
-            location(new_target_file, new_path),
-            old_file,
-            file,
-        )
+        old_target_file, old_path, old_target = self.old.resolve(old["$ref"], at.old_file)
+        new_target_file, new_path, new_target = self.new.resolve(new["$ref"], at.file)
+        key = (location(old_target_file, old_path), location(new_target_file, new_path), at.old_file, at.file)
         if key[0] == key[1]:
-            self.emit(
-                "ref-retargeted",
-                file,
-                at,
-                "$ref",
-                f"$ref {self._was(old, new, '$ref')}, the same schema",
-                False,
-            )
+            message = f"$ref {_was(old, new, '$ref')}, the same schema"
+            self.emit("ref-retargeted", at, "$ref", message, anywhere=True)
             return
         if key in self._followed:
             return
         self._followed.add(key)
         before = len(self.changes)
-        self.schema(
-            old_target, new_target, old_target_file, new_target_file, new_path, "reference", conditional
-        )
+        target = _Place(old_target_file, new_target_file, new_path, at.conditional)
+        self.schema(old_target, new_target, target, "reference")
         if len(self.changes) == before:
-            self.emit(
-                "ref-retargeted",
-                file,
-                at,
-                "$ref",
-                f"$ref changed from {old['$ref']} to {new['$ref']}, which accept the same values",
-                conditional,
-            )
+            message = f"$ref changed from {old['$ref']} to {new['$ref']}, which accept the same values"
+            self.emit("ref-retargeted", at, "$ref", message)
 
-    def error_codes(self, old: dict[str, Any], new: dict[str, Any], file: str, at: Path) -> None:
+    def error_codes(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
+        """Each code's metadata; these rules hold wherever they appear (``anywhere``)."""
         for code in new:
             if code not in old:
                 self.emit(
-                    "code-metadata-added", file, [*at, code], "x-error-codes", f"metadata for {code}", False
+                    "code-metadata-added", at.at(code), "x-error-codes", f"metadata for {code}", anywhere=True
                 )
         for code in old:
             if code not in new:
-                self.emit(
-                    "code-metadata-removed",
-                    file,
-                    [*at, code],
-                    "x-error-codes",
-                    f"{code} lost its category, default retryability and HTTP status",
-                    False,
-                )
+                message = f"{code} lost its category, default retryability and HTTP status"
+                self.emit("code-metadata-removed", at.at(code), "x-error-codes", message, anywhere=True)
                 continue
             before, after = old[code], new[code]
             if not isinstance(before, dict) or not isinstance(after, dict):
                 if _canonical(before) != _canonical(after):
-                    self.emit("code-metadata-changed", file, [*at, code], "x-error-codes", code, False)
+                    self.emit("code-metadata-changed", at.at(code), "x-error-codes", code, anywhere=True)
                 continue
             for name in [*after, *(name for name in before if name not in after)]:
                 if _canonical(before.get(name)) != _canonical(after.get(name)):
-                    self.emit(
-                        _CODE_FIELDS.get(name, "code-metadata-changed"),
-                        file,
-                        [*at, code, name],
-                        "x-error-codes",
-                        f"{code}: {name} {self._was(before, after, name)}",
-                        False,
-                    )
+                    rule = _CODE_FIELDS.get(name, "code-metadata-changed")
+                    message = f"{code}: {name} {_was(before, after, name)}"
+                    self.emit(rule, at.at(code, name), "x-error-codes", message, anywhere=True)
+
+
+def _was(old: Mapping[str, Any], new: Mapping[str, Any], key: str) -> str:
+    if key not in old:
+        return f"added: {_show(new[key])}"
+    if key not in new:
+        return f"removed (was {_show(old[key])})"
+    return f"changed from {_show(old[key])} to {_show(new[key])}"
 
 
 _MAJOR = re.compile(r"/v(\d+)/")
