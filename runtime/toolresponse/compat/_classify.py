@@ -152,6 +152,20 @@ def _member_schema(schema: Mapping[str, Any], name: str) -> Any:
     return schema.get("additionalProperties", True)
 
 
+# The rule for a subschema that became ``true``-like from ``false`` (opened) or ``false`` (closed),
+# by the place it stands in; elsewhere it is subschema-accepts-more / subschema-rejects-all.
+_OPENED = {
+    "property": "property-added",
+    "additional": "additional-properties-opened",
+    "pattern": "additional-properties-opened",
+}
+_CLOSED = {
+    "property": "property-removed",
+    "additional": "additional-properties-closed",
+    "pattern": "additional-properties-closed",
+}
+
+
 class _Place(NamedTuple):
     """Where the walk is: the old and the new document, the path in the new one, and whether it is
     inside ``if`` or ``not``, where the direction of a change is not followed."""
@@ -204,18 +218,10 @@ class _Walk:
             return
         if old is False or new is False:
             if old is False and new is not False:
-                rule = {
-                    "property": "property-added",
-                    "additional": "additional-properties-opened",
-                    "pattern": "additional-properties-opened",
-                }.get(what, "subschema-accepts-more")
+                rule = _OPENED.get(what, "subschema-accepts-more")
                 self.emit(rule, place, "", "accepted nothing here; now accepts values")
             elif new is False:
-                rule = {
-                    "property": "property-removed",
-                    "additional": "additional-properties-closed",
-                    "pattern": "additional-properties-closed",
-                }.get(what, "subschema-rejects-all")
+                rule = _CLOSED.get(what, "subschema-rejects-all")
                 self.emit(rule, place, "", "accepted values here; now accepts nothing")
             return
         old = {} if old is True else old
