@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_DIR = ROOT / "tests" / "conformance" / "v1"
+RUNTIME = ROOT / "runtime" / "toolresponse"
 
 CHECK_SCRIPT = """
 import json, sys
@@ -59,6 +61,30 @@ def test_wheel_ships_the_bundled_schema_examples_and_both_packages(wheel: Path) 
         "toolresponse_generated/http-binding.openapi.json",
     }
     assert set() == expected - names
+
+
+def _sub_packages() -> list[str]:
+    """Every package under runtime/toolresponse, dotted (``toolresponse.validation.native``)."""
+    return sorted(
+        ".".join(("toolresponse", *init.parent.relative_to(RUNTIME).parts))
+        for init in RUNTIME.rglob("__init__.py")
+    )
+
+
+def test_wheel_ships_every_sub_package(wheel: Path) -> None:
+    """A sub-package forgotten in pyproject's package list would be missing from the wheel."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    missing = [name for name in _sub_packages() if f"{name.replace('.', '/')}/__init__.py" not in names]
+    assert [] == missing
+
+
+def test_every_sub_package_has_a_layer() -> None:
+    """Each direct sub-package stands in the import-linter layers contract, so its imports are checked."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (layers,) = [c["layers"] for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    layered = {name.strip() for line in layers for name in line.split("|")}
+    direct = {name for name in _sub_packages() if name.count(".") == 1}
+    assert set() == direct - layered
 
 
 def test_wheel_installed_in_a_fresh_venv_validates_a_fixture_with_the_shipped_schema(
