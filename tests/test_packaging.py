@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -25,9 +26,20 @@ print(json.dumps(verdicts))
 """
 
 
+# What a build reads; copied to a clean place, so that a stale build/ directory in the
+# checkout cannot put into the wheel a module the package list has forgotten.
+BUILD_INPUTS = ("pyproject.toml", "MANIFEST.in", "README.md", "runtime", "generated", "schema")
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel built from this checkout with the project's own build backend."""
+    """The wheel built from a clean copy of this checkout with the project's own build backend."""
+    source = tmp_path_factory.mktemp("source")
+    for name in BUILD_INPUTS:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [
@@ -40,7 +52,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--no-build-isolation",
             "-w",
             out,
-            ROOT,
+            source,
         ],
         check=True,
         capture_output=True,
