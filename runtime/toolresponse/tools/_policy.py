@@ -72,7 +72,6 @@ from ._tool import (
     ToolSpec,
     Wait,
     _captured,
-    _check_timeout,
     _Raised,
     _run_coroutine,
     _safe,
@@ -512,12 +511,17 @@ class AccessControl:
                 raise TypeError(f"a policy must be a function of an AccessRequest, not {policy!r}")
         if approver is not None and not callable(approver):
             raise TypeError(f"approver must be a function of an ApprovalRequest, not {approver!r}")
-        timeout = _check_timeout(approval_timeout_s, "AccessControl")
-        if timeout is None or not math.isfinite(timeout):
-            raise ValueError("approval_timeout_s must be a finite number of seconds > 0")
+        timeout = approval_timeout_s
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise ValueError(f"approval_timeout_s must be a finite number of seconds > 0, not {timeout!r}")
         self.policies = policies
         self.approver = approver
-        self.approval_timeout_s = timeout
+        self.approval_timeout_s = float(timeout)
         self._async_approver = approver is not None and _is_async(approver)
 
     def __repr__(self) -> str:
