@@ -133,9 +133,10 @@ def denial_text(response: ToolResponse, *, tool: str) -> str:
     details = info.details or {}
     header = _header(response)
     approval = details.get("approval")
+    asked = approval is not None or details.get("policy") == "approval"
     if approval == "timed_out":
         who = "No one approved it in time, so it was refused."
-    elif approval in ("refused", "failed", "unavailable") or details.get("policy") == "approval":
+    elif asked:
         who = "It needed a person's approval and was not approved."
     elif "policy" in details:
         who = "An access policy refused it."
@@ -147,10 +148,15 @@ def denial_text(response: ToolResponse, *, tool: str) -> str:
             f"You may not use {tool!r}: do not call it again. Use another tool, or answer without it "
             "and tell the user this tool is not available to you."
         )
+    elif asked:
+        instead = (
+            f"Do not make this call to {tool!r} again: go on without it, and tell the user that it "
+            "needs their approval."
+        )
     else:
         instead = (
             f"Do not make this call to {tool!r} again: it will be refused again. Change what you ask "
-            "(for example a path inside the allowed directory) if that still serves the task, or answer "
+            "when the reason shows a way that is allowed (another path, other arguments), or answer "
             "without it and tell the user what was refused and why."
         )
     return f"{header}\nThe call was refused and did not run. {who} {instead}"

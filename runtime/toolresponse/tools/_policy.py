@@ -435,8 +435,12 @@ class RequireApproval(_Scoped):
     def __call__(self, request: AccessRequest, /) -> Decision | None:
         if not self.applies(request) or (self.writes_only and not request.writes):
             return None
-        what = "writes" if request.writes else "is called"
-        reason = self.reason or f"tool {request.tool!r} {what}: a person approves each call"
+        what = (
+            f"tool {request.tool!r} writes, so each call"
+            if request.writes
+            else f"each call of tool {request.tool!r}"
+        )
+        reason = self.reason or f"{what} needs a person's approval"
 
         return Decision.ask(reason, rule="approval")
 
