@@ -4,10 +4,13 @@ touches the breaker, and is seen by the listeners, the trace and the report."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import inspect
 import io
 import json
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +18,7 @@ from typing import Any
 
 import pytest
 
+import toolresponse
 from toolresponse import (
     AccessControl,
     AccessRequest,
@@ -617,3 +621,29 @@ def test_the_root_directory_in_a_reason_is_the_resolved_one(mode: str, ran: Ran,
     assert call(registry, mode, "read_file", {"path": os.fspath(real / "x")}).is_success
     response = call(registry, mode, "read_file", {"path": os.fspath(tmp_path / "y")})
     assert str(real) in denial(response)[2]["reason"]
+
+
+# -- the security page's example --------------------------------------------------------------------
+
+SECURITY_DOC = Path(__file__).resolve().parent.parent / "docs" / "security.md"
+
+
+def test_the_security_page_example_uses_names_and_arguments_that_exist() -> None:
+    """The Python example of docs/security.md imports public names and passes arguments they take
+    (read from its syntax tree, never run)."""
+    (block,) = re.findall(r"```python\n(.*?)```", SECURITY_DOC.read_text(encoding="utf-8"), re.DOTALL)
+    tree = ast.parse(block)
+    imported = {
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
+    problems: list[str] = [name for name in sorted(imported) if not hasattr(toolresponse, name)]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
+            parameters = inspect.signature(getattr(toolresponse, node.func.id)).parameters
+            problems += [
+                f"{node.func.id}({keyword.arg}=)"
+                for keyword in node.keywords
+                if keyword.arg is not None and keyword.arg not in parameters
+            ]
+    assert [] == problems
+    assert {"AccessControl", "ToolRegistry"} <= imported
