@@ -46,6 +46,10 @@ fails closed: the call is denied ``PERMISSION_DENIED`` with policy ``error``
 (or approval ``failed``), and the exception is logged.
 
 The listeners' ``ToolCallEvent`` of a denied call has ``denied_by`` set to the rule.
+
+The policies read the parameters once, before the call; the tool then runs on them as the
+caller passed them (JSON text parsed again to the same value). An in-process caller that
+changes its own dict while its call is checked is trusted like any code of the process.
 """
 
 from __future__ import annotations
@@ -446,8 +450,16 @@ class RequireApproval(_Scoped):
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:  # a value whose __repr__ itself fails
+        text = f"<{type(value).__name__}>"
     return _safe(text, 200)
+
+
+def _identity(caller: Any) -> str:
+    """The caller as ``details.caller`` shows it: the identity, or what was given instead."""
+    return caller if type(caller) is str and caller else _shown(caller)
 
 
 # -- deciding ------------------------------------------------------------------------------------
@@ -552,7 +564,7 @@ class AccessControl:
                     code=ErrorCode.ACCESS_DENIED,
                     rule="caller",
                 )
-                return _denial(prepared, decision, str(caller), None, call_id, start, clock)
+                return _denial(prepared, decision, _identity(caller), None, call_id, start, clock)
             parsed, params_input = prepared.arguments(params)
             if isinstance(parsed, ToolResponse):
                 return None  # INVALID_PARAM: the call itself answers it, and runs nothing
@@ -568,7 +580,7 @@ class AccessControl:
         except Exception as error:
             _log.error("the access check failed on a call of tool %r", prepared.name, exc_info=error)
             decision = _failed(self, f"{type(error).__name__}: {error}")
-            return _denial(prepared, decision, str(caller), params_input, call_id, start, clock)
+            return _denial(prepared, decision, _identity(caller), params_input, call_id, start, clock)
         if decision.verdict is Verdict.ALLOW:
             return None
         if decision.verdict is Verdict.DENY:
