@@ -60,6 +60,7 @@ import inspect
 import logging
 import math
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -207,28 +208,39 @@ class Approver(Protocol):
 # -- patterns ------------------------------------------------------------------------------------
 
 
-def _patterns(value: str | Iterable[str], what: str) -> tuple[str, ...]:
-    """Glob patterns (``fnmatch``, case-sensitive): one string or several."""
-    items = (value,) if isinstance(value, str) else tuple(value)
-    for item in items:
-        if not isinstance(item, str) or not item:
-            raise TypeError(f"{what} must be non-empty strings (names or glob patterns), not {item!r}")
-    return items
+class _Glob:
+    """Names or glob patterns (``fnmatch``, case-sensitive), one string or several, compiled once."""
 
+    __slots__ = ("_match", "patterns")
 
-def _matches(name: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+    def __init__(self, value: str | Iterable[str], what: str) -> None:
+        items = (value,) if isinstance(value, str) else tuple(value)
+        for item in items:
+            if not isinstance(item, str) or not item:
+                raise TypeError(f"{what} must be non-empty strings (names or glob patterns), not {item!r}")
+        self.patterns: tuple[str, ...] = items
+        if "*" in items:
+            self._match: Callable[[str], bool] = lambda name: True
+        else:
+            regex = re.compile("|".join(f"(?:{fnmatch.translate(item)})" for item in items) or "(?!)")
+            self._match = lambda name: regex.match(name) is not None
+
+    def __call__(self, name: str) -> bool:
+        return self._match(name)
+
+    def __repr__(self) -> str:
+        return repr(list(self.patterns))
 
 
 class _Scoped:
     """A rule that applies to some callers (and some tools) only: glob patterns, ``*`` for all."""
 
     def __init__(self, tools: str | Iterable[str], callers: str | Iterable[str]) -> None:
-        self.tools = _patterns(tools, "tools")
-        self.callers = _patterns(callers, "callers")
+        self.tools = _Glob(tools, "tools")
+        self.callers = _Glob(callers, "callers")
 
     def applies(self, request: AccessRequest) -> bool:
-        return _matches(request.caller, self.callers) and _matches(request.tool, self.tools)
+        return self.callers(request.caller) and self.tools(request.tool)
 
 
 def _denial_code(code: Any) -> ErrorCode:
@@ -252,15 +264,15 @@ class AllowList:
         callers: str | Iterable[str] = "*",
         code: ErrorCode = ErrorCode.ACCESS_DENIED,
     ) -> None:
-        self.tools = _patterns(tools, "tools")
-        self.callers = _patterns(callers, "callers")
+        self.tools = _Glob(tools, "tools")
+        self.callers = _Glob(callers, "callers")
         self.code = _denial_code(code)
 
     def __repr__(self) -> str:
-        return f"AllowList({list(self.tools)!r}, callers={list(self.callers)!r})"
+        return f"AllowList({self.tools!r}, callers={self.callers!r})"
 
     def __call__(self, request: AccessRequest, /) -> Decision | None:
-        if not _matches(request.caller, self.callers) or _matches(request.tool, self.tools):
+        if not self.callers(request.caller) or self.tools(request.tool):
             return None
         return Decision.deny(
             f"tool {request.tool!r} is not on the allow-list of caller {request.caller!r}",
@@ -280,15 +292,15 @@ class DenyList:
         callers: str | Iterable[str] = "*",
         code: ErrorCode = ErrorCode.ACCESS_DENIED,
     ) -> None:
-        self.tools = _patterns(tools, "tools")
-        self.callers = _patterns(callers, "callers")
+        self.tools = _Glob(tools, "tools")
+        self.callers = _Glob(callers, "callers")
         self.code = _denial_code(code)
 
     def __repr__(self) -> str:
-        return f"DenyList({list(self.tools)!r}, callers={list(self.callers)!r})"
+        return f"DenyList({self.tools!r}, callers={self.callers!r})"
 
     def __call__(self, request: AccessRequest, /) -> Decision | None:
-        if not (_matches(request.caller, self.callers) and _matches(request.tool, self.tools)):
+        if not (self.callers(request.caller) and self.tools(request.tool)):
             return None
         return Decision.deny(
             f"tool {request.tool!r} is on the deny-list of caller {request.caller!r}",
@@ -354,7 +366,7 @@ class PathsWithin(_Scoped):
         base: str | os.PathLike[str] | None = None,
     ) -> None:
         super().__init__(tools, callers)
-        self.params = _patterns(params, "params")
+        self.params = _Glob(params, "params").patterns
         self.root = _directory(root, "root")
         self.base = None if base is None else _directory(base, "base")
 
@@ -405,13 +417,13 @@ class ReadOnly:
     """Callers matching ``callers`` may not call tools marked as writing (PERMISSION_DENIED)."""
 
     def __init__(self, *, callers: str | Iterable[str] = "*") -> None:
-        self.callers = _patterns(callers, "callers")
+        self.callers = _Glob(callers, "callers")
 
     def __repr__(self) -> str:
-        return f"ReadOnly(callers={list(self.callers)!r})"
+        return f"ReadOnly(callers={self.callers!r})"
 
     def __call__(self, request: AccessRequest, /) -> Decision | None:
-        if not request.writes or not _matches(request.caller, self.callers):
+        if not request.writes or not self.callers(request.caller):
             return None
         return Decision.deny(
             f"tool {request.tool!r} writes, and tools are read-only for caller {request.caller!r}",
@@ -565,6 +577,8 @@ class AccessControl:
                     rule="caller",
                 )
                 return _denial(prepared, decision, _identity(caller), None, call_id, start, clock)
+            if not self.policies:
+                return None
             parsed, params_input = prepared.arguments(params)
             if isinstance(parsed, ToolResponse):
                 return None  # INVALID_PARAM: the call itself answers it, and runs nothing
