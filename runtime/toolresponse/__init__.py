@@ -116,6 +116,21 @@ if TYPE_CHECKING:
         ToolCallRecord as ToolCallRecord,
     )
     from .tools import (
+        AccessControl as AccessControl,
+    )
+    from .tools import (
+        AccessRequest as AccessRequest,
+    )
+    from .tools import (
+        AllowList as AllowList,
+    )
+    from .tools import (
+        ApprovalRequest as ApprovalRequest,
+    )
+    from .tools import (
+        ArgumentRule as ArgumentRule,
+    )
+    from .tools import (
         BreakerStatus as BreakerStatus,
     )
     from .tools import (
@@ -125,6 +140,12 @@ if TYPE_CHECKING:
         CircuitState as CircuitState,
     )
     from .tools import (
+        Decision as Decision,
+    )
+    from .tools import (
+        DenyList as DenyList,
+    )
+    from .tools import (
         FailurePredicate as FailurePredicate,
     )
     from .tools import (
@@ -132,6 +153,15 @@ if TYPE_CHECKING:
     )
     from .tools import (
         JsonlTraceWriter as JsonlTraceWriter,
+    )
+    from .tools import (
+        PathsWithin as PathsWithin,
+    )
+    from .tools import (
+        ReadOnly as ReadOnly,
+    )
+    from .tools import (
+        RequireApproval as RequireApproval,
     )
     from .tools import (
         StateChange as StateChange,
@@ -235,12 +265,22 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "validate_json",
     ),
     ".tools": (
+        "AccessControl",
+        "AccessRequest",
+        "AllowList",
+        "ApprovalRequest",
+        "ArgumentRule",
         "BreakerStatus",
         "CircuitBreaker",
         "CircuitState",
+        "Decision",
+        "DenyList",
         "FailurePredicate",
         "FunctionTool",
         "JsonlTraceWriter",
+        "PathsWithin",
+        "ReadOnly",
+        "RequireApproval",
         "StateChange",
         "StateListener",
         "Tool",

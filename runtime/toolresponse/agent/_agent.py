@@ -11,6 +11,8 @@ One run (``Agent.run(task)`` or ``await Agent.arun(task)``)::
             each through the registry (and so its breaker):
             - a retryable error is retried by the loop first (bounded backoff, honouring retry_after_ms);
             - a call that already failed twice with the same arguments (after those retries) is not run again;
+            - a refused call (ACCESS_DENIED, PERMISSION_DENIED: a policy, a person) is never retried,
+              and the same call is not run again;
         append one tool message per call, in the model's order, written from the status
     "max_steps"
 
@@ -39,7 +41,7 @@ from toolresponse_generated import ErrorCode
 from .._errors import ModelError
 from .._response import ToolResponse
 from ..tools import mask_secrets
-from ._feedback import feedback_text, guard_text
+from ._feedback import feedback_text, guard_text, is_denial
 from ._models import ChatModel, ModelReply, TokenUsage, ToolCall, checked_reply
 from ._retry import RetryPolicy
 from ._trace import RunTrace, TraceTarget, open_trace
@@ -458,6 +460,8 @@ class Agent:
         response = attempted[-1]
         if not (response.is_error and response.is_retryable) or call.name not in state.tool_names:
             return None
+        if is_denial(response):  # a refusal stands, whatever its retryable says
+            return None
         after = response.retry_after_ms
         wait = self.tool_retry.next_wait_s(
             len(attempted) - 1, waited, None if after is None else after / 1000
@@ -484,6 +488,7 @@ class Agent:
         time_ms: float,
     ) -> None:
         stats_time = (response.stats or {}).get("time_ms")
+        denied = _denied_by(response)
         state.trace.emit(
             "tool_result",
             step=index,
@@ -495,6 +500,7 @@ class Agent:
             retryable=response.is_retryable if response.is_error else None,
             time_ms=round(float(stats_time) if stats_time is not None else time_ms, 3),
             text=_clip(response.text),
+            **({} if denied is None else {"denied_by": denied}),
         )
 
     def _attempt(self, state: _RunState, index: int, call: ToolCall) -> _Attempted:
@@ -592,7 +598,10 @@ class Agent:
                     waited_s=attempted.waited_s,
                 )
                 if response.is_error:
-                    state.failures[key] = state.failures.get(key, 0) + 1
+                    failures = state.failures.get(key, 0) + 1
+                    if is_denial(response):  # refused: asking again would be refused again
+                        failures = max(failures, self.max_failures_per_call)
+                    state.failures[key] = failures
                     state.last_failure[key] = response
             records.append(record)
             state.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
@@ -644,6 +653,14 @@ def _masked_arguments_text(arguments: str) -> str:
         return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"))
     except (ValueError, RecursionError):
         return str(mask_secrets(arguments))
+
+
+def _denied_by(response: ToolResponse) -> str | None:
+    """The access rule that refused the call (the denial's ``details.policy``), or None."""
+    if not is_denial(response) or response.error_info is None:
+        return None
+    rule = (response.error_info.details or {}).get("policy")
+    return rule if isinstance(rule, str) else None
 
 
 def _clip(text: str, limit: int = 300) -> str:

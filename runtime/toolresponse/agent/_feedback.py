@@ -11,13 +11,15 @@
   ========================  ==============================================================
   unknown tool              the tools that do exist, by exact name
   CIRCUIT_OPEN              not to call this tool again before the circuit's recovery time
+  ACCESS_DENIED,            that the call was refused (by a policy, a person, or no approval
+  PERMISSION_DENIED         in time) and did not run, why, and not to make it again
   parameter (INVALID_*)     to fix the arguments, each violation listed
   retryable                 the loop already retried it (how often, how long); come back later
   anything else             the code's meaning; not to repeat the same call unchanged
   ========================  ==============================================================
 
 - a call the loop refused to run again (it failed twice with the same
-  arguments): to change strategy.
+  arguments, or was refused once): to change strategy.
 
 The meaning of each code and its category come from the schema
 (``ERROR_CODE_INFO``); only the advice is the agent's own.
@@ -33,6 +35,7 @@ from typing import Any
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCategory, ErrorCode
 
 from .._response import ToolResponse
+from ..tools import DENIAL_CODES
 
 MAX_DETAILS_CHARS = 600
 """The longest ``details`` JSON shown to the model; longer is cut with an ellipsis."""
@@ -117,6 +120,48 @@ def violations(details: Mapping[str, Any] | None) -> list[str]:
     return []
 
 
+def is_denial(response: ToolResponse) -> bool:
+    """Whether the response refuses the call (ACCESS_DENIED or PERMISSION_DENIED): the loop does
+    not retry it, and the same call is not made again in the run."""
+    return response.code in DENIAL_CODES
+
+
+def denial_text(response: ToolResponse, *, tool: str) -> str:
+    """The message for a refused call: that it did not run, who refused it and why, and what instead."""
+    info = response.error_info
+    assert info is not None
+    details = info.details or {}
+    header = _header(response)
+    approval = details.get("approval")
+    asked = approval is not None or details.get("policy") == "approval"
+    if approval == "timed_out":
+        who = "No one approved it in time, so it was refused."
+    elif asked:
+        who = "It needed a person's approval and was not approved."
+    elif "policy" in details:
+        who = "An access policy refused it."
+    else:
+        shown = {key: value for key, value in details.items() if key != "reason"}
+        who = f"The tool refused it.{f' Details: {_compact(shown)}' if shown else ''}"
+    if info.code is ErrorCode.ACCESS_DENIED:
+        instead = (
+            f"You may not use {tool!r}: do not call it again. Use another tool, or answer without it "
+            "and tell the user this tool is not available to you."
+        )
+    elif asked:
+        instead = (
+            f"Do not make this call to {tool!r} again: go on without it, and tell the user that it "
+            "needs their approval."
+        )
+    else:
+        instead = (
+            f"Do not make this call to {tool!r} again: it will be refused again. Change what you ask "
+            "when the reason shows a way that is allowed (another path, other arguments), or answer "
+            "without it and tell the user what was refused and why."
+        )
+    return f"{header}\nThe call was refused and did not run. {who} {instead}"
+
+
 def _header(response: ToolResponse) -> str:
     info = response.error_info
     assert info is not None
@@ -153,6 +198,8 @@ def error_text(
             f"{header}\nTool {tool!r} is switched off after repeated failures (its circuit breaker is open). "
             f"Do not call {tool!r} again {when}: use another tool, or answer without it."
         )
+    if code in DENIAL_CODES:
+        return denial_text(response, tool=tool)
     details = info.details
     category = ERROR_CODE_INFO[code].category
     if category is ErrorCategory.PARAMETER:
@@ -185,6 +232,12 @@ def guard_text(tool: str, failures: int, last: ToolResponse) -> str:
     """The message for a call the loop refused to run again: it already failed ``failures`` times."""
     code = last.code.value if last.code is not None else last.status.value
     message = last.error_info.message if last.error_info is not None else last.text
+    if is_denial(last):
+        return (
+            f"NOT EXECUTED: this exact call ({tool!r} with these same arguments) was already refused "
+            f"({code}: {message}). It would be refused again. "
+            "Do not ask for it again: change strategy, or answer with what you know and say what was refused."
+        )
     return (
         f"NOT EXECUTED: this exact call ({tool!r} with these same arguments) already failed {failures} times "
         f"(last: {code}: {message}). It would fail again. "

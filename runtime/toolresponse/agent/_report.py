@@ -1,7 +1,9 @@
 """What the agent's tool calls did, per tool, from its traces (``toolresponse report``).
 
 For each tool: calls, success/partial/error counts, errors by code, p50/p95/max
-``time_ms`` and circuit-breaker trips (transitions to open); for the whole
+``time_ms``, circuit-breaker trips (transitions to open) and denials (calls
+refused ACCESS_DENIED or PERMISSION_DENIED, by an access policy, a person or
+the tool itself; those an access policy refused by rule); for the whole
 trace: runs and how they ended, model calls, tokens and duration. ``--html``
 writes the same as one self-contained HTML page (inline CSS and SVG, no
 script, nothing fetched) with a latency chart per tool.
@@ -40,11 +42,13 @@ from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import TraceFormatError
 from .._terminal import printable
+from ..tools import DENIAL_CODES
 from ._models import MAX_TOKEN_COUNT
 from ._trace import read_trace
 
 _STATUSES = tuple(status.value for status in ToolStatus)
 _CODES = frozenset(code.value for code in ErrorCode)
+_DENIAL_CODES = frozenset(code.value for code in DENIAL_CODES)
 
 
 @dataclass
@@ -54,6 +58,8 @@ class ToolCall:
     status: str
     code: str | None
     time_ms: float | None
+    denied_by: str | None = None
+    """The access rule that refused the call, when the trace names one."""
 
 
 @dataclass
@@ -73,6 +79,21 @@ class ToolSummary:
     def errors_by_code(self) -> dict[str, int]:
         codes = Counter(call.code or "?" for call in self.calls if call.status == "error")
         return dict(sorted(codes.items(), key=lambda item: (-item[1], item[0])))
+
+    @property
+    def denied(self) -> int:
+        """The calls refused: ACCESS_DENIED or PERMISSION_DENIED."""
+        return sum(1 for call in self.calls if call.status == "error" and call.code in _DENIAL_CODES)
+
+    @property
+    def denied_by_rule(self) -> dict[str, int]:
+        """The refused calls by the access rule that refused them (``(tool)`` when none is named)."""
+        rules = Counter(
+            call.denied_by or "(tool)"
+            for call in self.calls
+            if call.status == "error" and call.code in _DENIAL_CODES
+        )
+        return dict(sorted(rules.items(), key=lambda item: (-item[1], item[0])))
 
     @property
     def times_ms(self) -> list[float]:
@@ -230,8 +251,12 @@ def _call(line: _Line) -> tuple[str, ToolCall]:
     code = line.record.get("code")
     if status == "error" and code not in _CODES:
         raise line.fail(f"'code' must be a ToolResponse v1 error code, not {_shown(code)}")
+    denied_by = line.record.get("denied_by")
     return tool, ToolCall(
-        status=status, code=code if isinstance(code, str) else None, time_ms=line.amount("time_ms")
+        status=status,
+        code=code if isinstance(code, str) else None,
+        time_ms=line.amount("time_ms"),
+        denied_by=denied_by if isinstance(denied_by, str) and denied_by else None,
     )
 
 
@@ -371,7 +396,17 @@ def render_text(summary: TraceSummary) -> str:
         if tool.retries or tool.blocked
     ]
     lines.extend(extra)
+    lines.extend(denial_lines(summary))
     return "\n".join(lines) + "\n"
+
+
+def denial_lines(summary: TraceSummary) -> list[str]:
+    """One line per tool with refused calls: how many, by rule."""
+    return [
+        f"{printable(name)}: {tool.denied} denied ({_counts(tool.denied_by_rule)})"
+        for name, tool in sorted(summary.tools.items())
+        if tool.denied
+    ]
 
 
 # -- HTML --------------------------------------------------------------------------------------
@@ -462,7 +497,7 @@ def render_html(summary: TraceSummary) -> str:
         for name in sorted(summary.tools)
     )
     sources = ", ".join(escape(printable(Path(name).name)) for name in summary.files)
-    overview_html = "".join(f"<p>{escape(line)}</p>" for line in overview(summary))
+    overview_html = "".join(f"<p>{escape(line)}</p>" for line in (*overview(summary), *denial_lines(summary)))
     table = (
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
         if body

@@ -12,7 +12,8 @@ model_output    step, attempt, content, tool_calls [{id, name, arguments}], fini
                 notes (only when the reply had to be repaired: a usage count that was not a count ...)
 model_error     step, attempt, code, status_code, message, retryable, retry_in_ms (null: gave up)
 tool_request    step, call_id, tool, arguments (the call as the model wrote it)
-tool_result     step, call_id, tool, attempt, status, code, retryable, time_ms, text
+tool_result     step, call_id, tool, attempt, status, code, retryable, time_ms, text,
+                denied_by (only when an access policy refused the call: its ``details.policy``)
 tool_retry      step, call_id, tool, attempt, code, wait_ms
 tool_blocked    step, call_id, tool, failures, code (the repeated-failure guard refused the call)
 breaker         tool, from, to, reason, consecutive_failures

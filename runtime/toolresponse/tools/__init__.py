@@ -5,7 +5,10 @@ plain function wrapped as a ``FunctionTool``) runs with its parameters checked
 against their JSON Schema, under a timeout, behind a ``CircuitBreaker``, and
 each call is told to the listeners as a ``ToolCallEvent`` (``JsonlTraceWriter``
 writes them as JSON lines, secrets masked). ``tool_schemas`` describes the
-registered tools to a model provider (OpenAI, Anthropic, MCP).
+registered tools to a model provider (OpenAI, Anthropic, MCP). ``AccessControl``
+holds the access policies a registry asks before each call (``AllowList``,
+``DenyList``, ``PathsWithin``, ``ReadOnly``, ``RequireApproval`` ...), with the
+caller's identity (``execute(..., caller=...)``, ``LOCAL_CALLER`` by default).
 
 The faces (agent, HTTP, MCP, the command line) use the registry through this
 package's public names only.
@@ -45,6 +48,51 @@ if TYPE_CHECKING:
     from ._load import load_registry as load_registry
     from ._params import ParameterValidator as ParameterValidator
     from ._params import parameters_schema as parameters_schema
+    from ._policy import (
+        DENIAL_CODES as DENIAL_CODES,
+    )
+    from ._policy import (
+        LOCAL_CALLER as LOCAL_CALLER,
+    )
+    from ._policy import (
+        AccessControl as AccessControl,
+    )
+    from ._policy import (
+        AccessRequest as AccessRequest,
+    )
+    from ._policy import (
+        AllowList as AllowList,
+    )
+    from ._policy import (
+        ApprovalRequest as ApprovalRequest,
+    )
+    from ._policy import (
+        Approver as Approver,
+    )
+    from ._policy import (
+        ArgumentRule as ArgumentRule,
+    )
+    from ._policy import (
+        Decision as Decision,
+    )
+    from ._policy import (
+        DenyList as DenyList,
+    )
+    from ._policy import (
+        PathsWithin as PathsWithin,
+    )
+    from ._policy import (
+        Policy as Policy,
+    )
+    from ._policy import (
+        ReadOnly as ReadOnly,
+    )
+    from ._policy import (
+        RequireApproval as RequireApproval,
+    )
+    from ._policy import (
+        Verdict as Verdict,
+    )
     from ._provider_schemas import PROVIDERS as PROVIDERS
     from ._provider_schemas import tool_schemas as tool_schemas
     from ._registry import ToolRegistry as ToolRegistry
@@ -86,6 +134,23 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._events": ("ToolCallEvent", "ToolCallListener"),
     "._load": ("REGISTRY_EXAMPLE", "load_registry"),
     "._params": ("ParameterValidator", "parameters_schema"),
+    "._policy": (
+        "DENIAL_CODES",
+        "LOCAL_CALLER",
+        "AccessControl",
+        "AccessRequest",
+        "AllowList",
+        "ApprovalRequest",
+        "Approver",
+        "ArgumentRule",
+        "Decision",
+        "DenyList",
+        "PathsWithin",
+        "Policy",
+        "ReadOnly",
+        "RequireApproval",
+        "Verdict",
+    ),
     "._provider_schemas": ("PROVIDERS", "tool_schemas"),
     "._registry": ("ToolRegistry",),
     "._tool": ("FunctionTool", "Tool", "ToolSpec", "wrap_value"),

@@ -1,7 +1,7 @@
 """Observability: one structured event per tool call, delivered to pluggable listeners.
 
 The registry builds a ``ToolCallEvent`` after every ``execute``/``aexecute``
-(including NOT_FOUND, INVALID_PARAM, TIMEOUT and CIRCUIT_OPEN answers) and
+(including NOT_FOUND, INVALID_PARAM, TIMEOUT, CIRCUIT_OPEN and an access policy's denials) and
 calls each listener with it, in the order they were added, on the calling
 thread. A listener that raises is logged on the ``toolresponse`` logger and
 does not change the call's response. ``JsonlTraceWriter`` is one listener.
@@ -37,10 +37,13 @@ class ToolCallEvent:
     """The tool's circuit after the call; None without a breaker or for an unknown tool."""
     response: ToolResponse = field(compare=False, repr=False)
     """The response the caller got."""
+    denied_by: str | None = None
+    """The access rule that refused the call (``details.policy`` of the denial), or None."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The event as one JSON object (``event: "tool_call"``), every member present."""
-        return {
+        """The event as one JSON object (``event: "tool_call"``), every member present; and
+        ``denied_by`` when an access policy refused the call."""
+        record = {
             "event": "tool_call",
             "tool": self.tool,
             "call_id": self.call_id,
@@ -50,6 +53,9 @@ class ToolCallEvent:
             "time_ms": self.time_ms,
             "breaker_state": None if self.breaker_state is None else self.breaker_state.value,
         }
+        if self.denied_by is not None:
+            record["denied_by"] = self.denied_by
+        return record
 
 
 class ToolCallListener(Protocol):

@@ -1,7 +1,9 @@
 """``ToolRegistry``: named tools, called so that every answer is a valid ToolResponse.
 
 A call goes: look the tool up (an unknown name is ``NOT_FOUND`` with the
-nearest registered names, and never reaches the breaker); ask the breaker
+nearest registered names, and never reaches the breaker); ask the access
+policies, if any (``AccessControl``: a denial, or a person's refusal, is answered
+without running the tool or telling the breaker); ask the breaker
 (``admit``: a refusal is answered without running the tool); parse and check
 the parameters, run the tool under its timeout, check its result (see
 ``Tool.call``); tell the breaker (``record``); tell the listeners
@@ -27,6 +29,7 @@ from .._response import ToolResponse, with_call_info
 from .._suggest import did_you_mean, suggestions
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
+from ._policy import LOCAL_CALLER, AccessControl, Denial, PendingApproval, tool_writes
 from ._provider_schemas import tool_schemas
 from ._tool import (
     AsyncWait,
@@ -101,6 +104,7 @@ class ToolRegistry:
         *,
         wait: Wait = real_wait,
         async_wait: AsyncWait = real_async_wait,
+        access: AccessControl | None = None,
     ) -> None:
         self._breaker = breaker
         self._default_timeout_s = _check_timeout(default_timeout_s, "ToolRegistry")
@@ -110,6 +114,10 @@ class ToolRegistry:
         self._tools: dict[str, PreparedTool] = {}
         self._lock = threading.Lock()
         self._listeners: tuple[ToolCallListener, ...] = ()
+        if access is not None and not isinstance(access, AccessControl):
+            raise TypeError(f"access must be an AccessControl, not {type(access).__name__}")
+        self._access = access
+        self._writing: frozenset[str] = frozenset()
 
     @property
     def breaker(self) -> Breaker | None:
@@ -118,6 +126,16 @@ class ToolRegistry:
     @property
     def default_timeout_s(self) -> float | None:
         return self._default_timeout_s
+
+    @property
+    def access(self) -> AccessControl | None:
+        """The policies every call is checked against (see ``AccessControl``), or None."""
+        return self._access
+
+    def writes(self, name: str) -> bool:
+        """Whether the tool registered under ``name`` is marked as writing (``register(writes=True)``
+        or a ``writes = True`` attribute of the Tool)."""
+        return name in self._writing
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {len(self._tools)} tools: {', '.join(self._tools)}>"
@@ -130,9 +148,11 @@ class ToolRegistry:
         name: str | None = None,
         description: str | None = None,
         timeout_s: float | None = None,
+        writes: bool | None = None,
     ) -> Tool:
         """Register a ``Tool`` (or a Tool subclass, instantiated without arguments) or a plain
-        function; ``name``, ``description`` and ``timeout_s`` override the tool's own.
+        function; ``name``, ``description`` and ``timeout_s`` override the tool's own; ``writes``
+        marks the tool as writing, for ``ReadOnly`` policies (default: the tool's ``writes``).
 
         Returns the registered tool (a ``FunctionTool`` for a function). Raises
         ``ToolDefinitionError`` for a name already taken or a definition that does not hold.
@@ -154,6 +174,8 @@ class ToolRegistry:
         with self._lock:
             if prepared.name in self._tools:
                 raise ToolDefinitionError(f"a tool named {prepared.name!r} is already registered")
+            if tool_writes(tool) if writes is None else writes:
+                self._writing = self._writing | {prepared.name}  # before the tool can be called
             tools = dict(self._tools)
             tools[prepared.name] = prepared
             self._tools = tools
@@ -171,6 +193,7 @@ class ToolRegistry:
         name: str | None = None,
         description: str | None = None,
         timeout_s: float | None = None,
+        writes: bool | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -181,14 +204,16 @@ class ToolRegistry:
         name: str | None = None,
         description: str | None = None,
         timeout_s: float | None = None,
+        writes: bool | None = None,
     ) -> F | Callable[[F], F]:
-        """Decorator: ``@registry.tool`` or ``@registry.tool(name=..., description=..., timeout_s=...)``.
+        """Decorator: ``@registry.tool`` or ``@registry.tool(name=..., description=..., timeout_s=...,
+        writes=...)``.
 
         The decorated function (or Tool subclass) is returned unchanged.
         """
 
         def decorate(target: F) -> F:
-            self.register(target, name=name, description=description, timeout_s=timeout_s)
+            self.register(target, name=name, description=description, timeout_s=timeout_s, writes=writes)
             return target
 
         return decorate if function is None else decorate(function)
@@ -199,6 +224,7 @@ class ToolRegistry:
             tools = dict(self._tools)
             del tools[name]
             self._tools = tools
+            self._writing = self._writing - {name}
 
     # -- what is registered ---------------------------------------------------------------
 
@@ -248,7 +274,14 @@ class ToolRegistry:
             listeners.remove(listener)
             self._listeners = tuple(listeners)
 
-    def _emit(self, name: Any, call_id: str | None, response: ToolResponse, known: bool) -> None:
+    def _emit(
+        self,
+        name: Any,
+        call_id: str | None,
+        response: ToolResponse,
+        known: bool,
+        denied_by: str | None = None,
+    ) -> None:
         breaker = self._breaker
         tool = name if type(name) is str else _safe(repr(name), 200)
         try:
@@ -262,6 +295,7 @@ class ToolRegistry:
                 time_ms=stats["time_ms"] if stats else 0.0,
                 breaker_state=state,
                 response=response,
+                denied_by=denied_by,
             )
         except Exception:
             _log.exception("could not build the event of a call of tool %r", tool)
@@ -274,14 +308,20 @@ class ToolRegistry:
 
     # -- calling --------------------------------------------------------------------------
 
-    def execute(self, name: str, params: Any = None, *, call_id: str | None = None) -> ToolResponse:
-        """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None for none).
+    def execute(
+        self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
+    ) -> ToolResponse:
+        """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None for none)
+        on behalf of ``caller`` (the identity the access policies are asked about).
 
         Always returns a ToolResponse that validates against the schema.
         """
         if call_id is not None:
             call_id = call_id_of(call_id)
-        prepared = self._admit(name, params, call_id)
+        prepared = self._admit(name, params, call_id, caller)
+        if isinstance(prepared, PendingApproval):
+            answer = prepared.answer(self._wait, self._clock)
+            prepared = self._approved(name, params, call_id, caller, prepared, answer)
         if isinstance(prepared, ToolResponse):
             return prepared
         return self._ran(
@@ -290,12 +330,17 @@ class ToolRegistry:
             prepared.call(params, call_id, prepared.call_timeout_s, self._clock, self._wait),
         )
 
-    async def aexecute(self, name: str, params: Any = None, *, call_id: str | None = None) -> ToolResponse:
+    async def aexecute(
+        self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
+    ) -> ToolResponse:
         """The asynchronous form of ``execute``: async tools are awaited (and cancelled on
         timeout), sync tools run in a worker thread so the event loop is never blocked."""
         if call_id is not None:
             call_id = call_id_of(call_id)
-        prepared = self._admit(name, params, call_id)
+        prepared = self._admit(name, params, call_id, caller)
+        if isinstance(prepared, PendingApproval):
+            answer = await prepared.aanswer(self._async_wait, self._clock)
+            prepared = self._approved(name, params, call_id, caller, prepared, answer)
         if isinstance(prepared, ToolResponse):
             return prepared
         timeout = prepared.call_timeout_s
@@ -304,12 +349,29 @@ class ToolRegistry:
 
     # What execute and aexecute share: everything but the call itself.
 
-    def _admit(self, name: Any, params: Any, call_id: str | None) -> PreparedTool | ToolResponse:
-        """The tool to run; or, when the call may not run (an unknown tool, the breaker's
-        refusal), the answer, already told to the listeners."""
+    def _admit(
+        self, name: Any, params: Any, call_id: str | None, caller: Any, approved: Any = None
+    ) -> PreparedTool | ToolResponse | PendingApproval:
+        """The tool to run; or, when the call may not run (an unknown tool, a policy's denial, the
+        breaker's refusal), the answer, already told to the listeners; or the approval a policy
+        asked for (``approved``: the tool a person approved, not asked about again)."""
         prepared = self._tools.get(name) if type(name) is str else None
         if prepared is None:
             return self._answered(name, call_id, self._not_found(name, params, call_id), known=False)
+        access = self._access
+        if access is not None and approved is not prepared:
+            verdict = access.check(
+                prepared,
+                params,
+                caller=caller,
+                call_id=call_id,
+                writes=prepared.name in self._writing,
+                clock=self._clock,
+            )
+            if isinstance(verdict, Denial):
+                return self._answered(name, call_id, verdict.response, known=True, denied_by=verdict.rule)
+            if verdict is not None:
+                return verdict
         breaker = self._breaker
         if breaker is not None:
             try:
@@ -334,12 +396,38 @@ class ToolRegistry:
         return response
 
     def _answered(
-        self, name: Any, call_id: str | None, response: ToolResponse, *, known: bool
+        self,
+        name: Any,
+        call_id: str | None,
+        response: ToolResponse,
+        *,
+        known: bool,
+        denied_by: str | None = None,
     ) -> ToolResponse:
-        """``response``, after the listeners have been told (``known``: a registered tool)."""
+        """``response``, after the listeners have been told (``known``: a registered tool;
+        ``denied_by``: the access rule that refused the call)."""
         if self._listeners:
-            self._emit(name, call_id, response, known)
+            self._emit(name, call_id, response, known, denied_by)
         return response
+
+    def _approved(
+        self,
+        name: Any,
+        params: Any,
+        call_id: str | None,
+        caller: Any,
+        pending: PendingApproval,
+        answer: Denial | None,
+    ) -> PreparedTool | ToolResponse:
+        """After a person answered: the refusal, told to the listeners; or the approved call
+        admitted (the breaker asked) like any other."""
+        if answer is None:
+            admitted = self._admit(name, params, call_id, caller, approved=pending.prepared)
+            if not isinstance(admitted, PendingApproval):
+                return admitted
+            # The tool was replaced while the person decided: what they approved is not what would run.
+            answer = pending.replaced(self._clock)
+        return self._answered(name, call_id, answer.response, known=True, denied_by=answer.rule)
 
     def _not_found(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:
         start = self._clock()
