@@ -33,6 +33,7 @@ import contextvars
 import functools
 import inspect
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
     from ..agent import Agent, AgentResult
 
 __all__ = ["unwrap_models", "wrap_arun", "wrap_run"]
+
+_log = logging.getLogger("toolresponse.otel")
 
 _MARK = "__toolresponse_otel_original__"
 
@@ -177,10 +180,12 @@ def _end_run(
                 attributes[names.ERROR_TYPE] = error_type
                 span.set_status(Status(StatusCode.ERROR, masked_text(result.reason)))
             span.set_attributes(attributes)
+        telemetry.agent_duration.record(duration, _agent_metric_attributes(agent, error_type))
+    except Exception:  # the telemetry never changes the run's result
+        _log.exception("could not record an agent run")
     finally:
         context.detach(token)  # type: ignore[arg-type]
         span.end()
-    telemetry.agent_duration.record(duration, _agent_metric_attributes(agent, error_type))
 
 
 def _end_run_raised(
@@ -354,14 +359,16 @@ def _end_chat(
             if telemetry.capture_content:
                 attributes[names.OUTPUT_MESSAGES] = content_json([_output_message(reply)])
             span.set_attributes(attributes)
+        metric_attributes = _chat_metric_attributes(model, reply, None)
+        telemetry.chat_duration.record(duration, metric_attributes)
+        usage = reply.usage
+        for kind, count in (("input", usage.prompt_tokens), ("output", usage.completion_tokens)):
+            telemetry.token_usage.record(_count(count), {**metric_attributes, names.TOKEN_TYPE: kind})
+    except Exception:  # the telemetry never changes the model's reply
+        _log.exception("could not record a chat call")
     finally:
         context.detach(token)  # type: ignore[arg-type]
         span.end()
-    metric_attributes = _chat_metric_attributes(model, reply, None)
-    telemetry.chat_duration.record(duration, metric_attributes)
-    usage = reply.usage
-    for kind, count in (("input", usage.prompt_tokens), ("output", usage.completion_tokens)):
-        telemetry.token_usage.record(_count(count), {**metric_attributes, names.TOKEN_TYPE: kind})
 
 
 def _end_chat_raised(
@@ -376,8 +383,8 @@ def _end_chat_raised(
     duration = time.perf_counter() - started
     _IN_CHAT.reset(marker)
     if isinstance(error, ModelError):
-        error_type = error.code.value
-        message = error.message
+        error_type = str(getattr(error.code, "value", error.code))
+        message = str(error.message)
     else:
         error_type = type(error).__qualname__
         message = str(error) or error_type

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import logging
 import threading
 import time
 import weakref
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
     from ..tools import ToolRegistry
 
 __all__ = ["unwatch_breakers", "wrap_aexecute", "wrap_execute"]
+
+_log = logging.getLogger("toolresponse.otel")
 
 _NAME_LIMIT = 200
 
@@ -88,7 +91,9 @@ def wrap_execute(original: Execute) -> Execute:
         telemetry = current()
         if telemetry is None:
             return original(self, name, params, call_id=call_id)
-        call = _start(telemetry, self, name, call_id)
+        call = _started(telemetry, self, name, call_id)
+        if call is None:
+            return original(self, name, params, call_id=call_id)
         marker = _CURRENT_TOOL.set(call)
         try:
             response = original(self, name, params, call_id=call_id)
@@ -113,7 +118,9 @@ def wrap_aexecute(original: AsyncExecute) -> AsyncExecute:
         telemetry = current()
         if telemetry is None:
             return await original(self, name, params, call_id=call_id)
-        call = _start(telemetry, self, name, call_id)
+        call = _started(telemetry, self, name, call_id)
+        if call is None:
+            return await original(self, name, params, call_id=call_id)
         marker = _CURRENT_TOOL.set(call)
         try:
             response = await original(self, name, params, call_id=call_id)
@@ -136,6 +143,15 @@ def _shown(name: Any) -> str:
     text = name if isinstance(name, str) else repr(name)
     text = str(mask_secrets(text))
     return text if len(text) <= _NAME_LIMIT else text[: _NAME_LIMIT - 1] + "…"
+
+
+def _started(telemetry: Telemetry, registry: ToolRegistry, name: Any, call_id: Any) -> _ToolCall | None:
+    """The call's span, started and current; None (the call runs untraced) if that failed."""
+    try:
+        return _start(telemetry, registry, name, call_id)
+    except Exception:
+        _log.exception("could not start the span of a call of tool %r", name)
+        return None
 
 
 def _start(telemetry: Telemetry, registry: ToolRegistry, name: Any, call_id: Any) -> _ToolCall:
@@ -190,12 +206,14 @@ def _finish(
             span.set_attributes(_end_attributes(telemetry, call, registry, name, params, response))
             if code is not None:
                 span.set_status(Status(StatusCode.ERROR, masked_text(response.text)))
+        telemetry.tool_duration.record(
+            duration, _metric_attributes(call, status, None if code is None else code.value)
+        )
+    except Exception:  # the telemetry never changes the call's answer
+        _log.exception("could not record the call of tool %r", call.tool)
     finally:
         context.detach(call.token)  # type: ignore[arg-type]
         span.end()
-    telemetry.tool_duration.record(
-        duration, _metric_attributes(call, status, None if code is None else code.value)
-    )
 
 
 def _end_attributes(
