@@ -44,8 +44,7 @@ from urllib.parse import urlsplit
 from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from .._errors import ModelError
-from ..agent import ModelReply, OpenAIChatModel
+from ..agent import ModelError, ModelReply, OpenAIChatModel
 from . import _conventions as names
 from ._telemetry import Telemetry, content_json, current, masked_text
 

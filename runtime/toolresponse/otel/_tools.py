@@ -54,7 +54,7 @@ from ._mcp import MCP_ATTRIBUTES
 from ._telemetry import Telemetry, content_json, current, masked_text
 
 if TYPE_CHECKING:
-    from .._response import ToolResponse
+    from .. import ToolResponse
     from ..tools import ToolRegistry
 
 __all__ = ["unwatch_breakers", "wrap_aexecute", "wrap_execute"]
