@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -84,3 +85,75 @@ def native_extensions() -> None:
     if os.environ.get(REQUIRE_NATIVE) == "1":
         pytest.fail(f"{what}, and {REQUIRE_NATIVE}=1 requires them", pytrace=False)
     pytest.skip(f"{what} (set {REQUIRE_NATIVE}=1 to make this a failure)")
+
+
+# --- OpenTelemetry: the instrumentation recording into the SDK's in-memory exporters -----------
+
+
+class OtelCapture:
+    """The spans and metrics one test's instrumented calls produced (``otel`` fixture)."""
+
+    def __init__(self) -> None:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        from toolresponse.otel import ToolResponseInstrumentor
+
+        self.exporter = InMemorySpanExporter()
+        self.tracer_provider = TracerProvider()
+        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.reader = InMemoryMetricReader()
+        self.meter_provider = MeterProvider(metric_readers=[self.reader])
+        self.instrumentor = ToolResponseInstrumentor()
+
+    def instrument(self, *, capture_content: bool | None = False) -> None:
+        if self.instrumentor.is_instrumented_by_opentelemetry:
+            self.instrumentor.uninstrument()
+        self.instrumentor.instrument(
+            tracer_provider=self.tracer_provider,
+            meter_provider=self.meter_provider,
+            capture_content=capture_content,
+        )
+
+    def spans(self) -> list[Any]:
+        """The finished spans, in the order they ended."""
+        return list(self.exporter.get_finished_spans())
+
+    def span(self, name: str) -> Any:
+        """The one finished span called ``name``."""
+        found = [span for span in self.spans() if span.name == name]
+        assert len(found) == 1, f"{len(found)} spans named {name!r} in {[s.name for s in self.spans()]}"
+        return found[0]
+
+    def points(self, metric: str) -> list[Any]:
+        """The data points of ``metric`` collected so far."""
+        data = self.reader.get_metrics_data()
+        if data is None:
+            return []
+        return [
+            point
+            for resource in data.resource_metrics
+            for scope in resource.scope_metrics
+            for recorded in scope.metrics
+            if recorded.name == metric
+            for point in recorded.data.data_points
+        ]
+
+    def close(self) -> None:
+        if self.instrumentor.is_instrumented_by_opentelemetry:
+            self.instrumentor.uninstrument()
+        self.tracer_provider.shutdown()
+        self.meter_provider.shutdown()
+
+
+@pytest.fixture
+def otel() -> Iterator[OtelCapture]:
+    """The instrumentation on (content capture off), recording into in-memory exporters; off again
+    at teardown."""
+    capture = OtelCapture()
+    capture.instrument()
+    yield capture
+    capture.close()

@@ -27,6 +27,7 @@ CIRCUIT_OPEN from an open circuit, with the time it must wait.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import time
 import uuid
@@ -241,11 +242,12 @@ class Agent:
                 plans = self._plans(state, reply)
                 runnable = [call for call, blocked in plans if blocked is None]
                 if executor is not None and len(runnable) > 1:
-                    outcomes = list(
-                        executor.map(
-                            self._attempt, [state] * len(runnable), [index] * len(runnable), runnable
-                        )
-                    )
+                    # Each call in a copy of this thread's context, so its spans keep their parent.
+                    futures = [
+                        executor.submit(contextvars.copy_context().run, self._attempt, state, index, call)
+                        for call in runnable
+                    ]
+                    outcomes = [future.result() for future in futures]
                 else:
                     outcomes = [self._attempt(state, index, call) for call in runnable]
                 self._after_calls(state, index, reply, plans, outcomes)

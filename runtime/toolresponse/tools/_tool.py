@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import inspect
 import logging
 import math
@@ -482,7 +483,8 @@ class _Workers:
                     target=self._work, name=f"toolresponse-worker-{self._started}", daemon=True
                 )
                 thread.start()
-        self._queue.put((function, future))
+        context = contextvars.copy_context()  # the caller's context (its current span) goes with the call
+        self._queue.put((lambda: context.run(function), future))
         return future
 
     def _work(self) -> None:
@@ -545,6 +547,13 @@ async def _captured(awaitable: Awaitable[T]) -> T | _Raised:
         return _Raised(error)
 
 
+async def _in_context(context: contextvars.Context, awaitable: Awaitable[T]) -> T | _Raised:
+    """``awaitable`` run with the context variables of ``context`` (the caller's, on another loop)."""
+    for variable, value in context.items():
+        variable.set(value)
+    return await _captured(awaitable)
+
+
 def _run_coroutine(
     factory: Callable[[], Coroutine[Any, Any, Any]], timeout_s: float | None, wait: Wait
 ) -> Any:
@@ -555,7 +564,7 @@ def _run_coroutine(
     if threading.current_thread() is thread:  # a tool on the loop calling back in: use a fresh loop
         future = _WORKERS.submit(lambda: asyncio.run(_captured(factory())))
         return future.result() if timeout_s is None else wait(future, timeout_s)
-    task = asyncio.run_coroutine_threadsafe(_captured(factory()), loop)
+    task = asyncio.run_coroutine_threadsafe(_in_context(contextvars.copy_context(), factory()), loop)
     if timeout_s is None:
         return task.result()
     try:
