@@ -10,10 +10,11 @@ into dicts (``model_dump(by_alias=True)``) and back.
 ``docs/mcp-binding.md`` is the normative text; in short:
 
 * ``content`` is one text block (``text``; a partial result's begins with
-  ``PARTIAL_MARKER``); ``structuredContent`` is ``data``, always, ``{}`` when
-  empty; ``isError`` is true exactly for status error; ``_meta[MCP_META_KEY]``
-  holds the rest of the response (status, error_info, stats, context, x-
-  members), so that ``from_mcp(to_mcp(r)) == r``.
+  ``PARTIAL_MARKER``); ``structuredContent`` is ``data`` for a success or a
+  partial result, always (``{}`` when empty), and absent for an error;
+  ``isError`` is true exactly for status error; ``_meta[MCP_META_KEY]`` holds
+  the rest of the response (status, error_info, stats, context, x- members,
+  and an error's data), so that ``from_mcp(to_mcp(r)) == r``.
 * A result without that key: success (or partial, when its first text block
   begins with the marker), text from the text blocks, data from
   ``structuredContent`` (a value that is not an object under
@@ -135,16 +136,19 @@ MCP_RESULT_SHAPE: Final[dict[str, Any]] = {
 def to_mcp(response: ToolResponse) -> dict[str, Any]:
     """The ``CallToolResult`` (wire JSON) that carries ``response``; ``from_mcp`` gives it back."""
     wire = response.to_dict()
-    meta = {name: value for name, value in wire.items() if name not in ("text", "data")}
+    is_error = response.status is ToolStatus.ERROR
+    # An error's data (rare) rides in _meta: it is not the tool's output, and clients check
+    # structuredContent against the tool's outputSchema even on errors (the TypeScript SDK does).
+    meta = {name: value for name, value in wire.items() if name != "text" and (is_error or name != "data")}
     text = response.text
     if response.status is ToolStatus.PARTIAL:
         text = PARTIAL_MARKER + text
-    return {
-        "content": [{"type": "text", "text": text}],
-        "structuredContent": response.data,
-        "isError": response.status is ToolStatus.ERROR,
-        "_meta": {MCP_META_KEY: meta},
-    }
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if not is_error:
+        result["structuredContent"] = response.data
+    result["isError"] = is_error
+    result["_meta"] = {MCP_META_KEY: meta}
+    return result
 
 
 # -- CallToolResult -> ToolResponse ----------------------------------------------------------
@@ -202,7 +206,7 @@ def _carried(carried: Any, texts: list[str], others: list[dict[str, Any]], struc
     wire["text"] = text
     data = _data(structured, others)
     if data:
-        wire["data"] = data
+        wire["data"] = {**data, **wire["data"]} if isinstance(wire.get("data"), Mapping) else data
     try:
         return ToolResponse.from_dict(wire)
     except DialectError:  # pragma: no cover - from_dict raises ResponseValidationError only
