@@ -148,7 +148,9 @@ def test_a_server_killed_mid_call_is_a_network_error_and_the_next_call_reconnect
     assert ToolStatus.SUCCESS is _valid(registry.execute("noop")).status
 
 
-def test_a_server_that_never_answers_is_met_with_a_timeout(sdk_server: tuple[ToolRegistry, McpConnection]) -> None:
+def test_a_server_that_never_answers_is_met_with_a_timeout(
+    sdk_server: tuple[ToolRegistry, McpConnection],
+) -> None:
     registry, _ = sdk_server
     response = _valid(registry.execute("hang"))
     assert ErrorCode.TIMEOUT is response.code
@@ -167,7 +169,9 @@ def test_an_unknown_remote_tool_is_not_found(sdk_server: tuple[ToolRegistry, Mcp
     assert ErrorCode.NOT_FOUND is _valid(connection.call("no_such_tool")).code
 
 
-def test_after_close_a_call_says_the_connection_is_closed(sdk_server: tuple[ToolRegistry, McpConnection]) -> None:
+def test_after_close_a_call_says_the_connection_is_closed(
+    sdk_server: tuple[ToolRegistry, McpConnection],
+) -> None:
     registry, connection = sdk_server
     connection.close()
     response = _valid(registry.execute("noop"))

@@ -177,7 +177,12 @@ def test_a_third_party_error_is_coded_from_its_text(text: str, code: ErrorCode, 
     assert code is response.code
     assert text == response.text
     assert response.error_info is not None
-    assert {"source": "mcp", "code_from": "text", "inferred": True, "signal": signal} == response.error_info.details
+    assert {
+        "source": "mcp",
+        "code_from": "text",
+        "inferred": True,
+        "signal": signal,
+    } == response.error_info.details
 
 
 def test_an_error_without_a_signal_is_an_execution_error_with_its_text() -> None:
@@ -193,7 +198,11 @@ def test_an_error_without_text_still_has_a_message() -> None:
 
 
 def test_an_error_keeps_its_structured_content() -> None:
-    record = {"content": [{"type": "text", "text": "bad"}], "structuredContent": {"field": "a"}, "isError": True}
+    record = {
+        "content": [{"type": "text", "text": "bad"}],
+        "structuredContent": {"field": "a"},
+        "isError": True,
+    }
     assert {"field": "a"} == from_mcp(record).data
 
 
@@ -245,7 +254,7 @@ def test_a_record_that_is_not_a_call_tool_result_is_refused_with_a_pointer(
 
 def test_a_record_that_is_not_an_object_is_refused() -> None:
     with pytest.raises(DialectError) as caught:
-        from_mcp([])  # type: ignore[arg-type]
+        from_mcp([])
     assert "" == caught.value.errors[0].pointer
 
 

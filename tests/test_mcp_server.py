@@ -20,7 +20,7 @@ from toolresponse.tools import load_registry
 
 HERE = Path(__file__).resolve().parent / "mcp"
 FACTORY = "registry:build_registry"
-TOKEN = "s3cret-token-for-tests"  # noqa: S105
+TOKEN = "s3cret-token-for-tests"
 
 
 def _stdio() -> StdioServerParameters:
@@ -47,7 +47,7 @@ def server(request: pytest.FixtureRequest) -> Any:
 
 def _response(result: Any) -> ToolResponse:
     record = result.model_dump(by_alias=True, exclude_none=True, mode="json")
-    response = from_mcp(record)
+    response: ToolResponse = from_mcp(record)
     assert validate(response.to_dict()).valid
     return response
 
@@ -119,7 +119,11 @@ _INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
 }
 _HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 

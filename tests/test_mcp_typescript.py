@@ -36,7 +36,9 @@ def node() -> str:
 
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
-    with serve_http_in_background(http_app(load_registry("registry:build_registry", app_dir=str(HERE)))) as url:
+    with serve_http_in_background(
+        http_app(load_registry("registry:build_registry", app_dir=str(HERE)))
+    ) as url:
         yield url
 
 

@@ -31,12 +31,14 @@ from ..tools import REGISTRY_EXAMPLE, ToolRegistry, load_registry
 
 __all__ = ["add_arguments", "run"]
 
-TOKEN_VARIABLE = "TOOLRESPONSE_TOKEN"
+TOKEN_VARIABLE = "TOOLRESPONSE_TOKEN"  # noqa: S105  (the name of the variable, not a token)
 
 
 def _peer_options(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--stdio", metavar="COMMAND", help='the server\'s command line, e.g. "mcp-server-time"')
+    where.add_argument(
+        "--stdio", metavar="COMMAND", help='the server\'s command line, e.g. "mcp-server-time"'
+    )
     where.add_argument("--url", help="the server's streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp")
     parser.add_argument(
         "--timeout", type=float, default=30.0, metavar="SECONDS", help="one call's timeout (default 30)"
@@ -49,10 +51,14 @@ def _peer_options(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     serve = verbs.add_parser("serve", help="serve a ToolRegistry to MCP clients (stdio or streamable HTTP)")
-    serve.add_argument("registry", metavar="MODULE:FACTORY", help=f"the registry to serve ({REGISTRY_EXAMPLE})")
+    serve.add_argument(
+        "registry", metavar="MODULE:FACTORY", help=f"the registry to serve ({REGISTRY_EXAMPLE})"
+    )
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     serve.add_argument("--host", default="127.0.0.1", help="the address for --http (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="the port for --http (default 8000; 0: any free)")
+    serve.add_argument(
+        "--port", type=int, default=8000, help="the port for --http (default 8000; 0: any free)"
+    )
     serve.add_argument("--token-file", metavar="FILE", help=f"the bearer token (default: ${TOKEN_VARIABLE})")
     serve.add_argument(
         "--insecure-no-token",
@@ -192,4 +198,3 @@ def _serve(args: argparse.Namespace) -> int:
     print(url_of(sock), flush=True)
     serve_http(app, sock)
     return 0
-

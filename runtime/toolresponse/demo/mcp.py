@@ -16,8 +16,9 @@ _CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("partial", {"expression": "2 ** 200"}),
     ("error", {"expression": "1 / 0"}),
 )
-_THIRD_PARTY = {
-    "content": [{"type": "text", "text": "ENOENT: no such file or directory, open '/srv/notes.txt'"}],
+_THIRD_TEXT = "ENOENT: no such file or directory, open '/srv/notes.txt'"
+_THIRD_PARTY: dict[str, Any] = {
+    "content": [{"type": "text", "text": _THIRD_TEXT}],
     "isError": True,
 }
 
@@ -40,7 +41,14 @@ def main(out: TextIO) -> int:
         return 0
     local = build_registry()
     remote = ToolRegistry()
-    command = [sys.executable, "-m", "toolresponse", "mcp", "serve", "toolresponse.demo.calculator:build_registry"]
+    command = [
+        sys.executable,
+        "-m",
+        "toolresponse",
+        "mcp",
+        "serve",
+        "toolresponse.demo.calculator:build_registry",
+    ]
     status = 0
     with attach(remote, command, prefix="mcp_"):
         print(f"  attached over stdio: {', '.join(remote.names())}", file=out)
@@ -52,9 +60,9 @@ def main(out: TextIO) -> int:
             code = f" {there.code.value}" if there.code else ""
             print(f"  {label:8} {there.status.value}{code}: {there.text[:70]}", file=out)
             print(f"           identical to the local call: {'yes' if same else 'NO'}", file=out)
-    coded = from_mcp(_THIRD_PARTY)
+    coded: ToolResponse = from_mcp(_THIRD_PARTY)
     details = coded.error_info.details if coded.error_info else {}
-    print(f"  third-party text-only error: {_THIRD_PARTY['content'][0]['text']!r}", file=out)
+    print(f"  third-party text-only error: {_THIRD_TEXT!r}", file=out)
     code_name = coded.code.value if coded.code else "?"
     signal = (details or {}).get("signal")
     print(f"           read as {code_name} (inferred from the signal {signal!r}), text kept", file=out)

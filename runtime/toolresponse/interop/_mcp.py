@@ -162,7 +162,9 @@ def _shape() -> ParameterValidator:
 def _violations(record: Any) -> tuple[SchemaViolation, ...]:
     if not isinstance(record, Mapping):
         kind = type(record).__name__
-        return (SchemaViolation(pointer="", keyword="type", message=f"a CallToolResult is an object, not {kind}"),)
+        return (
+            SchemaViolation(pointer="", keyword="type", message=f"a CallToolResult is an object, not {kind}"),
+        )
     return _shape().violations(dict(record))
 
 
@@ -215,7 +217,9 @@ def _carried(carried: Any, texts: list[str], others: list[dict[str, Any]], struc
         found = getattr(error, "errors", ())
         located = tuple(
             SchemaViolation(
-                pointer=_relocated(violation.pointer, where), keyword=violation.keyword, message=violation.message
+                pointer=_relocated(violation.pointer, where),
+                keyword=violation.keyword,
+                message=violation.message,
             )
             for violation in found
         ) or (SchemaViolation(pointer=where, keyword="type", message=str(error)),)
@@ -263,7 +267,11 @@ INFERENCE_TABLE: Final[tuple[tuple[str, str, ErrorCode], ...]] = (
     ("ECONNRESET", _WORD + r"ECONNRESET" + _END, ErrorCode.NETWORK_ERROR),
     ("ENOTFOUND", _WORD + r"ENOTFOUND" + _END, ErrorCode.NETWORK_ERROR),
     ("EPIPE", _WORD + r"EPIPE" + _END, ErrorCode.NETWORK_ERROR),
-    ("HTTP 429", r"(?i:\b(?:http|status(?: code)?)[ :]*429\b|\b429 too many requests\b)", ErrorCode.RATE_LIMIT),
+    (
+        "HTTP 429",
+        r"(?i:\b(?:http|status(?: code)?)[ :]*429\b|\b429 too many requests\b)",
+        ErrorCode.RATE_LIMIT,
+    ),
     ("HTTP 401", r"(?i:\b(?:http|status(?: code)?)[ :]*401\b|\b401 unauthorized\b)", ErrorCode.ACCESS_DENIED),
     ("HTTP 403", r"(?i:\b(?:http|status(?: code)?)[ :]*403\b|\b403 forbidden\b)", ErrorCode.ACCESS_DENIED),
     ("HTTP 404", r"(?i:\b(?:http|status(?: code)?)[ :]*404\b|\b404 not found\b)", ErrorCode.NOT_FOUND),
@@ -274,12 +282,32 @@ INFERENCE_TABLE: Final[tuple[tuple[str, str, ErrorCode], ...]] = (
     ("HTTP 400", r"(?i:\b(?:http|status(?: code)?)[ :]*400\b|\b400 bad request\b)", ErrorCode.INVALID_PARAM),
     ("rate limit", r"(?i:\brate[ -]?limit|too many requests|quota exceeded)", ErrorCode.RATE_LIMIT),
     ("timed out", r"(?i:\btimed? ?out\b|\btimeout\b|deadline exceeded)", ErrorCode.TIMEOUT),
-    ("permission denied", r"(?i:permission denied|operation not permitted|read-only file system)", ErrorCode.PERMISSION_DENIED),
-    ("access denied", r"(?i:access denied|unauthori[sz]ed|forbidden|not allowed|invalid (?:api )?key)", ErrorCode.ACCESS_DENIED),
+    (
+        "permission denied",
+        r"(?i:permission denied|operation not permitted|read-only file system)",
+        ErrorCode.PERMISSION_DENIED,
+    ),
+    (
+        "access denied",
+        r"(?i:access denied|unauthori[sz]ed|forbidden|not allowed|invalid (?:api )?key)",
+        ErrorCode.ACCESS_DENIED,
+    ),
     ("is a directory", r"(?i:is a directory)", ErrorCode.IS_DIRECTORY),
-    ("not found", r"(?i:not found|no such file|does not exist|doesn't exist|unknown tool)", ErrorCode.NOT_FOUND),
-    ("connection", r"(?i:connection (?:refused|reset|closed|error)|network (?:error|unreachable)|broken pipe)", ErrorCode.NETWORK_ERROR),
-    ("invalid", r"(?i:\binvalid\b|\bmust be\b|\bvalidation error\b|\brequired (?:property|argument|parameter)\b)", ErrorCode.INVALID_PARAM),
+    (
+        "not found",
+        r"(?i:not found|no such file|does not exist|doesn't exist|unknown tool)",
+        ErrorCode.NOT_FOUND,
+    ),
+    (
+        "connection",
+        r"(?i:connection (?:refused|reset|closed|error)|network (?:error|unreachable)|broken pipe)",
+        ErrorCode.NETWORK_ERROR,
+    ),
+    (
+        "invalid",
+        r"(?i:\binvalid\b|\bmust be\b|\bvalidation error\b|\brequired (?:property|argument|parameter)\b)",
+        ErrorCode.INVALID_PARAM,
+    ),
 )
 """How a third-party error's text is coded: (signal, pattern, code), most specific first."""
 

@@ -121,7 +121,9 @@ class McpConnection:
         self._call_timeout_s = call_timeout_s
         self._connect_timeout_s = connect_timeout_s
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="toolresponse-mcp-client", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="toolresponse-mcp-client", daemon=True
+        )
         self._thread.start()
         self._client: Any = None
         self._session_task: asyncio.Task[None] | None = None
@@ -164,7 +166,9 @@ class McpConnection:
             exit_stack.push_async_callback(http.aclose)
             transport = streamable_http_client(target, http_client=http)
             return Client(transport, read_timeout_seconds=self._call_timeout_s + 5.0, cache=None)
-        parameters = StdioServerParameters(command=target[0], args=list(target[1:]), env=self._env, cwd=self._cwd)
+        parameters = StdioServerParameters(
+            command=target[0], args=list(target[1:]), env=self._env, cwd=self._cwd
+        )
         return Client(parameters, read_timeout_seconds=self._call_timeout_s + 5.0, cache=None)
 
     async def _session(self, ready: asyncio.Future[None]) -> None:
@@ -250,7 +254,9 @@ class McpConnection:
             for _ in range(100):  # a paginator that never ends cannot hang the listing
                 async with asyncio.timeout(self._call_timeout_s):
                     page = await client.list_tools(cursor=cursor)
-                tools.extend(tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in page.tools)
+                tools.extend(
+                    tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in page.tools
+                )
                 cursor = page.next_cursor
                 if cursor is None:
                     break
@@ -301,13 +307,14 @@ class McpConnection:
             return self._call_failure(tool, error, session)
         record = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         try:
-            return from_mcp(record)
+            response: ToolResponse = from_mcp(record)
         except DialectError as error:
             return ToolResponse.error(
                 ErrorCode.API_ERROR,
                 f"The MCP server {self.description} answered tool {tool!r} with an invalid result: {error}",
                 details={"server": self.description, "violations": [v.to_dict() for v in error.errors[:20]]},
             )
+        return response
 
     def _call_failure(self, tool: str, error: Exception, session: asyncio.Task[None] | None) -> ToolResponse:
         from mcp import MCPError
@@ -315,7 +322,10 @@ class McpConnection:
         error = leaf_error(error)  # type: ignore[assignment]
         if isinstance(error, MCPError) and error.code != _CONNECTION_CLOSED:
             self._check_alive(session)
-            return from_mcp_error(error.error.model_dump(mode="json", exclude_none=True), tool=tool)
+            coded: ToolResponse = from_mcp_error(
+                error.error.model_dump(mode="json", exclude_none=True), tool=tool
+            )
+            return coded
         self._broken(session)
         return _network_error(
             f"The MCP server {self.description} went away during the call of tool {tool!r}: "
@@ -475,6 +485,8 @@ def register_remote(
     except ToolDefinitionError as error:
         if name in registry:
             raise
-        _log.warning("MCP tool %r: its input schema is not usable here (%s); arguments unchecked", name, error)
+        _log.warning(
+            "MCP tool %r: its input schema is not usable here (%s); arguments unchecked", name, error
+        )
         permissive = {**entry, "inputSchema": _PERMISSIVE}
         return registry.register(McpTool(connection, permissive, name=name, timeout_s=timeout_s))

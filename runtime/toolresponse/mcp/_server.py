@@ -169,7 +169,9 @@ class AccessGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        headers = {
+            name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]
+        }
         host = headers.get("host", "")
         if not self._host_allowed(host):
             refusal = _denied(f"Host {host!r} is not allowed on this MCP server.", reason="host", value=host)
@@ -182,7 +184,9 @@ class AccessGuard:
             return
         if self._token is not None:
             scheme, _, given = headers.get("authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode("utf-8"), self._token):
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                given.strip().encode("utf-8"), self._token
+            ):
                 reason = "no_token" if not given else "wrong_token"
                 message = "This MCP server needs a bearer token (Authorization: Bearer ...)."
                 if reason == "wrong_token":
@@ -261,7 +265,9 @@ def serve_http_in_background(app: Any, *, host: str = DEFAULT_HOST, port: int = 
 
     sock = listen(host, port)
     server = uvicorn.Server(uvicorn.Config(app, log_level="error", access_log=False, server_header=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="toolresponse-mcp", daemon=True)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="toolresponse-mcp", daemon=True
+    )
     with sock:
         thread.start()
         try:
@@ -269,4 +275,3 @@ def serve_http_in_background(app: Any, *, host: str = DEFAULT_HOST, port: int = 
         finally:
             server.should_exit = True
             thread.join()
-
