@@ -24,6 +24,10 @@ SECTIONS: dict[str, tuple[str, str]] = {
         "toolresponse.demo.agent",
         "the agent on a scripted model over loopback HTTP: success, partial and error",
     ),
+    "mcp": (
+        "toolresponse.demo.mcp",
+        "the calculator served over MCP stdio and called through the client; a third-party error coded",
+    ),
 }
 
 

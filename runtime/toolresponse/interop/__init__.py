@@ -15,7 +15,21 @@ from __future__ import annotations
 from .._lazy import lazy_exports
 
 # module -> the public names it defines; each imported on first use.
-_EXPORTS: dict[str, tuple[str, ...]] = {}
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "._mcp": (
+        "CONTENT_MEMBER",
+        "INFERENCE_TABLE",
+        "MCP_META_KEY",
+        "MCP_RESULT_SHAPE",
+        "PARTIAL_MARKER",
+        "STRUCTURED_MEMBER",
+        "TOOL_FAILURE_KEY",
+        "from_mcp",
+        "from_mcp_error",
+        "infer_code",
+        "to_mcp",
+    ),
+}
 
 __getattr__, __dir__, _names = lazy_exports(__name__, _EXPORTS)
 __all__ = list(_names)

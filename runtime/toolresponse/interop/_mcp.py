@@ -1,0 +1,417 @@
+"""The MCP binding's mapping, written once: ToolResponse <-> MCP ``CallToolResult``, as plain data.
+
+``to_mcp(response)`` is the ``CallToolResult`` (JSON, camelCase as on the wire)
+that a server sends for a response; ``from_mcp(record)`` is the response a
+client reads from any server's ``CallToolResult``; ``from_mcp_error(error)``
+is the response for a JSON-RPC error answering ``tools/call``. Nothing here
+imports the MCP SDK: the faces (``toolresponse.mcp``) turn the SDK's models
+into dicts (``model_dump(by_alias=True)``) and back.
+
+``docs/mcp-binding.md`` is the normative text; in short:
+
+* ``content`` is one text block (``text``; a partial result's begins with
+  ``PARTIAL_MARKER``); ``structuredContent`` is ``data`` for a success or a
+  partial result, always (``{}`` when empty), and absent for an error;
+  ``isError`` is true exactly for status error; ``_meta[MCP_META_KEY]`` holds
+  the rest of the response (status, error_info, stats, context, x- members,
+  and an error's data), so that ``from_mcp(to_mcp(r)) == r``.
+* A result without that key: success (or partial, when its first text block
+  begins with the marker), text from the text blocks, data from
+  ``structuredContent`` (a value that is not an object under
+  ``STRUCTURED_MEMBER``), other blocks kept under ``CONTENT_MEMBER``; an error
+  is coded from a structured failure in ``_meta`` (the ToolFailure proposal's
+  shape) when present, else inferred from its text (``infer_code``), else
+  EXECUTION_ERROR, the original text always kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, Final
+
+from toolresponse_generated import ErrorCode, ToolStatus
+
+from .._errors import DialectError
+from .._response import ToolResponse
+from .._violation import SchemaViolation
+from ..tools import ParameterValidator
+
+__all__ = [
+    "CONTENT_MEMBER",
+    "INFERENCE_TABLE",
+    "MCP_META_KEY",
+    "MCP_RESULT_SHAPE",
+    "PARTIAL_MARKER",
+    "STRUCTURED_MEMBER",
+    "TOOL_FAILURE_KEY",
+    "from_mcp",
+    "from_mcp_error",
+    "infer_code",
+    "to_mcp",
+]
+
+MCP_META_KEY: Final = "dev.toolresponse/response"
+"""The ``_meta`` key of the whole response: reverse DNS of the schema's ``$id`` host
+(``toolresponse.dev``), then ``/response``."""
+
+TOOL_FAILURE_KEY: Final = "toolFailure"
+"""The last segment of a ``_meta`` key holding a structured failure (the MCP ToolFailure
+proposal): ``io.example/toolFailure``, or the bare name."""
+
+PARTIAL_MARKER: Final = "[partial result] "
+"""How the text block of a partial result begins, for clients that do not read ``_meta``."""
+
+STRUCTURED_MEMBER: Final = "result"
+"""The ``data`` member that holds a ``structuredContent`` that is not a JSON object (as the MCP
+Python SDK wraps a tool's non-object return value)."""
+
+CONTENT_MEMBER: Final = "mcp_content"
+"""The ``data`` member that keeps the blocks that are not text (image, audio, resource, resource
+link), each exactly as the server sent it."""
+
+_DIALECT = "mcp"
+
+_BLOCK = {
+    "type": "object",
+    "required": ["type"],
+    "properties": {"type": {"type": "string"}, "_meta": {"type": "object"}},
+    "allOf": [
+        {
+            "if": {"properties": {"type": {"const": "text"}}},
+            "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
+        },
+        {
+            "if": {"properties": {"type": {"enum": ["image", "audio"]}}},
+            "then": {
+                "required": ["data", "mimeType"],
+                "properties": {"data": {"type": "string"}, "mimeType": {"type": "string"}},
+            },
+        },
+        {
+            "if": {"properties": {"type": {"const": "resource_link"}}},
+            "then": {
+                "required": ["uri", "name"],
+                "properties": {"uri": {"type": "string"}, "name": {"type": "string"}},
+            },
+        },
+        {
+            "if": {"properties": {"type": {"const": "resource"}}},
+            "then": {
+                "required": ["resource"],
+                "properties": {
+                    "resource": {
+                        "type": "object",
+                        "required": ["uri"],
+                        "properties": {"uri": {"type": "string"}},
+                    }
+                },
+            },
+        },
+    ],
+}
+
+MCP_RESULT_SHAPE: Final[dict[str, Any]] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://toolresponse.dev/schema/v1/interop/mcp-call-tool-result.schema.json",
+    "title": "MCP CallToolResult",
+    "description": "One MCP tools/call result (revision 2026-07-28; earlier revisions are a subset).",
+    "type": "object",
+    "required": ["content"],
+    "properties": {
+        "content": {"type": "array", "items": _BLOCK},
+        "structuredContent": True,
+        "isError": {"type": "boolean"},
+        "resultType": {"enum": ["complete", "input_required"]},
+        "_meta": {"type": "object"},
+    },
+}
+"""JSON Schema 2020-12 of one ``CallToolResult`` record: what ``from_mcp`` accepts."""
+
+
+# -- ToolResponse -> CallToolResult ----------------------------------------------------------
+
+
+def to_mcp(response: ToolResponse) -> dict[str, Any]:
+    """The ``CallToolResult`` (wire JSON) that carries ``response``; ``from_mcp`` gives it back."""
+    wire = response.to_dict()
+    is_error = response.status is ToolStatus.ERROR
+    # An error's data (rare) rides in _meta: it is not the tool's output, and clients check
+    # structuredContent against the tool's outputSchema even on errors (the TypeScript SDK does).
+    meta = {name: value for name, value in wire.items() if name != "text" and (is_error or name != "data")}
+    text = response.text
+    if response.status is ToolStatus.PARTIAL:
+        text = PARTIAL_MARKER + text
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if not is_error:
+        result["structuredContent"] = response.data
+    result["isError"] = is_error
+    result["_meta"] = {MCP_META_KEY: meta}
+    return result
+
+
+# -- CallToolResult -> ToolResponse ----------------------------------------------------------
+
+
+@cache
+def _shape() -> ParameterValidator:
+    return ParameterValidator.compile(MCP_RESULT_SHAPE, where="the MCP CallToolResult shape")
+
+
+def _violations(record: Any) -> tuple[SchemaViolation, ...]:
+    if not isinstance(record, Mapping):
+        kind = type(record).__name__
+        return (
+            SchemaViolation(pointer="", keyword="type", message=f"a CallToolResult is an object, not {kind}"),
+        )
+    return _shape().violations(dict(record))
+
+
+def from_mcp(record: Mapping[str, Any]) -> ToolResponse:
+    """The ToolResponse that the ``CallToolResult`` ``record`` (wire JSON) carries.
+
+    Raises ``DialectError("mcp", violations)`` for a record that is not a valid
+    ``CallToolResult`` (``MCP_RESULT_SHAPE``), or whose ``_meta[MCP_META_KEY]`` does not
+    make a valid ToolResponse (each violation's pointer then points into the record).
+    """
+    violations = _violations(record)
+    if violations:
+        raise DialectError(_DIALECT, violations)
+    blocks: list[dict[str, Any]] = list(record["content"])
+    texts = [block["text"] for block in blocks if block["type"] == "text"]
+    others = [block for block in blocks if block["type"] != "text"]
+    structured = record.get("structuredContent")
+    meta = record.get("_meta") or {}
+    carried = meta.get(MCP_META_KEY)
+    if carried is not None:
+        return _carried(carried, texts, others, structured)
+    text = "\n".join(texts)
+    data = _data(structured, others)
+    if record.get("isError", False):
+        return _error(text, data, _failure_of(meta))
+    if text.startswith(PARTIAL_MARKER):
+        return ToolResponse.partial(text[len(PARTIAL_MARKER) :], data)
+    return ToolResponse.success(text, data)
+
+
+def _carried(carried: Any, texts: list[str], others: list[dict[str, Any]], structured: Any) -> ToolResponse:
+    """The response a ToolResponse server sent: its ``_meta`` member with text and data put back."""
+    where = "/_meta/" + MCP_META_KEY.replace("~", "~0").replace("/", "~1")
+    if not isinstance(carried, Mapping):
+        message = f"{MCP_META_KEY} holds {type(carried).__name__}, not a ToolResponse object"
+        raise DialectError(_DIALECT, (SchemaViolation(pointer=where, keyword="type", message=message),))
+    wire = dict(carried)
+    text = texts[0] if texts else ""
+    if wire.get("status") == ToolStatus.PARTIAL.value and text.startswith(PARTIAL_MARKER):
+        text = text[len(PARTIAL_MARKER) :]
+    wire["text"] = text
+    data = _data(structured, others)
+    if data:
+        wire["data"] = {**data, **wire["data"]} if isinstance(wire.get("data"), Mapping) else data
+    try:
+        return ToolResponse.from_dict(wire)
+    except DialectError:  # pragma: no cover - from_dict raises ResponseValidationError only
+        raise
+    except ValueError as error:
+        found = getattr(error, "errors", ())
+        located = tuple(
+            SchemaViolation(
+                pointer=_relocated(violation.pointer, where),
+                keyword=violation.keyword,
+                message=violation.message,
+            )
+            for violation in found
+        ) or (SchemaViolation(pointer=where, keyword="type", message=str(error)),)
+        raise DialectError(_DIALECT, located) from None
+
+
+def _relocated(pointer: str, where: str) -> str:
+    """A pointer into the rebuilt response, as a pointer into the record."""
+    if pointer == "/text" or pointer.startswith("/text/"):
+        return "/content/0/text"
+    if pointer == "/data" or pointer.startswith("/data/"):
+        return "/structuredContent" + pointer[len("/data") :]
+    return where + pointer
+
+
+def _data(structured: Any, others: list[dict[str, Any]]) -> dict[str, Any]:
+    """``data`` from ``structuredContent`` and the blocks that are not text."""
+    if structured is None:
+        data: dict[str, Any] = {}
+    elif isinstance(structured, dict) and CONTENT_MEMBER not in structured:
+        data = dict(structured)
+    else:
+        data = {STRUCTURED_MEMBER: structured}
+    if others:
+        data[CONTENT_MEMBER] = others
+    return data
+
+
+# -- errors: a structured failure, or a code inferred from the text --------------------------
+
+_WORD = r"(?<![A-Za-z0-9_])"
+_END = r"(?![A-Za-z0-9_])"
+
+INFERENCE_TABLE: Final[tuple[tuple[str, str, ErrorCode], ...]] = (
+    # (signal, regular expression, code): the first that matches the text wins.
+    ("ENOENT", _WORD + r"ENOENT" + _END, ErrorCode.NOT_FOUND),
+    ("EISDIR", _WORD + r"EISDIR" + _END, ErrorCode.IS_DIRECTORY),
+    ("EACCES", _WORD + r"EACCES" + _END, ErrorCode.PERMISSION_DENIED),
+    ("EPERM", _WORD + r"EPERM" + _END, ErrorCode.PERMISSION_DENIED),
+    ("EROFS", _WORD + r"EROFS" + _END, ErrorCode.PERMISSION_DENIED),
+    ("ENOTDIR", _WORD + r"ENOTDIR" + _END, ErrorCode.INVALID_PARAM),
+    ("EEXIST", _WORD + r"EEXIST" + _END, ErrorCode.CONFLICT),
+    ("ETIMEDOUT", _WORD + r"ETIMEDOUT" + _END, ErrorCode.TIMEOUT),
+    ("ECONNREFUSED", _WORD + r"ECONNREFUSED" + _END, ErrorCode.NETWORK_ERROR),
+    ("ECONNRESET", _WORD + r"ECONNRESET" + _END, ErrorCode.NETWORK_ERROR),
+    ("ENOTFOUND", _WORD + r"ENOTFOUND" + _END, ErrorCode.NETWORK_ERROR),
+    ("EPIPE", _WORD + r"EPIPE" + _END, ErrorCode.NETWORK_ERROR),
+    (
+        "HTTP 429",
+        r"(?i:\b(?:http|status(?: code)?)[ :]*429\b|\b429 too many requests\b)",
+        ErrorCode.RATE_LIMIT,
+    ),
+    ("HTTP 401", r"(?i:\b(?:http|status(?: code)?)[ :]*401\b|\b401 unauthorized\b)", ErrorCode.ACCESS_DENIED),
+    ("HTTP 403", r"(?i:\b(?:http|status(?: code)?)[ :]*403\b|\b403 forbidden\b)", ErrorCode.ACCESS_DENIED),
+    ("HTTP 404", r"(?i:\b(?:http|status(?: code)?)[ :]*404\b|\b404 not found\b)", ErrorCode.NOT_FOUND),
+    ("HTTP 409", r"(?i:\b(?:http|status(?: code)?)[ :]*409\b|\b409 conflict\b)", ErrorCode.CONFLICT),
+    ("HTTP 408", r"(?i:\b(?:http|status(?: code)?)[ :]*408\b)", ErrorCode.TIMEOUT),
+    ("HTTP 504", r"(?i:\b(?:http|status(?: code)?)[ :]*504\b)", ErrorCode.TIMEOUT),
+    ("HTTP 5xx", r"(?i:\b(?:http|status(?: code)?)[ :]*5\d\d\b)", ErrorCode.API_ERROR),
+    ("HTTP 400", r"(?i:\b(?:http|status(?: code)?)[ :]*400\b|\b400 bad request\b)", ErrorCode.INVALID_PARAM),
+    ("rate limit", r"(?i:\brate[ -]?limit|too many requests|quota exceeded)", ErrorCode.RATE_LIMIT),
+    ("timed out", r"(?i:\btimed? ?out\b|\btimeout\b|deadline exceeded)", ErrorCode.TIMEOUT),
+    (
+        "permission denied",
+        r"(?i:permission denied|operation not permitted|read-only file system)",
+        ErrorCode.PERMISSION_DENIED,
+    ),
+    (
+        "access denied",
+        r"(?i:access denied|unauthori[sz]ed|forbidden|not allowed|invalid (?:api )?key)",
+        ErrorCode.ACCESS_DENIED,
+    ),
+    ("is a directory", r"(?i:is a directory)", ErrorCode.IS_DIRECTORY),
+    (
+        "not found",
+        r"(?i:not found|no such file|does not exist|doesn't exist|unknown tool)",
+        ErrorCode.NOT_FOUND,
+    ),
+    (
+        "connection",
+        r"(?i:connection (?:refused|reset|closed|error)|network (?:error|unreachable)|broken pipe)",
+        ErrorCode.NETWORK_ERROR,
+    ),
+    (
+        "invalid",
+        r"(?i:\binvalid\b|\bmust be\b|\bvalidation error\b|\brequired (?:property|argument|parameter)\b)",
+        ErrorCode.INVALID_PARAM,
+    ),
+)
+"""How a third-party error's text is coded: (signal, pattern, code), most specific first."""
+
+_COMPILED = tuple((signal, re.compile(pattern), code) for signal, pattern, code in INFERENCE_TABLE)
+
+
+def infer_code(text: str) -> tuple[ErrorCode, str] | None:
+    """The code a third-party error text signals, and the signal (an ``INFERENCE_TABLE`` row);
+    None when no signal is found."""
+    for signal, pattern, code in _COMPILED:
+        if pattern.search(text):
+            return code, signal
+    return None
+
+
+def _failure_of(meta: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The structured failure in ``_meta`` (a ``.../toolFailure`` key holding an object), if any."""
+    for key, value in meta.items():
+        if (key == TOOL_FAILURE_KEY or key.endswith("/" + TOOL_FAILURE_KEY)) and isinstance(value, Mapping):
+            return dict(value)
+    return None
+
+
+_CODES = {code.value: code for code in ErrorCode}
+_FAILURE_CLASSES = {
+    "governance": ErrorCode.PERMISSION_DENIED,
+    "reliability": ErrorCode.EXECUTION_ERROR,
+    "capability": ErrorCode.EXECUTION_ERROR,
+}
+
+
+def _failure_code(failure: Mapping[str, Any]) -> tuple[ErrorCode, str] | None:
+    """The code a structured failure names: its ``code`` when it is one of ours (any case,
+    ``-`` for ``_``), else what its code's words signal, else its class's code."""
+    code = failure.get("code")
+    if isinstance(code, str):
+        exact = _CODES.get(code.strip().upper().replace("-", "_"))
+        if exact is not None:
+            return exact, "code"
+        inferred = infer_code(code.replace("_", " "))
+        if inferred is not None:
+            return inferred[0], "code"
+    kind = failure.get("class")
+    if isinstance(kind, str) and kind in _FAILURE_CLASSES:
+        return _FAILURE_CLASSES[kind], "class"
+    return None
+
+
+_NO_TEXT = "The MCP tool reported an error without saying why."
+
+
+def _error(text: str, data: dict[str, Any], failure: dict[str, Any] | None) -> ToolResponse:
+    """Status error for a third-party ``isError`` result: coded from the failure, else the text."""
+    message = text if text.strip() else _NO_TEXT
+    retryable: bool | None = None
+    details: dict[str, Any] = {"source": "mcp"}
+    coded = _failure_code(failure) if failure is not None else None
+    if failure is not None:
+        details["tool_failure"] = failure
+        flag = failure.get("retryable")
+        retryable = flag if isinstance(flag, bool) else None
+    if coded is not None:
+        code, field = coded
+        details["code_from"] = f"tool_failure.{field}"
+    else:
+        inferred = infer_code(text)
+        if inferred is None:
+            code = ErrorCode.EXECUTION_ERROR
+            details["code_from"] = "default"
+        else:
+            code, signal = inferred
+            details.update(code_from="text", inferred=True, signal=signal)
+    return ToolResponse.error(code, message, details=details, retryable=retryable, data=data or None)
+
+
+# -- JSON-RPC errors answering tools/call ----------------------------------------------------
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+_UNKNOWN_TOOL = re.compile(r"(?i)unknown tool|tool .*not found|no tool|not found")
+
+
+def from_mcp_error(error: Mapping[str, Any], *, tool: str | None = None) -> ToolResponse:
+    """The response for a JSON-RPC error object (``code``, ``message``, ``data``) that answered
+    ``tools/call``: invalid params -> INVALID_PARAM (NOT_FOUND when it names an unknown tool),
+    method not found -> NOT_FOUND, internal error -> INTERNAL_ERROR, anything else ->
+    EXECUTION_ERROR; the server's code and message are kept in ``details``."""
+    number = error.get("code")
+    text = error.get("message")
+    message = text if isinstance(text, str) and text.strip() else "The MCP server answered with an error."
+    if number == INVALID_PARAMS:
+        code = ErrorCode.NOT_FOUND if _UNKNOWN_TOOL.search(message) else ErrorCode.INVALID_PARAM
+    elif number == METHOD_NOT_FOUND:
+        code = ErrorCode.NOT_FOUND
+    elif number in (INTERNAL_ERROR, PARSE_ERROR, INVALID_REQUEST):
+        code = ErrorCode.INTERNAL_ERROR
+    else:
+        code = ErrorCode.EXECUTION_ERROR
+    details: dict[str, Any] = {"source": "mcp", "jsonrpc_code": number if isinstance(number, int) else None}
+    if "data" in error:
+        details["jsonrpc_data"] = error["data"]
+    context = {"tool_name": tool} if tool else None
+    prefix = f"MCP server error for tool {tool!r}: " if tool else "MCP server error: "
+    return ToolResponse.error(code, prefix + message, details=details, context=context)

@@ -1,0 +1,492 @@
+"""An MCP server (a stdio command or a streamable-HTTP URL) attached to a ToolRegistry.
+
+``attach(registry, target)`` connects through the official SDK's ``Client``,
+lists the server's tools and registers each as an ``McpTool``: a ``Tool`` whose
+parameters schema is the remote ``inputSchema``, so the registry checks the
+arguments, applies the timeout and the breaker, tells the listeners and
+answers with a ToolResponse, sync (``execute``) and async (``aexecute``) alike,
+and the ``Agent`` uses it like any other tool. Each answer is
+``from_mcp(result)`` (``toolresponse.interop``); a JSON-RPC error is
+``from_mcp_error``; a connection that cannot be made or that breaks (the server
+exits, a broken pipe, a refused connection) is NETWORK_ERROR (retryable).
+
+The connection (``McpConnection``) runs on its own event loop in a daemon
+thread, so it serves any caller: a thread, the registry's background loop, or
+an application's event loop. It lives until ``close()`` (or the end of a
+``with`` block, or the interpreter's exit). When the server dies, the call in
+flight answers NETWORK_ERROR and the connection is marked broken; the *next*
+call reconnects (starts the command again, or opens the URL again) once, and
+answers NETWORK_ERROR if that fails too. The tools stay registered either way,
+so a model sees a retryable error, never a vanished tool. After ``close()`` no
+reconnection is tried: calls answer NETWORK_ERROR saying the connection is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import re
+import shlex
+import threading
+import weakref
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import Any, Final, TypeVar
+
+from toolresponse_generated import ErrorCode
+
+from .._errors import DialectError, ToolDefinitionError, ToolResponseError
+from .._response import ToolResponse
+from ..interop import from_mcp, from_mcp_error
+from ..tools import Tool, ToolRegistry
+
+__all__ = ["DEFAULT_TIMEOUT_S", "McpConnectError", "McpConnection", "McpTool", "attach", "connect"]
+
+_log = logging.getLogger("toolresponse.mcp")
+
+DEFAULT_TIMEOUT_S: Final = 30.0
+"""A remote tool's timeout when none is given (the registry answers TIMEOUT past it)."""
+_CONNECT_TIMEOUT_S: Final = 30.0
+_CLOSE_TIMEOUT_S: Final = 10.0
+_CONNECTION_CLOSED: Final = -32000
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+_PERMISSIVE: Final[dict[str, Any]] = {"type": "object"}
+
+T = TypeVar("T")
+
+
+class McpConnectError(ToolResponseError):
+    """An MCP server cannot be reached or listed when it is attached; ``response`` is the same
+    failure as a ToolResponse (NETWORK_ERROR, TIMEOUT, ...), for faces that print one."""
+
+    def __init__(self, response: ToolResponse) -> None:
+        super().__init__(response.text)
+        self.response = response
+
+
+def _is_url(target: str) -> bool:
+    return target.startswith(("http://", "https://"))
+
+
+def _describe_target(target: str | Sequence[str]) -> str:
+    return target if isinstance(target, str) else shlex.join(target)
+
+
+def leaf_error(error: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups: the one worth naming."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _network_error(message: str, *, target: str, cause: BaseException | None = None) -> ToolResponse:
+    details: dict[str, Any] = {"server": target}
+    if cause is not None:
+        details["exception"] = type(cause).__name__
+        text = str(cause)
+        if text:
+            details["message"] = text[:500]
+    return ToolResponse.error(ErrorCode.NETWORK_ERROR, message, details=details)
+
+
+class McpConnection:
+    """One MCP server, connected through the SDK on a background event loop.
+
+    ``target`` is a URL (``http://...``: streamable HTTP) or a command (a string, split
+    like a shell would, or a list of arguments: stdio). ``token`` is sent as a bearer token
+    to a URL; ``env`` and ``cwd`` apply to a command. ``call_timeout_s`` bounds one call at
+    the SDK level too (the registry's timeout answers first).
+    """
+
+    def __init__(
+        self,
+        target: str | Sequence[str],
+        *,
+        token: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        call_timeout_s: float = DEFAULT_TIMEOUT_S,
+        connect_timeout_s: float = _CONNECT_TIMEOUT_S,
+    ) -> None:
+        if isinstance(target, str) and not _is_url(target):
+            target = shlex.split(target)
+        if not isinstance(target, str) and not target:
+            raise ValueError("an MCP server target is a URL or a non-empty command")
+        self.target = target
+        self.description = _describe_target(target)
+        self._token = token
+        self._env = dict(env) if env is not None else None
+        self._cwd = cwd
+        self._call_timeout_s = call_timeout_s
+        self._connect_timeout_s = connect_timeout_s
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="toolresponse-mcp-client", daemon=True
+        )
+        self._thread.start()
+        self._client: Any = None
+        self._session_task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._lock: asyncio.Lock | None = None
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _shutdown, self._loop, self._thread)
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def _submit(self, coroutine: Awaitable[T]) -> concurrent.futures.Future[T]:
+        async def run() -> T:
+            return await coroutine
+
+        return asyncio.run_coroutine_threadsafe(run(), self._loop)
+
+    def run(self, coroutine: Awaitable[T], timeout_s: float | None = None) -> T:
+        """Run ``coroutine`` on the connection's loop and wait for it (from another thread)."""
+        return self._submit(coroutine).result(timeout_s)
+
+    async def arun(self, coroutine: Awaitable[T]) -> T:
+        """Run ``coroutine`` on the connection's loop and await it from any event loop;
+        cancelling the await cancels the coroutine."""
+        return await asyncio.wrap_future(self._submit(coroutine))
+
+    # -- connecting -----------------------------------------------------------------------
+
+    def _sdk_client(self, exit_stack: contextlib.AsyncExitStack) -> Any:
+        from mcp import Client, StdioServerParameters
+
+        target = self.target
+        if isinstance(target, str):
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
+            http = httpx2.AsyncClient(
+                headers=headers, timeout=httpx2.Timeout(self._call_timeout_s, read=self._call_timeout_s + 5.0)
+            )
+            exit_stack.push_async_callback(http.aclose)
+            transport = streamable_http_client(target, http_client=http)
+            return Client(transport, read_timeout_seconds=self._call_timeout_s + 5.0, cache=None)
+        parameters = StdioServerParameters(
+            command=target[0], args=list(target[1:]), env=self._env, cwd=self._cwd
+        )
+        return Client(parameters, read_timeout_seconds=self._call_timeout_s + 5.0, cache=None)
+
+    async def _session(self, ready: asyncio.Future[None]) -> None:
+        """Own the SDK client's context for the connection's life (its task groups must be
+        entered and left by one task): connect, tell ``ready``, wait for ``close``."""
+        stop = asyncio.Event()
+        self._stop = stop
+        try:
+            async with contextlib.AsyncExitStack() as exit_stack:
+                client = self._sdk_client(exit_stack)
+                await exit_stack.enter_async_context(client)
+                self._client = client
+                ready.set_result(None)
+                await stop.wait()
+        except BaseException as error:
+            if not ready.done():
+                ready.set_exception(error)
+            elif not isinstance(error, asyncio.CancelledError):
+                _log.info("MCP connection to %s ended: %s", self.description, error)
+            if isinstance(error, KeyboardInterrupt | SystemExit):
+                raise
+        finally:
+            self._client = None
+
+    async def _connected(self) -> Any:
+        """The SDK client, connecting (again) when there is none; raises on failure."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            task = self._session_task
+            if self._client is not None and task is not None and not task.done():
+                return self._client
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+            ready: asyncio.Future[None] = self._loop.create_future()
+            self._session_task = self._loop.create_task(self._session(ready))
+            try:
+                async with asyncio.timeout(self._connect_timeout_s):
+                    await ready
+            except BaseException:
+                self._session_task.cancel()
+                raise
+            return self._client
+
+    def _connect_failure(self, error: BaseException) -> ToolResponse:
+        error = leaf_error(error)
+        if isinstance(error, TimeoutError):
+            return ToolResponse.error(
+                ErrorCode.TIMEOUT,
+                f"The MCP server {self.description} did not answer the connection within "
+                f"{self._connect_timeout_s:g} s.",
+                details={"server": self.description, "timeout_s": self._connect_timeout_s},
+            )
+        return _network_error(
+            f"Could not connect to the MCP server {self.description}: {type(error).__name__}: {error}",
+            target=self.description,
+            cause=error,
+        )
+
+    # -- what the server offers ----------------------------------------------------------
+
+    async def alist_tools(self) -> list[dict[str, Any]]:
+        """The server's tools as ``tools/list`` gives them (wire JSON); raises ``McpConnectError``."""
+        if self.closed:
+            raise McpConnectError(self._closed_error())
+        return await self.arun(self._list_tools())
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """The synchronous form of ``alist_tools``."""
+        if self.closed:
+            raise McpConnectError(self._closed_error())
+        return self.run(self._list_tools())
+
+    async def _list_tools(self) -> list[dict[str, Any]]:
+        if self._closed:
+            raise McpConnectError(self._closed_error())
+        try:
+            client = await self._connected()
+            tools: list[dict[str, Any]] = []
+            cursor: str | None = None
+            for _ in range(100):  # a paginator that never ends cannot hang the listing
+                async with asyncio.timeout(self._call_timeout_s):
+                    page = await client.list_tools(cursor=cursor)
+                tools.extend(
+                    tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in page.tools
+                )
+                cursor = page.next_cursor
+                if cursor is None:
+                    break
+        except McpConnectError:
+            raise
+        except Exception as error:
+            raise McpConnectError(self._connect_failure(error)) from error
+        return tools
+
+    # -- calling ---------------------------------------------------------------------------
+
+    async def acall(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
+        """Call the remote ``tool`` from any event loop; always a ToolResponse."""
+        if self.closed:
+            return self._closed_error()
+        return await self.arun(self._call(tool, dict(arguments or {})))
+
+    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
+        """Call the remote ``tool`` from a thread; always a ToolResponse."""
+        if self.closed:
+            return self._closed_error()
+        return self.run(self._call(tool, dict(arguments or {})))
+
+    def _closed_error(self) -> ToolResponse:
+        return _network_error(
+            f"The connection to the MCP server {self.description} is closed.", target=self.description
+        )
+
+    async def _call(self, tool: str, arguments: dict[str, Any]) -> ToolResponse:
+        if self._closed:
+            return self._closed_error()
+        try:
+            client = await self._connected()
+        except Exception as error:
+            return self._connect_failure(error)
+        session = self._session_task
+        try:
+            result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
+        except TimeoutError:
+            self._check_alive(session)
+            return ToolResponse.error(
+                ErrorCode.TIMEOUT,
+                f"The MCP server {self.description} did not answer tool {tool!r} within "
+                f"{self._call_timeout_s:g} s.",
+                details={"server": self.description, "timeout_s": self._call_timeout_s},
+            )
+        except Exception as error:
+            return self._call_failure(tool, error, session)
+        record = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        try:
+            response: ToolResponse = from_mcp(record)
+        except DialectError as error:
+            return ToolResponse.error(
+                ErrorCode.API_ERROR,
+                f"The MCP server {self.description} answered tool {tool!r} with an invalid result: {error}",
+                details={"server": self.description, "violations": [v.to_dict() for v in error.errors[:20]]},
+            )
+        return response
+
+    def _call_failure(self, tool: str, error: Exception, session: asyncio.Task[None] | None) -> ToolResponse:
+        from mcp import MCPError
+
+        error = leaf_error(error)  # type: ignore[assignment]
+        if isinstance(error, MCPError) and error.code != _CONNECTION_CLOSED:
+            self._check_alive(session)
+            coded: ToolResponse = from_mcp_error(
+                error.error.model_dump(mode="json", exclude_none=True), tool=tool
+            )
+            return coded
+        self._broken(session)
+        return _network_error(
+            f"The MCP server {self.description} went away during the call of tool {tool!r}: "
+            f"{type(error).__name__}: {error}. The next call reconnects.",
+            target=self.description,
+            cause=error,
+        )
+
+    def _check_alive(self, session: asyncio.Task[None] | None) -> None:
+        if session is not None and session.done():
+            self._client = None
+
+    def _broken(self, session: asyncio.Task[None] | None) -> None:
+        """Forget a connection that broke, so that the next call makes a new one."""
+        self._client = None
+        if session is not None and not session.done():
+            session.cancel()
+
+    # -- the end ---------------------------------------------------------------------------
+
+    async def _aclose(self) -> None:
+        self._closed = True
+        task = self._session_task
+        if task is None:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        try:
+            async with asyncio.timeout(_CLOSE_TIMEOUT_S):
+                await task
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+    def close(self) -> None:
+        """Close the connection (the server process ends) and stop its loop; idempotent."""
+        if self._finalizer.alive:
+            if self._thread.is_alive():
+                with contextlib.suppress(Exception):
+                    self.run(self._aclose(), _CLOSE_TIMEOUT_S + 5.0)
+            self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def __enter__(self) -> McpConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<McpConnection {self.description!r}{' closed' if self.closed else ''}>"
+
+
+def _shutdown(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    """Stop a connection's loop (at ``close()``, on garbage collection, or at exit)."""
+    if thread.is_alive():
+        for task in asyncio.all_tasks(loop):
+            loop.call_soon_threadsafe(task.cancel)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(_CLOSE_TIMEOUT_S)
+
+
+class McpTool(Tool):
+    """One tool of an MCP server, called through its ``McpConnection``."""
+
+    def __init__(
+        self,
+        connection: McpConnection,
+        listing: Mapping[str, Any],
+        *,
+        name: str | None = None,
+        timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.connection = connection
+        self.remote_name: str = listing["name"]
+        schema = listing.get("inputSchema")
+        super().__init__(
+            name=name if name is not None else local_name(self.remote_name),
+            description=str(listing.get("description") or ""),
+            parameters=schema if isinstance(schema, Mapping) else _PERMISSIVE,
+            timeout_s=timeout_s,
+        )
+
+    async def arun(self, params: dict[str, Any]) -> ToolResponse:
+        return await self.connection.acall(self.remote_name, params)
+
+
+def local_name(remote: str, prefix: str = "") -> str:
+    """A remote tool's name as a registry name: characters other than letters, digits, ``_`` and
+    ``-`` become ``_``, ``prefix`` goes first, and the whole is cut to 64 characters."""
+    return (prefix + _NAME_CHARS.sub("_", remote))[:64] or "_"
+
+
+def connect(
+    target: str | Sequence[str],
+    *,
+    token: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> McpConnection:
+    """A connection to the MCP server ``target`` (made on first use)."""
+    return McpConnection(target, token=token, env=env, cwd=cwd, call_timeout_s=timeout_s)
+
+
+def attach(
+    registry: ToolRegistry,
+    target: str | Sequence[str] | McpConnection,
+    *,
+    prefix: str = "",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    token: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> McpConnection:
+    """Connect to the MCP server ``target`` and register each of its tools in ``registry`` (names
+    made registry names by ``local_name``, ``prefix`` first); returns the connection, which the
+    tools keep open until it is closed.
+
+    Raises ``McpConnectError`` when the server cannot be reached or listed, and
+    ``ToolDefinitionError`` when a name is already taken in ``registry``.
+    """
+    connection = (
+        target
+        if isinstance(target, McpConnection)
+        else connect(target, token=token, env=env, cwd=cwd, timeout_s=timeout_s)
+    )
+    try:
+        listing = connection.list_tools()
+        for entry in listing:
+            register_remote(registry, connection, entry, prefix=prefix, timeout_s=timeout_s)
+    except BaseException:
+        if not isinstance(target, McpConnection):
+            connection.close()
+        raise
+    return connection
+
+
+def register_remote(
+    registry: ToolRegistry,
+    connection: McpConnection,
+    entry: Mapping[str, Any],
+    *,
+    prefix: str = "",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> Tool:
+    """Register one listed remote tool; an ``inputSchema`` the registry cannot compile (a remote
+    ``$ref``, an unknown draft) is replaced by ``{"type": "object"}`` and the server checks the
+    arguments itself."""
+    name = local_name(str(entry["name"]), prefix)
+    try:
+        return registry.register(McpTool(connection, entry, name=name, timeout_s=timeout_s))
+    except ToolDefinitionError as error:
+        if name in registry:
+            raise
+        _log.warning(
+            "MCP tool %r: its input schema is not usable here (%s); arguments unchecked", name, error
+        )
+        permissive = {**entry, "inputSchema": _PERMISSIVE}
+        return registry.register(McpTool(connection, permissive, name=name, timeout_s=timeout_s))

@@ -1,0 +1,185 @@
+"""Our MCP server, met by the official Python SDK's client over stdio and streamable HTTP:
+``tools/list`` from the registry, ``tools/call`` through it (parameter validation, timeout,
+breaker), every result carrying its ToolResponse; and the HTTP endpoint's access checks."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+
+from toolresponse import ErrorCode, ToolResponse, ToolStatus, validate
+from toolresponse.interop import MCP_META_KEY, from_mcp
+from toolresponse.mcp import http_app, serve_http_in_background
+from toolresponse.tools import load_registry
+
+HERE = Path(__file__).resolve().parent / "mcp"
+FACTORY = "registry:build_registry"
+TOKEN = "s3cret-token-for-tests"
+
+
+def _stdio() -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolresponse", "mcp", "serve", FACTORY, "--app-dir", str(HERE)],
+    )
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    app = http_app(load_registry(FACTORY, app_dir=str(HERE)))
+    with serve_http_in_background(app) as url:
+        yield url
+
+
+@pytest.fixture(params=["stdio", "http"])
+def server(request: pytest.FixtureRequest) -> Any:
+    """Where the SDK client finds our server: a command (stdio) or a URL (streamable HTTP).
+    (The client is entered in each test: its task groups must be left by the task that
+    entered them.)"""
+    return _stdio() if request.param == "stdio" else request.getfixturevalue("http_url")
+
+
+def _response(result: Any) -> ToolResponse:
+    record = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+    response: ToolResponse = from_mcp(record)
+    assert validate(response.to_dict()).valid
+    return response
+
+
+async def test_tools_list_shows_every_tool_with_its_schemas(server: Any) -> None:
+    async with Client(server, read_timeout_seconds=30) as client:
+        listing = await client.list_tools()
+        tools = {tool.name: tool for tool in listing.tools}
+        assert ["calculator", "flaky", "slow", "lookup", "truncated"] == list(tools)
+        assert ["expression"] == tools["calculator"].input_schema["required"]
+        assert tools["lookup"].output_schema is not None
+
+
+async def test_a_success_carries_its_response(server: Any) -> None:
+    async with Client(server, read_timeout_seconds=30) as client:
+        result = await client.call_tool("calculator", {"expression": "6 * 7"})
+        assert False is result.is_error
+        response = _response(result)
+        assert ToolStatus.SUCCESS is response.status
+        assert response.context is not None
+        assert "calculator" == response.context["tool_name"]
+        assert MCP_META_KEY in (result.meta or {})
+
+
+async def test_structured_content_fits_the_output_schema(server: Any) -> None:
+    async with Client(server, read_timeout_seconds=30) as client:
+        result = await client.call_tool("lookup", {"key": "abc"})
+        assert {"key": "abc", "value": 3} == result.structured_content
+
+
+async def test_a_partial_result_crosses_as_partial(server: Any) -> None:
+    async with Client(server, read_timeout_seconds=30) as client:
+        response = _response(await client.call_tool("truncated", {}))
+        assert ToolStatus.PARTIAL is response.status
+        assert "First 2 of 5 rows." == response.text
+
+
+async def test_invalid_arguments_are_a_tool_error_the_model_can_read(server: Any) -> None:
+    async with Client(server, read_timeout_seconds=30) as client:
+        result = await client.call_tool("calculator", {"expr": "1"})
+        assert True is result.is_error
+        assert ErrorCode.INVALID_PARAM is _response(result).code
+
+
+async def test_an_unknown_tool_is_a_not_found_result(server: Any) -> None:
+    async with Client(server, read_timeout_seconds=30) as client:
+        result = await client.call_tool("calculater", {})
+        assert True is result.is_error
+        assert ErrorCode.NOT_FOUND is _response(result).code
+
+
+async def test_a_tool_past_its_timeout_answers_timeout(server: Any) -> None:
+    async with Client(server, read_timeout_seconds=30) as client:
+        response = _response(await client.call_tool("slow", {}))
+        assert ErrorCode.TIMEOUT is response.code
+        assert response.is_retryable
+
+
+async def test_the_breaker_opens_and_answers_circuit_open(server: Any) -> None:
+    async with Client(server, read_timeout_seconds=30) as client:
+        codes = [_response(await client.call_tool("flaky", {})).code for _ in range(3)]
+        assert ErrorCode.CIRCUIT_OPEN in codes
+        assert ErrorCode.EXECUTION_ERROR == codes[0]
+
+
+# -- the streamable-HTTP endpoint's access checks --------------------------------------------
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def guarded_url() -> Iterator[str]:
+    app = http_app(load_registry(FACTORY, app_dir=str(HERE)), token=TOKEN)
+    with serve_http_in_background(app) as url:
+        yield url
+
+
+def _post(url: str, **headers: str) -> httpx2.Response:
+    return httpx2.post(url, json=_INITIALIZE, headers={**_HEADERS, **headers}, timeout=30)
+
+
+def _refusal(answer: httpx2.Response) -> ToolResponse:
+    response = ToolResponse.from_json(answer.content)
+    assert ErrorCode.ACCESS_DENIED is response.code
+    return response
+
+
+def test_a_foreign_host_is_refused(http_url: str) -> None:
+    answer = _post(http_url, Host="evil.example")
+    assert 403 == answer.status_code
+    assert _refusal(answer).error_info is not None
+
+
+def test_a_foreign_origin_is_refused(http_url: str) -> None:
+    answer = _post(http_url, Origin="http://evil.example")
+    assert 403 == answer.status_code
+    _refusal(answer)
+
+
+def test_a_loopback_origin_is_accepted(http_url: str) -> None:
+    assert 200 == _post(http_url, Origin="http://localhost:5173").status_code
+
+
+def test_no_token_is_refused(guarded_url: str) -> None:
+    answer = _post(guarded_url)
+    assert 401 == answer.status_code
+    assert "no_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
+
+
+def test_a_wrong_token_is_refused(guarded_url: str) -> None:
+    answer = _post(guarded_url, Authorization="Bearer wrong")
+    assert 401 == answer.status_code
+    assert "wrong_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
+
+
+def test_the_right_token_is_accepted(guarded_url: str) -> None:
+    assert 200 == _post(guarded_url, Authorization=f"Bearer {TOKEN}").status_code
+
+
+async def test_our_client_sends_the_token(guarded_url: str) -> None:
+    from toolresponse.mcp import connect
+
+    with connect(guarded_url, token=TOKEN) as connection:
+        response = await connection.acall("calculator", {"expression": "1 + 1"})
+    assert ToolStatus.SUCCESS is response.status
