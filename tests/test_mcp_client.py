@@ -52,6 +52,14 @@ def sdk_server() -> Iterator[tuple[ToolRegistry, McpConnection]]:
         yield registry, connection
 
 
+@pytest.fixture
+def patient_sdk_server() -> Iterator[tuple[ToolRegistry, McpConnection]]:
+    """The same server with a timeout long enough to start it again on a busy machine (no hang bound)."""
+    registry = ToolRegistry()
+    with attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=60.0) as connection:
+        yield registry, connection
+
+
 # -- mcp-server-time ---------------------------------------------------------------------
 
 
@@ -139,9 +147,9 @@ def test_a_text_only_error_is_coded(sdk_server: tuple[ToolRegistry, McpConnectio
 
 
 def test_a_server_killed_mid_call_is_a_network_error_and_the_next_call_reconnects(
-    sdk_server: tuple[ToolRegistry, McpConnection],
+    patient_sdk_server: tuple[ToolRegistry, McpConnection],
 ) -> None:
-    registry, _ = sdk_server
+    registry, _ = patient_sdk_server
     response = _valid(registry.execute("die"))
     assert ErrorCode.NETWORK_ERROR is response.code
     assert response.is_retryable
