@@ -32,11 +32,12 @@ from ._errors import ResponseValidationError
 from ._violation import SchemaViolation
 from .validation import (
     MAX_VALUE_DEPTH,
-    is_plain,
+    NOT_PLAIN,
     is_unicode,
     is_valid,
     json_pointer,
     parse_ijson,
+    plain_object_copy,
     to_json_data,
     validate,
 )
@@ -118,17 +119,33 @@ def _wire(
 
 def _as_json(wire: dict[str, Any], *, strict: bool = False) -> dict[str, Any]:
     """``wire`` with each member made JSON (``to_json_data``; with ``strict`` only values a JSON
-    decoder gives), each member nesting at most ``MAX_VALUE_DEPTH`` levels (``details`` too).
-    Raises ``JsonValueError`` with the pointer into the response."""
+    decoder gives), each member nesting at most ``MAX_VALUE_DEPTH`` levels (``details`` too),
+    and every object and array a copy: the response owns its values, so a caller who changes
+    what it passed in afterwards changes nothing. Raises ``JsonValueError`` with the pointer
+    into the response."""
     converted: dict[str, Any] | None = None
     for name, value in wire.items():
         # error_info is one level above its details, which get the same depth as data.
         depth = MAX_VALUE_DEPTH + 1 if name == "error_info" else MAX_VALUE_DEPTH
-        made = to_json_data(value, pointer=json_pointer((name,)), strict=strict, max_depth=depth)
+        made = _owned(value, depth)
+        if made is NOT_PLAIN:
+            made = to_json_data(value, pointer=json_pointer((name,)), strict=strict, max_depth=depth)
         if made is not value:
             converted = converted if converted is not None else dict(wire)
             converted[name] = made
     return wire if converted is None else converted
+
+
+def _owned(value: Any, levels: int) -> Any:
+    """A copy of ``value`` when it is an object or array of plain JSON nesting at most ``levels``
+    levels (one walk checks and copies; scalars, immutable, are shared); else ``NOT_PLAIN``: a
+    scalar, or a value ``to_json_data`` converts (which builds new containers anyway)."""
+    if type(value) is not dict and type(value) is not list:
+        return NOT_PLAIN
+    # The value as the member of a one-member object, placed so that the value itself may nest
+    # ``levels`` levels as ``plain_object_copy`` counts them.
+    holder = plain_object_copy({"": value}, MAX_VALUE_DEPTH - levels - 1)
+    return NOT_PLAIN if holder is NOT_PLAIN else holder[""]
 
 
 def _members(wire: Mapping[str, Any]) -> dict[str, Any]:
@@ -293,8 +310,10 @@ class ToolResponse:
         if stats is None and context is None and type(text) is str and is_unicode(text):
             if data is None:
                 return trusted_response(cls, status, text, {})
-            if type(data) is dict and is_plain(data, 0, MAX_VALUE_DEPTH):
-                return trusted_response(cls, status, text, data)
+            if type(data) is dict:
+                owned = plain_object_copy(data)
+                if owned is not NOT_PLAIN:
+                    return trusted_response(cls, status, text, owned)
         return cls(status=status, text=text, data=data, stats=stats, context=context)
 
     @classmethod
