@@ -14,30 +14,49 @@ entry points the registry uses; they always return a valid ToolResponse:
 * parameters that are not a JSON object (or JSON text of one) or that break the
   parameters schema: ``INVALID_PARAM`` naming each violation;
 * an exception from the tool: ``EXECUTION_ERROR`` with its type and message in
-  ``details`` (``KeyboardInterrupt``, ``SystemExit`` and other exceptions that
-  are not ``Exception`` propagate);
-* a ``Tool.run`` that returns something other than a ToolResponse, or data that
+  ``details`` (secrets in the message masked, see below). Only
+  ``KeyboardInterrupt`` and ``SystemExit`` propagate (``INTERRUPTS``); any other
+  ``BaseException`` a tool raises (``GeneratorExit``, an ``asyncio.CancelledError``
+  of its own, a custom one) is its failure like any other;
+* a ``Tool.run`` that returns something other than a real ToolResponse (a
+  look-alike such as ``Mock(spec=ToolResponse)`` is not one), or data that
   breaks the output schema: ``EXECUTION_ERROR`` naming the problem;
-* no answer within the timeout: ``TIMEOUT`` (retryable). An asynchronous tool
-  is cancelled; a synchronous one runs in a daemon worker thread, so the
-  caller is answered on time and the process can still exit (the thread
-  itself cannot be stopped and finishes, or not, on its own);
+* no answer within the timeout: ``TIMEOUT`` (retryable). The tool runs on one
+  of its own daemon threads (``ToolThreads``, at most ``max_threads`` of them),
+  so the caller is answered on time and the process can still exit; an
+  asynchronous tool is then cancelled, a synchronous one cannot be stopped and
+  keeps its thread until it returns. A call that finds all the tool's threads
+  busy waits for one within its timeout; one still waiting when it passes never
+  runs (``TIMEOUT`` with ``details.reason`` ``not_started``). So a tool that
+  hangs holds at most ``max_threads`` threads, however often it is called;
 * a bug in this runtime: ``INTERNAL_ERROR``.
 
 The response gets ``stats.time_ms`` (measured with the injected monotonic
 ``clock``) and ``context`` (``tool_name``, ``params_input``, ``call_id`` when
-given); other members the tool set are kept.
+given); other members the tool set are kept. ``params_input`` is a copy of the
+parameters with secrets masked (``mask_params``: ``api_key``, ``password``,
+``token``, ``Authorization`` ... and key formats inside strings), as is the
+exception text the runtime writes into ``text``, ``message`` and ``details``;
+``mask=False`` (``ToolRegistry(mask=False)``) echoes both verbatim.
 
 How a call waits for an answer under a timeout is injected too: ``wait`` (a
-``Wait``: a synchronous caller's wait for a worker thread's or the background
-loop's result) and ``async_wait`` (an ``AsyncWait``: an asynchronous caller's
-wait for a task). The defaults wait in real time; ``FakeClock.wait`` and
-``FakeClock.async_wait`` (``toolresponse.testing``) wait on a fake clock, so
-that timeouts are tested without real waiting.
+``Wait``: a synchronous caller's wait for a worker thread's result) and
+``async_wait`` (an ``AsyncWait``: an asynchronous caller's wait for it). The
+defaults wait in real time; ``FakeClock.wait`` and ``FakeClock.async_wait``
+(``toolresponse.testing``) wait on a fake clock, so that timeouts are tested
+without real waiting.
 
-A synchronous call of an asynchronous tool runs it on one background event
-loop (a daemon thread); an asynchronous call of a synchronous tool runs it in a
-daemon worker thread, so the event loop is never blocked.
+Where a tool runs: a synchronous tool without a timeout, called synchronously,
+runs in the caller's thread (the fast path: no thread hop). Every other call
+runs on one of the tool's threads, under a copy of the caller's
+``contextvars`` context (so tracing context such as an OpenTelemetry span
+reaches the tool): a synchronous tool under a timeout or called by ``acall``,
+and an asynchronous tool always, on that thread's own event loop. So an async
+tool that blocks its loop (``time.sleep`` inside ``async def``) blocks only its
+own thread: it gets TIMEOUT at its timeout, and neither the caller's event loop
+(a server's) nor any other tool waits on it. The price is a thread hop per
+such call (tens of microseconds; see ``benchmarks/registry_overhead.py``), and
+an async tool must not rely on objects bound to the caller's event loop.
 """
 
 from __future__ import annotations
@@ -673,6 +692,12 @@ def _check_timeout(value: Any, where: str) -> float | None:
     return float(value)
 
 
+def _check_max_threads(value: Any, where: str = "ToolRegistry") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ToolDefinitionError(f"{where}: max_threads_per_tool must be an int >= 1, not {value!r}")
+    return value
+
+
 def _object_schema(schema: Any, where: str, what: str) -> ParameterValidator:
     validator = ParameterValidator.compile(schema, where=f"{where}, {what}")
     if validator.schema.get("type") != "object":
@@ -732,9 +757,7 @@ class PreparedTool:
         self.timeout_s = _check_timeout(tool.timeout_s if timeout_s is None else timeout_s, where)
         # The timeout of a call that names none: the tool's own, else the registry's default.
         self.call_timeout_s = default_timeout_s if self.timeout_s is None else self.timeout_s
-        if isinstance(max_threads, bool) or not isinstance(max_threads, int) or max_threads < 1:
-            raise ToolDefinitionError(f"{where}: max_threads must be an int >= 1, not {max_threads!r}")
-        self.threads = ToolThreads(self.name, max_threads)
+        self.threads = ToolThreads(self.name, _check_max_threads(max_threads, where))
         self.mask = bool(mask)
         kind = type(tool)
         has_run = kind.run is not Tool.run
