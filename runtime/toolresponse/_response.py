@@ -42,7 +42,7 @@ from .validation import (
     validate,
 )
 
-__all__ = ["ToolResponse", "loads_strict", "trusted_response", "with_call_info"]
+__all__ = ["ToolResponse", "loads_strict", "owned_response", "trusted_response", "with_call_info"]
 
 _SUCCESS = ToolStatus.SUCCESS
 _PARTIAL = ToolStatus.PARTIAL
@@ -215,6 +215,42 @@ def trusted_response(
     members["context"] = context
     members["extensions"] = {}
     return response
+
+
+def owned_response(response: _T) -> _T | None:
+    """A copy of ``response`` whose objects and arrays are its own, or None when they are no
+    longer plain JSON (changed since the response was built).
+
+    For a response that someone else still holds (a tool's result): the answer built
+    from the copy does not change when the holder changes the response's dicts later.
+    """
+    members = response.__dict__.copy()
+    for name, levels in _OWNED_MEMBERS:
+        value = members[name]
+        if value:
+            owned = _owned(value, levels)
+            if owned is NOT_PLAIN:
+                return None
+            members[name] = owned
+    info = members["error_info"]
+    if info is not None and info.details is not None:
+        details = _owned(info.details, MAX_VALUE_DEPTH)
+        if details is NOT_PLAIN:
+            return None
+        members["error_info"] = dataclasses.replace(info, details=details)
+    copy = object.__new__(type(response))
+    _set(copy, "__dict__", members)
+    return copy
+
+
+# The members a response holds objects in, with how deep each may nest (an extension's value
+# is one level below the member that holds the extensions).
+_OWNED_MEMBERS = (
+    ("data", MAX_VALUE_DEPTH),
+    ("stats", MAX_VALUE_DEPTH),
+    ("context", MAX_VALUE_DEPTH),
+    ("extensions", MAX_VALUE_DEPTH + 1),
+)
 
 
 def with_call_info(response: _T, stats: dict[str, Any], context: dict[str, Any]) -> _T:

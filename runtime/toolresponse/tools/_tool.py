@@ -83,7 +83,7 @@ import orjson
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
-from .._response import ToolResponse, loads_strict, trusted_response, with_call_info
+from .._response import ToolResponse, loads_strict, owned_response, trusted_response, with_call_info
 from .._violation import SchemaViolation
 from ..validation import (
     MAX_VALUE_DEPTH,
@@ -482,6 +482,15 @@ def _not_a_response(tool: str, value: Any) -> ToolResponse:
     )
 
 
+def _changed_response(tool: str) -> ToolResponse:
+    return ToolResponse.error(
+        ErrorCode.EXECUTION_ERROR,
+        f"Tool {tool!r} returned a ToolResponse whose values it changed after building it"
+        " into values that are not JSON.",
+        details={"reason": "changed_response"},
+    )
+
+
 def _output_violation(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolResponse:
     located = tuple(
         SchemaViolation(pointer="/data" + v.pointer, keyword=v.keyword, message=v.message) for v in violations
@@ -840,9 +849,13 @@ class PreparedTool:
         """The tool's result as a response: a ToolResponse whose data fits the output schema."""
         if not is_response(result):
             return _not_a_response(self.name, result)
-        if self.output is not None and result.status is not _ERROR:
-            return self._output_error(result.data) or result
-        return result
+        # The tool may still hold the response and change its dicts: the answer gets a copy.
+        owned = owned_response(result)
+        if owned is None:
+            return _changed_response(self.name)
+        if self.output is not None and owned.status is not _ERROR:
+            return self._output_error(owned.data) or owned
+        return owned
 
     def _output_error(self, data: dict[str, Any]) -> ToolResponse | None:
         """The error answer when ``data`` breaks the output schema, else None."""
