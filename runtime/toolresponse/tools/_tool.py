@@ -609,10 +609,11 @@ class ToolThreads:
                 if future.set_running_or_notify_cancel():
                     try:
                         result = context.run(function)
-                    except BaseException as error:  # handed to the caller, who decides what propagates
-                        future.set_exception(error)
-                    else:
-                        future.set_result(result)
+                    except BaseException as error:
+                        # Handed to the caller as a value, who decides what propagates: some
+                        # exceptions (GeneratorExit) cannot cross an ``await`` intact.
+                        result = _Raised(error)
+                    future.set_result(result)
                 del job, context, function, future
         finally:
             loop: asyncio.AbstractEventLoop | None = getattr(_THREAD_LOOP, "loop", None)
@@ -918,15 +919,9 @@ class PreparedTool:
             future = self.threads.submit(lambda: sync_run(params))
             try:
                 result = wait(future, timeout_s)
-            except TimeoutError as error:
-                if future.done() and not future.cancelled():  # the tool's own TimeoutError
-                    return self.execution_error(error)
+            except TimeoutError:
                 return self._timed_out(future, timeout_s)
-            except INTERRUPTS:
-                raise
-            except BaseException as error:
-                return self.execution_error(error)
-            return self.checked(result)
+            return self._raised(result) if isinstance(result, _Raised) else self.checked(result)
         run = _Coroutine(self._coroutine_factory(params))
         future = self.threads.submit(run)
         try:
@@ -953,9 +948,7 @@ class PreparedTool:
         waited = asyncio.wrap_future(future)
         try:
             result = await (waited if timeout_s is None else async_wait(waited, timeout_s))
-        except TimeoutError as error:
-            if run is None and future.done() and not future.cancelled():  # the tool's own TimeoutError
-                return self.execution_error(error)
+        except TimeoutError:
             assert timeout_s is not None
             if run is not None:
                 run.cancel()
@@ -965,13 +958,9 @@ class PreparedTool:
             if run is not None:
                 run.cancel()
             raise
-        except INTERRUPTS:
-            raise
-        except BaseException as error:
-            return self.execution_error(error)
-        if run is None:
-            return self.checked(result)
-        return self._async_outcome(result)
+        if run is not None:
+            return self._async_outcome(result)
+        return self._raised(result) if isinstance(result, _Raised) else self.checked(result)
 
     def _coroutine_factory(self, params: dict[str, Any]) -> Callable[[], Coroutine[Any, Any, Any]]:
         function = self._async_function
@@ -985,13 +974,18 @@ class PreparedTool:
         """What an async tool's run gave, checked: a plain function's value as ``_function_value``
         takes it, a Tool's result as ``checked``; an exception it raised as EXECUTION_ERROR."""
         if isinstance(outcome, _Raised):
-            error = outcome.error
-            if isinstance(error, INTERRUPTS):
-                raise error
-            return self.execution_error(error)
+            return self._raised(outcome)
         if self._async_function is not None:
             return self._function_value(outcome, awaited=True)
         return self.checked(outcome)
+
+    def _raised(self, raised: _Raised) -> ToolResponse:
+        """EXECUTION_ERROR for what the tool raised (its own TimeoutError too); ``INTERRUPTS``
+        propagate."""
+        error = raised.error
+        if isinstance(error, INTERRUPTS):
+            raise error
+        return self.execution_error(error)
 
     def _timed_out(self, future: Future[Any], timeout_s: float) -> ToolResponse:
         """TIMEOUT; a call that never got a thread (all hung or busy) never runs, and says so."""
