@@ -29,6 +29,7 @@ from toolresponse import (
 )
 from toolresponse.testing import FakeClock
 
+
 def valid(response: ToolResponse) -> ToolResponse:
     """The response, after asserting that its wire form validates and serialises."""
     assert [] == list(validate(response.to_dict()).errors)
@@ -286,7 +287,7 @@ class MockReturning(Tool):
     name = "mocked"
 
     def run(self, params: dict[str, Any]) -> ToolResponse:
-        return Mock(spec=ToolResponse)  # type: ignore[no-any-return]
+        return Mock(spec=ToolResponse)
 
 
 class HalfBuilt(Tool):

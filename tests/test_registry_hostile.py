@@ -117,7 +117,8 @@ def make_tool(
 ) -> Tool | Callable[..., Any]:
     """The misbehaving tool of ``case``: a plain function (``kind`` sync or async) or a Tool.
     A tool that changes what it returned keeps it in ``held``, to change once answered."""
-    behaviour, arg = case["behaviour"], case.get("arg")
+    behaviour: str = case["behaviour"]
+    arg: str = case.get("arg", "")
 
     def body() -> Any:
         if behaviour == "raise":
@@ -216,7 +217,7 @@ async def test_every_hostile_call_gets_a_valid_response(
     if "propagates" in expect:
         # Awaited directly: inside a task of its own (wait_for), asyncio re-raises an interrupt
         # out of the event loop.
-        with pytest.raises(BaseException) as raised:
+        with pytest.raises((KeyboardInterrupt, SystemExit)) as raised:
             await call()
         assert expect["propagates"] == type(raised.value).__name__
         return

@@ -16,8 +16,9 @@ States and transitions of one tool's circuit::
   ``retryable: true`` and ``retry_after_ms`` = the time left until recovery,
   rounded up to a whole millisecond and clamped to ``MAX_RETRY_AFTER_MS``
   (2^53 - 1, the protocol's interoperable integer range), so that even a
-  ``recovery_timeout_s`` of ``1e20`` gives a response that serialises. Outcomes recorded while open (calls that
-  were admitted before the circuit opened) do not move it.
+  ``recovery_timeout_s`` of ``1e20`` gives a response that serialises.
+  Outcomes recorded while open (calls that were admitted before the circuit
+  opened) do not move it.
 - **half_open**: once ``recovery_timeout_s`` has passed, up to
   ``half_open_max_calls`` probe calls run; further concurrent calls get
   ``CIRCUIT_OPEN`` with ``retry_after_ms: 0`` (the probe decides shortly). The

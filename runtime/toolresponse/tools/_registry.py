@@ -28,7 +28,6 @@ from .._suggest import did_you_mean, suggestions
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
 from ._provider_schemas import tool_schemas
-from ._trace import mask_params
 from ._tool import (
     DEFAULT_MAX_THREADS,
     AsyncWait,
@@ -46,6 +45,7 @@ from ._tool import (
     real_async_wait,
     real_wait,
 )
+from ._trace import mask_params
 
 __all__ = ["Breaker", "ToolRegistry"]
 
