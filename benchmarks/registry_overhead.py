@@ -5,7 +5,11 @@ Each case runs ``--calls`` calls per round, timed with ``time.perf_counter_ns``
 after a warm-up round, ``--repeats`` rounds run every case in turn (so a load
 spike on the machine hits every case alike), and each case's median round is
 reported as microseconds per call, as the overhead over the direct call and as
-a ratio to it. Parameter validation is on in every registry case (the no-op tool takes one
+a ratio to it. The "+ timeout (thread)" case and the async cases include the hop
+to one of the tool's threads (an async tool runs on that thread's own event
+loop, so that one which blocks its loop blocks no one else); with ``--timer cpu``
+the time spent on the tool's thread is not counted, so measure them in wall time.
+Parameter validation is on in every registry case (the no-op tool takes one
 integer parameter, checked against its schema on every call); the no-op
 returns nothing, so it declares no output schema, except in the "+ output
 schema" case, whose ``dict[str, int]`` return is checked too. The figures are
@@ -55,6 +59,9 @@ def registry(*, breaker: bool) -> ToolRegistry:
     tools.register(noop, name="noop")
     tools.register(anoop, name="anoop")
     tools.register(noop_dict, name="noop_dict")
+    # Under a timeout a sync tool runs on one of its own threads: the thread hop every async
+    # tool pays too (it runs on its thread's own event loop, never on the caller's).
+    tools.register(noop, name="noop_timed", timeout_s=60)
     return tools
 
 
@@ -130,6 +137,7 @@ def run(calls: int, repeats: int, timer: Callable[[], int] = time.perf_counter_n
             "execute, no breaker": sync_run(lambda: plain.execute("noop", PARAMS), calls, timer),
             "execute, breaker": sync_run(lambda: guarded.execute("noop", PARAMS), calls, timer),
             "  + output schema": sync_run(lambda: guarded.execute("noop_dict", PARAMS), calls, timer),
+            "  + timeout (thread)": sync_run(lambda: guarded.execute("noop_timed", PARAMS), calls, timer),
             "direct call (async)": async_run(lambda: anoop(**PARAMS), calls, timer),
             "aexecute, no breaker": async_run(lambda: plain.aexecute("anoop", PARAMS), calls, timer),
             "aexecute, breaker": async_run(lambda: guarded.aexecute("anoop", PARAMS), calls, timer),

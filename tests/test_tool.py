@@ -714,13 +714,16 @@ async def test_a_hung_sync_tool_is_answered_on_time_from_async_code(release: thr
 
 
 @pytest.mark.parametrize("via", ["acall", "call"])
-async def test_a_hung_async_tool_is_cancelled(via: str, advance_when_waiting: Advance) -> None:
-    """An async tool past its timeout is cancelled and answered TIMEOUT. (The 10 s bound on the
-    cancellation only keeps a broken run from hanging: with call, the task is cancelled on the
-    background loop just after the answer.)"""
+async def test_a_hung_async_tool_is_cancelled(via: str) -> None:
+    """An async tool past its timeout is cancelled and answered TIMEOUT. (The 10 s bounds only
+    keep a broken run from hanging: the task is cancelled on the tool's thread just after the
+    answer. The clock moves once the tool has started: a call that has not started by its
+    timeout never runs.)"""
     cancelled = threading.Event()
+    started = threading.Event()
 
     async def hang() -> str:
+        started.set()
         try:
             await asyncio.sleep(10)
         except asyncio.CancelledError:
@@ -730,11 +733,15 @@ async def test_a_hung_async_tool_is_cancelled(via: str, advance_when_waiting: Ad
 
     tool = FunctionTool(hang, timeout_s=0.1)
     clock = FakeClock()
-    advance_when_waiting(clock, 0.1)
+    advancer = threading.Thread(
+        target=lambda: started.wait(10) and clock.advance_when_waiting(0.1), daemon=True
+    )
+    advancer.start()
     if via == "acall":
         response = valid(await tool.acall({}, clock=clock, async_wait=clock.async_wait))
     else:
         response = valid(await asyncio.to_thread(tool.call, {}, clock=clock, wait=clock.wait))
+    advancer.join()
     assert (ErrorCode.TIMEOUT, 100.0) == (response.code, (response.stats or {})["time_ms"])
     assert cancelled.wait(10)
 

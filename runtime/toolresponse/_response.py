@@ -32,16 +32,17 @@ from ._errors import ResponseValidationError
 from ._violation import SchemaViolation
 from .validation import (
     MAX_VALUE_DEPTH,
-    is_plain,
+    NOT_PLAIN,
     is_unicode,
     is_valid,
     json_pointer,
     parse_ijson,
+    plain_object_copy,
     to_json_data,
     validate,
 )
 
-__all__ = ["ToolResponse", "loads_strict", "trusted_response", "with_call_info"]
+__all__ = ["ToolResponse", "loads_strict", "owned_response", "trusted_response", "with_call_info"]
 
 _SUCCESS = ToolStatus.SUCCESS
 _PARTIAL = ToolStatus.PARTIAL
@@ -118,17 +119,33 @@ def _wire(
 
 def _as_json(wire: dict[str, Any], *, strict: bool = False) -> dict[str, Any]:
     """``wire`` with each member made JSON (``to_json_data``; with ``strict`` only values a JSON
-    decoder gives), each member nesting at most ``MAX_VALUE_DEPTH`` levels (``details`` too).
-    Raises ``JsonValueError`` with the pointer into the response."""
+    decoder gives), each member nesting at most ``MAX_VALUE_DEPTH`` levels (``details`` too),
+    and every object and array a copy: the response owns its values, so a caller who changes
+    what it passed in afterwards changes nothing. Raises ``JsonValueError`` with the pointer
+    into the response."""
     converted: dict[str, Any] | None = None
     for name, value in wire.items():
         # error_info is one level above its details, which get the same depth as data.
         depth = MAX_VALUE_DEPTH + 1 if name == "error_info" else MAX_VALUE_DEPTH
-        made = to_json_data(value, pointer=json_pointer((name,)), strict=strict, max_depth=depth)
+        made = _owned(value, depth)
+        if made is NOT_PLAIN:
+            made = to_json_data(value, pointer=json_pointer((name,)), strict=strict, max_depth=depth)
         if made is not value:
             converted = converted if converted is not None else dict(wire)
             converted[name] = made
     return wire if converted is None else converted
+
+
+def _owned(value: Any, levels: int) -> Any:
+    """A copy of ``value`` when it is an object or array of plain JSON nesting at most ``levels``
+    levels (one walk checks and copies; scalars, immutable, are shared); else ``NOT_PLAIN``: a
+    scalar, or a value ``to_json_data`` converts (which builds new containers anyway)."""
+    if type(value) is not dict and type(value) is not list:
+        return NOT_PLAIN
+    # The value as the member of a one-member object, placed so that the value itself may nest
+    # ``levels`` levels as ``plain_object_copy`` counts them.
+    holder = plain_object_copy({"": value}, MAX_VALUE_DEPTH - levels - 1)
+    return NOT_PLAIN if holder is NOT_PLAIN else holder[""]
 
 
 def _members(wire: Mapping[str, Any]) -> dict[str, Any]:
@@ -198,6 +215,42 @@ def trusted_response(
     members["context"] = context
     members["extensions"] = {}
     return response
+
+
+def owned_response(response: _T) -> _T | None:
+    """A copy of ``response`` whose objects and arrays are its own, or None when they are no
+    longer plain JSON (changed since the response was built).
+
+    For a response that someone else still holds (a tool's result): the answer built
+    from the copy does not change when the holder changes the response's dicts later.
+    """
+    members = response.__dict__.copy()
+    for name, levels in _OWNED_MEMBERS:
+        value = members[name]
+        if value:
+            owned = _owned(value, levels)
+            if owned is NOT_PLAIN:
+                return None
+            members[name] = owned
+    info = members["error_info"]
+    if info is not None and info.details is not None:
+        details = _owned(info.details, MAX_VALUE_DEPTH)
+        if details is NOT_PLAIN:
+            return None
+        members["error_info"] = dataclasses.replace(info, details=details)
+    copy = object.__new__(type(response))
+    _set(copy, "__dict__", members)
+    return copy
+
+
+# The members a response holds objects in, with how deep each may nest (an extension's value
+# is one level below the member that holds the extensions).
+_OWNED_MEMBERS = (
+    ("data", MAX_VALUE_DEPTH),
+    ("stats", MAX_VALUE_DEPTH),
+    ("context", MAX_VALUE_DEPTH),
+    ("extensions", MAX_VALUE_DEPTH + 1),
+)
 
 
 def with_call_info(response: _T, stats: dict[str, Any], context: dict[str, Any]) -> _T:
@@ -293,8 +346,10 @@ class ToolResponse:
         if stats is None and context is None and type(text) is str and is_unicode(text):
             if data is None:
                 return trusted_response(cls, status, text, {})
-            if type(data) is dict and is_plain(data, 0, MAX_VALUE_DEPTH):
-                return trusted_response(cls, status, text, data)
+            if type(data) is dict:
+                owned = plain_object_copy(data)
+                if owned is not NOT_PLAIN:
+                    return trusted_response(cls, status, text, owned)
         return cls(status=status, text=text, data=data, stats=stats, context=context)
 
     @classmethod

@@ -14,8 +14,11 @@ States and transitions of one tool's circuit::
   ``failure_threshold`` the circuit opens.
 - **open**: calls are answered with ``CIRCUIT_OPEN`` without running the tool,
   ``retryable: true`` and ``retry_after_ms`` = the time left until recovery,
-  rounded up to a whole millisecond. Outcomes recorded while open (calls that
-  were admitted before the circuit opened) do not move it.
+  rounded up to a whole millisecond and clamped to ``MAX_RETRY_AFTER_MS``
+  (2^53 - 1, the protocol's interoperable integer range), so that even a
+  ``recovery_timeout_s`` of ``1e20`` gives a response that serialises.
+  Outcomes recorded while open (calls that were admitted before the circuit
+  opened) do not move it.
 - **half_open**: once ``recovery_timeout_s`` has passed, up to
   ``half_open_max_calls`` probe calls run; further concurrent calls get
   ``CIRCUIT_OPEN`` with ``retry_after_ms: 0`` (the probe decides shortly). The
@@ -495,9 +498,18 @@ class CircuitBreaker:
         )
 
 
+MAX_RETRY_AFTER_MS: Final = 2**53 - 1
+"""The longest ``retry_after_ms`` the breaker writes: the largest integer every JSON reader keeps
+exact (the protocol's interoperable range; about 285,000 years)."""
+
+
 def _ceil_ms(seconds: float) -> int:
-    """Seconds as whole milliseconds rounded up (float noise below a nanosecond ignored), >= 0."""
-    return max(0, math.ceil(round(seconds * 1000.0, 6)))
+    """Seconds as whole milliseconds rounded up (float noise below a nanosecond ignored), from 0
+    to ``MAX_RETRY_AFTER_MS`` (a longer wait is clamped to it)."""
+    milliseconds = round(seconds * 1000.0, 6)
+    if not milliseconds < MAX_RETRY_AFTER_MS:  # huge, or infinite (1e308 s in ms)
+        return MAX_RETRY_AFTER_MS
+    return max(0, math.ceil(milliseconds))
 
 
 def _positive_int(value: int, name: str) -> int:

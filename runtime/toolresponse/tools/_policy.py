@@ -71,14 +71,14 @@ from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
 from ._tool import (
-    _WORKERS,
     AsyncWait,
     PreparedTool,
     ToolSpec,
+    ToolThreads,
     Wait,
     _captured,
+    _Coroutine,
     _Raised,
-    _run_coroutine,
     _safe,
 )
 
@@ -101,6 +101,9 @@ __all__ = [
 ]
 
 _log = logging.getLogger("toolresponse")
+
+_APPROVALS = ToolThreads("approval")
+"""The threads approval hooks run on, so that a person's slow answer blocks no caller's loop."""
 
 LOCAL_CALLER: Final = "local"
 """The identity of a call made in-process (the registry's default ``caller``)."""
@@ -638,9 +641,14 @@ class PendingApproval:
         approval = self._approval()
         try:
             if self._control._async_approver:
-                outcome = _run_coroutine(lambda: _invoke(approver, approval), timeout, wait)
+                run = _Coroutine(lambda: _invoke(approver, approval))
+                try:
+                    outcome = wait(_APPROVALS.submit(run), timeout)
+                except TimeoutError:
+                    run.cancel()
+                    raise
             else:
-                future = _WORKERS.submit(lambda: _call_sync(approver, approval))
+                future = _APPROVALS.submit(lambda: _call_sync(approver, approval))
                 try:
                     outcome = wait(future, timeout)
                 except TimeoutError as error:
@@ -664,7 +672,7 @@ class PendingApproval:
             if self._control._async_approver:
                 outcome = await async_wait(_captured(_invoke(approver, approval)), timeout)
             else:
-                future = asyncio.wrap_future(_WORKERS.submit(lambda: _call_sync(approver, approval)))
+                future = asyncio.wrap_future(_APPROVALS.submit(lambda: _call_sync(approver, approval)))
                 try:
                     outcome = await async_wait(future, timeout)
                 except TimeoutError as error:

@@ -32,12 +32,14 @@ from ._events import ToolCallEvent, ToolCallListener
 from ._policy import LOCAL_CALLER, AccessControl, Denial, PendingApproval, tool_writes
 from ._provider_schemas import tool_schemas
 from ._tool import (
+    DEFAULT_MAX_THREADS,
     AsyncWait,
     FunctionTool,
     PreparedTool,
     Tool,
     ToolSpec,
     Wait,
+    _check_max_threads,
     _check_timeout,
     _safe,
     call_id_of,
@@ -46,6 +48,7 @@ from ._tool import (
     real_async_wait,
     real_wait,
 )
+from ._trace import mask_params
 
 __all__ = ["Breaker", "ToolRegistry"]
 
@@ -94,6 +97,13 @@ class ToolRegistry:
     ``clock`` (monotonic seconds) times the calls; ``wait`` and ``async_wait`` are how
     ``execute`` and ``aexecute`` wait for a tool under its timeout (real time by default;
     see ``Wait``, ``AsyncWait`` and ``toolresponse.testing.FakeClock``).
+
+    ``max_threads_per_tool`` caps the threads each tool runs on (``ToolThreads``: a sync tool
+    under a timeout or called by ``aexecute``, an async tool always); a call that finds them
+    all busy waits for one within its timeout and is answered TIMEOUT (``details.reason``
+    ``not_started``) if none frees. ``mask`` (on by default) masks secrets in what the answers
+    echo: ``context.params_input`` and the exception text in ``text``, ``message`` and
+    ``details`` (``mask_secrets``); ``mask=False`` echoes them verbatim.
     """
 
     def __init__(
@@ -105,7 +115,11 @@ class ToolRegistry:
         wait: Wait = real_wait,
         async_wait: AsyncWait = real_async_wait,
         access: AccessControl | None = None,
+        max_threads_per_tool: int = DEFAULT_MAX_THREADS,
+        mask: bool = True,
     ) -> None:
+        self._max_threads = _check_max_threads(max_threads_per_tool)
+        self._mask = bool(mask)
         self._breaker = breaker
         self._default_timeout_s = _check_timeout(default_timeout_s, "ToolRegistry")
         self._clock = clock
@@ -170,6 +184,8 @@ class ToolRegistry:
             description=description,
             timeout_s=timeout_s,
             default_timeout_s=self._default_timeout_s,
+            max_threads=self._max_threads,
+            mask=self._mask,
         )
         with self._lock:
             if prepared.name in self._tools:
@@ -454,7 +470,7 @@ class ToolRegistry:
             context["tool_name"] = shown
         params_input = params_input_of(params)
         if params_input is not None:
-            context["params_input"] = params_input
+            context["params_input"] = mask_params(params_input) if self._mask else params_input
         if call_id is not None:
             context["call_id"] = call_id
         return ToolResponse.error(

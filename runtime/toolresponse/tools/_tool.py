@@ -14,55 +14,76 @@ entry points the registry uses; they always return a valid ToolResponse:
 * parameters that are not a JSON object (or JSON text of one) or that break the
   parameters schema: ``INVALID_PARAM`` naming each violation;
 * an exception from the tool: ``EXECUTION_ERROR`` with its type and message in
-  ``details`` (``KeyboardInterrupt``, ``SystemExit`` and other exceptions that
-  are not ``Exception`` propagate);
-* a ``Tool.run`` that returns something other than a ToolResponse, or data that
+  ``details`` (secrets in the message masked, see below). Only
+  ``KeyboardInterrupt`` and ``SystemExit`` propagate (``INTERRUPTS``); any other
+  ``BaseException`` a tool raises (``GeneratorExit``, an ``asyncio.CancelledError``
+  of its own, a custom one) is its failure like any other;
+* a ``Tool.run`` that returns something other than a real ToolResponse (a
+  look-alike such as ``Mock(spec=ToolResponse)`` is not one), or data that
   breaks the output schema: ``EXECUTION_ERROR`` naming the problem;
-* no answer within the timeout: ``TIMEOUT`` (retryable). An asynchronous tool
-  is cancelled; a synchronous one runs in a daemon worker thread, so the
-  caller is answered on time and the process can still exit (the thread
-  itself cannot be stopped and finishes, or not, on its own);
+* no answer within the timeout: ``TIMEOUT`` (retryable). The tool runs on one
+  of its own daemon threads (``ToolThreads``, at most ``max_threads`` of them),
+  so the caller is answered on time and the process can still exit; an
+  asynchronous tool is then cancelled, a synchronous one cannot be stopped and
+  keeps its thread until it returns. A call that finds all the tool's threads
+  busy waits for one within its timeout; one still waiting when it passes never
+  runs (``TIMEOUT`` with ``details.reason`` ``not_started``). So a tool that
+  hangs holds at most ``max_threads`` threads, however often it is called;
 * a bug in this runtime: ``INTERNAL_ERROR``.
 
 The response gets ``stats.time_ms`` (measured with the injected monotonic
 ``clock``) and ``context`` (``tool_name``, ``params_input``, ``call_id`` when
-given); other members the tool set are kept.
+given); other members the tool set are kept. ``params_input`` is a copy of the
+parameters with secrets masked (``mask_params``: ``api_key``, ``password``,
+``token``, ``Authorization`` ... and key formats inside strings), as is the
+exception text the runtime writes into ``text``, ``message`` and ``details``;
+``mask=False`` (``ToolRegistry(mask=False)``) echoes both verbatim.
 
 How a call waits for an answer under a timeout is injected too: ``wait`` (a
-``Wait``: a synchronous caller's wait for a worker thread's or the background
-loop's result) and ``async_wait`` (an ``AsyncWait``: an asynchronous caller's
-wait for a task). The defaults wait in real time; ``FakeClock.wait`` and
-``FakeClock.async_wait`` (``toolresponse.testing``) wait on a fake clock, so
-that timeouts are tested without real waiting.
+``Wait``: a synchronous caller's wait for a worker thread's result) and
+``async_wait`` (an ``AsyncWait``: an asynchronous caller's wait for it). The
+defaults wait in real time; ``FakeClock.wait`` and ``FakeClock.async_wait``
+(``toolresponse.testing``) wait on a fake clock, so that timeouts are tested
+without real waiting.
 
-A synchronous call of an asynchronous tool runs it on one background event
-loop (a daemon thread); an asynchronous call of a synchronous tool runs it in a
-daemon worker thread, so the event loop is never blocked.
+Where a tool runs: a synchronous tool without a timeout, called synchronously,
+runs in the caller's thread (the fast path: no thread hop). Every other call
+runs on one of the tool's threads, under a copy of the caller's
+``contextvars`` context (so tracing context such as an OpenTelemetry span
+reaches the tool): a synchronous tool under a timeout or called by ``acall``,
+and an asynchronous tool always, on that thread's own event loop. So an async
+tool that blocks its loop (``time.sleep`` inside ``async def``) blocks only its
+own thread: it gets TIMEOUT at its timeout, and neither the caller's event loop
+(a server's) nor any other tool waits on it. The price is a thread hop per
+such call (tens of microseconds; see ``benchmarks/registry_overhead.py``), and
+an async tool must not rely on objects bound to the caller's event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
+import collections
+import contextlib
 import contextvars
+import dataclasses
 import inspect
 import logging
 import math
-import queue
 import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeGuard, TypeVar
 
 import orjson
 
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
-from .._response import ToolResponse, loads_strict, trusted_response, with_call_info
+from .._response import ToolResponse, loads_strict, owned_response, trusted_response, with_call_info
 from .._violation import SchemaViolation
 from ..validation import (
     MAX_VALUE_DEPTH,
@@ -73,6 +94,7 @@ from ..validation import (
     to_json_data,
 )
 from ._params import ParameterValidator, docstring_summary, parameters_schema, return_schema
+from ._trace import mask_params, mask_secrets
 
 __all__ = ["AsyncWait", "FunctionTool", "Tool", "ToolSpec", "Wait", "wrap_value"]
 
@@ -91,7 +113,7 @@ class Wait(Protocol):
     ``real_wait``, is ``future.result(timeout_s)``.
     """
 
-    def __call__(self, future: concurrent.futures.Future[T], timeout_s: float, /) -> T: ...
+    def __call__(self, future: Future[T], timeout_s: float, /) -> T: ...
 
 
 class AsyncWait(Protocol):
@@ -106,7 +128,7 @@ class AsyncWait(Protocol):
     def __call__(self, awaitable: Awaitable[T], timeout_s: float, /) -> Awaitable[T]: ...
 
 
-def real_wait(future: concurrent.futures.Future[T], timeout_s: float, /) -> T:
+def real_wait(future: Future[T], timeout_s: float, /) -> T:
     """The ``Wait`` in real time: ``future.result(timeout_s)``."""
     return future.result(timeout_s)
 
@@ -279,6 +301,20 @@ _Outcome = ToolResponse | _Success
 """What running a tool gives: its response, or the text and data of a plain function's success."""
 
 
+_RESPONSE_MEMBERS = frozenset(field.name for field in dataclasses.fields(ToolResponse))
+
+
+def is_response(value: Any) -> TypeGuard[ToolResponse]:
+    """Whether ``value`` is a real ToolResponse: an instance of the class or a subclass with
+    every member set (not a look-alike such as ``Mock(spec=ToolResponse)``, which passes
+    ``isinstance``, nor an instance made without its constructor)."""
+    kind = type(value)
+    if kind is not ToolResponse and not issubclass(kind, ToolResponse):
+        return False
+    members = getattr(value, "__dict__", None)
+    return type(members) is dict and members.keys() == _RESPONSE_MEMBERS
+
+
 def _plain_success(value: Any) -> _Success | None:
     """The text and data ``wrap_value`` gives a value that is JSON as it is and needs no conversion
     (None, a bool, a str, an int, a dict of JSON: what functions mostly return), else None."""
@@ -289,8 +325,11 @@ def _plain_success(value: Any) -> _Success | None:
         return "true" if value else "false", {"output": value}
     if (kind is str or kind is int) and is_plain(value, 0, 1):
         return value if kind is str else str(value), {"output": value}
-    if kind is dict and is_plain(value, 0, MAX_VALUE_DEPTH):
-        return orjson.dumps(value).decode("utf-8"), value
+    if kind is dict:
+        # A copy, so that the function changing its dict later cannot change the answer.
+        data = plain_object_copy(value)
+        if data is not NOT_PLAIN:
+            return orjson.dumps(data).decode("utf-8"), data
     return None
 
 
@@ -302,7 +341,7 @@ def wrap_value(value: Any) -> ToolResponse:
     converted by ``to_json_data``; one that cannot be raises ``JsonValueError``
     (pointer under ``/data``).
     """
-    if isinstance(value, ToolResponse):
+    if is_response(value):
         return value
     plain = _plain_success(value)
     if plain is not None:
@@ -351,15 +390,19 @@ def _safe(text: str, limit: int = _MESSAGE_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _describe(error: BaseException) -> tuple[str, str]:
-    """The exception's qualified type name and message, both safe to put in a response."""
+def _describe(error: BaseException, mask: bool) -> tuple[str, str]:
+    """The exception's qualified type name and message, both safe to put in a response; with
+    ``mask``, secrets in the message masked (``mask_secrets``)."""
     kind = type(error)
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     try:
         message = str(error)
     except Exception:  # an exception whose __str__ itself fails
         message = ""
-    return _safe(name, 200), _safe(message)
+    if type(message) is not str:  # a str subclass from __str__
+        message = str.__str__(message)
+    message = _safe(message)
+    return _safe(name, 200), mask_secrets(message) if mask else message
 
 
 def _violation_dicts(violations: tuple[SchemaViolation, ...]) -> list[dict[str, Any]]:
@@ -390,9 +433,10 @@ def _unreadable_params(tool: str, reason: str, detail: str) -> ToolResponse:
     return ToolResponse.error(ErrorCode.INVALID_PARAM, _safe(text), details={"reason": reason})
 
 
-def execution_error(tool: str, error: BaseException) -> ToolResponse:
-    """EXECUTION_ERROR for an exception the tool raised: its type and message in details."""
-    kind, message = _describe(error)
+def execution_error(tool: str, error: BaseException, *, mask: bool = True) -> ToolResponse:
+    """EXECUTION_ERROR for an exception the tool raised: its type and message in details (with
+    ``mask``, secrets in the message masked)."""
+    kind, message = _describe(error, mask)
     details: dict[str, Any] = {"exception": kind, "message": message}
     if isinstance(error, JsonValueError):
         details.update(reason="not_json", pointer=error.pointer)
@@ -400,9 +444,9 @@ def execution_error(tool: str, error: BaseException) -> ToolResponse:
     return ToolResponse.error(ErrorCode.EXECUTION_ERROR, text, details=details)
 
 
-def internal_error(tool: str, error: BaseException) -> ToolResponse:
-    """INTERNAL_ERROR for a bug in this runtime (not in the tool)."""
-    kind, message = _describe(error)
+def internal_error(tool: str, error: BaseException, *, mask: bool = True) -> ToolResponse:
+    """INTERNAL_ERROR for a bug in this runtime (not in the tool); secrets masked as above."""
+    kind, message = _describe(error, mask)
     _log.error("internal error while calling tool %r", tool, exc_info=error)
     return ToolResponse.error(
         ErrorCode.INTERNAL_ERROR,
@@ -411,12 +455,21 @@ def internal_error(tool: str, error: BaseException) -> ToolResponse:
     )
 
 
-def timeout_error(tool: str, timeout_s: float) -> ToolResponse:
-    """TIMEOUT: the tool did not answer in time (retryable by the code's default)."""
+def timeout_error(tool: str, timeout_s: float, *, waiting_for_thread: int | None = None) -> ToolResponse:
+    """TIMEOUT: the tool did not answer in time (retryable by the code's default). With
+    ``waiting_for_thread`` (the tool's thread cap), the call never started: no thread of the
+    tool was free for it (all busy, perhaps hung in earlier calls) during the whole timeout."""
+    if waiting_for_thread is None:
+        return ToolResponse.error(
+            ErrorCode.TIMEOUT,
+            f"Tool {tool!r} did not finish within {timeout_s:g} s.",
+            details={"timeout_s": timeout_s},
+        )
     return ToolResponse.error(
         ErrorCode.TIMEOUT,
-        f"Tool {tool!r} did not finish within {timeout_s:g} s.",
-        details={"timeout_s": timeout_s},
+        f"Tool {tool!r} did not start within {timeout_s:g} s: its threads (at most"
+        f" {waiting_for_thread}) were busy with earlier calls. It will not run this call.",
+        details={"timeout_s": timeout_s, "reason": "not_started", "max_threads": waiting_for_thread},
     )
 
 
@@ -426,6 +479,15 @@ def _not_a_response(tool: str, value: Any) -> ToolResponse:
         ErrorCode.EXECUTION_ERROR,
         f"Tool {tool!r} returned {kind}, not a ToolResponse.",
         details={"reason": "not_a_tool_response", "type": _safe(kind, 200)},
+    )
+
+
+def _changed_response(tool: str) -> ToolResponse:
+    return ToolResponse.error(
+        ErrorCode.EXECUTION_ERROR,
+        f"Tool {tool!r} returned a ToolResponse whose values it changed after building it"
+        " into values that are not JSON.",
+        details={"reason": "changed_response"},
     )
 
 
@@ -444,8 +506,10 @@ def params_input_of(params: Any) -> Any:
     """``params`` as JSON for ``context.params_input``, or None when it cannot be."""
     if params is None:
         return {}
-    if type(params) is dict and is_json_data(params):
-        return params
+    if type(params) is dict:
+        record = plain_object_copy(params)
+        if record is not NOT_PLAIN:
+            return record
     if isinstance(params, bytes | bytearray):
         params = bytes(params).decode("utf-8", "replace")
     if isinstance(params, str):
@@ -456,79 +520,122 @@ def params_input_of(params: Any) -> Any:
         return None
 
 
-# -- daemon workers and the background event loop ------------------------------------------
+# -- the threads a tool runs on ------------------------------------------------------------
 
 
-class _Workers:
-    """Daemon threads for synchronous tools under a timeout: a hung tool never keeps the
-    process alive. Threads are started on demand and end after ``idle_s`` without work."""
+DEFAULT_MAX_THREADS: Final = 8
+"""How many threads one tool runs on at most (see ``ToolThreads``)."""
 
-    def __init__(self, idle_s: float = 30.0) -> None:
-        self._queue: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]]] = (
-            queue.SimpleQueue()
-        )
-        self._lock = threading.Lock()
-        self._idle = 0
+INTERRUPTS: Final = (KeyboardInterrupt, SystemExit)
+"""The exceptions a tool may raise that end the call by propagating, not as a response."""
+
+_THREAD_LOOP = threading.local()
+"""The event loop of a worker thread, made the first time it runs an async tool."""
+
+
+class _Job(Future[T]):
+    """A call submitted to ``ToolThreads``; ``queued`` when no thread was free for it at once."""
+
+    queued = False
+
+
+class ToolThreads:
+    """The daemon threads one tool runs on: at most ``limit`` at once, started on demand, each
+    ending after ``idle_s`` seconds without work.
+
+    A synchronous tool runs here under a timeout (and for an asynchronous caller); an
+    asynchronous tool always runs here, on the worker thread's own event loop, so that a
+    coroutine which blocks (``time.sleep`` in ``async def``) blocks neither the caller's loop
+    nor any other tool. A call runs under a copy of its caller's ``contextvars`` context.
+
+    A call whose caller stopped waiting (a timeout) cannot be stopped and keeps its thread
+    until it returns; so does every call behind it when all ``limit`` threads hang. A call
+    submitted while every thread is busy waits, in order, for one to become free; under a
+    timeout that wait counts, and a call still waiting when the timeout passes never runs.
+    The threads are daemon threads: a hung tool never keeps the process alive.
+    """
+
+    def __init__(self, name: str, limit: int = DEFAULT_MAX_THREADS, idle_s: float = 30.0) -> None:
+        self.name = name
+        self.limit = limit
         self._idle_s = idle_s
+        self._ready = threading.Condition(threading.Lock())
+        self._jobs: collections.deque[tuple[contextvars.Context, Callable[[], Any], Future[Any]]] = (
+            collections.deque()
+        )
+        self._threads = 0
+        self._idle = 0
         self._started = 0
 
-    def submit(self, function: Callable[[], T]) -> concurrent.futures.Future[T]:
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        with self._lock:
-            if self._idle:
-                self._idle -= 1
-            else:
+    @property
+    def alive(self) -> int:
+        """How many threads this tool has now (busy or idle)."""
+        return self._threads
+
+    def submit(self, function: Callable[[], T]) -> Future[T]:
+        """Run ``function`` on one of the threads, under a copy of the caller's context.
+
+        ``queued(future)`` tells afterwards whether the call had to wait for a thread (every
+        one was busy and the cap reached) rather than getting one at once.
+        """
+        future: _Job[T] = _Job()
+        context = contextvars.copy_context()
+        with self._ready:
+            self._jobs.append((context, function, future))
+            if self._idle >= len(self._jobs):
+                self._ready.notify()
+            elif self._threads < self.limit:
+                self._threads += 1
                 self._started += 1
                 thread = threading.Thread(
-                    target=self._work, name=f"toolresponse-worker-{self._started}", daemon=True
+                    target=self._work, name=f"toolresponse-{self.name}-{self._started}", daemon=True
                 )
-                thread.start()
-        context = contextvars.copy_context()  # the caller's context (its current span) goes with the call
-        self._queue.put((lambda: context.run(function), future))
+                try:
+                    thread.start()
+                except BaseException:
+                    self._threads -= 1
+                    self._jobs.pop()
+                    raise
+            else:
+                future.queued = True
         return future
 
-    def _work(self) -> None:
-        while True:
-            try:
-                function, future = self._queue.get(timeout=self._idle_s)
-            except queue.Empty:
-                with self._lock:
-                    if self._idle:
-                        self._idle -= 1
-                        return
-                continue
-            if future.set_running_or_notify_cancel():
-                try:
-                    result = function()
-                except BaseException as error:  # handed to the caller, who decides what propagates
-                    future.set_exception(error)
-                else:
-                    future.set_result(result)
-            del function, future
-            with self._lock:
+    @staticmethod
+    def queued(future: Future[Any]) -> bool:
+        """Whether the call behind ``future`` (from ``submit``) had to wait for a free thread."""
+        return isinstance(future, _Job) and future.queued
+
+    def _next(self) -> tuple[contextvars.Context, Callable[[], Any], Future[Any]] | None:
+        """The next job, or None when none came for ``idle_s`` (the thread then ends)."""
+        with self._ready:
+            while not self._jobs:
                 self._idle += 1
+                try:
+                    woken = self._ready.wait(self._idle_s)
+                finally:
+                    self._idle -= 1
+                if not woken and not self._jobs:
+                    self._threads -= 1
+                    return None
+            return self._jobs.popleft()
 
-
-class _Portal:
-    """One background event loop (a daemon thread) that runs async tools for synchronous callers."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-
-    def loop(self) -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
-        with self._lock:
-            if self._loop is None or self._thread is None or not self._thread.is_alive():
-                loop = asyncio.new_event_loop()
-                thread = threading.Thread(target=loop.run_forever, name="toolresponse-loop", daemon=True)
-                thread.start()
-                self._loop, self._thread = loop, thread
-            return self._loop, self._thread
-
-
-_WORKERS = _Workers()
-_PORTAL = _Portal()
+    def _work(self) -> None:
+        try:
+            while (job := self._next()) is not None:
+                context, function, future = job
+                if future.set_running_or_notify_cancel():
+                    try:
+                        result = context.run(function)
+                    except BaseException as error:
+                        # Handed to the caller as a value, who decides what propagates: some
+                        # exceptions (GeneratorExit) cannot cross an ``await`` intact.
+                        result = _Raised(error)
+                    future.set_result(result)
+                del job, context, function, future
+        finally:
+            loop: asyncio.AbstractEventLoop | None = getattr(_THREAD_LOOP, "loop", None)
+            if loop is not None:
+                loop.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -547,31 +654,57 @@ async def _captured(awaitable: Awaitable[T]) -> T | _Raised:
         return _Raised(error)
 
 
-async def _in_context(context: contextvars.Context, awaitable: Awaitable[T]) -> T | _Raised:
-    """``awaitable`` run with the context variables of ``context`` (the caller's, on another loop)."""
-    for variable, value in context.items():
-        variable.set(value)
-    return await _captured(awaitable)
+async def _started(factory: Callable[[], Coroutine[Any, Any, T]]) -> T | _Raised:
+    """``factory``'s coroutine, made only once the task runs: a task cancelled before its first
+    step leaves no coroutine that was never awaited."""
+    return await _captured(factory())
 
 
-def _run_coroutine(
-    factory: Callable[[], Coroutine[Any, Any, Any]], timeout_s: float | None, wait: Wait
-) -> Any:
-    """Run an async tool for a synchronous caller; raises TimeoutError when ``wait`` gives up
-    after ``timeout_s``."""
+async def _function_call(function: Callable[..., Any], params: dict[str, Any]) -> Any:
+    """A plain (coroutine) function's value, awaited when it is awaitable."""
+    value = function(**params)
+    if inspect.isawaitable(value):
+        value = await value
+    return value
 
-    loop, thread = _PORTAL.loop()
-    if threading.current_thread() is thread:  # a tool on the loop calling back in: use a fresh loop
-        future = _WORKERS.submit(lambda: asyncio.run(_captured(factory())))
-        return future.result() if timeout_s is None else wait(future, timeout_s)
-    task = asyncio.run_coroutine_threadsafe(_in_context(contextvars.copy_context(), factory()), loop)
-    if timeout_s is None:
-        return task.result()
-    try:
-        return wait(task, timeout_s)
-    except TimeoutError:
-        task.cancel()
-        raise
+
+class _Coroutine:
+    """An async tool's run on a worker thread's own event loop, cancellable from any thread."""
+
+    __slots__ = ("_cancelled", "_factory", "_lock", "_loop", "_task")
+
+    def __init__(self, factory: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        self._factory = factory
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[Any] | None = None
+
+    def __call__(self) -> Any:
+        """Run to the end on this thread's loop: the value or a ``_Raised``, never raising."""
+        loop: asyncio.AbstractEventLoop | None = getattr(_THREAD_LOOP, "loop", None)
+        if loop is None:
+            loop = _THREAD_LOOP.loop = asyncio.new_event_loop()
+        task = loop.create_task(_started(self._factory))
+        with self._lock:
+            self._loop, self._task = loop, task
+            if self._cancelled:
+                task.cancel()
+        try:
+            return loop.run_until_complete(task)
+        except asyncio.CancelledError as error:  # cancelled after a timeout, or by the tool itself
+            return _Raised(error)
+        finally:
+            self._loop = self._task = None
+
+    def cancel(self) -> None:
+        """Cancel the run (at its next ``await`` when it is running)."""
+        with self._lock:
+            self._cancelled = True
+            loop, task = self._loop, self._task
+            if loop is not None and task is not None:
+                with contextlib.suppress(RuntimeError):  # the loop is closed: the run is over
+                    loop.call_soon_threadsafe(task.cancel)
 
 
 # -- a tool made ready to call -------------------------------------------------------------
@@ -592,6 +725,12 @@ def _check_timeout(value: Any, where: str) -> float | None:
     return float(value)
 
 
+def _check_max_threads(value: Any, where: str = "ToolRegistry") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ToolDefinitionError(f"{where}: max_threads_per_tool must be an int >= 1, not {value!r}")
+    return value
+
+
 def _object_schema(schema: Any, where: str, what: str) -> ParameterValidator:
     validator = ParameterValidator.compile(schema, where=f"{where}, {what}")
     if validator.schema.get("type") != "object":
@@ -610,10 +749,12 @@ class PreparedTool:
         "_sync_run",
         "call_timeout_s",
         "description",
+        "mask",
         "name",
         "output",
         "params",
         "spec",
+        "threads",
         "timeout_s",
         "tool",
     )
@@ -626,6 +767,8 @@ class PreparedTool:
         description: str | None = None,
         timeout_s: float | None = None,
         default_timeout_s: float | None = None,
+        max_threads: int = DEFAULT_MAX_THREADS,
+        mask: bool = True,
     ) -> None:
         if not isinstance(tool, Tool):
             raise ToolDefinitionError(f"a tool must be a Tool or a callable, not {type(tool).__name__}")
@@ -647,6 +790,8 @@ class PreparedTool:
         self.timeout_s = _check_timeout(tool.timeout_s if timeout_s is None else timeout_s, where)
         # The timeout of a call that names none: the tool's own, else the registry's default.
         self.call_timeout_s = default_timeout_s if self.timeout_s is None else self.timeout_s
+        self.threads = ToolThreads(self.name, _check_max_threads(max_threads, where))
+        self.mask = bool(mask)
         kind = type(tool)
         has_run = kind.run is not Tool.run
         has_arun = kind.arun is not Tool.arun
@@ -714,7 +859,9 @@ class PreparedTool:
                 return _unreadable_params(self.name, "not_object", f"they are {what}, not an object")
         if not is_plain(params, 0, MAX_VALUE_DEPTH):
             try:
-                to_json_data(params, strict=True)
+                # JSON, but not as it is (a str or int subclass ...): the plain values the tool
+                # gets, as if it had been sent JSON text.
+                params = to_json_data(params, strict=True)
             except JsonValueError as error:
                 return invalid_params(self.name, error.errors)
         if self.params.is_valid(params):
@@ -724,11 +871,15 @@ class PreparedTool:
 
     def checked(self, result: Any) -> ToolResponse:
         """The tool's result as a response: a ToolResponse whose data fits the output schema."""
-        if not isinstance(result, ToolResponse):
+        if not is_response(result):
             return _not_a_response(self.name, result)
-        if self.output is not None and result.status is not _ERROR:
-            return self._output_error(result.data) or result
-        return result
+        # The tool may still hold the response and change its dicts: the answer gets a copy.
+        owned = owned_response(result)
+        if owned is None:
+            return _changed_response(self.name)
+        if self.output is not None and owned.status is not _ERROR:
+            return self._output_error(owned.data) or owned
+        return owned
 
     def _output_error(self, data: dict[str, Any]) -> ToolResponse | None:
         """The error answer when ``data`` breaks the output schema, else None."""
@@ -756,7 +907,11 @@ class PreparedTool:
         self, outcome: _Outcome, params_input: Any, call_id: str | None, time_ms: float
     ) -> ToolResponse:
         """The answer: ``outcome`` with ``stats.time_ms`` and ``context`` filled in, the tool's
-        other members kept; a plain function's text and data become a success here."""
+        other members kept; a plain function's text and data become a success here.
+        ``params_input`` is recorded with its secrets masked (``mask_params``) unless ``mask``
+        is off."""
+        if params_input is not None and self.mask:
+            params_input = mask_params(params_input)
         context: dict[str, Any] = {"tool_name": self.name, "params_input": params_input}
         if params_input is None:
             del context["params_input"]
@@ -771,81 +926,101 @@ class PreparedTool:
 
     # -- running --------------------------------------------------------------------------
 
-    def run_sync(self, params: dict[str, Any], timeout_s: float | None, wait: Wait) -> ToolResponse:
+    def run_sync(self, params: dict[str, Any], timeout_s: float | None, wait: Wait) -> _Outcome:
         """Run the tool for a synchronous caller, ``wait`` waiting for it under ``timeout_s``;
-        the result is checked, never raised."""
+        the result is checked, never raised (but for ``INTERRUPTS``)."""
         sync_run = self._sync_run
         if sync_run is not None:
             if timeout_s is None:
                 try:
                     result: Any = sync_run(params)
-                except Exception as error:
-                    return execution_error(self.name, error)
+                except INTERRUPTS:
+                    raise
+                except BaseException as error:
+                    return self.execution_error(error)
                 return self.checked(result)
-            future = _WORKERS.submit(lambda: sync_run(params))
+            future = self.threads.submit(lambda: sync_run(params))
             try:
                 result = wait(future, timeout_s)
-            except TimeoutError as error:
-                if future.done():  # the tool's own TimeoutError, not the wait's
-                    return execution_error(self.name, error)
-                return timeout_error(self.name, timeout_s)
-            except Exception as error:
-                return execution_error(self.name, error)
-            return self.checked(result)
-        async_run = self._async_run
-        assert async_run is not None
+            except TimeoutError:
+                return self._timed_out(future, timeout_s)
+            return self._raised(result) if isinstance(result, _Raised) else self.checked(result)
+        run = _Coroutine(self._coroutine_factory(params))
+        future = self.threads.submit(run)
         try:
-            outcome = _run_coroutine(lambda: async_run(params), timeout_s, wait)
+            outcome = future.result() if timeout_s is None else wait(future, timeout_s)
         except TimeoutError:
             assert timeout_s is not None
-            return timeout_error(self.name, timeout_s)
-        return self._outcome(outcome)
+            run.cancel()
+            return self._timed_out(future, timeout_s)
+        return self._async_outcome(outcome)
 
     async def run_async(
         self, params: dict[str, Any], timeout_s: float | None, async_wait: AsyncWait
     ) -> _Outcome:
         """Run the tool for an asynchronous caller, ``async_wait`` waiting for it under
-        ``timeout_s``; the result is checked, never raised."""
-        function = self._async_function
-        if function is not None and timeout_s is None:
-            # The commonest async tool, a plain coroutine function without a timeout, awaited directly.
-            try:
-                value = function(**params)
-                if inspect.isawaitable(value):
-                    value = await value
-            except Exception as error:
-                return execution_error(self.name, error)
-            return self._function_value(value, awaited=True)
-        async_run = self._async_run
-        if async_run is not None:
-            if timeout_s is None:
-                return self._outcome(await _captured(async_run(params)))
-            try:
-                outcome = await async_wait(_captured(async_run(params)), timeout_s)
-            except TimeoutError:
-                return timeout_error(self.name, timeout_s)
-            return self._outcome(outcome)
-        sync_run = self._sync_run
-        assert sync_run is not None
-        future = asyncio.wrap_future(_WORKERS.submit(lambda: sync_run(params)))
+        ``timeout_s``, on one of the tool's threads (never on the caller's loop); the result is
+        checked, never raised (but for ``INTERRUPTS``)."""
+        run: _Coroutine | None = None
+        if self._sync_run is not None:
+            sync_run = self._sync_run
+            future = self.threads.submit(lambda: sync_run(params))
+        else:
+            run = _Coroutine(self._coroutine_factory(params))
+            future = self.threads.submit(run)
+        waited = asyncio.wrap_future(future)
         try:
-            result = await (future if timeout_s is None else async_wait(future, timeout_s))
-        except TimeoutError as error:
-            if future.done() and not future.cancelled():  # the tool's own TimeoutError
-                return execution_error(self.name, error)
+            result = await (waited if timeout_s is None else async_wait(waited, timeout_s))
+        except TimeoutError:
             assert timeout_s is not None
-            return timeout_error(self.name, timeout_s)
-        except Exception as error:
-            return execution_error(self.name, error)
-        return self.checked(result)
+            if run is not None:
+                run.cancel()
+            return self._timed_out(future, timeout_s)
+        except asyncio.CancelledError:  # the caller was cancelled: so is the tool
+            future.cancel()
+            if run is not None:
+                run.cancel()
+            raise
+        if run is not None:
+            return self._async_outcome(result)
+        return self._raised(result) if isinstance(result, _Raised) else self.checked(result)
 
-    def _outcome(self, outcome: Any) -> ToolResponse:
+    def _coroutine_factory(self, params: dict[str, Any]) -> Callable[[], Coroutine[Any, Any, Any]]:
+        function = self._async_function
+        if function is not None:
+            return lambda: _function_call(function, params)
+        async_run = self._async_run
+        assert async_run is not None
+        return lambda: async_run(params)
+
+    def _async_outcome(self, outcome: Any) -> _Outcome:
+        """What an async tool's run gave, checked: a plain function's value as ``_function_value``
+        takes it, a Tool's result as ``checked``; an exception it raised as EXECUTION_ERROR."""
         if isinstance(outcome, _Raised):
-            error = outcome.error
-            if not isinstance(error, Exception):
-                raise error
-            return execution_error(self.name, error)
+            return self._raised(outcome)
+        if self._async_function is not None:
+            return self._function_value(outcome, awaited=True)
         return self.checked(outcome)
+
+    def _raised(self, raised: _Raised) -> ToolResponse:
+        """EXECUTION_ERROR for what the tool raised (its own TimeoutError too); ``INTERRUPTS``
+        propagate."""
+        error = raised.error
+        if isinstance(error, INTERRUPTS):
+            raise error
+        return self.execution_error(error)
+
+    def _timed_out(self, future: Future[Any], timeout_s: float) -> ToolResponse:
+        """TIMEOUT; a call that waited for a thread (all hung or busy) and never got one never
+        runs, and says so. (One that got a thread at once may not have begun yet when a fake
+        clock jumps: it runs, late, like a tool that hangs.)"""
+        if self.threads.queued(future) and future.cancel():
+            return timeout_error(self.name, timeout_s, waiting_for_thread=self.threads.limit)
+        return timeout_error(self.name, timeout_s)
+
+    def execution_error(self, error: BaseException) -> ToolResponse:
+        """EXECUTION_ERROR for an exception the tool raised, secrets masked unless ``mask`` is off."""
+        return execution_error(self.name, error, mask=self.mask)
 
     # -- the whole call -------------------------------------------------------------------
 
@@ -869,15 +1044,17 @@ class PreparedTool:
                     params_input = record
                     try:
                         value = function(**params)
-                    except Exception as error:
-                        outcome: _Outcome = execution_error(self.name, error)
+                    except INTERRUPTS:
+                        raise
+                    except BaseException as error:
+                        outcome: _Outcome = self.execution_error(error)
                     else:
                         outcome = self._function_value(value, awaited=False)
                     return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
             parsed, params_input = self.arguments(params)
             outcome = parsed if isinstance(parsed, ToolResponse) else self.run_sync(parsed, timeout_s, wait)
         except Exception as error:
-            outcome = internal_error(self.name, error)
+            outcome = internal_error(self.name, error, mask=self.mask)
         return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
 
     async def acall(
@@ -898,7 +1075,7 @@ class PreparedTool:
             else:
                 outcome = await self.run_async(parsed, timeout_s, async_wait)
         except Exception as error:
-            outcome = internal_error(self.name, error)
+            outcome = internal_error(self.name, error, mask=self.mask)
         return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
 
 

@@ -65,7 +65,7 @@ from .._errors import JsonValueError
 from ..validation import MAX_VALUE_DEPTH, to_json_data
 from ._events import ToolCallEvent
 
-__all__ = ["MASK", "JsonlTraceWriter", "is_secret_name", "mask_secrets"]
+__all__ = ["MASK", "JsonlTraceWriter", "is_secret_name", "mask_params", "mask_secrets"]
 
 MASK = "***"
 """What a secret is replaced by."""
@@ -290,6 +290,46 @@ def mask_secrets(value: Any) -> Any:
     A container that contains itself is cut where it repeats, as ``"<cycle>"``.
     """
     return _masked(value, set(), 0)
+
+
+def mask_params(value: Any) -> Any:
+    """``mask_secrets`` for JSON data (a tool call's recorded parameters): ``value`` itself when
+    nothing in it is a secret, the common case, so that nothing is copied; else a copy with the
+    secrets masked, ``value`` unchanged."""
+    return _masked_json(value, 0)
+
+
+def _masked_json(value: Any, depth: int) -> Any:
+    kind = type(value)
+    if kind is str:
+        return _mask_text(value)
+    if depth > MAX_VALUE_DEPTH:
+        return value
+    if kind is dict:
+        changed: dict[Any, Any] | None = None
+        for key, item in value.items():
+            if type(key) is str and is_secret_name(key) and item is not None and item != "":
+                masked: Any = MASK
+            elif item is None or type(item) in _SCALARS:
+                continue
+            else:
+                masked = _masked_json(item, depth + 1)
+            if masked is not item:
+                changed = dict(value) if changed is None else changed
+                changed[key] = masked
+        return value if changed is None else changed
+    if kind is list:
+        items: list[Any] | None = None
+        for index, item in enumerate(value):
+            masked = _masked_json(item, depth + 1)
+            if masked is not item:
+                items = list(value) if items is None else items
+                items[index] = masked
+        return value if items is None else items
+    return value
+
+
+_SCALARS = frozenset({bool, int, float})
 
 
 def _masked(value: Any, active: set[int], depth: int) -> Any:
