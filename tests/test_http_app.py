@@ -450,7 +450,8 @@ def test_a_failure_in_the_server_is_500_internal_error(client: TestClient, name:
 
 def test_a_failing_tool_list_is_500_internal_error() -> None:
     """A tool list that cannot be made answers 500 INTERNAL_ERROR with a ToolResponse body."""
-    with TestClient(create_app(ExplodingListRegistry()), base_url=LOCAL, raise_server_exceptions=False) as failing:
+    app = create_app(ExplodingListRegistry())
+    with TestClient(app, base_url=LOCAL, raise_server_exceptions=False) as failing:
         response = failing.get("/tools")
     assert "INTERNAL_ERROR" == assert_binding_answer(response)["error_info"]["code"]
 

@@ -42,7 +42,8 @@ class RawAnswer:
 
 def connect(url: str) -> socket.socket:
     parts = urlsplit(url)
-    assert parts.hostname is not None and parts.port is not None
+    assert parts.hostname is not None
+    assert parts.port is not None
     return socket.create_connection((parts.hostname, parts.port), timeout=SOCKET_TIMEOUT_S)
 
 
