@@ -542,6 +542,19 @@ class BindingReader:
         (success_status,) = success
         if str(success_status) not in list_operation["responses"]:
             raise self.fail(f"the tool list does not answer {success_status}")
+        declared = {
+            member: self.declared_answer(
+                member, invoke, list_operation if member == "x-unauthorized" else None
+            )
+            for member in ("x-unauthorized", "x-request-timeout")
+        }
+        for member, (status, code) in declared.items():
+            found_code = exceptions.pop(status, (None, None))[0]
+            if found_code != code:
+                raise self.fail(
+                    f"{member} says {status} {code}; the invoke response {status} is not an answer"
+                    f" of that one code (it admits {found_code or 'the codes of its status'})"
+                )
         limited = sorted(status for status, (_, found) in exceptions.items() if found.limit_bytes is not None)
         if len(limited) != 1 or set(exceptions) != set(limited):
             raise self.fail(
@@ -561,6 +574,27 @@ class BindingReader:
             raise self.fail("x-method-not-allowed needs status, code and header")
         if not_allowed["code"] not in self.codes:
             raise self.fail(f"x-method-not-allowed names {not_allowed['code']!r}, not a code")
+        unauthorized = self.document["x-unauthorized"]
+        if unauthorized.get("header") not in response_headers.pop(declared["x-unauthorized"][0], set()):
+            raise self.fail(
+                f"the invoke response {declared['x-unauthorized'][0]} has no"
+                f" {unauthorized.get('header')} header"
+            )
+        scheme = (
+            self.document.get("components", {}).get("securitySchemes", {}).get(unauthorized.get("scheme"))
+        )
+        if (
+            not isinstance(scheme, dict)
+            or scheme.get("type") != "http"
+            or not isinstance(scheme.get("scheme"), str)
+        ):
+            raise self.fail(
+                f"x-unauthorized names the scheme {unauthorized.get('scheme')!r}, not an http security scheme"
+            )
+        if not any(
+            unauthorized["scheme"] in requirement for requirement in self.document.get("security", [])
+        ):
+            raise self.fail(f"the document's security does not name {unauthorized['scheme']!r}")
         headers = {name for names in response_headers.values() for name in names}
         if len(headers) != 1:
             raise self.fail(f"expected one response header of the invoke operation, found {sorted(headers)}")
@@ -586,7 +620,32 @@ class BindingReader:
             "ALLOW_HEADER": not_allowed["header"],
             "RETRY_AFTER_HEADER": retry_after_header,
             "RETRY_AFTER_STATUSES": sorted(response_headers),
+            "UNAUTHORIZED_STATUS": declared["x-unauthorized"][0],
+            "UNAUTHORIZED_CODE": declared["x-unauthorized"][1],
+            "AUTHENTICATE_HEADER": unauthorized["header"],
+            "SECURITY_SCHEME": unauthorized["scheme"],
+            "BEARER_SCHEME": scheme["scheme"].capitalize(),
+            "REQUEST_TIMEOUT_STATUS": declared["x-request-timeout"][0],
+            "REQUEST_TIMEOUT_CODE": declared["x-request-timeout"][1],
         }
+
+    def declared_answer(
+        self, member: str, invoke: dict[str, Any], also: dict[str, Any] | None
+    ) -> tuple[int, str]:
+        """The status and code of an answer the document declares in ``member`` (``x-unauthorized``,
+        ``x-request-timeout``), documented among the invoke responses (and ``also``'s)."""
+        declared = self.document.get(member)
+        if not isinstance(declared, dict) or not {"status", "code"} <= set(declared):
+            raise self.fail(f"{member} needs status and code")
+        status, code = declared["status"], declared["code"]
+        if isinstance(status, bool) or not isinstance(status, int) or code not in self.codes:
+            raise self.fail(f"{member} says {status!r} {code!r}, not a status and a code")
+        for operation in (invoke, *([also] if also is not None else [])):
+            if str(status) not in operation["responses"]:
+                raise self.fail(
+                    f"{operation.get('operationId')} does not document the {member} answer {status}"
+                )
+        return status, code
 
 
 CONSTANT_DOCS: dict[str, str] = {
@@ -610,8 +669,20 @@ CONSTANT_DOCS: dict[str, str] = {
     "ALLOW_HEADER": "The header of that answer, naming the methods the path has.",
     "RETRY_AFTER_HEADER": "The header of a retryable answer: whole seconds before a retry may succeed.",
     "RETRY_AFTER_STATUSES": "The HTTP statuses whose answers may carry ``RETRY_AFTER_HEADER``.",
+    "UNAUTHORIZED_STATUS": "The HTTP status of a request without the server's token (``x-unauthorized``).",
+    "UNAUTHORIZED_CODE": "The code of that answer.",
+    "AUTHENTICATE_HEADER": "The header of that answer: the challenge of the security scheme.",
+    "SECURITY_SCHEME": "The name of the bearer-token security scheme in the document.",
+    "BEARER_SCHEME": "The authentication scheme of that security scheme, as sent (case-insensitive).",
+    "REQUEST_TIMEOUT_STATUS": "The HTTP status of a body not in on time (``x-request-timeout``).",
+    "REQUEST_TIMEOUT_CODE": "The code of that answer (``details.timeout_s``: the time limit).",
 }
-_CODE_CONSTANTS = ("BODY_TOO_LARGE_CODE", "METHOD_NOT_ALLOWED_CODE")
+_CODE_CONSTANTS = (
+    "BODY_TOO_LARGE_CODE",
+    "METHOD_NOT_ALLOWED_CODE",
+    "UNAUTHORIZED_CODE",
+    "REQUEST_TIMEOUT_CODE",
+)
 
 
 def http_binding_source() -> str:
@@ -664,7 +735,7 @@ def http_binding_source() -> str:
         "    {",
         *(
             f"        {constants[f'{answer}_STATUS']}: ErrorCode.{constants[f'{answer}_CODE']},"
-            for answer in ("BODY_TOO_LARGE", "METHOD_NOT_ALLOWED")
+            for answer in ("BODY_TOO_LARGE", "METHOD_NOT_ALLOWED", "UNAUTHORIZED", "REQUEST_TIMEOUT")
         ),
         "    }",
         ")",

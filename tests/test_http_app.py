@@ -22,6 +22,8 @@ ECHO_SCHEMA = {
     "required": ["text"],
     "additionalProperties": False,
 }
+LOCAL = "http://localhost"
+"""The test client's base URL: a loopback name, which the default access rules accept."""
 FAIL_SCHEMA = {
     "type": "object",
     "properties": {"code": {"type": "string"}, "retry_after_ms": {"type": "integer"}},
@@ -112,7 +114,7 @@ def registry() -> FakeRegistry:
 
 @pytest.fixture
 def client(registry: FakeRegistry) -> Iterator[TestClient]:
-    with TestClient(create_app(registry), raise_server_exceptions=False) as test_client:
+    with TestClient(create_app(registry), base_url=LOCAL, raise_server_exceptions=False) as test_client:
         yield test_client
 
 
@@ -168,7 +170,7 @@ def test_tool_list_follows_the_document(client: TestClient) -> None:
 )
 def test_the_tool_list_text_counts_and_names_the_tools(names: list[str], text: str) -> None:
     """The tool list's text says how many tools there are and names them; an empty list is valid too."""
-    with TestClient(create_app(ListingRegistry(names))) as listing:
+    with TestClient(create_app(ListingRegistry(names)), base_url=LOCAL) as listing:
         body = assert_binding_answer(listing.get("/tools"))
     assert (text, names) == (body["text"], [tool["name"] for tool in body["data"]["tools"]])
     assert [] == tool_list_violations(body)
@@ -329,7 +331,7 @@ def test_a_body_over_the_limit_is_413(client: TestClient, registry: FakeRegistry
 
 def test_the_limit_can_be_set(registry: FakeRegistry) -> None:
     """max_body_bytes sets the limit."""
-    with TestClient(create_app(registry, max_body_bytes=20)) as small:
+    with TestClient(create_app(registry, max_body_bytes=20), base_url=LOCAL) as small:
         assert 200 == invoke(small, "echo", padded_object(20)).status_code
         assert 413 == invoke(small, "echo", padded_object(21)).status_code
 
@@ -370,7 +372,7 @@ def call_asgi(
         "raw_path": b"/tools/echo/invoke",
         "query_string": b"",
         "root_path": "",
-        "headers": headers,
+        "headers": [(b"host", b"localhost"), *headers],
         "client": ("127.0.0.1", 1),
         "server": ("127.0.0.1", 80),
     }
@@ -448,7 +450,8 @@ def test_a_failure_in_the_server_is_500_internal_error(client: TestClient, name:
 
 def test_a_failing_tool_list_is_500_internal_error() -> None:
     """A tool list that cannot be made answers 500 INTERNAL_ERROR with a ToolResponse body."""
-    with TestClient(create_app(ExplodingListRegistry()), raise_server_exceptions=False) as failing:
+    app = create_app(ExplodingListRegistry())
+    with TestClient(app, base_url=LOCAL, raise_server_exceptions=False) as failing:
         response = failing.get("/tools")
     assert "INTERNAL_ERROR" == assert_binding_answer(response)["error_info"]["code"]
 

@@ -158,9 +158,11 @@ def test_every_response_of_every_operation_is_a_tool_response() -> None:
 
 
 def test_invoke_answers_the_status_of_every_code() -> None:
-    """The invoke operation documents 200, 413, default and each code's HTTP status, nothing else."""
+    """The invoke operation documents 200, 401, 408, 413, default and each code's status, nothing else."""
     responses = load_document()["paths"]["/tools/{name}/invoke"]["post"]["responses"]
-    expected = sorted({"200", "413", "default", *(str(status) for status in HTTP_STATUS.values())})
+    expected = sorted(
+        {"200", "401", "408", "413", "default", *(str(status) for status in HTTP_STATUS.values())}
+    )
     actual = sorted(responses)
     assert expected == actual
 

@@ -87,6 +87,27 @@ DOCUMENT_STATES: list[tuple[str, Any, Any]] = [
     ("405 status", http_binding.METHOD_NOT_ALLOWED_STATUS, at("/x-method-not-allowed/status")),
     ("405 code", http_binding.METHOD_NOT_ALLOWED_CODE.value, at("/x-method-not-allowed/code")),
     ("405 header", http_binding.ALLOW_HEADER, at("/x-method-not-allowed/header")),
+    ("401 status", http_binding.UNAUTHORIZED_STATUS, at("/x-unauthorized/status")),
+    ("401 code", http_binding.UNAUTHORIZED_CODE.value, at("/x-unauthorized/code")),
+    ("401 header", http_binding.AUTHENTICATE_HEADER, at("/x-unauthorized/header")),
+    ("security scheme", http_binding.SECURITY_SCHEME, at("/x-unauthorized/scheme")),
+    (
+        "bearer scheme",
+        http_binding.BEARER_SCHEME.lower(),
+        at(f"/components/securitySchemes/{http_binding.SECURITY_SCHEME}/scheme"),
+    ),
+    (
+        "401 code in its response schema",
+        http_binding.UNAUTHORIZED_CODE.value,
+        at("/components/schemas/UnauthorizedResponse/allOf/1/properties/error_info/properties/code/const"),
+    ),
+    ("408 status", http_binding.REQUEST_TIMEOUT_STATUS, at("/x-request-timeout/status")),
+    ("408 code", http_binding.REQUEST_TIMEOUT_CODE.value, at("/x-request-timeout/code")),
+    (
+        "408 code in its response schema",
+        http_binding.REQUEST_TIMEOUT_CODE.value,
+        at("/components/schemas/RequestTimeoutResponse/allOf/1/properties/error_info/properties/code/const"),
+    ),
     (
         "Retry-After statuses",
         sorted(http_binding.RETRY_AFTER_STATUSES),
@@ -128,9 +149,15 @@ def test_each_code_status_agrees_with_the_error_code_metadata() -> None:
     )
 
 
-def test_the_status_exceptions_are_the_413_and_the_405() -> None:
-    """The only statuses that are not their code's: the body limit and the missing method."""
-    assert {413: ErrorCode.INVALID_PARAM, 405: ErrorCode.NOT_FOUND} == dict(http_binding.STATUS_EXCEPTIONS)
+def test_the_status_exceptions_are_the_413_405_401_and_408() -> None:
+    """The only statuses that are not their code's: the body limit, the missing method, the missing
+    bearer token and the body that did not arrive in time."""
+    assert {
+        413: ErrorCode.INVALID_PARAM,
+        405: ErrorCode.NOT_FOUND,
+        401: ErrorCode.ACCESS_DENIED,
+        408: ErrorCode.TIMEOUT,
+    } == dict(http_binding.STATUS_EXCEPTIONS)
 
 
 HAND_WRITTEN = [
@@ -152,6 +179,10 @@ BINDING_VALUES = {
     http_binding.BODY_TOO_LARGE_STATUS,
     http_binding.METHOD_NOT_ALLOWED_STATUS,
     *http_binding.RETRY_AFTER_STATUSES,
+    http_binding.UNAUTHORIZED_STATUS,
+    http_binding.AUTHENTICATE_HEADER,
+    http_binding.BEARER_SCHEME,
+    http_binding.REQUEST_TIMEOUT_STATUS,
 }
 
 
@@ -277,6 +308,20 @@ def edited(pointer: str, value: Any) -> dict[str, Any]:
             id="a 400 code left out",
         ),
         pytest.param("/x-method-not-allowed/code", "NO_METHOD", "not a code", id="405 with an unknown code"),
+        pytest.param(
+            "/x-unauthorized/code", "TIMEOUT", "it admits ACCESS_DENIED", id="401 with another code"
+        ),
+        pytest.param("/x-unauthorized/scheme", "apiKey", "not an http security scheme", id="unknown scheme"),
+        pytest.param("/security/1", {}, "does not name", id="security without the scheme"),
+        pytest.param(
+            "/x-request-timeout/status", 409, "admits the codes of its status", id="408 at another status"
+        ),
+        pytest.param(
+            "/paths/~1tools/get/responses",
+            {key: value for key, value in at("/paths/~1tools/get/responses").items() if key != "401"},
+            "does not document the x-unauthorized",
+            id="list without 401",
+        ),
         pytest.param(f"{CALL_ID}/schema/pattern", "[!-~]+", "not anchored", id="unanchored call id pattern"),
     ],
 )

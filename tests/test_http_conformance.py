@@ -213,8 +213,10 @@ def test_the_self_test_catches_an_unresolved_response_schema() -> None:
     invoke_statuses = [
         "200",
         "400",
+        "401",
         "403",
         "404",
+        "408",
         "409",
         "413",
         "415",
@@ -227,6 +229,8 @@ def test_the_self_test_catches_an_unresolved_response_schema() -> None:
     ]
     assert [
         "GET /tools 200",
+        "GET /tools 401",
+        "GET /tools 403",
         "GET /tools 599",
         *(f"POST /tools/{{name}}/invoke {status}" for status in invoke_statuses),
     ] == named

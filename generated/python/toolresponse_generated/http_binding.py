@@ -60,6 +60,20 @@ RETRY_AFTER_HEADER: Final = 'Retry-After'
 """The header of a retryable answer: whole seconds before a retry may succeed."""
 RETRY_AFTER_STATUSES: Final = frozenset((429, 503))
 """The HTTP statuses whose answers may carry ``RETRY_AFTER_HEADER``."""
+UNAUTHORIZED_STATUS: Final = 401
+"""The HTTP status of a request without the server's token (``x-unauthorized``)."""
+UNAUTHORIZED_CODE: Final = ErrorCode.ACCESS_DENIED
+"""The code of that answer."""
+AUTHENTICATE_HEADER: Final = 'WWW-Authenticate'
+"""The header of that answer: the challenge of the security scheme."""
+SECURITY_SCHEME: Final = 'bearerToken'
+"""The name of the bearer-token security scheme in the document."""
+BEARER_SCHEME: Final = 'Bearer'
+"""The authentication scheme of that security scheme, as sent (case-insensitive)."""
+REQUEST_TIMEOUT_STATUS: Final = 408
+"""The HTTP status of a body not in on time (``x-request-timeout``)."""
+REQUEST_TIMEOUT_CODE: Final = ErrorCode.TIMEOUT
+"""The code of that answer (``details.timeout_s``: the time limit)."""
 
 HTTP_STATUS: Mapping[ErrorCode, int] = MappingProxyType(
     {
@@ -86,6 +100,8 @@ STATUS_EXCEPTIONS: Mapping[int, ErrorCode] = MappingProxyType(
     {
         413: ErrorCode.INVALID_PARAM,
         405: ErrorCode.NOT_FOUND,
+        401: ErrorCode.ACCESS_DENIED,
+        408: ErrorCode.TIMEOUT,
     }
 )
 """The answers whose HTTP status is not their code's: each such status, and its one code."""

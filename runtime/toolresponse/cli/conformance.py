@@ -1,16 +1,27 @@
 """``toolresponse conformance URL``: check any server against the ToolResponse v1 HTTP binding.
 
 The runner is ``toolresponse.http.run_conformance`` (the optional extra
-``toolresponse[conformance]``). Exit status 0 when everything passed, 1 when
-anything failed (or the server could not be reached), 2 for a usage error.
+``toolresponse[conformance]``). A server that requires a bearer token gets it from
+``--token-file FILE`` (its first line) or the environment variable ``TOOLRESPONSE_TOKEN``.
+Exit status 0 when everything passed, 1 when anything failed (or the server could not be
+reached), 2 for a usage error (a bad token included).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from ..http import DEFAULT_MAX_EXAMPLES, DEFAULT_SEED, DEFAULT_TIMEOUT_S, report_conformance
+from ..http import (
+    DEFAULT_MAX_EXAMPLES,
+    DEFAULT_SEED,
+    DEFAULT_TIMEOUT_S,
+    TOKEN_ENV,
+    TokenError,
+    load_token,
+    report_conformance,
+)
 
 __all__ = ["add_arguments", "run"]
 
@@ -34,9 +45,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help=f"the time limit of each request (default {DEFAULT_TIMEOUT_S:g})",
     )
+    parser.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help=f"send Authorization: Bearer <token>, the token being FILE's first line (default: ${TOKEN_ENV})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        token = load_token(args.token_file, os.environ)
+    except TokenError as error:
+        print(f"toolresponse conformance: {error}", file=sys.stderr)
+        return 2
     return report_conformance(
-        args.url, max_examples=args.max_examples, seed=args.seed, timeout_s=args.timeout, out=sys.stdout
+        args.url,
+        max_examples=args.max_examples,
+        seed=args.seed,
+        timeout_s=args.timeout,
+        out=sys.stdout,
+        token=token,
     )

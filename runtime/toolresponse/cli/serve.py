@@ -8,17 +8,41 @@ base URL is printed on stdout, alone on one line, so that a parent process can
 read it and connect at once; the logs go to stderr. SIGINT or SIGTERM stops it
 gracefully (exit status 0 for SIGTERM, 130 for Ctrl+C).
 
-Exit status 2: a bad ``MODULE:FACTORY`` or a missing extra (``toolresponse[http]``);
-1: the address cannot be listened on.
+Access: requests must name a loopback host in ``Host`` (and the listening address, when it
+is a specific one; ``--allow-host`` adds names, ``*`` any), and a browser's ``Origin`` must be
+a loopback origin (``--allow-origin`` adds one). With a token (``--token-file FILE``, its first
+line, or the environment variable ``TOOLRESPONSE_TOKEN``) every request must carry
+``Authorization: Bearer <token>``. Listening on an address other than loopback without a
+token is refused, unless ``--insecure-no-token`` says it is meant.
+
+Exit status 2: a bad ``MODULE:FACTORY``, a missing extra (``toolresponse[http]``), a bad
+token or a non-loopback address without one; 1: the address cannot be listened on.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import math
+import os
 import sys
 
 from .._errors import RegistryLoadError
-from ..http import DEFAULT_HOST, DEFAULT_PORT, listen, serve, url_of
+from ..http import (
+    ANY,
+    DEFAULT_BODY_TIMEOUT_S,
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    TOKEN_ENV,
+    AccessRules,
+    ConnectionLimits,
+    TokenError,
+    is_loopback,
+    listen,
+    load_token,
+    serve,
+    url_of,
+)
 from ..tools import REGISTRY_EXAMPLE, load_registry
 
 __all__ = ["add_arguments", "run"]
@@ -54,15 +78,114 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the server's log level, on stderr (default info)",
     )
     parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    access = parser.add_argument_group("access")
+    access.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests whose Host is NAME (repeatable; '*' for any); loopback names always",
+    )
+    access.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="also answer browsers' requests from ORIGIN, e.g. https://app.example (repeatable; '*' for any);"
+        " loopback origins always",
+    )
+    access.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="require Authorization: Bearer <token>, the token being FILE's first line"
+        f" (default: ${TOKEN_ENV}, if set)",
+    )
+    access.add_argument(
+        "--insecure-no-token",
+        action="store_true",
+        help="listen on an address other than loopback without a token: anyone who reaches it runs the tools",
+    )
+    limits = ConnectionLimits()
+    bounds = parser.add_argument_group("connection limits")
+    bounds.add_argument(
+        "--head-timeout",
+        type=float,
+        default=limits.head_timeout_s,
+        metavar="SECONDS",
+        help="close a connection whose request head is not in after SECONDS"
+        f" (default {limits.head_timeout_s:g})",
+    )
+    bounds.add_argument(
+        "--body-timeout",
+        type=float,
+        default=DEFAULT_BODY_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"answer 408 TIMEOUT to a body not in after SECONDS (default {DEFAULT_BODY_TIMEOUT_S:g})",
+    )
+    bounds.add_argument(
+        "--keep-alive",
+        type=int,
+        default=limits.keep_alive_s,
+        metavar="SECONDS",
+        help=f"close an idle connection after SECONDS (default {limits.keep_alive_s})",
+    )
+    bounds.add_argument(
+        "--max-connections",
+        type=int,
+        default=limits.max_connections,
+        metavar="N",
+        help=f"serve at most N connections at once (default {limits.max_connections})",
+    )
 
 
 def _error(message: str) -> None:
     print(f"toolresponse serve: {message}", file=sys.stderr)
 
 
+def _access(args: argparse.Namespace) -> AccessRules:
+    """The access rules the options give; raises ``TokenError`` or ``ValueError`` with the message to show."""
+    token = load_token(args.token_file, os.environ)
+    if token is None and not is_loopback(args.host) and not args.insecure_no_token:
+        raise ValueError(
+            f"--host {args.host} serves every tool to whoever reaches that address, and there is no token:"
+            f" give one (--token-file FILE, or ${TOKEN_ENV}), or pass --insecure-no-token if that is meant"
+        )
+    hosts = list(args.allow_host)
+    try:
+        if not ipaddress.ip_address(args.host.strip("[]")).is_unspecified:
+            hosts.append(args.host)
+    except ValueError:
+        hosts.append(args.host)  # a name: requests for it are meant
+    for origin in args.allow_origin:
+        if origin != ANY and "://" not in origin:
+            raise ValueError(f"--allow-origin {origin!r} is not an origin such as https://app.example")
+    return AccessRules.of(hosts=hosts, origins=args.allow_origin, token=token)
+
+
+def _limits(args: argparse.Namespace) -> ConnectionLimits:
+    """The connection limits the options give; raises ``ValueError`` naming a bad option."""
+    for option, value in (
+        ("--head-timeout", args.head_timeout),
+        ("--body-timeout", args.body_timeout),
+        ("--keep-alive", args.keep_alive),
+        ("--max-connections", args.max_connections),
+    ):
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{option} must be a number > 0, not {value:g}")
+    return ConnectionLimits(
+        head_timeout_s=args.head_timeout, keep_alive_s=args.keep_alive, max_connections=args.max_connections
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         _error(f"--port must be from 0 to 65535, not {args.port}")
+        return 2
+    try:
+        access = _access(args)
+        limits = _limits(args)
+    except (TokenError, ValueError) as error:
+        _error(str(error))
         return 2
     try:
         import uvicorn  # noqa: F401  (the extra's presence, told before anything is loaded)
@@ -85,11 +208,16 @@ def run(args: argparse.Namespace) -> int:
         _error(f"cannot listen on {args.host} port {args.port}: {error}")
         return 1
     url = url_of(sock)
-    app = create_app(registry)
+    app = create_app(registry, body_timeout_s=args.body_timeout, access=access)
     names = ", ".join(registry.names())
     print(url, flush=True)
+    guard = "a bearer token required" if access.token is not None else "no token"
+    if access.token is None and not is_loopback(args.host):
+        guard = "NO TOKEN (--insecure-no-token): anyone who reaches it runs the tools"
     print(
-        f"toolresponse serve: {args.registry} ({names or 'no tools'}) at {url}; Ctrl+C stops", file=sys.stderr
+        f"toolresponse serve: {args.registry} ({names or 'no tools'}) at {url};"
+        f" Host {', '.join(sorted(access.hosts))}; {guard}; Ctrl+C stops",
+        file=sys.stderr,
     )
-    serve(app, sock, log_level=args.log_level, access_log=not args.no_access_log)
+    serve(app, sock, log_level=args.log_level, access_log=not args.no_access_log, limits=limits)
     return 0

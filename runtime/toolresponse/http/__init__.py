@@ -18,6 +18,14 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .._response import ToolResponse as ToolResponse
+    from ._access import ANY as ANY
+    from ._access import LOOPBACK_HOSTS as LOOPBACK_HOSTS
+    from ._access import TOKEN_ENV as TOKEN_ENV
+    from ._access import AccessRules as AccessRules
+    from ._access import TokenError as TokenError
+    from ._access import is_loopback as is_loopback
+    from ._access import load_token as load_token
+    from ._app import DEFAULT_BODY_TIMEOUT_S as DEFAULT_BODY_TIMEOUT_S
     from ._app import ServableRegistry as ServableRegistry
     from ._app import create_app as create_app
     from ._conformance import (
@@ -43,6 +51,9 @@ if TYPE_CHECKING:
     )
     from ._serve import (
         DEFAULT_PORT as DEFAULT_PORT,
+    )
+    from ._serve import (
+        ConnectionLimits as ConnectionLimits,
     )
     from ._serve import (
         listen as listen,
@@ -71,7 +82,16 @@ def http_status(response: ToolResponse) -> int:
 
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "._app": ("ServableRegistry", "create_app"),
+    "._access": (
+        "ANY",
+        "LOOPBACK_HOSTS",
+        "TOKEN_ENV",
+        "AccessRules",
+        "TokenError",
+        "is_loopback",
+        "load_token",
+    ),
+    "._app": ("DEFAULT_BODY_TIMEOUT_S", "ServableRegistry", "create_app"),
     "._conformance": (
         "DEFAULT_MAX_EXAMPLES",
         "DEFAULT_SEED",
@@ -80,7 +100,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "report_conformance",
         "run_conformance",
     ),
-    "._serve": ("DEFAULT_HOST", "DEFAULT_PORT", "listen", "serve", "serve_in_background", "url_of"),
+    "._serve": (
+        "DEFAULT_HOST",
+        "DEFAULT_PORT",
+        "ConnectionLimits",
+        "listen",
+        "serve",
+        "serve_in_background",
+        "url_of",
+    ),
 }
 
 __getattr__, __dir__, _names = lazy_exports(__name__, _EXPORTS)

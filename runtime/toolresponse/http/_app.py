@@ -25,10 +25,22 @@ request                                     answer
   an ``X-Call-Id`` that is empty, over      400 INVALID_PARAM
   128 characters or not visible ASCII
   a body over ``max_body_bytes`` (1 MiB)    413 INVALID_PARAM, ``details.limit_bytes``
+  a body not all there after                408 TIMEOUT, ``details.timeout_s``
+  ``body_timeout_s`` (30 s)
+  a tool that raises ``SystemExit``,        500 INTERNAL_ERROR (the registry lets these
+  ``KeyboardInterrupt``, ``CancelledError``  through; the server goes on serving)
+  or another ``BaseException``
 a method a path does not have               405 NOT_FOUND, with ``Allow``
 any other path                              404 NOT_FOUND
+a ``Host`` or ``Origin`` the access rules   403 ACCESS_DENIED, ``details.reason``
+refuse (any path)
+no bearer token, or another one, when the   401 ACCESS_DENIED, with ``WWW-Authenticate``
+rules require one (any path)
 an exception in the application itself     500 INTERNAL_ERROR
 ==========================================  ====================================================
+
+The access rules (``AccessRules``; loopback names and origins, no token, by default) are
+checked before anything else, so that a refused request reads no body and runs nothing.
 
 Every answer has a ToolResponse body; the Content-Type of a request is not
 looked at (the body is read as JSON whatever it says). An error with
@@ -41,6 +53,7 @@ answer rather than a reset connection).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import re
@@ -76,6 +89,8 @@ from toolresponse_generated.http_binding import (
     MEDIA_TYPE,
     METHOD_NOT_ALLOWED_CODE,
     METHOD_NOT_ALLOWED_STATUS,
+    REQUEST_TIMEOUT_CODE,
+    REQUEST_TIMEOUT_STATUS,
     RETRY_AFTER_HEADER,
     RETRY_AFTER_STATUSES,
     TOOL_NAME_PARAMETER,
@@ -86,8 +101,12 @@ from .._response import ToolResponse, loads_strict
 from ..tools import ToolSpec
 from ..validation import to_json_data
 from . import CALL_ID_HEADER, MAX_BODY_BYTES, http_status
+from ._access import AccessRules, refusal
 
-__all__ = ["ServableRegistry", "create_app"]
+__all__ = ["DEFAULT_BODY_TIMEOUT_S", "ServableRegistry", "create_app"]
+
+DEFAULT_BODY_TIMEOUT_S = 30.0
+"""How long the application waits for the whole body of a request, in seconds (then 408 TIMEOUT)."""
 
 _CALL_ID = re.compile(CALL_ID_PATTERN)
 _log = logging.getLogger("toolresponse.http")
@@ -207,12 +226,19 @@ def _tool_list_text(names: Sequence[str]) -> str:
     return f"{count}: {', '.join(names)}" if names else count
 
 
+def _cancelled_from_outside() -> bool:
+    """Whether the running task is being cancelled (a ``CancelledError`` then is no tool's doing)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 class _Binding:
     """The two operations, over one registry."""
 
-    def __init__(self, registry: ServableRegistry, max_body_bytes: int) -> None:
+    def __init__(self, registry: ServableRegistry, max_body_bytes: int, body_timeout_s: float) -> None:
         self.registry = registry
         self.max_body_bytes = max_body_bytes
+        self.body_timeout_s = body_timeout_s
 
     async def list_tools(self, request: Request) -> Response:
         specs = self.registry.list_tools()
@@ -232,7 +258,17 @@ class _Binding:
         name: str = request.path_params[TOOL_NAME_PARAMETER]
         call_id = request.headers.get(CALL_ID_HEADER)
         try:
-            body = await _read_body(request, self.max_body_bytes)
+            async with asyncio.timeout(self.body_timeout_s):
+                body = await _read_body(request, self.max_body_bytes)
+        except TimeoutError:
+            limit_s = self.body_timeout_s
+            late = ToolResponse.error(
+                REQUEST_TIMEOUT_CODE,
+                f"The request body did not arrive within {limit_s:g} s; send it at once.",
+                details={"timeout_s": limit_s},
+                context=_context(name, call_id if call_id and not _call_id_problem(call_id) else None),
+            )
+            return _answer(late, status=REQUEST_TIMEOUT_STATUS, headers={"Connection": "close"})
         except _BodyTooLarge:
             limit = self.max_body_bytes
             refusal = ToolResponse.error(
@@ -277,7 +313,28 @@ class _Binding:
                     context=context,
                 )
             )
-        response = await self.registry.aexecute(name, params, call_id=call_id)
+        try:
+            response = await self.registry.aexecute(name, params, call_id=call_id)
+        except Exception:
+            raise
+        except BaseException as error:  # SystemExit, KeyboardInterrupt, CancelledError ... from a tool
+            if isinstance(error, asyncio.CancelledError) and _cancelled_from_outside():
+                raise
+            _log.error(
+                "the tool %r raised %s, which the registry let through",
+                name,
+                type(error).__name__,
+                exc_info=error,
+            )
+            return _answer(
+                ToolResponse.error(
+                    ErrorCode.INTERNAL_ERROR,
+                    f"The tool {name} stopped with {type(error).__name__}, which no tool may raise;"
+                    " the server goes on serving.",
+                    details={"exception": type(error).__name__},
+                    context=context,
+                )
+            )
         if not isinstance(response, ToolResponse):
             raise TypeError(f"the registry answered {type(response).__name__}, not a ToolResponse")
         return _answer(response)
@@ -323,10 +380,10 @@ _INTERNAL_ERROR = ToolResponse.error(
 class _Guard:
     """Outermost middleware: an exception anywhere below becomes a 500 INTERNAL_ERROR ToolResponse.
 
-    The exception is logged (logger ``toolresponse.http``) and goes no further,
-    so the server never writes a body of its own. Once an answer has started
-    nothing can be mended: the exception goes on, and the server drops the
-    connection.
+    The exception (any ``BaseException`` but the cancellation of the request's own task) is
+    logged (logger ``toolresponse.http``) and goes no further, so the server never writes a body
+    of its own. Once an answer has started nothing can be mended: the exception goes on, and
+    the server drops the connection.
     """
 
     def __init__(self, app: _ASGIApp) -> None:
@@ -348,24 +405,61 @@ class _Guard:
             await self.app(scope, receive, tracking_send)
         except ClientDisconnect:
             return
-        except Exception:
-            _log.exception("error while answering %s %s", scope.get("method"), scope.get("path"))
+        except BaseException as error:
+            if isinstance(error, asyncio.CancelledError) and _cancelled_from_outside():
+                raise
+            _log.error("error while answering %s %s", scope.get("method"), scope.get("path"), exc_info=error)
             if started:
                 raise
             await _answer(_INTERNAL_ERROR)(scope, receive, send)
 
 
-def create_app(registry: ServableRegistry, *, max_body_bytes: int = MAX_BODY_BYTES) -> Starlette:
-    """An ASGI application serving ``registry`` over the ToolResponse v1 HTTP binding."""
+class _AccessCheck:
+    """Middleware: a request the access rules refuse is answered here (403 or 401, ACCESS_DENIED)."""
+
+    def __init__(self, app: _ASGIApp, rules: AccessRules) -> None:
+        self.app = app
+        self.rules = rules
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope["type"] == "http":
+            refused = refusal(self.rules, scope.get("headers", ()))
+            if refused is not None:
+                answer = _answer(refused.response, status=refused.status, headers=refused.headers)
+                await answer(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(
+    registry: ServableRegistry,
+    *,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S,
+    access: AccessRules | None = None,
+) -> Starlette:
+    """An ASGI application serving ``registry`` over the ToolResponse v1 HTTP binding.
+
+    ``access`` says which requests it answers (default ``AccessRules()``: Host a loopback name,
+    Origin absent or loopback, no token); ``body_timeout_s`` how long it waits for a body.
+    """
     if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 0:
         raise ValueError(f"max_body_bytes must be an integer >= 0, not {max_body_bytes!r}")
-    binding = _Binding(registry, max_body_bytes)
+    if (
+        isinstance(body_timeout_s, bool)
+        or not isinstance(body_timeout_s, int | float)
+        or not body_timeout_s > 0
+    ):
+        raise ValueError(f"body_timeout_s must be a number of seconds > 0, not {body_timeout_s!r}")
+    if not math.isfinite(body_timeout_s):
+        raise ValueError(f"body_timeout_s must be finite, not {body_timeout_s!r}")
+    binding = _Binding(registry, max_body_bytes, float(body_timeout_s))
     app = Starlette(
         routes=[
             Route(LIST_TOOLS_PATH, binding.list_tools, methods=[LIST_TOOLS_METHOD]),
             Route(INVOKE_PATH, binding.invoke, methods=[INVOKE_METHOD]),
         ],
-        middleware=[Middleware(_Guard)],
+        middleware=[Middleware(_Guard), Middleware(_AccessCheck, rules=access or AccessRules())],
         exception_handlers={HTTPException: _http_exception},
     )
     app.router.redirect_slashes = False

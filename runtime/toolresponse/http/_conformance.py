@@ -38,6 +38,15 @@ server errors (``not_a_server_error``), while ``BINDING_CHECK`` holds the body
 to such a code. The stateful phase is off: the binding has no links between
 operations.
 
+A server that requires a bearer token is checked with one (``token``: every request of the
+run carries ``Authorization: Bearer <token>``); the token is never printed.
+
+An answer that the server's HTTP layer gives before the application sees the request (a
+status such as 400, 408, 413, 431 or 503 with a body that is not JSON, as uvicorn answers HTTP
+that does not parse or a connection over its cap) is a **transport error**, reported as such,
+never judged as a ToolResponse body: the binding leaves the transport its own refusals, but a
+conforming request the runner sends must not get one.
+
 The exit status is 0 when everything passed, 1 when anything failed (or the
 server could not be reached), 2 for a usage error.
 """
@@ -64,6 +73,7 @@ from jsonschema.exceptions import SchemaError
 
 from toolresponse_generated import ErrorCode
 from toolresponse_generated.http_binding import (
+    BEARER_SCHEME,
     CONFORMANCE_FIXTURE_DIR,
     DOCUMENT_NAME,
     FIXTURE_SCHEMA_NAME,
@@ -101,6 +111,7 @@ __all__ = [
     "resolved_binding_document",
     "run_conformance",
     "status_problem",
+    "transport_refusal",
 ]
 
 DEFAULT_MAX_EXAMPLES = 50
@@ -409,10 +420,26 @@ class _Answer:
     body: bytes
 
 
+def transport_refusal(status: int, content_type: str) -> str | None:
+    """What an answer is, when the server's HTTP layer gave it rather than the application: an error
+    status (4xx or 5xx) whose body is not JSON. None for an answer of the application's."""
+    media = content_type.split(";")[0].strip().lower()
+    if status < HTTPStatus.BAD_REQUEST or media == MEDIA_TYPE or media.endswith("+json"):
+        return None
+    shown = media or "no Content-Type"
+    return (
+        f"transport error: the server's HTTP layer answered {status} ({shown}) before the application saw"
+        " the request, so there is no ToolResponse to judge"
+    )
+
+
 def _toolresponse_problems(answer: _Answer) -> tuple[Any, list[str]]:
     """The decoded body and what is wrong with it as a ToolResponse answer."""
     problems: list[str] = []
     content_type = answer.headers.get("content-type", "")
+    refused = transport_refusal(answer.status, content_type)
+    if refused is not None:
+        return None, [refused]
     if content_type.split(";")[0].strip().lower() != MEDIA_TYPE:
         problems.append(f"Content-Type is {content_type!r}, not {MEDIA_TYPE}")
     try:
@@ -825,13 +852,20 @@ _INVOKE_PATH_REGEX = "^{}$".format(
 
 
 def _schemathesis_schema(
-    document: Mapping[str, Any], url: str, *, max_examples: int, seed: int, timeout_s: float
+    document: Mapping[str, Any],
+    url: str,
+    *,
+    max_examples: int,
+    seed: int,
+    timeout_s: float,
+    headers: Mapping[str, str],
 ) -> Any:
     import schemathesis
 
     config = schemathesis.Config.from_dict(
         {
             "seed": seed,
+            **({"headers": dict(headers)} if headers else {}),
             "suppress-health-check": ["too_slow"],
             "base-url": url,
             "request-timeout": timeout_s,
@@ -876,6 +910,7 @@ def run_conformance(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     document: Mapping[str, Any] | None = None,
     progress: Callable[[CheckResult], None] | None = None,
+    token: str | None = None,
 ) -> ConformanceReport:
     """Check the server at ``url`` against the binding; ``progress`` is told each result as it comes.
 
@@ -883,6 +918,7 @@ def run_conformance(
     made (an extra missing, the document or the fixtures missing or malformed). ``document`` is a
     resolved binding document (default: ``resolved_binding_document()``); one that still refers to
     another file is refused, since schemathesis would check nothing under such a reference.
+    ``token``: the server's bearer token, sent with every request (None: none).
     """
     base = _check_url(url)
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
@@ -902,17 +938,20 @@ def run_conformance(
         )
     fixtures = load_fixtures()
     report = ConformanceReport(url=base)
-    schema = _schemathesis_schema(resolved, base, max_examples=max_examples, seed=seed, timeout_s=timeout_s)
+    headers = {} if token is None else {"Authorization": f"{BEARER_SCHEME} {token}"}
+    schema = _schemathesis_schema(
+        resolved, base, max_examples=max_examples, seed=seed, timeout_s=timeout_s, headers=headers
+    )
     in_force = _schemas_in_force(schema, resolved, base)
     report.results.append(in_force)
     tell(in_force)
-    with httpx.Client(base_url=base, timeout=timeout_s, follow_redirects=False) as client:
+    with httpx.Client(base_url=base, timeout=timeout_s, follow_redirects=False, headers=headers) as client:
         tools = _run_binding_checks(report, client, resolved, fixtures, tell)
     if tools is None or not in_force.passed:
         return report
     specialised, left_out = add_tool_operations(resolved, tools)
     schema = _schemathesis_schema(
-        specialised, base, max_examples=max_examples, seed=seed, timeout_s=timeout_s
+        specialised, base, max_examples=max_examples, seed=seed, timeout_s=timeout_s, headers=headers
     )
     tool_operations = _schemas_in_force(schema, specialised, base)
     result = CheckResult(
@@ -945,7 +984,9 @@ def _print_result(result: CheckResult, out: TextIO) -> None:
     out.flush()
 
 
-def report_conformance(url: str, *, max_examples: int, seed: int, timeout_s: float, out: TextIO) -> int:
+def report_conformance(
+    url: str, *, max_examples: int, seed: int, timeout_s: float, out: TextIO, token: str | None = None
+) -> int:
     """Run the suite against ``url``, print each result to ``out``, and return the exit status."""
     try:
         base = _check_url(url)
@@ -954,7 +995,8 @@ def report_conformance(url: str, *, max_examples: int, seed: int, timeout_s: flo
         return 2
     print(
         f"toolresponse conformance: {base} against the ToolResponse v1 HTTP binding"
-        f" (schemathesis: seed {seed}, at most {max_examples} cases per operation and phase)",
+        f" (schemathesis: seed {seed}, at most {max_examples} cases per operation and phase"
+        f"{'; with a bearer token' if token is not None else ''})",
         file=out,
     )
     try:
@@ -964,6 +1006,7 @@ def report_conformance(url: str, *, max_examples: int, seed: int, timeout_s: flo
             seed=seed,
             timeout_s=timeout_s,
             progress=lambda result: _print_result(result, out),
+            token=token,
         )
     except (ValueError, ConformanceError) as error:
         print(f"toolresponse conformance: {error}", file=sys.stderr)

@@ -4,22 +4,144 @@
 be told before the server runs; ``serve(app, sock)`` runs uvicorn on it until
 SIGINT or SIGTERM; ``serve_in_background(app)`` runs it in a thread for tests
 and demos. ``toolresponse serve`` (``toolresponse.cli.serve``) puts these together.
+
+``ConnectionLimits`` bounds what a client can hold open, before the application sees a
+request: how long a request head (request line and headers) may take to arrive, how long an
+idle keep-alive connection stays open, how many connections are served at once and how large
+a request head may be. uvicorn has the last three (``timeout_keep_alive``,
+``limit_concurrency``, ``h11_max_incomplete_event_size``); the head deadline is added here, in
+a subclass of uvicorn's h11 protocol, which also answers a client that half-closes its side
+after a complete request (uvicorn's own closes the connection at once, losing the answer). The
+body's deadline is the application's (``create_app(body_timeout_s=...)``: 408 TIMEOUT).
+
+What the server answers before the application, it answers without a ToolResponse: a head
+that does not parse gets uvicorn's ``400 text/plain``, a request over the connection cap
+its ``503 text/plain``, a head that takes too long or an idle connection is closed. These are
+transport errors (the binding document says so).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import math
 import os
 import signal
 import socket
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "listen", "serve", "serve_in_background", "url_of"]
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "ConnectionLimits",
+    "listen",
+    "serve",
+    "serve_in_background",
+    "url_of",
+]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConnectionLimits:
+    """What one client may hold of the server, before its request reaches the application."""
+
+    head_timeout_s: float = 10.0
+    """The longest a request head (request line and headers) may take to arrive, from the moment
+    the connection opens or the previous answer is sent; then the connection is closed."""
+    keep_alive_s: int = 5
+    """How long an idle connection is kept open after an answer (uvicorn's ``timeout_keep_alive``)."""
+    max_connections: int = 100
+    """The most connections served at once (uvicorn's ``limit_concurrency``): a request beyond it gets
+    uvicorn's ``503 text/plain``, a transport-level refusal."""
+    max_head_bytes: int = 16 * 1024
+    """The largest request head (h11's ``max_incomplete_event_size``); more gets ``400 text/plain``."""
+
+    def __post_init__(self) -> None:
+        for name in ("head_timeout_s", "keep_alive_s", "max_connections", "max_head_bytes"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                raise ValueError(f"{name} must be a finite number > 0, not {value!r}")
+        for name in ("keep_alive_s", "max_connections", "max_head_bytes"):
+            if not isinstance(getattr(self, name), int):
+                raise ValueError(f"{name} must be a whole number, not {getattr(self, name)!r}")
+
+
+def _protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with a deadline on each request head, and an answer after a half-close."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11Protocol(H11Protocol):
+        _head_deadline: asyncio.TimerHandle | None = None
+
+        def _arm_head_deadline(self) -> None:
+            self._disarm_head_deadline()
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self._head_deadline = self.loop.call_later(limits.head_timeout_s, self._head_too_late)
+
+        def _disarm_head_deadline(self) -> None:
+            if self._head_deadline is not None:
+                self._head_deadline.cancel()
+                self._head_deadline = None
+
+        def _head_too_late(self) -> None:
+            self._head_deadline = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.logger.debug(
+                    "closing a connection whose request head took over %gs", limits.head_timeout_s
+                )
+                self.transport.close()
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm_head_deadline()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE:
+                self._disarm_head_deadline()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm_head_deadline()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm_head_deadline()
+            super().connection_lost(exc)
+
+        def eof_received(self) -> bool | None:  # type: ignore[override]
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete and not cycle.more_body:
+                cycle.keep_alive = False  # answer the complete request, then close
+                return True
+            return None
+
+    return BoundedH11Protocol
+
+
+def _config(app: Any, limits: ConnectionLimits, **options: Any) -> Any:
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        http=_protocol_class(limits),
+        timeout_keep_alive=limits.keep_alive_s,
+        limit_concurrency=limits.max_connections,
+        h11_max_incomplete_event_size=limits.max_head_bytes,
+        server_header=False,
+        **options,
+    )
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -50,11 +172,18 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def serve(app: Any, sock: socket.socket, *, log_level: str = "info", access_log: bool = True) -> None:
+def serve(
+    app: Any,
+    sock: socket.socket,
+    *,
+    log_level: str = "info",
+    access_log: bool = True,
+    limits: ConnectionLimits | None = None,
+) -> None:
     """Run uvicorn with ``app`` on the listening ``sock`` until SIGINT or SIGTERM (then return)."""
     import uvicorn
 
-    config = uvicorn.Config(app, log_level=log_level, access_log=access_log, server_header=False)
+    config = _config(app, limits or ConnectionLimits(), log_level=log_level, access_log=access_log)
     server = uvicorn.Server(config)
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
     try:
@@ -65,7 +194,9 @@ def serve(app: Any, sock: socket.socket, *, log_level: str = "info", access_log:
 
 
 @contextlib.contextmanager
-def serve_in_background(app: Any, *, host: str = DEFAULT_HOST, port: int = 0) -> Iterator[str]:
+def serve_in_background(
+    app: Any, *, host: str = DEFAULT_HOST, port: int = 0, limits: ConnectionLimits | None = None
+) -> Iterator[str]:
     """Serve the ASGI ``app`` with uvicorn in a background thread; yields the base URL.
 
     The socket listens before the URL is yielded, so requests can be sent at once
@@ -75,7 +206,7 @@ def serve_in_background(app: Any, *, host: str = DEFAULT_HOST, port: int = 0) ->
     import uvicorn
 
     sock = listen(host, port)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="error", access_log=False, server_header=False))
+    server = uvicorn.Server(_config(app, limits or ConnectionLimits(), log_level="error", access_log=False))
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="toolresponse-http", daemon=True
     )

@@ -1,0 +1,261 @@
+"""Who may reach the HTTP binding: the Host and Origin allow-lists and the bearer token.
+
+``AccessRules`` says which ``Host`` names and which ``Origin`` s a server accepts and which
+bearer token it requires (none by default). ``refusal(rules, headers)`` is the check of one
+request: None when it may go on, else why not (``Refusal``: the HTTP status, the ToolResponse
+and any header of the answer). The application (``create_app``) asks it before anything else.
+
+The defaults are safe with nothing configured: loopback names only (``localhost``,
+``127.0.0.1``, ``::1``), browsers' requests only from loopback origins, so that a web page
+the user opens can reach a loopback server neither by DNS rebinding (a foreign ``Host``) nor
+by a cross-site request (a foreign ``Origin``). A token is compared with
+``hmac.compare_digest`` (the time does not depend on where the tokens differ) and is never
+logged, echoed or put in a response.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolresponse_generated import ErrorCode
+from toolresponse_generated.http_binding import (
+    AUTHENTICATE_HEADER,
+    BEARER_SCHEME,
+    HTTP_STATUS,
+    UNAUTHORIZED_CODE,
+    UNAUTHORIZED_STATUS,
+)
+
+from .._response import ToolResponse
+
+__all__ = [
+    "ANY",
+    "LOOPBACK_HOSTS",
+    "MIN_TOKEN_LENGTH",
+    "TOKEN_ENV",
+    "AccessRules",
+    "Refusal",
+    "TokenError",
+    "is_loopback",
+    "load_token",
+    "refusal",
+]
+
+ANY = "*"
+"""In an allow-list of hosts or origins: any value is accepted."""
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+"""The Host names a server accepts by default."""
+TOKEN_ENV = "TOOLRESPONSE_TOKEN"  # noqa: S105 - the variable's name, not a token
+"""The environment variable ``toolresponse serve`` and ``toolresponse conformance`` read the token from."""
+MIN_TOKEN_LENGTH = 16
+"""The fewest characters of a bearer token (``secrets.token_urlsafe(32)`` gives 43)."""
+
+_TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+"""RFC 6750's ``b64token``: what may follow ``Bearer `` in an Authorization header."""
+_DENIED = ErrorCode.ACCESS_DENIED
+_FORBIDDEN = HTTP_STATUS[_DENIED]
+
+
+class TokenError(ValueError):
+    """A bearer token that cannot be used: unreadable, empty, too short, or with characters it cannot have."""
+
+
+def check_token(token: str, where: str) -> str:
+    """``token`` without surrounding white space, or ``TokenError`` naming ``where`` it came from."""
+    token = token.strip()
+    if not token:
+        raise TokenError(f"{where} is empty")
+    if _TOKEN.fullmatch(token) is None:
+        raise TokenError(
+            f"{where} has a character a bearer token cannot have (letters, digits and -._~+/ only,"
+            " then = padding)"
+        )
+    if len(token) < MIN_TOKEN_LENGTH:
+        raise TokenError(
+            f"{where} is {len(token)} characters long, under {MIN_TOKEN_LENGTH}; make one with"
+            " python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    return token
+
+
+def load_token(token_file: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> str | None:
+    """The bearer token: from ``token_file`` (its first line) when given, else from ``TOOLRESPONSE_TOKEN``
+    in ``environ``, else None. Raises ``TokenError`` (a file that cannot be read, a bad token)."""
+    if token_file is not None:
+        path = Path(token_file)
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise TokenError(f"cannot read the token file {path}: {error}") from None
+        lines = text.splitlines()
+        return check_token(lines[0] if lines else "", f"the token file {path}")
+    value = environ.get(TOKEN_ENV)
+    if value is None:
+        return None
+    return check_token(value, f"the environment variable {TOKEN_ENV}")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether listening on ``host`` serves this machine only (a loopback address or ``localhost``)."""
+    name = host.strip().strip("[]").lower().rstrip(".")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _normal_host(value: str) -> str:
+    """A host name as compared: lower case, no port, no brackets, no trailing dot."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        name = value[1:end] if end > 0 else value[1:]
+    else:
+        name = value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+    return name.rstrip(".")
+
+
+def _normal_origin(value: str) -> str:
+    return value.strip().lower().rstrip("/")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AccessRules:
+    """Which requests a server accepts: by ``Host``, by ``Origin`` and by bearer token.
+
+    ``hosts``: the names a request's ``Host`` may have (its port is not looked at), ``"*"`` for
+    any. ``origins``: the origins (``scheme://host[:port]``) a request that carries ``Origin``
+    may come from, on top of the loopback origins (``http`` or ``https``, a loopback name, any
+    port) that are always accepted; ``"*"`` for any. A request without ``Origin`` (not sent by
+    a browser) is not refused for it; ``Origin: null`` is refused unless ``"*"`` is allowed.
+    ``token``: the bearer token every request must carry (``Authorization: Bearer <token>``),
+    or None for none.
+    """
+
+    hosts: frozenset[str] = LOOPBACK_HOSTS
+    origins: frozenset[str] = frozenset()
+    token: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(
+        cls, *, hosts: Iterable[str] = (), origins: Iterable[str] = (), token: str | None = None
+    ) -> AccessRules:
+        """The loopback defaults plus ``hosts`` and ``origins``, normalised, with ``token`` checked."""
+        return cls(
+            hosts=LOOPBACK_HOSTS | {_normal_host(host) if host != ANY else ANY for host in hosts},
+            origins=frozenset(_normal_origin(origin) for origin in origins),
+            token=None if token is None else check_token(token, "the token"),
+        )
+
+    def host_allowed(self, host: str | None) -> bool:
+        if ANY in self.hosts:
+            return True
+        return host is not None and _normal_host(host) in self.hosts
+
+    def origin_allowed(self, origin: str | None) -> bool:
+        if origin is None or ANY in self.origins:
+            return True
+        normal = _normal_origin(origin)
+        if normal in self.origins:
+            return True
+        scheme, _, rest = normal.partition("://")
+        return (
+            scheme in ("http", "https")
+            and bool(rest)
+            and "/" not in rest
+            and _normal_host(rest) in LOOPBACK_HOSTS
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """The answer to a request refused by the access rules."""
+
+    status: int
+    response: ToolResponse
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def _header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> list[bytes]:
+    return [value for key, value in headers if key.lower() == name]
+
+
+def _text(value: bytes) -> str:
+    return value.decode("latin-1")
+
+
+def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refusal | None:
+    """Why a request with these (ASGI) headers is refused, or None when it may go on.
+
+    Checked in order: ``Host`` (403), ``Origin`` (403), then the bearer token (401, with
+    ``WWW-Authenticate``). Every refusal is ACCESS_DENIED; ``details.reason`` says which rule.
+    """
+    headers = list(headers)
+    hosts = _header(headers, b"host")
+    host = _text(hosts[0]) if len(hosts) == 1 else None
+    if not rules.host_allowed(host):
+        shown = (
+            "no Host header"
+            if not hosts
+            else "more than one Host header"
+            if len(hosts) > 1
+            else f"Host {host!r}"
+        )
+        return Refusal(
+            status=_FORBIDDEN,
+            response=ToolResponse.error(
+                _DENIED,
+                f"This server does not answer requests for {shown}: it serves"
+                f" {', '.join(sorted(rules.hosts))} (toolresponse serve --allow-host adds a name).",
+                details={"reason": "host", **({"host": host} if host is not None else {})},
+            ),
+        )
+    origins = _header(headers, b"origin")
+    origin = _text(origins[0]) if len(origins) == 1 else None
+    if len(origins) > 1 or not rules.origin_allowed(origin):
+        shown = "more than one Origin" if len(origins) > 1 else f"the origin {origin!r}"
+        return Refusal(
+            status=_FORBIDDEN,
+            response=ToolResponse.error(
+                _DENIED,
+                f"This server does not answer requests from {shown}: only loopback origins"
+                " (toolresponse serve --allow-origin adds one).",
+                details={"reason": "origin", **({"origin": origin} if origin is not None else {})},
+            ),
+        )
+    if rules.token is None:
+        return None
+    challenge = f'{BEARER_SCHEME} realm="toolresponse"'
+    authorizations = _header(headers, b"authorization")
+    scheme, _, presented = (
+        _text(authorizations[0]).strip().partition(" ") if len(authorizations) == 1 else ("", "", "")
+    )
+    if scheme.lower() != BEARER_SCHEME.lower() or not presented.strip():
+        return Refusal(
+            status=UNAUTHORIZED_STATUS,
+            response=ToolResponse.error(
+                UNAUTHORIZED_CODE,
+                f"This server needs a bearer token: send the header Authorization: {BEARER_SCHEME} <token>.",
+                details={"reason": "missing_token"},
+            ),
+            headers={AUTHENTICATE_HEADER: challenge},
+        )
+    if not hmac.compare_digest(presented.strip().encode("latin-1"), rules.token.encode("ascii")):
+        return Refusal(
+            status=UNAUTHORIZED_STATUS,
+            response=ToolResponse.error(
+                UNAUTHORIZED_CODE,
+                "The bearer token is not this server's.",
+                details={"reason": "invalid_token"},
+            ),
+            headers={AUTHENTICATE_HEADER: f'{challenge}, error="invalid_token"'},
+        )
+    return None

@@ -1,0 +1,365 @@
+"""Access control on the HTTP binding: Host and Origin allow-lists, the bearer token, and the
+refusal to serve a non-loopback address without one; each on a real server on loopback."""
+
+from __future__ import annotations
+
+import io
+import logging
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from toolresponse import validate
+from toolresponse.cli import main as cli_main
+from toolresponse.http import (
+    TOKEN_ENV,
+    AccessRules,
+    TokenError,
+    create_app,
+    is_loopback,
+    load_token,
+    report_conformance,
+    run_conformance,
+    serve_in_background,
+)
+
+DEMO = "toolresponse.demo.calculator:build_registry"
+TOKEN = "k7Qx-3vR_9mZt2LpWq8nYb4HcJ6sF0aE"
+"""A bearer token for the tests (32 characters of the token alphabet)."""
+CALCULATE = {"expression": "2 + 3"}
+
+
+class CountingRegistry:
+    """The demo calculator, counting the calls that reach it."""
+
+    def __init__(self) -> None:
+        from toolresponse.demo.calculator import build_registry
+
+        self.inner = build_registry()
+        self.calls = 0
+
+    def list_tools(self) -> Any:
+        return self.inner.list_tools()
+
+    async def aexecute(self, name: str, params: Any, *, call_id: str | None = None) -> Any:
+        self.calls += 1
+        return await self.inner.aexecute(name, params, call_id=call_id)
+
+
+def refusal_of(answer: httpx.Response) -> tuple[int, str, str]:
+    """The status, code and ``details.reason`` of a refusal, after checking it is a ToolResponse."""
+    assert "application/json" == answer.headers["content-type"]
+    body = answer.json()
+    assert () == validate(body).errors
+    return answer.status_code, body["error_info"]["code"], body["error_info"]["details"]["reason"]
+
+
+@pytest.fixture
+def open_server() -> Iterator[tuple[str, CountingRegistry]]:
+    """A server with the default rules (loopback, no token)."""
+    registry = CountingRegistry()
+    with serve_in_background(create_app(registry)) as url:
+        yield url, registry
+
+
+@pytest.fixture
+def token_server() -> Iterator[tuple[str, CountingRegistry]]:
+    """A server that requires ``TOKEN``."""
+    registry = CountingRegistry()
+    with serve_in_background(create_app(registry, access=AccessRules.of(token=TOKEN))) as url:
+        yield url, registry
+
+
+@pytest.mark.parametrize(
+    ("headers", "reason"),
+    [
+        pytest.param({"Host": "evil.example"}, "host", id="foreign Host (DNS rebinding)"),
+        pytest.param({"Host": "evil.example:8000"}, "host", id="foreign Host with a port"),
+        pytest.param({"Host": "127.0.0.1.evil.example"}, "host", id="a name that starts like loopback"),
+        pytest.param({"Origin": "http://evil.example"}, "origin", id="foreign Origin"),
+        pytest.param(
+            {"Origin": "http://localhost.evil.example:3000"}, "origin", id="an origin like loopback"
+        ),
+        pytest.param({"Origin": "null"}, "origin", id="Origin null (a sandboxed page)"),
+    ],
+)
+def test_a_foreign_host_or_origin_is_refused_on_loopback(
+    open_server: tuple[str, CountingRegistry], headers: dict[str, str], reason: str
+) -> None:
+    """A request naming a foreign Host, or sent by a page of a foreign Origin, is 403 ACCESS_DENIED
+    (a ToolResponse, details.reason naming the rule) and runs nothing."""
+    url, registry = open_server
+    answer = httpx.post(f"{url}/tools/calculator/invoke", json=CALCULATE, headers=headers, timeout=10)
+    assert (403, "ACCESS_DENIED", reason) == refusal_of(answer)
+    assert 0 == registry.calls
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        pytest.param({}, id="no Origin (not a browser)"),
+        pytest.param({"Host": "localhost:1234"}, id="Host localhost"),
+        pytest.param({"Host": "[::1]:1234"}, id="Host [::1]"),
+        pytest.param({"Host": "LOCALHOST."}, id="Host in capitals with a trailing dot"),
+        pytest.param({"Origin": "http://localhost:3000"}, id="a loopback origin"),
+        pytest.param({"Origin": "https://127.0.0.1"}, id="a loopback origin over https"),
+    ],
+)
+def test_loopback_names_and_origins_are_served(
+    open_server: tuple[str, CountingRegistry], headers: dict[str, str]
+) -> None:
+    """By default, loopback Host names and loopback origins (any port), and requests without Origin,
+    are served."""
+    url, registry = open_server
+    answer = httpx.post(f"{url}/tools/calculator/invoke", json=CALCULATE, headers=headers, timeout=10)
+    assert (200, 5) == (answer.status_code, answer.json()["data"]["result"])
+    assert 1 == registry.calls
+
+
+def test_allowed_hosts_and_origins_are_served() -> None:
+    """Names given to --allow-host and origins given to --allow-origin are served; others still are not."""
+    rules = AccessRules.of(hosts=["Tools.Example"], origins=["https://app.example/"])
+    with serve_in_background(create_app(CountingRegistry(), access=rules)) as url:
+        allowed = httpx.get(
+            f"{url}/tools",
+            headers={"Host": "tools.example:8000", "Origin": "https://app.example"},
+            timeout=10,
+        )
+        other = httpx.get(f"{url}/tools", headers={"Origin": "https://other.example"}, timeout=10)
+    assert 200 == allowed.status_code
+    assert (403, "ACCESS_DENIED", "origin") == refusal_of(other)
+
+
+def test_any_host_and_origin_with_a_star() -> None:
+    """'*' accepts any Host, or any Origin."""
+    rules = AccessRules.of(hosts=["*"], origins=["*"])
+    with serve_in_background(create_app(CountingRegistry(), access=rules)) as url:
+        answer = httpx.get(f"{url}/tools", headers={"Host": "a.example", "Origin": "null"}, timeout=10)
+    assert 200 == answer.status_code
+
+
+@pytest.mark.parametrize(
+    ("authorization", "reason", "challenge"),
+    [
+        pytest.param(None, "missing_token", 'Bearer realm="toolresponse"', id="no token"),
+        pytest.param(f"Basic {TOKEN}", "missing_token", 'Bearer realm="toolresponse"', id="another scheme"),
+        pytest.param("Bearer", "missing_token", 'Bearer realm="toolresponse"', id="the scheme alone"),
+        pytest.param(
+            "Bearer " + TOKEN[:-1] + "x",
+            "invalid_token",
+            'Bearer realm="toolresponse", error="invalid_token"',
+            id="a wrong token",
+        ),
+        pytest.param(
+            "Bearer " + TOKEN + "x",
+            "invalid_token",
+            'Bearer realm="toolresponse", error="invalid_token"',
+            id="the token and more",
+        ),
+    ],
+)
+def test_no_token_or_a_wrong_token_is_refused(
+    token_server: tuple[str, CountingRegistry], authorization: str | None, reason: str, challenge: str
+) -> None:
+    """Without the server's token every request, the tool list included, is 401 ACCESS_DENIED with
+    a Bearer challenge, and nothing runs."""
+    url, registry = token_server
+    headers = {} if authorization is None else {"Authorization": authorization}
+    invoke = httpx.post(f"{url}/tools/calculator/invoke", json=CALCULATE, headers=headers, timeout=10)
+    listing = httpx.get(f"{url}/tools", headers=headers, timeout=10)
+    assert (401, "ACCESS_DENIED", reason) == refusal_of(invoke)
+    assert (401, "ACCESS_DENIED", reason) == refusal_of(listing)
+    assert challenge == invoke.headers["www-authenticate"]
+    assert TOKEN not in invoke.text
+    assert 0 == registry.calls
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
+def test_the_right_token_is_accepted(token_server: tuple[str, CountingRegistry], scheme: str) -> None:
+    """The right token, under the scheme name in any case, is served."""
+    url, registry = token_server
+    headers = {"Authorization": f"{scheme} {TOKEN}"}
+    answer = httpx.post(f"{url}/tools/calculator/invoke", json=CALCULATE, headers=headers, timeout=10)
+    assert (200, 5) == (answer.status_code, answer.json()["data"]["result"])
+    assert 1 == registry.calls
+
+
+def test_host_and_origin_are_checked_before_the_token(token_server: tuple[str, CountingRegistry]) -> None:
+    """A foreign Host is refused 403 even with the right token: a rebinding page never gets to try one."""
+    url, _ = token_server
+    headers = {"Authorization": f"Bearer {TOKEN}", "Host": "evil.example"}
+    assert (403, "ACCESS_DENIED", "host") == refusal_of(
+        httpx.get(f"{url}/tools", headers=headers, timeout=10)
+    )
+
+
+def test_the_token_is_never_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """Neither a right nor a wrong token appears in any log record of the server."""
+    caplog.set_level(logging.DEBUG)
+    with serve_in_background(create_app(CountingRegistry(), access=AccessRules.of(token=TOKEN))) as url:
+        httpx.get(f"{url}/tools", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+        httpx.get(f"{url}/tools", headers={"Authorization": f"Bearer {TOKEN}wrong"}, timeout=10)
+        httpx.get(f"{url}/nowhere", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+    assert [] == [record.getMessage() for record in caplog.records if TOKEN in record.getMessage()]
+    assert "token=None" not in repr(AccessRules.of(token=TOKEN))
+    assert TOKEN not in repr(AccessRules.of(token=TOKEN))
+
+
+# -- the token's sources -------------------------------------------------------------------
+
+
+def test_the_token_comes_from_the_file_first_then_the_environment(tmp_path: Path) -> None:
+    """--token-file (its first line, white space around it dropped) wins over TOOLRESPONSE_TOKEN."""
+    token_file = tmp_path / "token"
+    token_file.write_text(f"  {TOKEN}\nsecond line\n", encoding="utf-8")
+    other = "Z" * 20
+    assert TOKEN == load_token(token_file, {TOKEN_ENV: other})
+    assert other == load_token(None, {TOKEN_ENV: other})
+    assert load_token(None, {}) is None
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "is empty"),
+        ("\n", "is empty"),
+        ("short", "under 16"),
+        ("has a space in it somewhere", "a character a bearer token cannot have"),
+        ("tökenwithumlautsandmore", "a character a bearer token cannot have"),
+    ],
+)
+def test_a_bad_token_is_refused_with_the_reason(tmp_path: Path, content: str, message: str) -> None:
+    """An empty, short or unsendable token is a TokenError naming its source and what is wrong."""
+    token_file = tmp_path / "token"
+    token_file.write_text(content, encoding="utf-8")
+    with pytest.raises(TokenError, match=message) as raised:
+        load_token(token_file, {})
+    assert str(token_file) in str(raised.value)
+    with pytest.raises(TokenError, match=TOKEN_ENV):
+        load_token(None, {TOKEN_ENV: content})
+
+
+def test_a_token_file_that_cannot_be_read_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(TokenError, match="cannot read the token file"):
+        load_token(tmp_path / "missing", {})
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.10", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.5", False),
+        ("example.org", False),
+    ],
+)
+def test_which_addresses_are_loopback(host: str, loopback: bool) -> None:
+    assert loopback == is_loopback(host)
+
+
+# -- toolresponse serve --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "example.org"])
+def test_a_non_loopback_bind_without_a_token_is_refused_at_start(
+    host: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--host other than loopback without a token exits 2 before listening, saying how to give a
+    token or to insist."""
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    assert 2 == cli_main(["serve", DEMO, "--host", host, "--port", "0"])
+    err = capsys.readouterr().err
+    assert f"--host {host}" in err
+    assert "--token-file" in err
+    assert "--insecure-no-token" in err
+
+
+def test_a_bad_token_file_stops_serve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("short\n", encoding="utf-8")
+    assert 2 == cli_main(["serve", DEMO, "--token-file", str(token_file), "--port", "0"])
+    assert "under 16" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--head-timeout", "0"), ("--body-timeout", "-1"), ("--keep-alive", "0"), ("--max-connections", "0")],
+)
+def test_a_bad_connection_limit_stops_serve(
+    option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert 2 == cli_main(["serve", DEMO, option, value, "--port", "0"])
+    assert f"{option} must be a number > 0" in capsys.readouterr().err
+
+
+def test_serve_with_a_token_file_requires_the_token(tmp_path: Path) -> None:
+    """toolresponse serve --token-file: a real server that answers 401 without the token and 200 with it,
+    and that does not print the token."""
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n", encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolresponse", "serve", DEMO, "--port", "0", "--token-file", str(token_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        without = httpx.get(f"{url}/tools", timeout=10)
+        with_token = httpx.get(f"{url}/tools", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=10)
+    assert (401, 200) == (without.status_code, with_token.status_code)
+    assert "a bearer token required" in err
+    assert TOKEN not in err
+
+
+# -- the conformance runner ----------------------------------------------------------------
+
+
+def test_the_runner_passes_a_token_server_with_the_token(token_server: tuple[str, CountingRegistry]) -> None:
+    """run_conformance(token=...) sends the token with every request: a server that requires it conforms."""
+    url, _ = token_server
+    report = run_conformance(url, max_examples=5, token=TOKEN)
+    assert [] == report.failed_checks()
+
+
+def test_the_runner_without_the_token_fails_naming_401(token_server: tuple[str, CountingRegistry]) -> None:
+    """Without the token, the tool list answers 401 and the run fails."""
+    url, _ = token_server
+    out = io.StringIO()
+    assert 1 == report_conformance(url, max_examples=5, seed=1, timeout_s=10, out=out)
+    assert "HTTP status 401, expected 200" in out.getvalue()
+
+
+def test_the_cli_runner_reads_the_token_from_the_environment(
+    token_server: tuple[str, CountingRegistry],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """toolresponse conformance takes the token from TOOLRESPONSE_TOKEN, and never prints it."""
+    url, _ = token_server
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    assert 0 == cli_main(["conformance", url, "--max-examples", "3"])
+    out = capsys.readouterr()
+    assert "with a bearer token" in out.out
+    assert TOKEN not in out.out + out.err
+
+
+def test_the_cli_runner_refuses_a_bad_token_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("", encoding="utf-8")
+    assert 2 == cli_main(["conformance", "http://127.0.0.1:9", "--token-file", str(token_file)])
+    assert "is empty" in capsys.readouterr().err
