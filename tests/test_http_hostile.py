@@ -181,29 +181,31 @@ def hostile_url() -> Iterator[str]:
 
 
 @pytest.mark.parametrize(
-    ("tool", "exception"),
+    ("tool", "code", "exception"),
     [
-        ("exits", "SystemExit"),
-        ("interrupts", "KeyboardInterrupt"),
-        ("cancels", "CancelledError"),
-        ("exits_async", "SystemExit"),
-        ("escapes", "Escape"),
+        ("exits", "INTERNAL_ERROR", "SystemExit"),
+        ("interrupts", "INTERNAL_ERROR", "KeyboardInterrupt"),
+        ("cancels", "EXECUTION_ERROR", "CancelledError"),
+        ("exits_async", "INTERNAL_ERROR", "SystemExit"),
+        ("escapes", "EXECUTION_ERROR", "Escape"),
     ],
 )
 def test_a_tool_raising_a_base_exception_gets_a_tool_response(
-    hostile_url: str, tool: str, exception: str
+    hostile_url: str, tool: str, code: str, exception: str
 ) -> None:
-    """A tool raising SystemExit, KeyboardInterrupt, CancelledError or another BaseException is
-    answered 500 INTERNAL_ERROR as a ToolResponse naming it, and the server goes on serving."""
+    """A tool raising SystemExit or KeyboardInterrupt (which the registry lets propagate) is
+    answered 500 INTERNAL_ERROR by the server; one raising its own CancelledError or another
+    BaseException gets the registry's EXECUTION_ERROR; each a ToolResponse naming the
+    exception, and the server goes on serving."""
     with httpx.Client(base_url=hostile_url, timeout=SOCKET_TIMEOUT_S) as client:
         answer = client.post(f"/tools/{tool}/invoke", json={}, headers={"X-Call-Id": "c-9"})
         after = client.post("/tools/echo/invoke", json={"text": "still here"})
     assert (500, "application/json") == (answer.status_code, answer.headers["content-type"])
     body = answer.json()
     assert () == validate(body).errors
-    assert ("INTERNAL_ERROR", exception) == (
+    assert (code, exception) == (
         body["error_info"]["code"],
-        body["error_info"]["details"]["exception"],
+        body["error_info"]["details"]["exception"].rpartition(".")[2],
     )
     assert {"tool_name": tool, "call_id": "c-9"} == {
         key: body["context"][key] for key in ("tool_name", "call_id")
