@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("toolresponse.cli.serve", "serve a ToolRegistry over the HTTP binding"),
     "conformance": ("toolresponse.cli.conformance", "run the HTTP conformance suite against a server"),
     "schema": ("toolresponse.cli.schema", "compare two versions of a schema: what changed, whom it breaks"),
+    "convert": ("toolresponse.cli.convert", "convert tool results between frameworks' shapes"),
 }
 
 
