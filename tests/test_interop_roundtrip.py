@@ -52,7 +52,15 @@ def test_generated_responses_make_the_round_trip(name: str, response: ToolRespon
 
 def test_the_table_names_every_dialect_of_the_cli() -> None:
     """The dialect names are the ones the issue fixes, in that order."""
-    expected = ["toolresponse", "mcp", "openai-chat", "openai-responses", "anthropic", "langchain", "helloagents"]
+    expected = [
+        "toolresponse",
+        "mcp",
+        "openai-chat",
+        "openai-responses",
+        "anthropic",
+        "langchain",
+        "helloagents",
+    ]
     assert expected == list(DIALECTS)
 
 

@@ -111,5 +111,4 @@ def from_anthropic(record: Mapping[str, Any]) -> ToolResponse:
     Raises ``DialectError("anthropic", ...)`` for a record that is not a
     ``tool_result`` block, and ``ResponseValidationError`` when its trailer is
     not a valid response."""
-    SHAPE.require(record)
-    return ToolResponse.from_dict(wire_from_anthropic(record))
+    return ToolResponse.from_dict(wire_from_anthropic(SHAPE.checked(record)))

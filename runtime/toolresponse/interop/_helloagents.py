@@ -116,5 +116,4 @@ def from_helloagents(record: Mapping[str, Any]) -> ToolResponse:
     Raises ``DialectError("helloagents", ...)`` for a record not in its shape,
     and ``ResponseValidationError`` when the mapped response is not valid (an
     error code that is not standard, an empty error message, ...)."""
-    SHAPE.require(record)
-    return ToolResponse.from_dict(wire_from_helloagents(record))
+    return ToolResponse.from_dict(wire_from_helloagents(SHAPE.checked(record)))

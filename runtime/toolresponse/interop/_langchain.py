@@ -163,8 +163,7 @@ def from_langchain(record: Any) -> ToolResponse:
         if isinstance(artifact, ToolResponse):
             return artifact
         record = record.model_dump()
-    SHAPE.require(record)
-    return ToolResponse.from_dict(wire_from_langchain(record))
+    return ToolResponse.from_dict(wire_from_langchain(SHAPE.checked(record)))
 
 
 # -- registry tools as LangChain tools ------------------------------------------------------

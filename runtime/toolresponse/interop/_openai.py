@@ -174,11 +174,9 @@ def from_openai_chat(record: Mapping[str, Any]) -> ToolResponse:
 
     Raises ``DialectError("openai-chat", ...)`` for a record that is not a tool
     message, and ``ResponseValidationError`` when its trailer is not a valid response."""
-    CHAT.require(record)
-    return ToolResponse.from_dict(wire_from_openai_chat(record))
+    return ToolResponse.from_dict(wire_from_openai_chat(CHAT.checked(record)))
 
 
 def from_openai_responses(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse a Responses API ``function_call_output`` item holds (see ``from_openai_chat``)."""
-    RESPONSES.require(record)
-    return ToolResponse.from_dict(wire_from_openai_responses(record))
+    return ToolResponse.from_dict(wire_from_openai_responses(RESPONSES.checked(record)))

@@ -4,7 +4,8 @@ Every dialect module declares the shape of one record as plain data and checks
 records against it here: ``Shape(name, schema)`` compiles the schema with
 jsonschema-rs on first use; ``shape.violations(record)`` lists what is wrong
 (JSON pointer into the record, the keyword that failed, a message, the schema
-path), and ``shape.require(record)`` raises ``DialectError`` naming the dialect.
+path), and ``shape.checked(record)`` gives the record as JSON data or raises
+``DialectError`` naming the dialect.
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ from typing import Any
 
 import jsonschema_rs
 
-from .._errors import DialectError
+from .._errors import DialectError, JsonValueError
 from .._violation import SchemaViolation
-from ..validation import json_pointer
+from ..validation import MAX_VALUE_DEPTH, json_pointer, to_json_data
 
-__all__ = ["Shape"]
+__all__ = ["RECORD_DEPTH", "Shape"]
+
+RECORD_DEPTH = MAX_VALUE_DEPTH + 4
+"""The deepest nesting of a record: a response (a member two levels deeper than its value) inside a
+dialect's record (up to two more: a LangChain artifact, a block of content)."""
 
 
 class Shape:
@@ -58,8 +63,14 @@ class Shape:
             )
         return tuple(found)
 
-    def require(self, record: Any) -> None:
-        """Raise ``DialectError`` unless ``record`` has the dialect's shape."""
+    def checked(self, record: Any) -> Any:
+        """``record`` as JSON data (``to_json_data``'s conversions: tuples, enums ...), known to have
+        the dialect's shape; ``DialectError`` for a value with no JSON form or not in the shape."""
+        try:
+            record = to_json_data(record, max_depth=RECORD_DEPTH)
+        except JsonValueError as error:
+            raise DialectError(self.dialect, error.errors) from None
         found = self.violations(record)
         if found:
             raise DialectError(self.dialect, found)
+        return record
