@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema_rs
 
 from .._errors import DialectError, JsonValueError
-from .._violation import SchemaViolation
+from .._violation import SchemaViolation, relevance
 from ..validation import MAX_VALUE_DEPTH, json_pointer, to_json_data
 
 __all__ = ["RECORD_DEPTH", "Shape"]
@@ -61,7 +61,9 @@ class Shape:
                     schema_path=json_pointer(schema_path),
                 )
             )
-        return tuple(found)
+        # Most relevant first, as the validator orders them: an unknown member usually explains a
+        # missing one.
+        return tuple(sorted(found, key=lambda violation: relevance(violation.keyword, violation.pointer)))
 
     def checked(self, record: Any) -> Any:
         """``record`` as JSON data (``to_json_data``'s conversions: tuples, enums ...), known to have
