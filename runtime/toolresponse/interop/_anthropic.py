@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import TRAILER_START, carried, inferred, model_text, split_trailer
+from ._carry import carried, inferred, model_text, trailer_of
 from ._shape import Shape
 
 __all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
@@ -92,10 +92,9 @@ def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
     else:
         texts = [block["text"] for block in content if block["type"] == "text"]
         others = [block for block in content if block["type"] != "text"]
-    if texts and TRAILER_START in texts[-1]:
-        _, trailer = split_trailer(texts[-1])
-        if trailer is not None:
-            return trailer  # type: ignore[no-any-return]
+    trailer = trailer_of(texts[-1]) if texts else None
+    if trailer is not None:
+        return trailer  # type: ignore[no-any-return]
     call_id = record["tool_use_id"]
     wire = inferred("\n".join(texts), is_error=record.get("is_error", False), context=None)
     if others:

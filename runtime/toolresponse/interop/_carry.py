@@ -12,7 +12,7 @@ no side channel. So the converters write two things into the content:
    ``<toolresponse>{...}</toolresponse>`` holding the response as compact I-JSON.
 
 Compact JSON never holds a raw line break (JSON escapes them), so the trailer
-is exactly the last line, whatever the model text holds; ``split_trailer``
+is exactly the last line, whatever the model text holds; ``trailer_of``
 finds it, and ``from_`` then gives back exactly the response that ``to_`` was
 given. The model reads the trailer too: it is JSON models read well, it costs
 the tokens of the response, and it gives the model the ``data`` that a text
@@ -33,10 +33,12 @@ from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
 
-__all__ = ["TRAILER_END", "TRAILER_START", "carried", "inferred", "model_text", "split_trailer"]
+__all__ = ["TRAILER_END", "TRAILER_START", "carried", "inferred", "model_text", "trailer_of"]
 
 TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
+_START_LENGTH = len(TRAILER_START)
+_END_LENGTH = len(TRAILER_END)
 
 _CODES = frozenset(code.value for code in ErrorCode)
 # "ERROR NOT_FOUND: ..." (ours, the agent's); "[NOT_FOUND]: ..." (HelloAgents 1.0's agent).
@@ -63,20 +65,18 @@ def carried(text: str, response: ToolResponse | None) -> str:
     return f"{text}\n\n{trailer}" if text else trailer
 
 
-def split_trailer(content: str) -> tuple[str, Any]:
-    """``content`` without its trailer, and the trailer's decoded JSON (None when there is none).
-
-    A last line that looks like a trailer but does not hold JSON is no trailer: it stays text."""
+def trailer_of(content: str) -> Any:
+    """The decoded JSON of ``content``'s trailer; None when it has none (a last line that looks
+    like a trailer but does not hold JSON is no trailer: it stays text)."""
+    if not content.endswith(TRAILER_END):
+        return None
     start = content.rfind("\n") + 1
-    last = content[start:]
-    if not (last.startswith(TRAILER_START) and last.endswith(TRAILER_END)):
-        return content, None
+    if not content.startswith(TRAILER_START, start):
+        return None
     try:
-        wire = orjson.loads(last[len(TRAILER_START) : -len(TRAILER_END)])
+        return orjson.loads(content[start + _START_LENGTH : -_END_LENGTH])
     except orjson.JSONDecodeError:
-        return content, None
-    text = content[: max(start - 1, 0)]
-    return text.removesuffix("\n"), wire
+        return None
 
 
 def inferred(text: str, *, is_error: bool | None, context: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from .._terminal import printable
 from .._violation import SchemaViolation
 from ..validation import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, expand
 from ._dialects import Dialect, dialect
-from ._logs import Item, read_records, record_violations
+from ._logs import read_records, record_violations
 
 __all__ = ["ConvertReport", "convert"]
 
@@ -52,11 +52,11 @@ class ConvertReport:
         return text
 
 
-def _problem_lines(item: Item, errors: Sequence[SchemaViolation]) -> str:
+def _problem_lines(source: str, record_line: int | None, errors: Sequence[SchemaViolation]) -> str:
     lines = []
     for violation in errors:
-        where = item.source
-        line = violation.line if violation.line is not None else item.line
+        where = source
+        line = violation.line if violation.line is not None else record_line
         if line is not None:
             where += f":{line}"
             if violation.column is not None:
@@ -87,34 +87,33 @@ def convert(
     result = ConvertReport()
     dumps = orjson.dumps
     separator = "[\n" if output_format == "json" else ""
-    for items, _ in read_records(expand(paths), stdin):
+    for chunk in read_records(expand(paths), stdin):
         written: list[str] = []
-        for item in items:
-            if item.io_error is not None:
-                result.unreadable += 1
-                err.write(
-                    printable(f"toolresponse convert: cannot read {item.source}: {item.io_error}") + "\n"
-                )
+        for line, value in zip(chunk.lines, chunk.values, strict=True):
+            try:
+                record = _converted(source, target, value)
+            except ResponseValidationError as error:
+                result.invalid += 1
+                errors = record_violations(source, value) or error.errors
+                err.write(_problem_lines(chunk.source, line, errors))
                 continue
-            errors: Sequence[SchemaViolation] = item.errors
-            if not errors:
-                try:
-                    record = _converted(source, target, item.value)
-                except ResponseValidationError as error:
-                    errors = record_violations(source, item.value) or error.errors
-                else:
-                    text = dumps(record).decode("utf-8")
-                    if output_format == "json":
-                        written.append(separator + text)
-                        separator = ",\n"
-                    else:
-                        written.append(text + "\n")
-                    result.converted += 1
-                    continue
-            result.invalid += 1
-            err.write(_problem_lines(item, errors))
+            text = dumps(record).decode("utf-8")
+            if output_format == "json":
+                written.append(separator + text)
+                separator = ",\n"
+            else:
+                written.append(text + "\n")
+            result.converted += 1
         if written:
             out.write("".join(written))
+        for item in chunk.problems:
+            if item.io_error is not None:
+                result.unreadable += 1
+                reason = f"toolresponse convert: cannot read {item.source}: {item.io_error}"
+                err.write(printable(reason) + "\n")
+            else:
+                result.invalid += 1
+                err.write(_problem_lines(item.source, item.line, item.errors))
     if output_format == "json":
         out.write("[]\n" if separator == "[\n" else "\n]\n")
     out.flush()

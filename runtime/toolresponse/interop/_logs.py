@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import IO, Any, NamedTuple, TextIO
 
@@ -46,7 +46,7 @@ from ..validation import (
 from ..validation.native import lines_with_duplicates
 from ._dialects import Dialect, dialect
 
-__all__ = ["Item", "check_dialect", "read_records", "record_violations", "validate_dialect"]
+__all__ = ["Chunk", "Item", "check_dialect", "read_records", "record_violations", "validate_dialect"]
 
 BATCH_BYTES = 1 << 16
 """About how many bytes of JSON lines are read and checked at a time."""
@@ -83,43 +83,65 @@ def _ijson_item(source: str, line: int | None, error: IJsonError) -> Item:
     return Item(source, where, None, (violation,), column=error.column)
 
 
-def _decoded(source: str, line: int | None, text: bytes) -> Item:
+class Chunk(NamedTuple):
+    """Records read together from one input: the decoded ones, and those that could not be read."""
+
+    source: str
+    lines: list[int | None]
+    """The line of each decoded record (None: a whole document)."""
+    values: list[Any]
+    problems: list[Item]
+    """Records that are not I-JSON, and inputs that could not be read."""
+    size: int
+    """Bytes of input consumed."""
+
+
+def _decoded(source: str, line: int | None, text: bytes, size: int) -> Chunk:
     try:
-        return Item(source, line, parse_ijson(text))
+        return Chunk(source, [line], [parse_ijson(text)], [], size)
     except IJsonError as error:
-        return _ijson_item(source, line, error)
+        return Chunk(source, [], [], [_ijson_item(source, line, error)], size)
 
 
-def _lines(name: str, stream: IO[bytes], first: int, head: list[bytes]) -> Iterator[tuple[list[Item], int]]:
+def _lines(name: str, stream: IO[bytes], first: int, head: list[bytes]) -> Iterator[Chunk]:
     number = first
     lines = head + stream.readlines(BATCH_BYTES)
     loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
     while lines:
         flagged = {number + index for index in lines_with_duplicates(lines, MAX_NESTING)}
-        items: list[Item] = []
+        numbers: list[int | None] = []
+        values: list[Any] = []
+        problems: list[Item] = []
         for line in lines:
-            if not line.isspace():
+            if number in flagged or line.isspace():
+                if not line.isspace():
+                    problems.extend(_decoded(name, number, line.rstrip(b"\r\n"), 0).problems)
+            else:
                 try:
-                    if number in flagged:
-                        raise ValueError("a duplicate name: explained by the strict reader")
-                    items.append(Item(name, number, loads(line)))
-                except ValueError:
-                    items.append(_decoded(name, number, line.rstrip(b"\r\n")))
+                    values.append(loads(line))
+                    numbers.append(number)
+                except decode_error:
+                    chunk = _decoded(name, number, line.rstrip(b"\r\n"), 0)
+                    problems.extend(chunk.problems)
+                    values.extend(chunk.values)  # a big integer orjson refuses is I-JSON all the same
+                    numbers.extend(chunk.lines)
             number += 1
-        yield items, sum(map(len, lines))
+        yield Chunk(name, numbers, values, problems, sum(map(len, lines)))
         lines = stream.readlines(BATCH_BYTES)
 
 
-def _stream_records(name: str, stream: IO[bytes], mode: str) -> Iterator[tuple[list[Item], int]]:
+def _stream_records(name: str, stream: IO[bytes], mode: str) -> Iterator[Chunk]:
     if mode == "document":
         data = stream.read()
-        yield [_decoded(name, None, data)], len(data)
+        yield _decoded(name, None, data, len(data))
         return
     peek = getattr(stream, "peek", None)
     head = peek(_SNIFF_BYTES)[:_SNIFF_BYTES] if peek is not None else b""
     if NUL in head:
         message = f"binary data (a NUL byte at byte {head.find(NUL)}), not JSON text"
-        yield [Item(name, None, None, (SchemaViolation(pointer="", keyword="binary", message=message),))], 0
+        binary = Item(name, None, None, (SchemaViolation(pointer="", keyword="binary", message=message),))
+        yield Chunk(name, [], [], [binary], 0)
         return
     if mode == "lines":
         yield from _lines(name, stream, 1, [])
@@ -135,16 +157,17 @@ def _stream_records(name: str, stream: IO[bytes], mode: str) -> Iterator[tuple[l
         orjson.loads(line)
     except orjson.JSONDecodeError:
         data = b"".join(blank) + line + stream.read()
-        yield [_decoded(name, None, data)], len(data)
+        yield _decoded(name, None, data, len(data))
         return
     yield from _lines(name, stream, len(blank) + 1, [line])
 
 
-def read_records(sources: Iterable[Source | Record], stdin: IO[bytes]) -> Iterator[tuple[list[Item], int]]:
-    """The records of every input in input order, in batches, each with the bytes it took."""
+def read_records(sources: Iterable[Source | Record], stdin: IO[bytes]) -> Iterator[Chunk]:
+    """The records of every input in input order, in chunks."""
     for source in sources:
         if isinstance(source, Record):
-            yield [Item(source.source, None, None, source.errors, source.io_error)], 0
+            unread = Item(source.source, None, None, source.errors, source.io_error)
+            yield Chunk(source.source, [], [], [unread], 0)
             continue
         try:
             if source.path == _STDIN:
@@ -154,7 +177,7 @@ def read_records(sources: Iterable[Source | Record], stdin: IO[bytes]) -> Iterat
                 yield from _stream_records(source.name, stream, source.mode)
         except OSError as error:
             reason = error.strerror or str(error) or type(error).__name__
-            yield [Item(source.name, None, None, (), reason)], 0
+            yield Chunk(source.name, [], [], [Item(source.name, None, None, (), reason)], 0)
 
 
 def _layered(violations: Iterable[SchemaViolation], prefix: str) -> tuple[SchemaViolation, ...]:
@@ -188,26 +211,55 @@ def check_dialect(
 ) -> Iterator[Batch]:
     """The bulk API's batches for records of ``chosen`` (``jobs`` is not used: one process)."""
     del jobs
-    for items, size in read_records(sources, stdin):
+    # The fast path, written out: one shape verdict, one mapping, one ToolResponse verdict per
+    # record; only a record found wrong goes on to be explained, layer by layer.
+    if chosen.shape_name is None:
+        shape_ok: Callable[[Any], bool] = _always
+        mapped: Callable[[Any], Any] = _same
+    else:
+        shape_ok, mapped = chosen.shape.verdict(), chosen.wire
+    keep_valid, explain, first = options.keep_valid, options.explain, options.first
+    for chunk in read_records(sources, stdin):
+        source = chunk.source
         records: list[Record] = []
+        append = records.append
         valid = invalid = 0
-        for item in items:
-            if item.io_error is not None:
-                records.append(Record(item.source, None, None, (), io_error=item.io_error))
-                continue
-            errors = item.errors or record_violations(chosen, item.value)
-            if not errors:
+        for line, value in zip(chunk.lines, chunk.values, strict=True):
+            try:
+                good = shape_ok(value) and is_valid(mapped(value))
+            except ResponseValidationError:
+                good = False
+            if good:
                 valid += 1
-                if options.keep_valid:
-                    records.append(Record(item.source, item.line, None, ()))
+                if keep_valid:
+                    append(Record(source, line, None, ()))
                 continue
             invalid += 1
-            if options.explain:
-                if options.first:
-                    best = best_match(errors)
-                    errors = (best,) if best is not None else errors
-                records.append(Record(item.source, item.line, item.column, errors))
-        yield Batch(valid, invalid, records, size)
+            if explain:
+                append(Record(source, line, None, _shown(record_violations(chosen, value), first)))
+        for item in chunk.problems:
+            if item.io_error is not None:
+                append(Record(item.source, None, None, (), io_error=item.io_error))
+                continue
+            invalid += 1
+            if explain:
+                append(Record(item.source, item.line, item.column, _shown(item.errors, first)))
+        if chunk.problems and chunk.values and len(records) > 1:
+            records.sort(key=lambda record: record.line or 0)
+        yield Batch(valid, invalid, records, chunk.size)
+
+
+def _shown(errors: tuple[SchemaViolation, ...], first: bool) -> tuple[SchemaViolation, ...]:
+    best = best_match(errors) if first else None
+    return errors if best is None else (best,)
+
+
+def _always(value: Any) -> bool:
+    return True
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def validate_dialect(

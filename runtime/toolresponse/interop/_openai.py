@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import carried, inferred, model_text, split_trailer
+from ._carry import carried, inferred, model_text, trailer_of
 from ._shape import Shape
 
 __all__ = [
@@ -142,10 +142,10 @@ def to_openai_responses(
 
 
 def _from_text(content: str, call_id: str, parts: list[Any] | None = None) -> dict[str, Any]:
-    text, wire = split_trailer(content)
+    wire = trailer_of(content)
     if wire is not None:
         return wire  # type: ignore[no-any-return]
-    result = inferred(text, is_error=None, context={"call_id": call_id} if call_id else None)
+    result = inferred(content, is_error=None, context={"call_id": call_id} if call_id else None)
     if parts:
         result["data"] = {"parts": parts}
     return result

@@ -10,7 +10,7 @@ path), and ``shape.checked(record)`` gives the record as JSON data or raises
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jsonschema_rs
@@ -43,6 +43,11 @@ class Shape:
         """Whether ``record`` (decoded JSON) has the dialect's shape: the verdict alone."""
         valid: bool = self._compiled().is_valid(record)
         return valid
+
+    def verdict(self) -> Callable[[Any], bool]:
+        """The compiled ``is_valid`` itself, for loops over many records."""
+        function: Callable[[Any], bool] = self._compiled().is_valid
+        return function
 
     def violations(self, record: Any) -> tuple[SchemaViolation, ...]:
         """Every way ``record`` breaks the shape (empty when it has it)."""
