@@ -101,10 +101,21 @@ def to_langchain(
     return record
 
 
+LANGCHAIN_EXTRA_HINT = "install langchain-core: pip install 'toolresponse[langchain]'"
+
+
+def _langchain_core(what: str) -> None:
+    try:
+        import langchain_core  # noqa: F401  (present or not: that is the question here)
+    except ImportError as error:
+        raise ImportError(f"{what} needs langchain-core; {LANGCHAIN_EXTRA_HINT}") from error
+
+
 def to_langchain_message(
     response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None
 ) -> ToolMessage:
     """The LangChain ``ToolMessage`` of ``response`` (needs langchain-core)."""
+    _langchain_core("to_langchain_message")
     from langchain_core.messages import ToolMessage
 
     return ToolMessage(**to_langchain(response, tool_call_id=tool_call_id, text=text))
@@ -181,6 +192,7 @@ def as_langchain_tools(registry: ToolRegistry) -> list[BaseTool]:
     ``ToolMessage`` has the model text as content, the whole response as
     artifact, and ``status="error"`` for an error response.
     """
+    _langchain_core("as_langchain_tools")
     from langchain_core.messages import ToolMessage
     from langchain_core.tools import BaseTool
 
