@@ -92,12 +92,21 @@ def convert(
         for line, value in zip(chunk.lines, chunk.values, strict=True):
             try:
                 record = _converted(source, target, value)
+                text = dumps(record).decode("utf-8")
             except ResponseValidationError as error:
                 result.invalid += 1
                 errors = record_violations(source, value) or error.errors
                 err.write(_problem_lines(chunk.source, line, errors))
                 continue
-            text = dumps(record).decode("utf-8")
+            except orjson.JSONEncodeError as error:  # a value I-JSON cannot hold (an integer past 64 bits)
+                result.invalid += 1
+                unwritable = SchemaViolation(
+                    pointer="",
+                    keyword="json",
+                    message=f"the converted record cannot be written as JSON: {error}",
+                )
+                err.write(_problem_lines(chunk.source, line, (unwritable,)))
+                continue
             if output_format == "json":
                 written.append(separator + text)
                 separator = ",\n"
