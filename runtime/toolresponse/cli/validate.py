@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from ..interop import DIALECTS, validate_dialect
+from ..interop import DIALECTS
 from ..validation import EXIT_ERROR, expand, is_terminal, report
 
 __all__ = ["add_arguments", "run"]
@@ -80,6 +80,8 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
             return EXIT_ERROR
         paths = ["-"]
     if args.dialect != "toolresponse":
+        from ..interop import validate_dialect  # the dialect check loads the response: only when asked
+
         return validate_dialect(
             args.dialect,
             paths,

@@ -5,7 +5,8 @@ names of its ``to_`` and ``from_`` functions and of its record shape (a JSON
 Schema 2020-12 dict), and optionally the name of an unchecked mapping of a
 record already known to have its shape into the ToolResponse wire object (the
 fast path of ``validate --from``; without it, ``from_`` builds the response).
-The CLI (``convert``, ``validate --from``) and the agent find dialects here.
+The CLI (``convert``, ``validate --from``) and the agent find dialects here;
+loading the table loads none of the dialects' modules (nor the response).
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._response import ToolResponse
-from ..validation import bundled_schema
-from ._shape import Shape
+if TYPE_CHECKING:
+    from .._response import ToolResponse
+    from ._shape import Shape
 
 __all__ = ["DIALECTS", "Dialect", "dialect", "from_toolresponse", "to_toolresponse"]
 
@@ -30,6 +31,8 @@ def to_toolresponse(response: ToolResponse) -> dict[str, Any]:
 
 def from_toolresponse(record: Any) -> ToolResponse:
     """The response the wire object ``record`` is (``ToolResponse.from_dict``)."""
+    from .._response import ToolResponse  # the table itself loads no response: `validate` lists it
+
     return ToolResponse.from_dict(record)
 
 
@@ -68,6 +71,9 @@ class Dialect:
     @cached_property
     def shape(self) -> Shape:
         """The record shape, compiled on first check."""
+        from ..validation import bundled_schema
+        from ._shape import Shape
+
         schema = bundled_schema() if self.shape_name is None else self._attribute(self.shape_name)
         return Shape(self.name, schema)
 

@@ -28,7 +28,7 @@ from typing import IO, Any, NamedTuple, TextIO
 
 import orjson
 
-from .._errors import IJsonError, ResponseValidationError
+from .._errors import DialectError, IJsonError, ResponseValidationError
 from .._violation import SchemaViolation, best_match
 from ..validation import (
     MAX_NESTING,
@@ -192,7 +192,9 @@ def record_violations(chosen: Dialect, value: Any) -> tuple[SchemaViolation, ...
             return shape.violations(value)
         try:
             wire = chosen.wire(value)
-        except ResponseValidationError as error:  # a mapping that checks on its own (from_)
+        except DialectError as error:  # a mapping that checks the record on its own (from_)
+            return error.errors
+        except ResponseValidationError as error:
             return _layered(error.errors, "mapped ToolResponse: ")
     else:
         wire = value
