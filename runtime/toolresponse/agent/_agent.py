@@ -41,6 +41,7 @@ from toolresponse_generated import ErrorCode
 
 from .._errors import ModelError
 from .._response import ToolResponse
+from ..interop import to_openai_chat
 from ..tools import mask_secrets
 from ._feedback import feedback_text, guard_text, is_denial
 from ._models import ChatModel, ModelReply, TokenUsage, ToolCall, checked_reply
@@ -606,7 +607,11 @@ class Agent:
                     state.failures[key] = failures
                     state.last_failure[key] = response
             records.append(record)
-            state.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+            # The provider message is the interop's OpenAI tool message: the feedback is what the model
+            # reads; no trailer, as the whole response is kept in the record and the trace.
+            state.messages.append(
+                to_openai_chat(record.response, tool_call_id=call.id, text=text, carry=False)
+            )
         state.steps.append(AgentStep(index=index, reply=reply, tool_calls=tuple(records)))
 
 

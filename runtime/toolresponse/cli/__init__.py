@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "conformance": ("toolresponse.cli.conformance", "run the HTTP conformance suite against a server"),
     "schema": ("toolresponse.cli.schema", "compare two versions of a schema: what changed, whom it breaks"),
     "mcp": ("toolresponse.cli.mcp", "serve a ToolRegistry over MCP; list or call an MCP server's tools"),
+    "convert": ("toolresponse.cli.convert", "convert tool results between frameworks' shapes"),
 }
 
 

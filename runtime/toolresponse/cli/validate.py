@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
+from ..interop import DIALECTS
 from ..validation import EXIT_ERROR, expand, is_terminal, report
 
 __all__ = ["add_arguments", "run"]
@@ -55,6 +56,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="print nothing but I/O and usage errors; the exit status tells",
     )
     parser.add_argument(
+        "--from",
+        dest="dialect",
+        default="toolresponse",
+        choices=list(DIALECTS),
+        help="the records' dialect (default toolresponse); any other is checked in two layers: its own "
+        "shape, then the ToolResponse it maps to",
+    )
+    parser.add_argument(
         "-j", "--jobs", type=_jobs, default=1, metavar="N", help="check with N processes (same output order)"
     )
 
@@ -70,6 +79,17 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
             )
             return EXIT_ERROR
         paths = ["-"]
+    if args.dialect != "toolresponse":
+        from ..interop import validate_dialect  # the dialect check loads the response: only when asked
+
+        return validate_dialect(
+            args.dialect,
+            paths,
+            stdin=source_stream,
+            output_format=args.format,
+            first=args.first,
+            quiet=args.quiet,
+        )
     return report(
         expand(paths),
         out=sys.stdout,

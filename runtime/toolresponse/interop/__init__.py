@@ -12,7 +12,41 @@ imported unless a function that needs one is called.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._anthropic import ANTHROPIC_SHAPE as ANTHROPIC_SHAPE
+    from ._anthropic import from_anthropic as from_anthropic
+    from ._anthropic import to_anthropic as to_anthropic
+    from ._carry import model_text as model_text
+    from ._convert import ConvertReport as ConvertReport
+    from ._convert import convert as convert
+    from ._dialects import DIALECTS as DIALECTS
+    from ._dialects import Dialect as Dialect
+    from ._dialects import dialect as dialect
+    from ._dialects import from_toolresponse as from_toolresponse
+    from ._dialects import to_toolresponse as to_toolresponse
+    from ._helloagents import HELLOAGENTS_SHAPE as HELLOAGENTS_SHAPE
+    from ._helloagents import from_helloagents as from_helloagents
+    from ._helloagents import to_helloagents as to_helloagents
+    from ._langchain import LANGCHAIN_SHAPE as LANGCHAIN_SHAPE
+    from ._langchain import as_langchain_tools as as_langchain_tools
+    from ._langchain import from_langchain as from_langchain
+    from ._langchain import to_langchain as to_langchain
+    from ._langchain import to_langchain_message as to_langchain_message
+    from ._logs import check_dialect as check_dialect
+    from ._logs import read_records as read_records
+    from ._logs import record_violations as record_violations
+    from ._logs import validate_dialect as validate_dialect
+    from ._openai import OPENAI_CHAT_SHAPE as OPENAI_CHAT_SHAPE
+    from ._openai import OPENAI_RESPONSES_SHAPE as OPENAI_RESPONSES_SHAPE
+    from ._openai import from_openai_chat as from_openai_chat
+    from ._openai import from_openai_responses as from_openai_responses
+    from ._openai import to_openai_chat as to_openai_chat
+    from ._openai import to_openai_responses as to_openai_responses
+    from ._shape import Shape as Shape
 
 # module -> the public names it defines; each imported on first use.
 _EXPORTS: dict[str, tuple[str, ...]] = {
@@ -29,6 +63,28 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "infer_code",
         "to_mcp",
     ),
+    "._dialects": ("DIALECTS", "Dialect", "dialect", "from_toolresponse", "to_toolresponse"),
+    "._carry": ("model_text",),
+    "._shape": ("Shape",),
+    "._openai": (
+        "OPENAI_CHAT_SHAPE",
+        "OPENAI_RESPONSES_SHAPE",
+        "from_openai_chat",
+        "from_openai_responses",
+        "to_openai_chat",
+        "to_openai_responses",
+    ),
+    "._anthropic": ("ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic"),
+    "._langchain": (
+        "LANGCHAIN_SHAPE",
+        "as_langchain_tools",
+        "from_langchain",
+        "to_langchain",
+        "to_langchain_message",
+    ),
+    "._helloagents": ("HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents"),
+    "._logs": ("check_dialect", "read_records", "record_violations", "validate_dialect"),
+    "._convert": ("ConvertReport", "convert"),
 }
 
 __getattr__, __dir__, _names = lazy_exports(__name__, _EXPORTS)

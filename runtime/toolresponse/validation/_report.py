@@ -297,10 +297,13 @@ def report(
     jobs: int = 1,
     progress: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
+    checker: Callable[..., Iterable[Batch]] = check,
 ) -> int:
     """Check ``sources`` (from ``_bulk.expand``), write the report, and return the exit status.
 
     ``progress`` None means "on a terminal": drawn when ``err`` is one and not ``quiet``.
+    ``checker`` gives the batches (``check``'s arguments): another reader of the same
+    inputs, such as the dialect check of ``toolresponse.interop``, reports through this.
     """
     listed = list(sources)
     immediate = is_terminal(out)
@@ -314,7 +317,7 @@ def report(
         bar = Progress(err, total, clock=clock)
     try:
         clear_for_output = immediate
-        for batch in check(listed, options, stdin=stdin, jobs=jobs):
+        for batch in checker(listed, options, stdin=stdin, jobs=jobs):
             if bar is not None and clear_for_output and batch.records:
                 bar.close()
             reporter.add(batch)

@@ -1,0 +1,66 @@
+"""``toolresponse convert --from D --to D [PATH ...|-]``: tool results from one framework's shape to another.
+
+Dialects: ``toolresponse``, ``mcp``, ``openai-chat``, ``openai-responses``,
+``anthropic``, ``langchain``, ``helloagents`` (``toolresponse.interop``). Each
+record goes through ToolResponse; one converted record per line on standard
+output (``--format json``: one array), each record that cannot be converted
+reported on standard error by file, line and JSON pointer, the rest converted.
+Exit status: 0 all converted; 1 some record left out; 2 a usage error or an
+input that could not be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO
+
+from ..interop import DIALECTS, convert
+from ..validation import EXIT_ERROR, is_terminal
+
+__all__ = ["add_arguments", "run"]
+
+PROGRAM = "toolresponse convert"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    names = list(DIALECTS)
+    parser.add_argument("--from", dest="source", required=True, choices=names, help="the inputs' dialect")
+    parser.add_argument("--to", dest="target", required=True, choices=names, help="the output's dialect")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a .json file (one record), a .jsonl/.ndjson file (one per line), a directory, or - for "
+        "standard input (the default when it is not a terminal)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", "json"),
+        default="jsonl",
+        help="jsonl (default): one record per line; json: one array of records",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no summary line on standard error")
+
+
+def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
+    paths = list(args.paths)
+    if not paths:
+        if is_terminal(sys.stdin if stdin is None else stdin):
+            print(
+                f"{PROGRAM}: no input: name a file or directory, or pipe records to standard input",
+                file=sys.stderr,
+            )
+            return EXIT_ERROR
+        paths = ["-"]
+    result = convert(
+        args.source,
+        args.target,
+        paths,
+        out=sys.stdout,
+        err=sys.stderr,
+        stdin=sys.stdin.buffer if stdin is None else stdin,
+        output_format=args.format,
+        quiet=args.quiet,
+    )
+    return result.exit_status

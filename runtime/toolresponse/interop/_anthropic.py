@@ -1,0 +1,113 @@
+"""Anthropic: the ``tool_result`` content block of a user message.
+
+::
+
+    {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false,
+     "content": [{"type": "text", "text": "..."}]}          content: text, or blocks
+
+``is_error`` says error or not; there is no code, no partial state and no room
+for data. ``to_anthropic`` writes a text block with the model text and, unless
+``carry=False``, a second text block with the whole response as a trailer (see
+``_carry``), which ``from_anthropic`` gives back exactly. A block without one
+(written by another framework) is read as its text blocks joined, an error when
+``is_error`` is true (the code from an ``ERROR CODE:`` or ``[CODE]:`` prefix,
+else EXECUTION_ERROR), else a success (or partial, by a ``PARTIAL:`` prefix);
+blocks that are not text (image, document, search_result ...) are kept in
+``data.blocks`` and the id in ``context.call_id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._response import ToolResponse
+from ._carry import carried, inferred, model_text, trailer_of
+from ._shape import Shape
+
+__all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
+
+ANTHROPIC_SHAPE: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Anthropic tool_result content block",
+    "type": "object",
+    "required": ["type", "tool_use_id"],
+    "properties": {
+        "type": {"const": "tool_result"},
+        "tool_use_id": {"type": "string"},
+        "content": {
+            "anyOf": [
+                {"type": "string"},
+                {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["type"],
+                        "properties": {"type": {"type": "string"}},
+                        "if": {"properties": {"type": {"const": "text"}}},
+                        "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
+                    },
+                },
+            ]
+        },
+        "is_error": {"type": "boolean"},
+        "cache_control": {"type": ["object", "null"]},
+        "toolset_name": {"type": ["string", "null"]},
+    },
+    "additionalProperties": False,
+}
+"""One ``tool_result`` block (``ToolResultBlockParam``)."""
+
+SHAPE = Shape("anthropic", ANTHROPIC_SHAPE)
+
+
+def to_anthropic(
+    response: ToolResponse, *, tool_use_id: str | None = None, text: str | None = None, carry: bool = True
+) -> dict[str, Any]:
+    """The ``tool_result`` block of ``response``; ``is_error`` is true exactly for an error.
+
+    ``tool_use_id`` defaults to ``context.call_id`` ("" when there is none);
+    ``text`` is what the model reads (default ``model_text(response)``); with
+    ``carry`` the whole response follows in a second text block.
+    """
+    if tool_use_id is None:
+        known = (response.context or {}).get("call_id")
+        tool_use_id = known if isinstance(known, str) else ""
+    blocks = [{"type": "text", "text": model_text(response) if text is None else text}]
+    if carry:
+        blocks.append({"type": "text", "text": carried("", response)})
+    return {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": blocks,
+        "is_error": response.is_error,
+    }
+
+
+def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ToolResponse wire object of a ``tool_result`` known to have its shape (unchecked)."""
+    content = record.get("content", "")
+    if isinstance(content, str):
+        texts, others = [content], []
+    else:
+        texts = [block["text"] for block in content if block["type"] == "text"]
+        others = [block for block in content if block["type"] != "text"]
+    trailer = trailer_of(texts[-1]) if texts else None
+    if trailer is not None:
+        return trailer  # type: ignore[no-any-return]
+    call_id = record["tool_use_id"]
+    wire = inferred("\n".join(texts), is_error=record.get("is_error", False), context=None)
+    if others:
+        wire["data"] = {"blocks": others}
+    if call_id:
+        wire["context"] = {"call_id": call_id}
+    return wire
+
+
+def from_anthropic(record: Mapping[str, Any]) -> ToolResponse:
+    """The ToolResponse a ``tool_result`` block holds (see the module docstring).
+
+    Raises ``DialectError("anthropic", ...)`` for a record that is not a
+    ``tool_result`` block, and ``ResponseValidationError`` when its trailer is
+    not a valid response."""
+    return ToolResponse.from_dict(wire_from_anthropic(SHAPE.checked(record)))

@@ -1,0 +1,114 @@
+"""How a whole ToolResponse travels inside a dialect that has only text for the model.
+
+OpenAI's tool messages (Chat Completions and Responses) and Anthropic's
+``tool_result`` have no member for structured data, no error code and (OpenAI)
+no error flag, and nothing beside the content reaches the other side: there is
+no side channel. So the converters write two things into the content:
+
+1. the **model text**: what the model should read (``model_text``: the text, a
+   ``PARTIAL:`` or ``ERROR CODE:`` prefix by status; or the caller's own text,
+   such as the agent's feedback);
+2. a **trailer**, unless the caller asks for none: one last line
+   ``<toolresponse>{...}</toolresponse>`` holding the response as compact I-JSON.
+
+Compact JSON never holds a raw line break (JSON escapes them), so the trailer
+is exactly the last line, whatever the model text holds; ``trailer_of``
+finds it, and ``from_`` then gives back exactly the response that ``to_`` was
+given. The model reads the trailer too: it is JSON models read well, it costs
+the tokens of the response, and it gives the model the ``data`` that a text
+alone throws away (HelloAgents 1.0's agent drops it). A record without a
+trailer (written by another framework) is read by ``inferred``: its text, and
+the status and code its prefix or error flag says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from toolresponse_generated import ErrorCode
+
+from .._response import ToolResponse
+
+__all__ = ["TRAILER_END", "TRAILER_START", "carried", "inferred", "model_text", "trailer_of"]
+
+TRAILER_START = "<toolresponse>"
+TRAILER_END = "</toolresponse>"
+_START_LENGTH = len(TRAILER_START)
+_END_LENGTH = len(TRAILER_END)
+
+_CODES = frozenset(code.value for code in ErrorCode)
+# "ERROR NOT_FOUND: ..." (ours, the agent's); "[NOT_FOUND]: ..." (HelloAgents 1.0's agent).
+_ERROR_PREFIX = re.compile(r"\A(?:ERROR ([A-Z_]+)|\[([A-Z_]+)\]):? ?")
+_PARTIAL_PREFIX = re.compile(r"\A(?:PARTIAL(?: RESULT)?(?: \(incomplete\))?:|\[PARTIAL\]:?) ?")
+
+
+def model_text(response: ToolResponse) -> str:
+    """What the model reads of ``response`` by default: its text, marked by status."""
+    if response.is_partial:
+        return f"PARTIAL: {response.text}"
+    info = response.error_info
+    if info is not None:
+        header = f"ERROR {info.code.value}: {info.message}"
+        return header if response.text == info.message else f"{header}\n{response.text}"
+    return response.text
+
+
+def carried(text: str, response: ToolResponse | None) -> str:
+    """``text`` with the trailer of ``response`` as its last line (``text`` alone for None)."""
+    if response is None:
+        return text
+    trailer = TRAILER_START + response.to_json() + TRAILER_END
+    return f"{text}\n\n{trailer}" if text else trailer
+
+
+def trailer_of(content: str) -> Any:
+    """The decoded JSON of ``content``'s trailer; None when it has none (a last line that looks
+    like a trailer but does not hold JSON is no trailer: it stays text)."""
+    if not content.endswith(TRAILER_END):
+        return None
+    start = content.rfind("\n") + 1
+    if not content.startswith(TRAILER_START, start):
+        return None
+    try:
+        return orjson.loads(content[start + _START_LENGTH : -_END_LENGTH])
+    except orjson.JSONDecodeError:
+        return None
+
+
+def inferred(text: str, *, is_error: bool | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The ToolResponse wire object a record without a trailer stands for.
+
+    The status comes from the error flag when the dialect has one (``is_error``),
+    else from the text's prefix: ``ERROR CODE:`` or ``[CODE]:`` with a standard
+    code is an error with that code (its text what follows the prefix, its
+    message the first line of that), ``PARTIAL:`` a partial result, anything
+    else a success. An error without a known code is EXECUTION_ERROR (what a
+    tool that fails without saying why is); its message is the text, or says
+    that there was none.
+    """
+    wire: dict[str, Any] = {"status": "success", "text": text}
+    error = _ERROR_PREFIX.match(text)
+    code = next((group for group in error.groups() if group), None) if error else None
+    if error is not None and code in _CODES and is_error is not False:
+        rest = text[error.end() :]
+        message = rest.split("\n", 1)[0].strip()
+        wire["status"] = "error"
+        wire["text"] = rest if message else text
+        wire["error_info"] = {"code": code, "message": message or text}
+    elif is_error:
+        wire["status"] = "error"
+        wire["error_info"] = {
+            "code": ErrorCode.EXECUTION_ERROR.value,
+            "message": text.strip() or "the tool reported an error and said nothing more",
+        }
+        if not text.strip():
+            wire["text"] = wire["error_info"]["message"]
+    elif _PARTIAL_PREFIX.match(text):
+        wire["status"] = "partial"
+    if context:
+        wire["context"] = dict(context)
+    return wire

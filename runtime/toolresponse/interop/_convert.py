@@ -1,0 +1,131 @@
+"""``convert``: records of one dialect to another, streamed, each bad record reported and skipped.
+
+Inputs are read as ``validate`` reads them (``_logs.read_records``). Each
+readable record goes through ToolResponse: ``from_<source>`` then
+``to_<target>``; the output is one record per line (JSON lines), or with
+``output_format="json"`` one JSON array, written as the records come. A record
+that cannot be converted (not I-JSON, not in its dialect's shape, or mapping to
+an invalid ToolResponse) is reported on ``err`` as
+``FILE:LINE[:COLUMN]: POINTER: [layer] MESSAGE [KEYWORD]`` and left out; the
+rest are converted. Exit status: 0 all converted, 1 some record left out, 2 an
+input could not be read (the others are still converted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, Any, Literal, TextIO
+
+import orjson
+
+from .._errors import ResponseValidationError
+from .._terminal import printable
+from .._violation import SchemaViolation
+from ..validation import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, expand
+from ._dialects import Dialect, dialect
+from ._logs import read_records, record_violations
+
+__all__ = ["ConvertReport", "convert"]
+
+OutputFormat = Literal["jsonl", "json"]
+
+
+@dataclass
+class ConvertReport:
+    """What a conversion did: records converted, left out, and inputs that could not be read."""
+
+    converted: int = 0
+    invalid: int = 0
+    unreadable: int = 0
+
+    @property
+    def exit_status(self) -> int:
+        if self.unreadable:
+            return EXIT_ERROR
+        return EXIT_INVALID if self.invalid else EXIT_VALID
+
+    def summary(self) -> str:
+        text = f"{self.converted:,} converted, {self.invalid:,} invalid"
+        if self.unreadable:
+            text += f", {self.unreadable:,} input{'s' if self.unreadable > 1 else ''} unreadable"
+        return text
+
+
+def _problem_lines(source: str, record_line: int | None, errors: Sequence[SchemaViolation]) -> str:
+    lines = []
+    for violation in errors:
+        where = source
+        line = violation.line if violation.line is not None else record_line
+        if line is not None:
+            where += f":{line}"
+            if violation.column is not None:
+                where += f":{violation.column}"
+        pointer = violation.pointer or "(root)"
+        lines.append(printable(f"{where}: {pointer}: {violation.message} [{violation.keyword}]") + "\n")
+    return "".join(lines)
+
+
+def _converted(source: Dialect, target: Dialect, value: Any) -> Any:
+    return target.to(source.from_(value))
+
+
+def convert(
+    source_dialect: str,
+    target_dialect: str,
+    paths: Sequence[str],
+    *,
+    out: TextIO,
+    err: TextIO,
+    stdin: IO[bytes],
+    output_format: OutputFormat = "jsonl",
+    quiet: bool = False,
+) -> ConvertReport:
+    """Convert every record of ``paths`` from one dialect to another (see the module docstring);
+    ``ValueError`` for an unknown dialect name. ``quiet``: no summary on ``err``."""
+    source, target = dialect(source_dialect), dialect(target_dialect)
+    result = ConvertReport()
+    dumps = orjson.dumps
+    separator = "[\n" if output_format == "json" else ""
+    for chunk in read_records(expand(paths), stdin):
+        written: list[str] = []
+        for line, value in zip(chunk.lines, chunk.values, strict=True):
+            try:
+                record = _converted(source, target, value)
+                text = dumps(record).decode("utf-8")
+            except ResponseValidationError as error:
+                result.invalid += 1
+                errors = record_violations(source, value) or error.errors
+                err.write(_problem_lines(chunk.source, line, errors))
+                continue
+            except orjson.JSONEncodeError as error:  # a value I-JSON cannot hold (an integer past 64 bits)
+                result.invalid += 1
+                unwritable = SchemaViolation(
+                    pointer="",
+                    keyword="json",
+                    message=f"the converted record cannot be written as JSON: {error}",
+                )
+                err.write(_problem_lines(chunk.source, line, (unwritable,)))
+                continue
+            if output_format == "json":
+                written.append(separator + text)
+                separator = ",\n"
+            else:
+                written.append(text + "\n")
+            result.converted += 1
+        if written:
+            out.write("".join(written))
+        for item in chunk.problems:
+            if item.io_error is not None:
+                result.unreadable += 1
+                reason = f"toolresponse convert: cannot read {item.source}: {item.io_error}"
+                err.write(printable(reason) + "\n")
+            else:
+                result.invalid += 1
+                err.write(_problem_lines(item.source, item.line, item.errors))
+    if output_format == "json":
+        out.write("[]\n" if separator == "[\n" else "\n]\n")
+    out.flush()
+    if not quiet:
+        err.write(result.summary() + "\n")
+    return result

@@ -1,0 +1,168 @@
+"""The dialect table: every format a tool result can be converted from and to, by name.
+
+One row per dialect: the module that maps it (imported on first use), the
+names of its ``to_`` and ``from_`` functions and of its record shape (a JSON
+Schema 2020-12 dict), and optionally the name of an unchecked mapping of a
+record already known to have its shape into the ToolResponse wire object (the
+fast path of ``validate --from``; without it, ``from_`` builds the response).
+The CLI (``convert``, ``validate --from``) and the agent find dialects here;
+loading the table loads none of the dialects' modules (nor the response).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._response import ToolResponse
+    from ._shape import Shape
+
+__all__ = ["DIALECTS", "Dialect", "dialect", "from_toolresponse", "to_toolresponse"]
+
+
+def to_toolresponse(response: ToolResponse) -> dict[str, Any]:
+    """The response itself, as its wire object."""
+    return response.to_dict()
+
+
+def from_toolresponse(record: Any) -> ToolResponse:
+    """The response the wire object ``record`` is (``ToolResponse.from_dict``)."""
+    from .._response import ToolResponse  # the table itself loads no response: `validate` lists it
+
+    return ToolResponse.from_dict(record)
+
+
+def _same(record: Any) -> Any:
+    return record
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One row of the table; its functions and shape are loaded from ``module`` when first used."""
+
+    name: str
+    module: str
+    to_name: str
+    from_name: str
+    shape_name: str | None
+    """The record shape's name in ``module``; None: the ToolResponse schema itself."""
+    wire_name: str | None = None
+    description: str = ""
+
+    def _attribute(self, name: str) -> Any:
+        return getattr(importlib.import_module(self.module), name)
+
+    @cached_property
+    def to(self) -> Callable[..., Any]:
+        """``to_<dialect>(response, ...)``: the record of a response."""
+        function: Callable[..., Any] = self._attribute(self.to_name)
+        return function
+
+    @cached_property
+    def from_(self) -> Callable[[Any], ToolResponse]:
+        """``from_<dialect>(record)``: the response of a record; raises ``DialectError``."""
+        function: Callable[[Any], ToolResponse] = self._attribute(self.from_name)
+        return function
+
+    @cached_property
+    def shape(self) -> Shape:
+        """The record shape, compiled on first check."""
+        from ..validation import bundled_schema
+        from ._shape import Shape
+
+        schema = bundled_schema() if self.shape_name is None else self._attribute(self.shape_name)
+        return Shape(self.name, schema)
+
+    @cached_property
+    def wire(self) -> Callable[[Any], Any]:
+        """A record known to have the shape, as the ToolResponse wire object it maps to."""
+        if self.shape_name is None:
+            return _same
+        if self.wire_name is not None:
+            function: Callable[[Any], Any] = self._attribute(self.wire_name)
+            return function
+        build = self.from_
+        return lambda record: build(record).to_dict()
+
+
+_INTEROP = "toolresponse.interop."
+
+DIALECTS: Mapping[str, Dialect] = {
+    row.name: row
+    for row in (
+        Dialect(
+            "toolresponse",
+            _INTEROP + "_dialects",
+            "to_toolresponse",
+            "from_toolresponse",
+            None,
+            description="ToolResponse v1 itself",
+        ),
+        Dialect(
+            "mcp",
+            _INTEROP + "_mcp",
+            "to_mcp",
+            "from_mcp",
+            "MCP_RESULT_SHAPE",
+            description="MCP CallToolResult",
+        ),
+        Dialect(
+            "openai-chat",
+            _INTEROP + "_openai",
+            "to_openai_chat",
+            "from_openai_chat",
+            "OPENAI_CHAT_SHAPE",
+            "wire_from_openai_chat",
+            description="OpenAI Chat Completions tool message",
+        ),
+        Dialect(
+            "openai-responses",
+            _INTEROP + "_openai",
+            "to_openai_responses",
+            "from_openai_responses",
+            "OPENAI_RESPONSES_SHAPE",
+            "wire_from_openai_responses",
+            description="OpenAI Responses API function_call_output item",
+        ),
+        Dialect(
+            "anthropic",
+            _INTEROP + "_anthropic",
+            "to_anthropic",
+            "from_anthropic",
+            "ANTHROPIC_SHAPE",
+            "wire_from_anthropic",
+            description="Anthropic tool_result block",
+        ),
+        Dialect(
+            "langchain",
+            _INTEROP + "_langchain",
+            "to_langchain",
+            "from_langchain",
+            "LANGCHAIN_SHAPE",
+            "wire_from_langchain",
+            description="LangChain ToolMessage (its fields)",
+        ),
+        Dialect(
+            "helloagents",
+            _INTEROP + "_helloagents",
+            "to_helloagents",
+            "from_helloagents",
+            "HELLOAGENTS_SHAPE",
+            "wire_from_helloagents",
+            description="HelloAgents 1.0 / 1.0.1 ToolResponse dict",
+        ),
+    )
+}
+"""Every dialect by name, in the order ``--help`` lists them."""
+
+
+def dialect(name: str) -> Dialect:
+    """The dialect called ``name``; ``ValueError`` listing the names for any other."""
+    try:
+        return DIALECTS[name]
+    except KeyError:
+        raise ValueError(f"unknown dialect {name!r}: use one of {', '.join(DIALECTS)}") from None

@@ -1,0 +1,119 @@
+"""HelloAgents 1.0 and 1.0.1: the dict its ``ToolResponse`` serialises to, read and written.
+
+::
+
+    {"status": "error", "text": "...", "data": {}, "error": {"code": "NOT_FOUND", "message": "..."},
+     "stats": {"time_ms": 3}, "context": {"tool_name": "read_file", "params_input": {...}}}
+
+The differences from ToolResponse v1, and what each converter does with them:
+
+========================  ==================================  ===========================================
+HelloAgents 1.0 / 1.0.1   ToolResponse v1                     conversion
+========================  ==================================  ===========================================
+``error``                 ``error_info``                      renamed both ways
+error ``code``: any str   one of the 15 standard codes        read as is: a code that is not standard
+                                                              makes the record invalid (the validator
+                                                              names the nearest code), never guessed
+``data`` always written   absent means ``{}``                 read: ``{}`` either way; written always
+``stats``/``context``     null or absent when unset           read as absent; written only when non-empty
+only when non-empty
+``time_ms`` an integer    a number >= 0                       read as is; written rounded to an integer
+``context.input`` (plain  ``context.params_input``            read: renamed; written: ``params_input``
+function)                                                     (what its ``Tool.run_with_timing`` writes)
+no ``details``,           ``error_info.details``,             written: dropped (HelloAgents has no
+``retryable``,            ``retryable``, ``retry_after_ms``,  room for them); read: absent
+``retry_after_ms``, x-    ``x-`` extensions
+========================  ==================================  ===========================================
+
+So ``from_helloagents(to_helloagents(r))`` is ``r`` less those members, with
+``time_ms`` rounded; everything HelloAgents writes is read without loss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._response import ToolResponse
+from ._shape import Shape
+
+__all__ = ["HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents", "wire_from_helloagents"]
+
+_OBJECT_OR_NULL = {"type": ["object", "null"]}
+
+HELLOAGENTS_SHAPE: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "HelloAgents 1.0 ToolResponse dict",
+    "type": "object",
+    "required": ["status", "text"],
+    "properties": {
+        "status": {"enum": ["success", "partial", "error"]},
+        "text": {"type": "string"},
+        "data": _OBJECT_OR_NULL,
+        "error": {
+            "type": ["object", "null"],
+            "required": ["code", "message"],
+            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+            "additionalProperties": False,
+        },
+        "stats": {
+            "type": ["object", "null"],
+            "properties": {"time_ms": {"type": "integer", "minimum": 0}},
+        },
+        "context": _OBJECT_OR_NULL,
+    },
+    "additionalProperties": False,
+    "if": {"properties": {"status": {"const": "error"}}},
+    "then": {"required": ["error"], "properties": {"error": {"type": "object"}}},
+    "else": {"properties": {"error": {"type": "null"}}},
+}
+"""One HelloAgents 1.0 / 1.0.1 ``ToolResponse.to_dict()`` (or its JSON)."""
+
+SHAPE = Shape("helloagents", HELLOAGENTS_SHAPE)
+
+
+def to_helloagents(response: ToolResponse) -> dict[str, Any]:
+    """The dict HelloAgents 1.0 writes for ``response`` (see the table above for what is dropped)."""
+    record: dict[str, Any] = {"status": response.status.value, "text": response.text, "data": response.data}
+    info = response.error_info
+    if info is not None:
+        record["error"] = {"code": info.code.value, "message": info.message}
+    if response.stats:
+        stats = dict(response.stats)
+        if "time_ms" in stats:
+            stats["time_ms"] = round(stats["time_ms"])
+        record["stats"] = stats
+    if response.context:
+        record["context"] = response.context
+    return record
+
+
+def wire_from_helloagents(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ToolResponse wire object of a HelloAgents dict known to have its shape (unchecked)."""
+    wire: dict[str, Any] = {"status": record["status"], "text": record["text"]}
+    data = record.get("data")
+    if data:
+        wire["data"] = data
+    error = record.get("error")
+    if error is not None:
+        wire["error_info"] = {"code": error["code"], "message": error["message"]}
+    stats = record.get("stats")
+    if stats:
+        wire["stats"] = stats
+    context = record.get("context")
+    if context:
+        if "input" in context and "params_input" not in context:
+            context = {
+                ("params_input" if name == "input" else name): value for name, value in context.items()
+            }
+        wire["context"] = context
+    return wire
+
+
+def from_helloagents(record: Mapping[str, Any]) -> ToolResponse:
+    """The ToolResponse of a HelloAgents 1.0 / 1.0.1 dict.
+
+    Raises ``DialectError("helloagents", ...)`` for a record not in its shape,
+    and ``ResponseValidationError`` when the mapped response is not valid (an
+    error code that is not standard, an empty error message, ...)."""
+    return ToolResponse.from_dict(wire_from_helloagents(SHAPE.checked(record)))

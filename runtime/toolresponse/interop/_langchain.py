@@ -1,0 +1,239 @@
+"""LangChain: the ``ToolMessage`` (as a record and as the real class), and registry tools as LangChain tools.
+
+A ``ToolMessage`` has what the other chat dialects lack: ``status``
+("success" | "error") and ``artifact``, any value that is kept beside the
+message and never sent to the model. So nothing rides in the text here:
+
+- ``to_langchain(response)`` gives the message's fields as a dict
+  (``ToolMessage(**record)`` builds it; ``to_langchain_message`` does that for
+  you): ``content`` the model text, ``status`` "error" exactly for an error
+  (a partial result is "success" with its ``PARTIAL:`` prefix: LangChain has no
+  partial state), ``artifact`` the whole response as JSON, ``name`` the tool.
+- ``from_langchain(record)`` reads such a dict or a ``ToolMessage`` itself: an
+  ``artifact`` that is a ToolResponse (an object with ``status`` and ``text``)
+  is the response, exactly; otherwise the content is read as its text, an
+  error when ``status`` is "error" (code from an ``ERROR CODE:`` / ``[CODE]:``
+  prefix, else EXECUTION_ERROR), and a foreign artifact is kept in
+  ``data.artifact``, content blocks that are not text in ``data.blocks``.
+- ``as_langchain_tools(registry)`` gives one LangChain ``BaseTool`` per
+  registered tool: each call goes through the registry (parameters checked,
+  breaker, timeouts, listeners), and a tool node gets a ``ToolMessage`` with
+  the status and the artifact above.
+
+langchain-core is imported only by ``to_langchain_message`` and
+``as_langchain_tools``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeGuard
+
+from .._response import ToolResponse
+from ._carry import inferred, model_text
+from ._shape import Shape
+
+if TYPE_CHECKING:
+    from langchain_core.messages import ToolMessage
+    from langchain_core.tools import BaseTool
+
+    from ..tools import ToolRegistry
+
+__all__ = [
+    "LANGCHAIN_SHAPE",
+    "as_langchain_tools",
+    "from_langchain",
+    "to_langchain",
+    "to_langchain_message",
+    "wire_from_langchain",
+]
+
+LANGCHAIN_SHAPE: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "LangChain ToolMessage",
+    "type": "object",
+    "required": ["content", "tool_call_id"],
+    "properties": {
+        "type": {"const": "tool"},
+        "content": {
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": ["string", "object"]}},
+            ]
+        },
+        "tool_call_id": {"type": "string"},
+        "status": {"enum": ["success", "error"]},
+        "artifact": {},
+        "name": {"type": ["string", "null"]},
+        "id": {"type": ["string", "null"]},
+        "additional_kwargs": {"type": "object"},
+        "response_metadata": {"type": "object"},
+    },
+    "additionalProperties": False,
+}
+"""One ``ToolMessage`` as its fields (``ToolMessage.model_dump()``, or the dict it is built from)."""
+
+SHAPE = Shape("langchain", LANGCHAIN_SHAPE)
+
+
+def to_langchain(
+    response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None
+) -> dict[str, Any]:
+    """The fields of the ``ToolMessage`` of ``response``: ``ToolMessage(**to_langchain(r))`` builds it.
+
+    ``tool_call_id`` defaults to ``context.call_id`` ("" when there is none),
+    ``text`` (the content) to ``model_text(response)``."""
+    context = response.context or {}
+    if tool_call_id is None:
+        known = context.get("call_id")
+        tool_call_id = known if isinstance(known, str) else ""
+    record: dict[str, Any] = {
+        "type": "tool",
+        "content": model_text(response) if text is None else text,
+        "tool_call_id": tool_call_id,
+        "status": "error" if response.is_error else "success",
+        "artifact": response.to_dict(),
+    }
+    name = context.get("tool_name")
+    if isinstance(name, str):
+        record["name"] = name
+    return record
+
+
+LANGCHAIN_EXTRA_HINT = "install langchain-core: pip install 'toolresponse[langchain]'"
+
+
+def _langchain_core(what: str) -> None:
+    try:
+        import langchain_core  # noqa: F401  (present or not: that is the question here)
+    except ImportError as error:
+        raise ImportError(f"{what} needs langchain-core; {LANGCHAIN_EXTRA_HINT}") from error
+
+
+def to_langchain_message(
+    response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None
+) -> ToolMessage:
+    """The LangChain ``ToolMessage`` of ``response`` (needs langchain-core)."""
+    _langchain_core("to_langchain_message")
+    from langchain_core.messages import ToolMessage
+
+    return ToolMessage(**to_langchain(response, tool_call_id=tool_call_id, text=text))
+
+
+def _is_response_wire(artifact: Any) -> TypeGuard[Mapping[str, Any]]:
+    return isinstance(artifact, Mapping) and "status" in artifact and "text" in artifact
+
+
+def wire_from_langchain(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ToolResponse wire object of a ToolMessage record known to have its shape (unchecked)."""
+    artifact = record.get("artifact")
+    if _is_response_wire(artifact):
+        return dict(artifact)
+    content = record["content"]
+    if isinstance(content, str):
+        texts, others = [content], []
+    else:
+        texts = [
+            part if isinstance(part, str) else part.get("text", "") for part in content if _is_text(part)
+        ]
+        others = [part for part in content if not _is_text(part)]
+    call_id = record["tool_call_id"]
+    wire = inferred(
+        "".join(texts),
+        is_error=record.get("status") == "error",
+        context={"call_id": call_id} if call_id else None,
+    )
+    data: dict[str, Any] = {}
+    if others:
+        data["blocks"] = others
+    if artifact is not None:
+        data["artifact"] = artifact
+    if data:
+        wire["data"] = data
+    name = record.get("name")
+    if isinstance(name, str) and name:
+        wire["context"] = {**wire.get("context", {}), "tool_name": name}
+    return wire
+
+
+def _is_text(part: Any) -> bool:
+    return isinstance(part, str) or (isinstance(part, Mapping) and part.get("type") == "text")
+
+
+def from_langchain(record: Any) -> ToolResponse:
+    """The ToolResponse of a ``ToolMessage`` or its fields (see the module docstring).
+
+    Raises ``DialectError("langchain", ...)`` for a record that is not a
+    ToolMessage, and ``ResponseValidationError`` when its artifact is a
+    ToolResponse that is not valid."""
+    if isinstance(record, ToolResponse):
+        return record
+    if not isinstance(record, Mapping) and callable(getattr(record, "model_dump", None)):
+        artifact = getattr(record, "artifact", None)
+        if isinstance(artifact, ToolResponse):
+            return artifact
+        record = record.model_dump()
+    return ToolResponse.from_dict(wire_from_langchain(SHAPE.checked(record)))
+
+
+# -- registry tools as LangChain tools ------------------------------------------------------
+
+_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolresponse_langchain_call_id")
+
+
+def as_langchain_tools(registry: ToolRegistry) -> list[BaseTool]:
+    """One LangChain tool per tool of ``registry``, in its order (needs langchain-core).
+
+    Each tool's arguments are described by the registry's JSON Schema; a call
+    (sync or async) runs through ``registry.execute`` / ``aexecute`` with the
+    tool call's id as ``call_id``; the tool answers ``(content, artifact)``
+    (``response_format="content_and_artifact"``), so that a tool node's
+    ``ToolMessage`` has the model text as content, the whole response as
+    artifact, and ``status="error"`` for an error response.
+    """
+    _langchain_core("as_langchain_tools")
+    from langchain_core.messages import ToolMessage
+    from langchain_core.tools import BaseTool
+
+    def marked(output: Any) -> Any:
+        artifact = getattr(output, "artifact", None)
+        if (
+            isinstance(output, ToolMessage)
+            and isinstance(artifact, Mapping)
+            and artifact.get("status") == "error"
+        ):
+            output.status = "error"
+        return output
+
+    class RegistryTool(BaseTool):
+        """A tool of a ToolRegistry, called through it."""
+
+        response_format: Any = "content_and_artifact"
+
+        def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+            token = _CALL_ID.set(kwargs.get("tool_call_id"))
+            try:
+                return marked(super().run(tool_input, *args, **kwargs))
+            finally:
+                _CALL_ID.reset(token)
+
+        async def arun(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+            token = _CALL_ID.set(kwargs.get("tool_call_id"))
+            try:
+                return marked(await super().arun(tool_input, *args, **kwargs))
+            finally:
+                _CALL_ID.reset(token)
+
+        def _run(self, *args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
+            response = registry.execute(self.name, kwargs, call_id=_CALL_ID.get(None))
+            return model_text(response), response.to_dict()
+
+        async def _arun(self, *args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
+            response = await registry.aexecute(self.name, kwargs, call_id=_CALL_ID.get(None))
+            return model_text(response), response.to_dict()
+
+    return [
+        RegistryTool(name=spec.name, description=spec.description or spec.name, args_schema=spec.parameters)
+        for spec in registry.list_tools()
+    ]

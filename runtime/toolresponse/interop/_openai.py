@@ -1,0 +1,182 @@
+"""OpenAI: the Chat Completions tool message and the Responses API ``function_call_output`` item.
+
+Chat Completions::
+
+    {"role": "tool", "tool_call_id": "call_1", "content": "..."}     content: text, or text parts
+
+Responses API::
+
+    {"type": "function_call_output", "call_id": "call_1", "output": "..."}
+                                      output: text, or input_text / input_image / input_file parts
+
+Neither has an error flag, an error code, a partial state or room for data,
+and nothing else reaches the model (no side channel). ``to_`` writes the model
+text (``model_text``, or the caller's ``text``) and, unless ``carry=False``,
+the whole response as a one-line trailer (see ``_carry``); ``from_`` gives back
+exactly that response when the trailer is there. A record without one (written
+by another framework) is read as its text, with the status and code its prefix
+says (``ERROR NOT_FOUND: ...``, ``[NOT_FOUND]: ...``, ``PARTIAL: ...``; anything
+else is a success) and ``context.call_id`` from the call id; Responses parts
+that are not text (images, files) are kept in ``data.parts``. The Responses
+item's ``status`` (in_progress, completed, incomplete) is the item's lifecycle,
+not the call's outcome: it is neither written nor read as one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._response import ToolResponse
+from ._carry import carried, inferred, model_text, trailer_of
+from ._shape import Shape
+
+__all__ = [
+    "OPENAI_CHAT_SHAPE",
+    "OPENAI_RESPONSES_SHAPE",
+    "from_openai_chat",
+    "from_openai_responses",
+    "to_openai_chat",
+    "to_openai_responses",
+    "wire_from_openai_chat",
+    "wire_from_openai_responses",
+]
+
+_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
+_TEXT_PART = {
+    "type": "object",
+    "required": ["type", "text"],
+    "properties": {"type": {"const": "text"}, "text": {"type": "string"}},
+    "additionalProperties": False,
+}
+
+OPENAI_CHAT_SHAPE: dict[str, Any] = {
+    "$schema": _SCHEMA,
+    "title": "OpenAI Chat Completions tool message",
+    "type": "object",
+    "required": ["role", "tool_call_id", "content"],
+    "properties": {
+        "role": {"const": "tool"},
+        "tool_call_id": {"type": "string"},
+        "content": {"anyOf": [{"type": "string"}, {"type": "array", "items": _TEXT_PART}]},
+        "name": {"type": "string"},
+    },
+    "additionalProperties": False,
+}
+"""One Chat Completions tool message (``ChatCompletionToolMessageParam``)."""
+
+OPENAI_RESPONSES_SHAPE: dict[str, Any] = {
+    "$schema": _SCHEMA,
+    "title": "OpenAI Responses API function_call_output item",
+    "type": "object",
+    "required": ["type", "call_id", "output"],
+    "properties": {
+        "type": {"const": "function_call_output"},
+        "call_id": {"type": "string"},
+        "output": {
+            "anyOf": [
+                {"type": "string"},
+                {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["type"],
+                        "properties": {"type": {"enum": ["input_text", "input_image", "input_file"]}},
+                        "if": {"properties": {"type": {"const": "input_text"}}},
+                        "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
+                    },
+                },
+            ]
+        },
+        "id": {"type": ["string", "null"]},
+        "status": {"enum": ["in_progress", "completed", "incomplete", None]},
+        "name": {"type": ["string", "null"]},
+        "namespace": {"type": ["string", "null"]},
+        "caller": {"type": ["object", "null"]},
+    },
+    "additionalProperties": False,
+}
+"""One Responses API ``function_call_output`` input item (``FunctionCallOutput``)."""
+
+CHAT = Shape("openai-chat", OPENAI_CHAT_SHAPE)
+RESPONSES = Shape("openai-responses", OPENAI_RESPONSES_SHAPE)
+
+
+def _call_id(response: ToolResponse, call_id: str | None) -> str:
+    if call_id is not None:
+        return call_id
+    known = (response.context or {}).get("call_id")
+    return known if isinstance(known, str) else ""
+
+
+def _content(response: ToolResponse, text: str | None, carry: bool) -> str:
+    return carried(model_text(response) if text is None else text, response if carry else None)
+
+
+def to_openai_chat(
+    response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None, carry: bool = True
+) -> dict[str, Any]:
+    """The Chat Completions tool message of ``response``.
+
+    ``tool_call_id`` defaults to ``context.call_id`` ("" when there is none);
+    ``text`` is what the model reads (default ``model_text(response)``); with
+    ``carry`` (the default) the whole response follows as a trailer line, so
+    that ``from_openai_chat`` gives it back exactly.
+    """
+    return {
+        "role": "tool",
+        "tool_call_id": _call_id(response, tool_call_id),
+        "content": _content(response, text, carry),
+    }
+
+
+def to_openai_responses(
+    response: ToolResponse, *, call_id: str | None = None, text: str | None = None, carry: bool = True
+) -> dict[str, Any]:
+    """The Responses API ``function_call_output`` item of ``response`` (as ``to_openai_chat``)."""
+    return {
+        "type": "function_call_output",
+        "call_id": _call_id(response, call_id),
+        "output": _content(response, text, carry),
+    }
+
+
+def _from_text(content: str, call_id: str, parts: list[Any] | None = None) -> dict[str, Any]:
+    wire = trailer_of(content)
+    if wire is not None:
+        return wire  # type: ignore[no-any-return]
+    result = inferred(content, is_error=None, context={"call_id": call_id} if call_id else None)
+    if parts:
+        result["data"] = {"parts": parts}
+    return result
+
+
+def wire_from_openai_chat(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ToolResponse wire object of a tool message already known to have its shape (unchecked)."""
+    content = record["content"]
+    if not isinstance(content, str):
+        content = "".join(part["text"] for part in content)
+    return _from_text(content, record["tool_call_id"])
+
+
+def wire_from_openai_responses(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ToolResponse wire object of a ``function_call_output`` known to have its shape (unchecked)."""
+    output = record["output"]
+    if isinstance(output, str):
+        return _from_text(output, record["call_id"])
+    texts = [part["text"] for part in output if part["type"] == "input_text"]
+    others = [part for part in output if part["type"] != "input_text"]
+    return _from_text("".join(texts), record["call_id"], others)
+
+
+def from_openai_chat(record: Mapping[str, Any]) -> ToolResponse:
+    """The ToolResponse a Chat Completions tool message holds (see the module docstring).
+
+    Raises ``DialectError("openai-chat", ...)`` for a record that is not a tool
+    message, and ``ResponseValidationError`` when its trailer is not a valid response."""
+    return ToolResponse.from_dict(wire_from_openai_chat(CHAT.checked(record)))
+
+
+def from_openai_responses(record: Mapping[str, Any]) -> ToolResponse:
+    """The ToolResponse a Responses API ``function_call_output`` item holds (see ``from_openai_chat``)."""
+    return ToolResponse.from_dict(wire_from_openai_responses(RESPONSES.checked(record)))

@@ -1,0 +1,86 @@
+"""Shared data of the interop tests: the dialect parameters, the valid fixtures, a response strategy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+from test_engine_parity import fixture_cases
+
+from toolresponse import ErrorCode, ToolResponse
+from toolresponse.interop import DIALECTS
+
+def dialect_params(*, exclude: tuple[str, ...] = ()) -> list[Any]:
+    """Every dialect of the table as a pytest parameter."""
+    return [pytest.param(name, id=name) for name in DIALECTS if name not in exclude]
+
+
+LOSSLESS = dialect_params(exclude=("helloagents",))
+"""The dialects whose ``from_(to_(r))`` is ``r`` exactly."""
+
+VALID_FIXTURES = [(case[0], case[1]) for case in fixture_cases() if case[2]]
+FIXTURE_IDS = [case[0] for case in VALID_FIXTURES]
+
+_INTEGERS = st.integers(min_value=-(2**53), max_value=2**53)
+_FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64)
+_TEXT = st.text(max_size=30)
+JSON = st.recursive(
+    st.none() | st.booleans() | _INTEGERS | _FLOATS | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+_OBJECTS = st.dictionaries(_TEXT, JSON, max_size=3)
+
+
+@st.composite
+def responses(draw: st.DrawFn) -> ToolResponse:
+    """Valid ToolResponses of every status, with every optional member drawn or left out."""
+    stats = draw(st.none() | st.builds(lambda t, o: {"time_ms": t, **o}, st.floats(0, 1e9), _OBJECTS))
+    context = draw(
+        st.none()
+        | st.fixed_dictionaries(
+            {},
+            optional={
+                "tool_name": st.text(min_size=1, max_size=10),
+                "params_input": JSON,
+                "call_id": _TEXT,
+            },
+        )
+    )
+    data = draw(_OBJECTS)
+    kind = draw(st.sampled_from(["success", "partial", "error"]))
+    if kind == "error":
+        message = draw(st.text(min_size=1, max_size=30))
+        return ToolResponse.error(
+            draw(st.sampled_from(list(ErrorCode))),
+            message,
+            details=draw(st.none() | _OBJECTS),
+            retryable=draw(st.none() | st.booleans()),
+            retry_after_ms=draw(st.none() | st.integers(0, 2**53)),
+            stats=stats,
+            context=context,
+            data=data,
+        )
+    extensions = draw(st.dictionaries(st.text(max_size=5).map(lambda name: "x-" + name), JSON, max_size=2))
+    return ToolResponse(
+        status=kind, text=draw(_TEXT), data=data, stats=stats, context=context, extensions=extensions
+    )
+
+
+def helloagents_view(response: ToolResponse) -> dict[str, Any]:
+    """What survives a trip through HelloAgents 1.0 (the module's table): no details, retryable,
+    retry_after_ms or extensions, time_ms rounded, empty stats and context dropped."""
+    wire = response.to_dict()
+    for name in [name for name in wire if name.startswith("x-")]:
+        del wire[name]
+    if "error_info" in wire:
+        wire["error_info"] = {"code": wire["error_info"]["code"], "message": wire["error_info"]["message"]}
+    stats = wire.get("stats")
+    if not stats:
+        wire.pop("stats", None)
+    elif "time_ms" in stats:
+        wire["stats"] = {**stats, "time_ms": round(stats["time_ms"])}
+    if not wire.get("context"):
+        wire.pop("context", None)
+    return wire

@@ -1,0 +1,32 @@
+"""The converters import no framework library: a fresh interpreter converts through every dialect but
+LangChain's message class and tools, and validates and converts logs, with none of them loaded."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+FRAMEWORKS = ("openai", "anthropic", "langchain_core", "langgraph", "mcp", "mcp_types", "pydantic")
+
+SCRIPT = f"""
+import io, sys
+from toolresponse import ToolResponse
+from toolresponse.cli import main
+from toolresponse.interop import DIALECTS
+
+response = ToolResponse.error("NOT_FOUND", "gone", context={{"call_id": "c1"}})
+for name, row in DIALECTS.items():
+    if name == "mcp":
+        continue  # interop/_mcp.py is another module's; it is checked where it lives
+    assert row.from_(row.to(response)).code == response.code
+sys.stdin = io.TextIOWrapper(io.BytesIO(b'{{"role": "tool", "tool_call_id": "c", "content": "x"}}\\n'))
+assert main(["validate", "--from", "openai-chat", "-q", "-"]) == 0
+loaded = [name for name in {FRAMEWORKS!r} if name in sys.modules]
+assert not loaded, loaded
+"""
+
+
+def test_no_framework_library_is_imported() -> None:
+    """Converting, validating --from and the CLI load none of openai, anthropic, langchain, mcp."""
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=False)
+    assert (0, "") == (done.returncode, done.stderr)

@@ -1,0 +1,121 @@
+"""The records ``to_`` writes are accepted by the frameworks' own types, and what those types dump
+is read back: openai (Chat Completions and Responses), anthropic, langchain-core."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from anthropic.types import MessageParam, ToolResultBlockParam
+from hypothesis import given, settings
+from interop_cases import FIXTURE_IDS, VALID_FIXTURES, responses
+from langchain_core.messages import ToolMessage
+from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolMessageParam
+from openai.types.responses import ResponseInputItemParam
+from openai.types.responses.response_input_item import FunctionCallOutput
+from pydantic import TypeAdapter
+
+from toolresponse import ToolResponse
+from toolresponse.interop import (
+    from_anthropic,
+    from_langchain,
+    from_openai_chat,
+    from_openai_responses,
+    to_anthropic,
+    to_langchain,
+    to_langchain_message,
+    to_openai_chat,
+    to_openai_responses,
+)
+
+CHAT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ChatCompletionToolMessageParam)
+ANY_CHAT_MESSAGE: TypeAdapter[Any] = TypeAdapter(ChatCompletionMessageParam)
+RESPONSES_ITEM: TypeAdapter[Any] = TypeAdapter(ResponseInputItemParam)
+TOOL_RESULT: TypeAdapter[Any] = TypeAdapter(ToolResultBlockParam)
+USER_MESSAGE: TypeAdapter[Any] = TypeAdapter(MessageParam)
+
+
+def _check_all(response: ToolResponse) -> None:
+    chat = to_openai_chat(response, tool_call_id="call_1")
+    CHAT_MESSAGE.validate_python(chat)
+    ANY_CHAT_MESSAGE.validate_python(chat)
+
+    item = to_openai_responses(response, call_id="call_1")
+    RESPONSES_ITEM.validate_python(item)
+    model = FunctionCallOutput.model_validate(item)
+    assert response.to_dict() == from_openai_responses(model.model_dump(exclude_none=True)).to_dict()
+
+    block = to_anthropic(response, tool_use_id="toolu_1")
+    TOOL_RESULT.validate_python(block)
+    USER_MESSAGE.validate_python({"role": "user", "content": [block]})
+
+    message = to_langchain_message(response, tool_call_id="call_1")
+    assert ("error" if response.is_error else "success") == message.status
+    assert response.to_dict() == from_langchain(message).to_dict()
+    assert response.to_dict() == from_langchain(message.model_dump()).to_dict()
+    assert response.to_dict() == from_langchain(ToolMessage(**to_langchain(response))).to_dict()
+
+
+@pytest.mark.parametrize(("fixture", "data"), VALID_FIXTURES, ids=FIXTURE_IDS)
+def test_the_libraries_accept_every_fixture_as_converted(fixture: str, data: Any) -> None:
+    """Each valid fixture, converted, is a valid object of each library and reads back unchanged."""
+    _check_all(ToolResponse.from_dict(data))
+
+
+@settings(max_examples=60, deadline=None)
+@given(response=responses())
+def test_the_libraries_accept_generated_responses_as_converted(response: ToolResponse) -> None:
+    """Generated responses, converted, are valid objects of each library and read back unchanged."""
+    _check_all(response)
+
+
+def test_an_openai_message_without_trailer_is_read_by_its_prefix() -> None:
+    """A tool message written elsewhere is read as its text, its status and code from the prefix."""
+    message: ChatCompletionToolMessageParam = {
+        "role": "tool",
+        "tool_call_id": "c9",
+        "content": [{"type": "text", "text": "ERROR TIMEOUT: too slow"}],
+    }
+    CHAT_MESSAGE.validate_python(message)
+    expected = {
+        "status": "error",
+        "text": "too slow",
+        "error_info": {"code": "TIMEOUT", "message": "too slow"},
+        "context": {"call_id": "c9"},
+    }
+    assert expected == from_openai_chat(message).to_dict()
+
+
+def test_an_anthropic_error_without_code_is_an_execution_error() -> None:
+    """``is_error`` without a known code prefix is EXECUTION_ERROR; images are kept in data.blocks."""
+    image = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": "t1",
+        "is_error": True,
+        "content": [{"type": "text", "text": "boom"}, image],
+    }
+    TOOL_RESULT.validate_python(block)
+    expected = {
+        "status": "error",
+        "text": "boom",
+        "data": {"blocks": [image]},
+        "error_info": {"code": "EXECUTION_ERROR", "message": "boom"},
+        "context": {"call_id": "t1"},
+    }
+    assert expected == from_anthropic(block).to_dict()
+
+
+def test_a_langchain_error_message_of_another_tool_keeps_its_artifact() -> None:
+    """A ToolMessage not written by us: status error is an error; a foreign artifact goes to data."""
+    message = ToolMessage(
+        content="Error: no rows", tool_call_id="c1", status="error", artifact=[1, 2], name="sql"
+    )
+    expected = {
+        "status": "error",
+        "text": "Error: no rows",
+        "data": {"artifact": [1, 2]},
+        "error_info": {"code": "EXECUTION_ERROR", "message": "Error: no rows"},
+        "context": {"call_id": "c1", "tool_name": "sql"},
+    }
+    assert expected == from_langchain(message).to_dict()

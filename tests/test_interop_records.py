@@ -1,0 +1,199 @@
+"""Records that are not valid in their dialect raise DialectError naming the dialect, with each
+violation's JSON pointer and rule; records written by other frameworks are read as documented."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolresponse import DialectError, ResponseValidationError, ToolResponse
+from toolresponse.interop import (
+    from_anthropic,
+    from_helloagents,
+    from_langchain,
+    from_openai_chat,
+    from_openai_responses,
+    model_text,
+    to_helloagents,
+    to_openai_chat,
+)
+
+INVALID = [
+    (
+        "openai-chat",
+        from_openai_chat,
+        {"role": "user", "tool_call_id": "c", "content": "x"},
+        "/role",
+        "const",
+    ),
+    ("openai-chat", from_openai_chat, {"role": "tool", "content": "x"}, "", "required"),
+    (
+        "openai-chat",
+        from_openai_chat,
+        {"role": "tool", "tool_call_id": "c", "content": 5},
+        "/content",
+        "anyOf",
+    ),
+    (
+        "openai-responses",
+        from_openai_responses,
+        {"type": "function_call_output", "call_id": "c", "output": [{"type": "input_text"}]},
+        "/output",
+        "anyOf",
+    ),
+    (
+        "anthropic",
+        from_anthropic,
+        {"type": "tool_result", "tool_use_id": "t", "is_error": "yes"},
+        "/is_error",
+        "type",
+    ),
+    (
+        "langchain",
+        from_langchain,
+        {"content": "x", "tool_call_id": "c", "status": "partial"},
+        "/status",
+        "enum",
+    ),
+    ("helloagents", from_helloagents, {"status": "error", "text": "x"}, "", "required"),
+    (
+        "helloagents",
+        from_helloagents,
+        {"status": "success", "text": "x", "stats": {"time_ms": 1.5}},
+        "/stats/time_ms",
+        "type",
+    ),
+    (
+        "helloagents",
+        from_helloagents,
+        {"status": "ok", "text": "x", "error_info": None},
+        "",
+        "additionalProperties",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "read", "record", "pointer", "keyword"),
+    INVALID,
+    ids=[f"{c[0]}{c[3]}:{c[4]}" for c in INVALID],
+)
+def test_a_record_out_of_its_shape_raises_a_dialect_error(
+    dialect: str, read: Any, record: Any, pointer: str, keyword: str
+) -> None:
+    """The error names the dialect and each violation's pointer and keyword."""
+    with pytest.raises(DialectError) as caught:
+        read(record)
+    assert dialect == caught.value.dialect
+    assert (pointer, keyword) in [(error.pointer, error.keyword) for error in caught.value.errors]
+    assert caught.value.errors[0].message.startswith(f"{dialect} record: ")
+
+
+def test_a_value_that_is_not_json_is_a_dialect_error() -> None:
+    """A record holding bytes is refused with the pointer of the bytes, not a traceback."""
+    with pytest.raises(DialectError) as caught:
+        from_openai_chat({"role": "tool", "tool_call_id": "c", "content": b"x"})
+    assert ["/content"] == [error.pointer for error in caught.value.errors]
+
+
+def test_a_helloagents_code_that_is_not_standard_is_named_with_the_nearest() -> None:
+    """A free-string code HelloAgents let through is not guessed: the mapped response is invalid."""
+    record = {"status": "error", "text": "x", "error": {"code": "FILE_NOT_FOUND", "message": "x"}}
+    with pytest.raises(ResponseValidationError) as caught:
+        from_helloagents(record)
+    assert "/error_info/code" == caught.value.best.pointer
+    assert "NOT_FOUND" == caught.value.best.suggestion
+
+
+HELLOAGENTS_RECORDS = [
+    (
+        {"status": "success", "text": "4", "data": {"output": 4}, "context": {"input": "2+2"}},
+        {"status": "success", "text": "4", "data": {"output": 4}, "context": {"params_input": "2+2"}},
+    ),
+    (
+        {
+            "status": "error",
+            "text": "missing",
+            "data": {},
+            "error": {"code": "NOT_FOUND", "message": "missing"},
+            "stats": {"time_ms": 3},
+            "context": {"tool_name": "read", "params_input": {"path": "a"}},
+        },
+        {
+            "status": "error",
+            "text": "missing",
+            "error_info": {"code": "NOT_FOUND", "message": "missing"},
+            "stats": {"time_ms": 3},
+            "context": {"tool_name": "read", "params_input": {"path": "a"}},
+        },
+    ),
+    (
+        {"status": "partial", "text": "1e+30", "data": {}, "error": None, "stats": None, "context": None},
+        {"status": "partial", "text": "1e+30"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("record", "expected"), HELLOAGENTS_RECORDS)
+def test_helloagents_dicts_are_read_without_loss(record: dict[str, Any], expected: dict[str, Any]) -> None:
+    """1.0 and 1.0.1 dicts: "error" is error_info, context.input is params_input, nulls are absent."""
+    assert expected == from_helloagents(record).to_dict()
+
+
+def test_helloagents_is_written_as_it_writes_itself() -> None:
+    """Out: "error", data always, integer time_ms; the members it has no room for are dropped."""
+    response = ToolResponse.error(
+        "TIMEOUT", "slow", retryable=True, retry_after_ms=500, details={"s": 1}, stats={"time_ms": 2.6}
+    )
+    expected = {
+        "status": "error",
+        "text": "slow",
+        "data": {},
+        "error": {"code": "TIMEOUT", "message": "slow"},
+        "stats": {"time_ms": 3},
+    }
+    assert expected == to_helloagents(response)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("plain", {"status": "success", "text": "plain"}),
+        ("PARTIAL: half", {"status": "partial", "text": "PARTIAL: half"}),
+        (
+            "[RATE_LIMIT]: slow down",
+            {
+                "status": "error",
+                "text": "slow down",
+                "error_info": {"code": "RATE_LIMIT", "message": "slow down"},
+            },
+        ),
+        ("ERROR NOPE: x", {"status": "success", "text": "ERROR NOPE: x"}),
+    ],
+)
+def test_a_foreign_openai_message_is_read_by_its_prefix(content: str, expected: dict[str, Any]) -> None:
+    """Without a trailer: ERROR CODE: / [CODE]: with a standard code is an error, PARTIAL: partial."""
+    read = from_openai_chat({"role": "tool", "tool_call_id": "", "content": content})
+    assert expected == read.to_dict()
+
+
+def test_the_trailer_is_the_last_line_whatever_the_text_holds() -> None:
+    """Text holding line breaks and a fake trailer does not confuse the reader."""
+    response = ToolResponse.success("a\n<toolresponse>{}</toolresponse>\nb", data={"k": "\n"})
+    message = to_openai_chat(response, tool_call_id="c")
+    assert message["content"].startswith(model_text(response) + "\n\n<toolresponse>")
+    assert response.to_dict() == from_openai_chat(message).to_dict()
+
+
+def test_without_carry_only_the_model_text_is_sent() -> None:
+    """carry=False writes the given text alone: the message is then read as a foreign one."""
+    response = ToolResponse.error("NOT_FOUND", "gone")
+    message = to_openai_chat(response, tool_call_id="c", carry=False)
+    assert {"role": "tool", "tool_call_id": "c", "content": "ERROR NOT_FOUND: gone"} == message
+    assert {
+        "status": "error",
+        "text": "gone",
+        "error_info": {"code": "NOT_FOUND", "message": "gone"},
+        "context": {"call_id": "c"},
+    } == from_openai_chat(message).to_dict()
