@@ -62,6 +62,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "from_mcp_error",
         "infer_code",
         "to_mcp",
+        "wire_from_mcp",
     ),
     "._dialects": ("DIALECTS", "Dialect", "dialect", "from_toolresponse", "to_toolresponse"),
     "._carry": ("model_text",),

@@ -108,6 +108,7 @@ DIALECTS: Mapping[str, Dialect] = {
             "to_mcp",
             "from_mcp",
             "MCP_RESULT_SHAPE",
+            "wire_from_mcp",
             description="MCP CallToolResult",
         ),
         Dialect(

@@ -28,15 +28,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import cache
 from typing import Any, Final
 
 from toolresponse_generated import ErrorCode, ToolStatus
 
-from .._errors import DialectError
+from .._errors import DialectError, ResponseValidationError
 from .._response import ToolResponse
 from .._violation import SchemaViolation
-from ..tools import ParameterValidator
+from ._shape import Shape
 
 __all__ = [
     "CONTENT_MEMBER",
@@ -50,6 +49,7 @@ __all__ = [
     "from_mcp_error",
     "infer_code",
     "to_mcp",
+    "wire_from_mcp",
 ]
 
 MCP_META_KEY: Final = "dev.toolresponse/response"
@@ -154,18 +154,8 @@ def to_mcp(response: ToolResponse) -> dict[str, Any]:
 # -- CallToolResult -> ToolResponse ----------------------------------------------------------
 
 
-@cache
-def _shape() -> ParameterValidator:
-    return ParameterValidator.compile(MCP_RESULT_SHAPE, where="the MCP CallToolResult shape")
-
-
-def _violations(record: Any) -> tuple[SchemaViolation, ...]:
-    if not isinstance(record, Mapping):
-        kind = type(record).__name__
-        return (
-            SchemaViolation(pointer="", keyword="type", message=f"a CallToolResult is an object, not {kind}"),
-        )
-    return _shape().violations(dict(record))
+SHAPE: Final = Shape(_DIALECT, MCP_RESULT_SHAPE)
+_META_POINTER: Final = "/_meta/" + MCP_META_KEY.replace("~", "~0").replace("/", "~1")
 
 
 def from_mcp(record: Mapping[str, Any]) -> ToolResponse:
@@ -175,55 +165,64 @@ def from_mcp(record: Mapping[str, Any]) -> ToolResponse:
     ``CallToolResult`` (``MCP_RESULT_SHAPE``), or whose ``_meta[MCP_META_KEY]`` does not
     make a valid ToolResponse (each violation's pointer then points into the record).
     """
-    violations = _violations(record)
-    if violations:
-        raise DialectError(_DIALECT, violations)
-    blocks: list[dict[str, Any]] = list(record["content"])
-    texts = [block["text"] for block in blocks if block["type"] == "text"]
-    others = [block for block in blocks if block["type"] != "text"]
-    structured = record.get("structuredContent")
+    wire = wire_from_mcp(SHAPE.checked(record))
+    try:
+        return ToolResponse.from_dict(wire)
+    except ResponseValidationError as error:
+        located = tuple(
+            SchemaViolation(
+                pointer=_relocated(violation.pointer, _META_POINTER),
+                keyword=violation.keyword,
+                message=violation.message,
+                schema_path=violation.schema_path,
+            )
+            for violation in error.errors
+        )
+        raise DialectError(_DIALECT, located) from None
+
+
+def wire_from_mcp(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ToolResponse wire object of a ``CallToolResult`` already known to have its shape
+    (unchecked: ``from_mcp`` checks both sides; ``validate --from mcp`` checks the result)."""
+    texts: list[str] = []
+    others: list[dict[str, Any]] = []
+    for block in record["content"]:
+        if block["type"] == "text":
+            texts.append(block["text"])
+        else:
+            others.append(block)
+    data = _data(record.get("structuredContent"), others)
     meta = record.get("_meta") or {}
     carried = meta.get(MCP_META_KEY)
     if carried is not None:
-        return _carried(carried, texts, others, structured)
+        return _carried(carried, texts, data)
     text = "\n".join(texts)
-    data = _data(structured, others)
     if record.get("isError", False):
         return _error(text, data, _failure_of(meta))
     if text.startswith(PARTIAL_MARKER):
-        return ToolResponse.partial(text[len(PARTIAL_MARKER) :], data)
-    return ToolResponse.success(text, data)
+        return {"status": _PARTIAL, "text": text[len(PARTIAL_MARKER) :], "data": data}
+    return {"status": "success", "text": text, "data": data}
 
 
-def _carried(carried: Any, texts: list[str], others: list[dict[str, Any]], structured: Any) -> ToolResponse:
+_PARTIAL: Final = ToolStatus.PARTIAL.value
+
+
+def _carried(carried: Any, texts: list[str], data: dict[str, Any]) -> dict[str, Any]:
     """The response a ToolResponse server sent: its ``_meta`` member with text and data put back."""
-    where = "/_meta/" + MCP_META_KEY.replace("~", "~0").replace("/", "~1")
-    if not isinstance(carried, Mapping):
+    if not isinstance(carried, dict):  # decoded JSON: objects are dicts
         message = f"{MCP_META_KEY} holds {type(carried).__name__}, not a ToolResponse object"
-        raise DialectError(_DIALECT, (SchemaViolation(pointer=where, keyword="type", message=message),))
+        raise DialectError(
+            _DIALECT, (SchemaViolation(pointer=_META_POINTER, keyword="type", message=message),)
+        )
     wire = dict(carried)
     text = texts[0] if texts else ""
-    if wire.get("status") == ToolStatus.PARTIAL.value and text.startswith(PARTIAL_MARKER):
+    if text.startswith(PARTIAL_MARKER) and wire.get("status") == _PARTIAL:
         text = text[len(PARTIAL_MARKER) :]
     wire["text"] = text
-    data = _data(structured, others)
     if data:
-        wire["data"] = {**data, **wire["data"]} if isinstance(wire.get("data"), Mapping) else data
-    try:
-        return ToolResponse.from_dict(wire)
-    except DialectError:  # pragma: no cover - from_dict raises ResponseValidationError only
-        raise
-    except ValueError as error:
-        found = getattr(error, "errors", ())
-        located = tuple(
-            SchemaViolation(
-                pointer=_relocated(violation.pointer, where),
-                keyword=violation.keyword,
-                message=violation.message,
-            )
-            for violation in found
-        ) or (SchemaViolation(pointer=where, keyword="type", message=str(error)),)
-        raise DialectError(_DIALECT, located) from None
+        own = wire.get("data")
+        wire["data"] = {**data, **own} if isinstance(own, dict) else data
+    return wire
 
 
 def _relocated(pointer: str, where: str) -> str:
@@ -240,7 +239,7 @@ def _data(structured: Any, others: list[dict[str, Any]]) -> dict[str, Any]:
     if structured is None:
         data: dict[str, Any] = {}
     elif isinstance(structured, dict) and CONTENT_MEMBER not in structured:
-        data = dict(structured)
+        data = dict(structured) if others else structured  # the record's own object, when unchanged
     else:
         data = {STRUCTURED_MEMBER: structured}
     if others:
@@ -359,16 +358,17 @@ def _failure_code(failure: Mapping[str, Any]) -> tuple[ErrorCode, str] | None:
 _NO_TEXT = "The MCP tool reported an error without saying why."
 
 
-def _error(text: str, data: dict[str, Any], failure: dict[str, Any] | None) -> ToolResponse:
+def _error(text: str, data: dict[str, Any], failure: dict[str, Any] | None) -> dict[str, Any]:
     """Status error for a third-party ``isError`` result: coded from the failure, else the text."""
     message = text if text.strip() else _NO_TEXT
-    retryable: bool | None = None
     details: dict[str, Any] = {"source": "mcp"}
+    info: dict[str, Any] = {"message": message, "details": details}
     coded = _failure_code(failure) if failure is not None else None
     if failure is not None:
         details["tool_failure"] = failure
         flag = failure.get("retryable")
-        retryable = flag if isinstance(flag, bool) else None
+        if isinstance(flag, bool):
+            info["retryable"] = flag
     if coded is not None:
         code, field = coded
         details["code_from"] = f"tool_failure.{field}"
@@ -380,7 +380,10 @@ def _error(text: str, data: dict[str, Any], failure: dict[str, Any] | None) -> T
         else:
             code, signal = inferred
             details.update(code_from="text", inferred=True, signal=signal)
-    return ToolResponse.error(code, message, details=details, retryable=retryable, data=data or None)
+    wire: dict[str, Any] = {"status": "error", "text": message, "error_info": {"code": code.value, **info}}
+    if data:
+        wire["data"] = data
+    return wire
 
 
 # -- JSON-RPC errors answering tools/call ----------------------------------------------------
