@@ -1,7 +1,8 @@
 """``toolresponse validate [PATH ...]``: check files, streams and directories of ToolResponses.
 
 Inputs and reports are those of the bulk API (``toolresponse.validation``:
-``expand`` and ``report``). With no PATH, standard input is read, unless it is
+``expand`` and ``report``); with ``--scheduler`` the inputs are checked on a
+Dask cluster (``toolresponse.dask``), with the same report. With no PATH, standard input is read, unless it is
 a terminal. Exit status: 0 every response valid; 1 some response invalid; 2 a
 usage error or an input that could not be read.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from functools import partial
 from typing import IO
 
 from ..validation import EXIT_ERROR, expand, is_terminal, report
@@ -57,6 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-j", "--jobs", type=_jobs, default=1, metavar="N", help="check with N processes (same output order)"
     )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="check on a Dask cluster: its scheduler's address (tcp://HOST:8786), or 'local' for a local "
+        "cluster of --jobs workers (default: one per core); needs the extra toolresponse[dask]",
+    )
 
 
 def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
@@ -70,6 +78,8 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
             )
             return EXIT_ERROR
         paths = ["-"]
+    if args.scheduler is not None:
+        return _on_dask(args, paths)
     return report(
         expand(paths),
         out=sys.stdout,
@@ -80,3 +90,30 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
         quiet=args.quiet,
         jobs=args.jobs,
     )
+
+
+def _on_dask(args: argparse.Namespace, paths: Sequence[str]) -> int:
+    """The same report, the inputs checked on the Dask cluster at ``args.scheduler``."""
+    if "-" in paths:
+        print(f"{PROGRAM}: --scheduler reads files and URLs, not standard input", file=sys.stderr)
+        return EXIT_ERROR
+    from ..dask import DaskUnavailable, check_on, connect
+
+    workers = args.jobs if args.jobs > 1 else None
+    try:
+        with connect(args.scheduler, workers=workers) as client:
+            return report(
+                expand(paths),
+                out=sys.stdout,
+                err=sys.stderr,
+                stdin=sys.stdin.buffer,
+                output_format=args.format,
+                first=args.first,
+                quiet=args.quiet,
+                checker=partial(check_on, client),
+            )
+    except DaskUnavailable as error:
+        print(f"{PROGRAM}: {error}", file=sys.stderr)
+    except (OSError, TimeoutError) as error:
+        print(f"{PROGRAM}: cannot use the Dask scheduler at {args.scheduler}: {error}", file=sys.stderr)
+    return EXIT_ERROR

@@ -106,6 +106,9 @@ if TYPE_CHECKING:
         EXIT_VALID as EXIT_VALID,
     )
     from ._report import (
+        Checker as Checker,
+    )
+    from ._report import (
         Format as Format,
     )
     from ._report import (
@@ -171,7 +174,16 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "plain_object_copy",
         "to_json_data",
     ),
-    "._report": ("EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"),
+    "._report": (
+        "Checker",
+        "EXIT_ERROR",
+        "EXIT_INVALID",
+        "EXIT_VALID",
+        "Format",
+        "Progress",
+        "is_terminal",
+        "report",
+    ),
     "._schema": ("bundled_schema",),
     "._validate": ("ValidationResult", "explain", "is_valid", "iter_errors", "validate", "validate_json"),
 }

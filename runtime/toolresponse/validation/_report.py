@@ -23,7 +23,7 @@ unreadable input means the verdict "all valid" could not be reached.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any, Literal, Protocol, TextIO
 
 import orjson
@@ -38,6 +38,8 @@ EXIT_ERROR = 2
 PROGRAM = "toolresponse validate"
 
 Format = Literal["text", "json", "jsonl"]
+Checker = Callable[[Sequence[Source | Record], Options], Iterator[Batch]]
+"""What checks the inputs when not this process (``--jobs``) does: ``toolresponse.dask.check_on``."""
 
 
 class _Stream(Protocol):
@@ -297,6 +299,7 @@ def report(
     jobs: int = 1,
     progress: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
+    checker: Checker | None = None,
 ) -> int:
     """Check ``sources`` (from ``_bulk.expand``), write the report, and return the exit status.
 
@@ -314,7 +317,10 @@ def report(
         bar = Progress(err, total, clock=clock)
     try:
         clear_for_output = immediate
-        for batch in check(listed, options, stdin=stdin, jobs=jobs):
+        batches = (
+            check(listed, options, stdin=stdin, jobs=jobs) if checker is None else checker(listed, options)
+        )
+        for batch in batches:
             if bar is not None and clear_for_output and batch.records:
                 bar.close()
             reporter.add(batch)
