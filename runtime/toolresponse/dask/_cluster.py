@@ -130,12 +130,13 @@ def _after(offset: int, result: RangeResult[Batch]) -> int:
     return offset + result.lines
 
 
-def _batch_of(result: RangeResult[Batch]) -> Batch:
-    return result.parts[0]
+def _counts(result: RangeResult[Batch]) -> Summary:
+    return summarise(result.parts)
 
 
-def _summary(results: list[RangeResult[Batch]], done: list[Batch]) -> Summary:
-    return summarise([*(result.parts[0] for result in results), *done])
+def _summary(counts: list[Summary], done: list[Batch]) -> Summary:
+    known = summarise(done)
+    return Summary(*(sum(column) for column in zip(known, *counts, strict=False)))
 
 
 def _row(record: Record) -> list[dict[str, Any]]:
@@ -205,7 +206,7 @@ def _validation(works: Sequence[Work], options: Options) -> Validation:
             pieces.append(delayed([work]))
             continue
         result = delayed(_run, pure=True)(work, options)
-        results.append(result)
+        results.append(delayed(_counts, pure=True)(result))
         if _first_of_file(work):
             offset = 0
         pieces.append(delayed(_records, pure=True)(result, offset))
@@ -245,7 +246,7 @@ def validate_bag(
     offset: Any = 0
     for part in parts:
         result = delayed(_first, pure=True)(part)
-        results.append(result)
+        results.append(delayed(_counts, pure=True)(result))
         pieces.append(delayed(_records, pure=True)(result, offset))
         offset = delayed(_after, pure=True)(offset, result)
     return Validation(dask.bag.from_delayed(pieces), delayed(_summary, pure=True)(results, []))
@@ -324,7 +325,7 @@ def connect(scheduler: str, *, workers: int | None = None) -> Iterator[Client]:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",  # loopback, any free port (the dashboard itself needs bokeh)
             silence_logs=logging.ERROR,
         ) as cluster,
         Client(cluster) as client,
