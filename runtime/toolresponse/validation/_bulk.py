@@ -445,17 +445,18 @@ def renumber(batch: Batch, offset: int) -> Batch:
     """``batch`` with its line numbers moved by ``offset``: the lines of the ranges before it."""
     if not offset:
         return batch
-    moved = []
-    for record in batch.records:
-        errors = record.errors
-        if any(violation.line is not None for violation in errors):
-            errors = tuple(
-                violation if violation.line is None else replace(violation, line=violation.line + offset)
-                for violation in errors
-            )
-        line = None if record.line is None else record.line + offset
-        moved.append(record._replace(line=line, errors=errors))
-    return batch._replace(records=moved)
+    moved: list[Record] = []
+    append = moved.append
+    make = tuple.__new__  # a Record, without the keyword handling of _replace (this runs per record)
+    for source, line, column, errors, io_error in batch.records:
+        for violation in errors:
+            if violation.line is not None:  # a parse or duplicate-name error: located in the text
+                errors = tuple(
+                    item if item.line is None else replace(item, line=item.line + offset) for item in errors
+                )
+                break
+        append(make(Record, (source, None if line is None else line + offset, column, errors, io_error)))
+    return Batch(batch.valid, batch.invalid, moved, batch.size)
 
 
 def _ranges(source: Source | Record, stdin: IO[bytes], size: int) -> Iterator[Task | LineRange]:
@@ -561,8 +562,14 @@ def check(
                 yield run_task(task, options)
         return
     import multiprocessing  # only for --jobs: a single process never pays for importing it
+    import threading
 
-    context = multiprocessing.get_context("spawn")
+    # Forked workers start at once with the validator compiled here; fork is safe only while this
+    # process has no other thread (one could hold a lock the child would wait on forever).
+    forking = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    if forking:
+        engine("fast")
+    context = multiprocessing.get_context("fork" if forking else "spawn")
     with context.Pool(jobs) as pool:
         # A byte range comes with whether it is its file's first: its lines are numbered from there.
         window: deque[_Result | tuple[_PendingRange, bool]] = deque()
