@@ -65,6 +65,7 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/registry_overhead.py
 	$(PY) benchmarks/validate_throughput.py
+	$(PY) benchmarks/scale_throughput.py
 
 ## conformance-http: serve the demo registry and run the HTTP conformance suite against it
 conformance-http: $(STAMP)
