@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "processes": True,
             "host": "127.0.0.1",
             "dashboard_address": "127.0.0.1:0",
-            "silence_logs": logging.ERROR,
+            "silence_logs": logging.CRITICAL,
         }
         memory: dict[str, list[float]] = {}
         for workers in (1, 2):

@@ -326,7 +326,7 @@ def connect(scheduler: str, *, workers: int | None = None) -> Iterator[Client]:
             processes=True,
             host="127.0.0.1",
             dashboard_address="127.0.0.1:0",  # loopback, any free port (the dashboard itself needs bokeh)
-            silence_logs=logging.ERROR,
+            silence_logs=logging.CRITICAL,  # a worker closing with its cluster logs errors: not the user's
         ) as cluster,
         Client(cluster) as client,
     ):
