@@ -170,3 +170,21 @@ def test_standard_input_on_a_scheduler_is_a_usage_error(capsys: pytest.CaptureFi
     status, _, err = cli(capsys, "--scheduler", "tcp://127.0.0.1:9", "-")
     assert 2 == status
     assert "not standard input" in err
+
+
+def test_a_task_failing_on_the_cluster_is_one_line_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """Whatever a task raised on the cluster (as a worker without toolresponse would): exit 2, one line."""
+    import toolresponse.dask
+
+    def failing(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        raise ModuleNotFoundError("No module named 'toolresponse'")
+        yield
+
+    monkeypatch.setattr(toolresponse.dask, "check_on", failing)
+    logs = write_corpus(tmp_path / "logs.jsonl", 10)
+    status, _, err = cli(capsys, "--scheduler", cluster.scheduler_address, str(logs))
+    assert 2 == status
+    assert "toolresponse validate: the Dask cluster failed: ModuleNotFoundError: No module named" in err
+    assert "Traceback" not in err

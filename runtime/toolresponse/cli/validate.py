@@ -116,4 +116,6 @@ def _on_dask(args: argparse.Namespace, paths: Sequence[str]) -> int:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
     except (OSError, TimeoutError) as error:
         print(f"{PROGRAM}: cannot use the Dask scheduler at {args.scheduler}: {error}", file=sys.stderr)
+    except Exception as error:  # a task that failed on the cluster: a worker without toolresponse, say
+        print(f"{PROGRAM}: the Dask cluster failed: {type(error).__name__}: {error}", file=sys.stderr)
     return EXIT_ERROR
