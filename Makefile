@@ -15,7 +15,7 @@ all: test
 $(STAMP): pyproject.toml requirements/dev.txt requirements/constraints.txt runtime/toolresponse/validation/native/_jsonscan.c runtime/toolresponse/validation/native/_projector.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	rm -f runtime/toolresponse/validation/native/*.so  # the C extensions are optional: a failed build must not leave old ones
-	$(PIP_INSTALL) -c requirements/constraints.txt -r requirements/dev.txt -e '.[agent,http,conformance,langchain,mcp,otel]'
+	$(PIP_INSTALL) -c requirements/constraints.txt -r requirements/dev.txt -e '.[agent,http,conformance,dask,dataframe,langchain,mcp,otel]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -67,6 +67,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/validate_throughput.py
 	$(PY) benchmarks/otel_overhead.py --timer cpu
 	$(PY) benchmarks/mcp_roundtrip.py
+	$(PY) benchmarks/scale_throughput.py
 
 ## conformance-http: serve the demo registry and run the HTTP conformance suite against it
 conformance-http: $(STAMP)

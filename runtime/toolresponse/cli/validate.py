@@ -1,7 +1,8 @@
 """``toolresponse validate [PATH ...]``: check files, streams and directories of ToolResponses.
 
 Inputs and reports are those of the bulk API (``toolresponse.validation``:
-``expand`` and ``report``). With no PATH, standard input is read, unless it is
+``expand`` and ``report``); with ``--scheduler`` the inputs are checked on a
+Dask cluster (``toolresponse.dask``), with the same report. With no PATH, standard input is read, unless it is
 a terminal. Exit status: 0 every response valid; 1 some response invalid; 2 a
 usage error or an input that could not be read.
 """
@@ -10,11 +11,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from typing import IO
+from collections.abc import Iterator, Sequence
+from typing import IO, TYPE_CHECKING
 
 from ..interop import DIALECTS
 from ..validation import EXIT_ERROR, expand, is_terminal, report
+
+if TYPE_CHECKING:
+    from ..validation import Batch, Options, Record, Source
 
 __all__ = ["add_arguments", "run"]
 
@@ -66,6 +70,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-j", "--jobs", type=_jobs, default=1, metavar="N", help="check with N processes (same output order)"
     )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="check on a Dask cluster: its scheduler's address (tcp://HOST:8786), or 'local' for a local "
+        "cluster of --jobs workers (default: one per core); needs the extra toolresponse[dask]",
+    )
 
 
 def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
@@ -79,6 +89,12 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
             )
             return EXIT_ERROR
         paths = ["-"]
+    if args.dialect != "toolresponse" and args.scheduler is not None:
+        print(
+            f"{PROGRAM}: --from checks in this process only; it cannot be combined with --scheduler",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
     if args.dialect != "toolresponse":
         from ..interop import validate_dialect  # the dialect check loads the response: only when asked
 
@@ -90,6 +106,8 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
             first=args.first,
             quiet=args.quiet,
         )
+    if args.scheduler is not None:
+        return _on_dask(args, paths)
     return report(
         expand(paths),
         out=sys.stdout,
@@ -100,3 +118,38 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
         quiet=args.quiet,
         jobs=args.jobs,
     )
+
+
+def _on_dask(args: argparse.Namespace, paths: Sequence[str]) -> int:
+    """The same report, the inputs checked on the Dask cluster at ``args.scheduler``."""
+    if "-" in paths:
+        print(f"{PROGRAM}: --scheduler reads files and URLs, not standard input", file=sys.stderr)
+        return EXIT_ERROR
+    from ..dask import DaskUnavailable, check_on, connect
+
+    workers = args.jobs if args.jobs > 1 else None
+
+    def on_cluster(
+        sources: Sequence[Source | Record], options: Options, *, stdin: IO[bytes], jobs: int
+    ) -> Iterator[Batch]:
+        return check_on(client, sources, options)
+
+    try:
+        with connect(args.scheduler, workers=workers) as client:
+            return report(
+                expand(paths),
+                out=sys.stdout,
+                err=sys.stderr,
+                stdin=sys.stdin.buffer,
+                output_format=args.format,
+                first=args.first,
+                quiet=args.quiet,
+                checker=on_cluster,
+            )
+    except DaskUnavailable as error:
+        print(f"{PROGRAM}: {error}", file=sys.stderr)
+    except (OSError, TimeoutError) as error:
+        print(f"{PROGRAM}: cannot use the Dask scheduler at {args.scheduler}: {error}", file=sys.stderr)
+    except Exception as error:  # a task that failed on the cluster: a worker without toolresponse, say
+        print(f"{PROGRAM}: the Dask cluster failed: {type(error).__name__}: {error}", file=sys.stderr)
+    return EXIT_ERROR

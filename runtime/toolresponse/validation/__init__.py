@@ -10,6 +10,13 @@
   batch's ``Record``\\ s in input order, ``check_lines(name, lines, first_line,
   options)`` checks one partition of JSON lines, and ``report(...)`` writes the
   text, JSON or JSON-lines report and returns the exit status.
+- Byte ranges, for workers that read their own part of a file (``--jobs``,
+  Dask): ``split_ranges(path, name, size, block)`` cuts a file into
+  ``LineRange``\\ s at nominal offsets, ``check_range(range, options)`` reads
+  and checks one where it runs (lines numbered from 1 in the range, and
+  counted), and ``renumber(batch, offset)`` puts its records at their lines.
+  ``open_input(path)`` opens local files, URLs and ``.gz``/``.zst`` files
+  (those two through fsspec: the ``dask`` extra).
 
 Two engines give the same verdicts: jsonschema-rs (``fast``, the default) and
 jsonschema (``reference``). The native scans (``native/``) are C with Python
@@ -45,7 +52,13 @@ if TYPE_CHECKING:
         check_lines as check_lines,
     )
     from ._bulk import (
+        check_range as check_range,
+    )
+    from ._bulk import (
         expand as expand,
+    )
+    from ._bulk import (
+        renumber as renumber,
     )
     from ._bulk import (
         shown_path as shown_path,
@@ -76,6 +89,13 @@ if TYPE_CHECKING:
     from ._jsondata import (
         to_json_data as to_json_data,
     )
+    from ._ranges import LineRange as LineRange
+    from ._ranges import RangeResult as RangeResult
+    from ._ranges import input_size as input_size
+    from ._ranges import is_url as is_url
+    from ._ranges import open_input as open_input
+    from ._ranges import split_ranges as split_ranges
+    from ._ranges import splittable as splittable
     from ._report import (
         EXIT_ERROR as EXIT_ERROR,
     )
@@ -84,6 +104,9 @@ if TYPE_CHECKING:
     )
     from ._report import (
         EXIT_VALID as EXIT_VALID,
+    )
+    from ._report import (
+        Checker as Checker,
     )
     from ._report import (
         Format as Format,
@@ -126,11 +149,22 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "check",
         "check_document",
         "check_lines",
+        "check_range",
         "expand",
+        "renumber",
         "shown_path",
     ),
     "._engine": ("EngineName", "json_pointer"),
     "._ijson": ("MAX_NESTING", "parse_ijson", "position"),
+    "._ranges": (
+        "LineRange",
+        "RangeResult",
+        "input_size",
+        "is_url",
+        "open_input",
+        "split_ranges",
+        "splittable",
+    ),
     "._jsondata": (
         "MAX_VALUE_DEPTH",
         "NOT_PLAIN",
@@ -140,7 +174,16 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "plain_object_copy",
         "to_json_data",
     ),
-    "._report": ("EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"),
+    "._report": (
+        "Checker",
+        "EXIT_ERROR",
+        "EXIT_INVALID",
+        "EXIT_VALID",
+        "Format",
+        "Progress",
+        "is_terminal",
+        "report",
+    ),
     "._schema": ("bundled_schema",),
     "._validate": ("ValidationResult", "explain", "is_valid", "iter_errors", "validate", "validate_json"),
 }

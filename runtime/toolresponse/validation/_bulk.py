@@ -17,9 +17,14 @@ reported and the run goes on.
 
 JSON lines are read in batches of about ``BATCH_BYTES``; each batch yields the
 number of valid lines and a record for each invalid one (and, when asked, for
-each valid one too), so memory stays flat however long the input. A batch is
-also the unit of work of ``--jobs``: batches go to worker processes and their
-results come back in input order, at most ``2 * jobs`` in flight.
+each valid one too), so memory stays flat however long the input. With
+``--jobs`` a JSON-lines file of known size is cut into byte ranges of about
+``BATCH_BYTES`` that each worker process reads itself (``_ranges``); other inputs
+go to the workers in batches; results come back in input order, at most
+``2 * jobs`` in flight, each range's lines renumbered after the ranges before.
+
+A URL (``scheme://...``) names one stored object, read through fsspec, and so
+is a ``.gz`` or ``.zst`` file (read as what its name says without that extension).
 
 The fast path is orjson and jsonschema-rs ``is_valid`` per line, and the
 duplicate-name scan of ``_ijson`` (``lines_with_duplicates``, in C) per batch;
@@ -33,7 +38,8 @@ import re
 import stat
 from collections import deque
 from collections.abc import Iterable, Iterator
-from functools import cache
+from dataclasses import replace
+from functools import cache, partial
 from typing import IO, Literal, NamedTuple, Protocol
 
 import orjson
@@ -47,6 +53,16 @@ from ._ijson import (
     IJsonRule,
     duplicate_error,
     parse_error,
+)
+from ._ranges import (
+    LineRange,
+    RangeResult,
+    is_url,
+    open_input,
+    run_range,
+    split_ranges,
+    splittable,
+    without_compression,
 )
 from ._validate import ExplanationCache, validate_json
 from .native import lines_with_duplicates
@@ -63,7 +79,9 @@ __all__ = [
     "check",
     "check_document",
     "check_lines",
+    "check_range",
     "expand",
+    "renumber",
     "run_task",
     "shown_path",
     "tasks",
@@ -140,6 +158,10 @@ class _Result(Protocol):
     def get(self) -> Batch: ...
 
 
+class _PendingRange(Protocol):
+    def get(self) -> RangeResult[Batch]: ...
+
+
 class _Ready:
     """A batch already known, kept in line with the pending ones."""
 
@@ -168,7 +190,7 @@ def _io_record(name: str, error: OSError) -> Record:
 
 
 def _mode_for(path: str) -> Mode:
-    lowered = path.lower()
+    lowered = without_compression(path.lower())
     if lowered.endswith(DOCUMENT_EXTENSIONS):
         return "document"
     if lowered.endswith(LINES_EXTENSIONS):
@@ -207,7 +229,7 @@ def _walk(directory: str) -> Iterator[Source | Record]:
                     yield below
                 else:
                     pending.append(below)
-            elif entry.name.lower().endswith(extensions) and entry.is_file():
+            elif without_compression(entry.name.lower()).endswith(extensions) and entry.is_file():
                 yield Source(entry.path, shown_path(entry.path), _mode_for(entry.name), entry.stat().st_size)
         except OSError as error:
             yield _io_record(entry.path, error)
@@ -218,6 +240,9 @@ def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
     for path in paths:
         if path == STDIN:
             yield Source(STDIN, STDIN_NAME, "sniff", None)
+            continue
+        if is_url(path):
+            yield Source(path, shown_path(path), _mode_for(path), None)
             continue
         try:
             status = os.stat(path)
@@ -401,6 +426,63 @@ def run_task(task: Task, options: Options) -> Batch:
     return Batch(0, 0 if record.io_error else 1, [record], 0)
 
 
+def check_range(task: LineRange, options: Options) -> RangeResult[Batch]:
+    """Check the lines of one byte range, read where this runs; lines numbered from 1 in the range.
+
+    ``RangeResult.parts`` is one ``Batch``; ``renumber`` it by the lines of the ranges before."""
+    try:
+        result = run_range(task, partial(check_lines, options=options), LOCAL_BATCH_BYTES)
+    except OSError as error:
+        return RangeResult([Batch(0, 0, [_io_record(task.name, error)], 0)], 0)
+    parts = result.parts
+    records = [record for part in parts for record in part.records]
+    valid = sum(part.valid for part in parts)
+    merged = Batch(valid, sum(part.invalid for part in parts), records, sum(part.size for part in parts))
+    return RangeResult([merged], result.lines)
+
+
+def renumber(batch: Batch, offset: int) -> Batch:
+    """``batch`` with its line numbers moved by ``offset``: the lines of the ranges before it."""
+    if not offset:
+        return batch
+    moved: list[Record] = []
+    append = moved.append
+    make = tuple.__new__  # a Record, without the keyword handling of _replace (this runs per record)
+    for source, line, column, errors, io_error in batch.records:
+        for violation in errors:
+            if violation.line is not None:  # a parse or duplicate-name error: located in the text
+                errors = tuple(
+                    item if item.line is None else replace(item, line=item.line + offset) for item in errors
+                )
+                break
+        append(make(Record, (source, None if line is None else line + offset, column, errors, io_error)))
+    return Batch(batch.valid, batch.invalid, moved, batch.size)
+
+
+def _ranges(source: Source | Record, stdin: IO[bytes], size: int) -> Iterator[Task | LineRange]:
+    """The work of one input for ``--jobs``: a JSON-lines file in byte ranges its workers read, or tasks."""
+    if (
+        not isinstance(source, Record)
+        and source.mode == "lines"
+        and source.size is not None
+        and source.size > size
+        and splittable(source.path)
+        and not is_url(source.path)
+    ):
+        try:
+            with open(source.path, "rb") as stream:
+                head = stream.read(BINARY_SNIFF_BYTES)
+        except OSError as error:
+            yield DoneTask(_io_record(source.name, error))
+            return
+        if b"\x00" in head:
+            yield DoneTask(_binary_record(source.name, head))
+            return
+        yield from split_ranges(source.path, source.name, source.size, size)
+        return
+    yield from tasks(source, stdin, size)
+
+
 def _line_batches(
     name: str, stream: IO[bytes], first_line: int, head: list[bytes], size: int
 ) -> Iterator[Task]:
@@ -459,7 +541,7 @@ def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int | None = N
             yield DoneTask(_io_record(source.name, error))
         return
     try:
-        with open(source.path, "rb") as stream:
+        with open_input(source.path) as stream:
             yield from _stream_tasks(source.name, stream, source.mode, size)
     except OSError as error:
         yield DoneTask(_io_record(source.name, error))
@@ -474,22 +556,45 @@ def check(
 ) -> Iterator[Batch]:
     """The batches of every input, in input order; with ``jobs > 1`` checked by that many processes."""
     size = LOCAL_BATCH_BYTES if jobs <= 1 else BATCH_BYTES
-    work = (task for source in sources for task in tasks(source, stdin, size))
     if jobs <= 1:
-        for task in work:
-            yield run_task(task, options)
+        for source in sources:
+            for task in tasks(source, stdin, size):
+                yield run_task(task, options)
         return
     import multiprocessing  # only for --jobs: a single process never pays for importing it
+    import threading
 
-    context = multiprocessing.get_context("spawn")
+    # Forked workers start at once with the validator compiled here; fork is safe only while this
+    # process has no other thread (one could hold a lock the child would wait on forever).
+    forking = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    if forking:
+        engine("fast")
+    context = multiprocessing.get_context("fork" if forking else "spawn")
     with context.Pool(jobs) as pool:
-        window: deque[_Result] = deque()
-        for task in work:
-            if isinstance(task, DoneTask):
-                window.append(_Ready(run_task(task, options)))
-            else:
-                window.append(pool.apply_async(run_task, (task, options)))
-            while len(window) > 2 * jobs:
-                yield window.popleft().get()
+        # A byte range comes with whether it is its file's first: its lines are numbered from there.
+        window: deque[_Result | tuple[_PendingRange, bool]] = deque()
+        offset = 0
+
+        def ready() -> Batch:
+            nonlocal offset
+            pending = window.popleft()
+            if not isinstance(pending, tuple):
+                return pending.get()
+            result = pending[0].get()
+            offset = 0 if pending[1] else offset
+            batch = renumber(result.parts[0], offset)
+            offset += result.lines
+            return batch
+
+        for source in sources:
+            for work in _ranges(source, stdin, size):
+                if isinstance(work, LineRange):
+                    window.append((pool.apply_async(check_range, (work, options)), work.start == 0))
+                elif isinstance(work, DoneTask):
+                    window.append(_Ready(run_task(work, options)))
+                else:
+                    window.append(pool.apply_async(run_task, (work, options)))
+                while len(window) > 2 * jobs:
+                    yield ready()
         while window:
-            yield window.popleft().get()
+            yield ready()

@@ -23,7 +23,7 @@ unreadable input means the verdict "all valid" could not be reached.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any, Literal, Protocol, TextIO
 
 import orjson
@@ -38,6 +38,16 @@ EXIT_ERROR = 2
 PROGRAM = "toolresponse validate"
 
 Format = Literal["text", "json", "jsonl"]
+
+
+class Checker(Protocol):
+    """What gives the batches of a report: ``check`` itself (this process, or ``jobs`` of them),
+    or another reader of the same inputs (``toolresponse.interop``'s dialect check, a Dask
+    cluster through ``toolresponse.dask.check_on``)."""
+
+    def __call__(
+        self, sources: Sequence[Source | Record], options: Options, *, stdin: IO[bytes], jobs: int
+    ) -> Iterable[Batch]: ...
 
 
 class _Stream(Protocol):
@@ -297,13 +307,13 @@ def report(
     jobs: int = 1,
     progress: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
-    checker: Callable[..., Iterable[Batch]] = check,
+    checker: Checker = check,
 ) -> int:
     """Check ``sources`` (from ``_bulk.expand``), write the report, and return the exit status.
 
     ``progress`` None means "on a terminal": drawn when ``err`` is one and not ``quiet``.
-    ``checker`` gives the batches (``check``'s arguments): another reader of the same
-    inputs, such as the dialect check of ``toolresponse.interop``, reports through this.
+    ``checker`` gives the batches (see ``Checker``): another reader of the same inputs (the
+    dialect check of ``toolresponse.interop``, a Dask cluster) reports through this one writer.
     """
     listed = list(sources)
     immediate = is_terminal(out)

@@ -1,0 +1,55 @@
+"""Validating ToolResponse logs on Dask, and the per-partition function for any engine.
+
+The optional extra ``toolresponse[dask]`` (dask, distributed, fsspec and
+zstandard) is imported only when a Dask function is used;
+``check_partition`` needs none of it.
+
+- ``validate_paths(paths)`` / ``validate_bag(lines)``: a ``Validation``, whose
+  ``records`` is a Dask bag of the bulk API's ``Record``\\ s (every invalid
+  response and unreadable input, in input order, the same records as one
+  process gives) and ``summary`` a delayed ``Summary``;
+  ``Validation.to_dataframe()`` gives one row per violation. The validator is
+  compiled once per worker process and partition tasks reuse it.
+- ``check_on(client, sources, options)``: the batches of the bulk API, in input
+  order, computed on a cluster (what ``toolresponse validate --scheduler`` runs);
+  ``connect(address)`` gives a client, ``connect("local")`` a local cluster.
+- ``check_partition(lines, name=..., first_line=...)``: JSON lines in, records
+  out, lazily: what Spark's ``mapPartitions``, Ray's ``map_batches`` or a
+  Beam ``DoFn`` calls.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._cluster import BLOCK_BYTES as BLOCK_BYTES
+    from ._cluster import COLUMNS as COLUMNS
+    from ._cluster import DaskUnavailable as DaskUnavailable
+    from ._cluster import Validation as Validation
+    from ._cluster import check_on as check_on
+    from ._cluster import connect as connect
+    from ._cluster import validate_bag as validate_bag
+    from ._cluster import validate_paths as validate_paths
+    from ._partition import PIECE_LINES as PIECE_LINES
+    from ._partition import Summary as Summary
+    from ._partition import check_partition as check_partition
+    from ._partition import partition_result as partition_result
+
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "._cluster": (
+        "BLOCK_BYTES",
+        "COLUMNS",
+        "DaskUnavailable",
+        "Validation",
+        "check_on",
+        "connect",
+        "validate_bag",
+        "validate_paths",
+    ),
+    "._partition": ("PIECE_LINES", "Summary", "check_partition", "partition_result"),
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

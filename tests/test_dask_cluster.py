@@ -1,0 +1,190 @@
+"""A real ``distributed`` cluster on 127.0.0.1: a scheduler and two worker processes started here.
+
+``toolresponse validate --scheduler ADDRESS`` gives the report of one process on a 200,000-line corpus;
+a worker killed in the middle of a run loses and doubles nothing; compressed files; a local cluster.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+from dask.base import compute
+from distributed import Client, LocalCluster, WorkerPlugin
+from test_jobs_ranges import cli, corpus, write_corpus
+
+from toolresponse.dask import _cluster as dask_cluster
+from toolresponse.dask import check_on, validate_paths
+from toolresponse.validation import Options, Record, check, expand
+
+
+def start_cluster() -> LocalCluster:
+    return LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    )
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    with start_cluster() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def client(cluster: LocalCluster) -> Iterator[Client]:
+    with Client(cluster) as connected:
+        yield connected
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """200,000 responses, valid and invalid mixed (about 25 MB)."""
+    return write_corpus(tmp_path_factory.mktemp("dask") / "large.jsonl", 200_000)
+
+
+def one_process_records(paths: list[str], options: Options) -> list[Record]:
+    batches = check(expand(paths), options, stdin=io.BytesIO())
+    return [record for batch in batches for record in batch.records]
+
+
+def test_the_cli_on_a_scheduler_gives_the_report_of_one_process(
+    capsys: pytest.CaptureFixture[str], cluster: LocalCluster, large: Path
+) -> None:
+    """200,000 lines, cut into ranges checked by two worker processes: the same bytes and exit status."""
+    address = cluster.scheduler_address
+    assert address.startswith("tcp://127.0.0.1:")
+    expected = cli(capsys, str(large))
+    assert 1 == expected[0]
+    assert expected == cli(capsys, "--scheduler", address, str(large))
+
+
+@pytest.mark.parametrize("output_format", ["json", "jsonl"])
+def test_every_format_is_the_same_on_a_scheduler(
+    capsys: pytest.CaptureFixture[str], cluster: LocalCluster, tmp_path: Path, output_format: str
+) -> None:
+    """JSON and JSON lines (every response a record) from the cluster are those of one process."""
+    logs = write_corpus(tmp_path / "logs.jsonl", 5000)
+    args = ["--format", output_format, str(logs), str(tmp_path / "missing.jsonl")]
+    expected = cli(capsys, *args)
+    assert 2 == expected[0]
+    assert expected == cli(capsys, "--scheduler", cluster.scheduler_address, *args)
+
+
+def test_compressed_files_on_a_scheduler(
+    capsys: pytest.CaptureFixture[str], cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """``.gz`` and ``.zst`` files, each read whole by a worker: the report of the plain files."""
+    data = corpus(20_000, seed=4)
+    (tmp_path / "a.jsonl").write_bytes(data)
+    (tmp_path / "a.jsonl.gz").write_bytes(gzip.compress(data))
+    (tmp_path / "a.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
+    plain = cli(capsys, str(tmp_path / "a.jsonl"))
+    address = cluster.scheduler_address
+    for suffix in (".gz", ".zst"):
+        packed = str(tmp_path / f"a.jsonl{suffix}")
+        status, out, _ = cli(capsys, "--scheduler", address, packed)
+        assert (plain[0], plain[1].replace(str(tmp_path / "a.jsonl"), packed)) == (status, out)
+
+
+def test_the_python_api_on_the_cluster(client: Client, tmp_path: Path) -> None:
+    """``validate_paths`` computed by the distributed scheduler: the records and summary of one process."""
+    logs = write_corpus(tmp_path / "logs.jsonl", 30_000, seed=6)
+    validation = validate_paths([str(logs)], block_bytes=256 << 10)
+    records, summary = compute(validation.records, validation.summary, scheduler=client)
+    assert one_process_records([str(logs)], Options()) == records
+    assert (len(records), summary.exit_status) == (summary.invalid, 1)
+
+
+class KillOnce(WorkerPlugin):
+    """Ends the first worker process that starts its ``after``-th task (once in the whole cluster)."""
+
+    name = "kill-once"
+
+    def __init__(self, marker: str, after: int) -> None:
+        self.marker = marker
+        self.after = after
+        self.started = 0
+
+    def setup(self, worker: Any) -> None:
+        self.started = 0
+
+    def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
+        if finish != "executing":
+            return
+        self.started += 1
+        if self.started != self.after:
+            return
+        try:
+            os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return
+        os._exit(1)  # the process dies in the middle of the run, its tasks with it
+
+
+def test_a_worker_killed_mid_run_loses_and_doubles_no_line(tmp_path: Path) -> None:
+    """Every response a record; a worker dies at its 4th of some 40 tasks; each line is reported once."""
+    logs = write_corpus(tmp_path / "logs.jsonl", 20_000, seed=8)
+    options = Options(keep_valid=True)
+    marker = tmp_path / "killed"
+    with start_cluster() as cluster, Client(cluster) as client:
+        client.register_plugin(KillOnce(str(marker), after=4))
+        batches = list(check_on(client, expand([str(logs)]), options, block_bytes=64 << 10))
+    assert marker.exists()
+    records = [record for batch in batches for record in batch.records]
+    assert one_process_records([str(logs)], options) == records
+    assert sum(batch.valid + batch.invalid for batch in batches) == len(records)
+
+
+def test_a_local_cluster_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``--scheduler local --jobs 2``: a cluster of two workers started and closed by the command."""
+    logs = write_corpus(tmp_path / "logs.jsonl", 3000)
+    assert cli(capsys, str(logs)) == cli(capsys, "--scheduler", "local", "--jobs", "2", str(logs))
+
+
+def test_an_unreachable_scheduler_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Nobody listening at the address: exit 2 and one line naming it, no traceback."""
+    monkeypatch.setattr(dask_cluster, "CONNECT_TIMEOUT", "1s")
+    logs = write_corpus(tmp_path / "logs.jsonl", 10)
+    status, out, err = cli(capsys, "--scheduler", "tcp://127.0.0.1:9", str(logs))
+    assert (2, "") == (status, out)
+    assert err.startswith("toolresponse validate: cannot use the Dask scheduler at tcp://127.0.0.1:9: ")
+    assert 1 == err.count("\n")
+
+
+def test_standard_input_on_a_scheduler_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--scheduler`` with ``-``: exit 2 and the reason, before any cluster is contacted."""
+    status, _, err = cli(capsys, "--scheduler", "tcp://127.0.0.1:9", "-")
+    assert 2 == status
+    assert "not standard input" in err
+
+
+def test_a_task_failing_on_the_cluster_is_one_line_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """Whatever a task raised on the cluster (as a worker without toolresponse would): exit 2, one line."""
+    import toolresponse.dask
+
+    def failing(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        raise ModuleNotFoundError("No module named 'toolresponse'")
+        yield
+
+    monkeypatch.setattr(toolresponse.dask, "check_on", failing)
+    logs = write_corpus(tmp_path / "logs.jsonl", 10)
+    status, _, err = cli(capsys, "--scheduler", cluster.scheduler_address, str(logs))
+    assert 2 == status
+    assert "toolresponse validate: the Dask cluster failed: ModuleNotFoundError: No module named" in err
+    assert "Traceback" not in err

@@ -1,0 +1,233 @@
+"""``--jobs``: workers read their own byte ranges; the report is that of one process, whatever the input.
+
+Also: URLs (``memory://``) and compressed files (``.gz``, ``.zst``) read through fsspec in every mode,
+and a clear error naming the extra where fsspec is missing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import random
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolresponse.cli import main
+from toolresponse.validation import Options, Source, check, expand, open_input, split_ranges
+from toolresponse.validation._ranges import read_range
+
+VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
+RESPONSES: tuple[bytes, ...] = (
+    orjson.dumps(VALID),
+    orjson.dumps({"status": "sucess", "text": "typo in the status"}),
+    b'{"status": "success", "status": "error", "text": "twice"}',
+    b'{"status": "success", "text": "unterminated',
+    orjson.dumps({"status": "error", "text": "x", "error": {"code": "NOT_FOUND", "message": "x"}}),
+    b"",
+    b"   ",
+    orjson.dumps({"status": "partial", "text": "caf\u00e9 \u2603 " * 40, "data": {"n": list(range(50))}}),
+    orjson.dumps({"status": "success", "text": "ok", "stats": {"time_ms": "12ms"}}),
+)
+
+
+def corpus(lines: int, seed: int = 15) -> bytes:
+    """``lines`` JSON lines, valid and invalid mixed (malformed, duplicate names, blank, non-ASCII)."""
+    rng = random.Random(seed)
+    weights = (60, 6, 3, 3, 6, 2, 1, 10, 9)
+    return b"".join(line + b"\n" for line in rng.choices(RESPONSES, weights, k=lines))
+
+
+def write_corpus(path: Path, lines: int, seed: int = 15) -> Path:
+    path.write_bytes(corpus(lines, seed))
+    return path
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``toolresponse validate ARGS`` in this process: (exit status, stdout, stderr)."""
+    capsys.readouterr()
+    status = main(["validate", *args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# -- the ranges themselves -------------------------------------------------------------------
+
+
+def all_range_lines(data: bytes, block: int, piece: int) -> list[bytes]:
+    stream = io.BufferedReader(io.BytesIO(data))
+    out: list[bytes] = []
+    for task in split_ranges("f", "f", len(data), block):
+        for lines in read_range(stream, task.start, task.end, piece):
+            out.extend(lines)
+    return out
+
+
+@given(
+    st.lists(st.sampled_from([b"", b"a", b"{}", b"\r", b"xyz" * 20, b"\xff\xfe"]), max_size=40),
+    st.booleans(),
+    st.integers(1, 90),
+    st.integers(1, 50),
+)
+def test_every_line_is_in_exactly_one_range(
+    contents: list[bytes], trailing: bool, block: int, piece: int
+) -> None:
+    """Ranges cut anywhere give back the file's lines, each once, in order, as ``readlines`` splits them."""
+    data = b"\n".join(contents) + (b"\n" if trailing and contents else b"")
+    assert io.BytesIO(data).readlines() == all_range_lines(data, block, piece)
+
+
+def test_a_line_longer_than_a_range_belongs_to_the_range_it_starts_in() -> None:
+    """A range in the middle of a long line holds nothing; the line is read whole by its own range."""
+    first, long, last = b"0123456789ab\n", b"x" * 100 + b"\n", b"end\n"  # starting at 0, 13 and 114
+    stream = io.BufferedReader(io.BytesIO(first + long + last))
+    per_range = [
+        [line for lines in read_range(stream, task.start, task.end, 7) for line in lines]
+        for task in split_ranges("f", "f", len(first + long + last), 10)
+    ]
+    assert [[first], [long], *([[]] * 9), [last]] == per_range
+
+
+def test_a_block_below_one_byte_is_refused() -> None:
+    """``split_ranges`` with a block of 0 bytes is a programming mistake, said so."""
+    with pytest.raises(ValueError, match="at least one byte"):
+        split_ranges("f", "f", 10, 0)
+
+
+# -- the command: --jobs 2 against one process ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A JSON-lines file of about 3.5 MB: cut into several ranges (of about 1 MiB) by --jobs."""
+    return write_corpus(tmp_path_factory.mktemp("jobs") / "big.jsonl", 12_000)
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "jsonl"])
+def test_jobs_two_gives_the_report_of_one_process(
+    capsys: pytest.CaptureFixture[str], big: Path, output_format: str
+) -> None:
+    """Every format: the same bytes on stdout and stderr, the same exit status, with 2 workers."""
+    one = cli(capsys, "--format", output_format, str(big))
+    two = cli(capsys, "--format", output_format, "--jobs", "2", str(big))
+    assert 1 == one[0]
+    assert one == two
+
+
+def test_jobs_two_quiet_gives_the_exit_status_of_one_process(
+    capsys: pytest.CaptureFixture[str], big: Path, tmp_path: Path
+) -> None:
+    """Quiet: nothing printed, the same verdict; an all-valid ranged file exits 0."""
+    assert (1, "", "") == cli(capsys, "--quiet", "--jobs", "2", str(big))
+    valid = tmp_path / "valid.jsonl"
+    valid.write_bytes((orjson.dumps(VALID) + b"\n") * 30_000)
+    assert (0, "", "") == cli(capsys, "--quiet", "--jobs", "2", str(valid))
+
+
+def test_jobs_two_numbers_lines_across_files_and_ranges(
+    capsys: pytest.CaptureFixture[str], big: Path, tmp_path: Path
+) -> None:
+    """Two ranged files and a small one between them: each file numbered from its own line 1."""
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b'{"status": "nope"}\n')
+    args = [str(big), str(small), str(big)]
+    assert cli(capsys, *args) == cli(capsys, "--jobs", "2", *args)
+
+
+def test_a_binary_file_is_one_invalid_response_with_jobs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A large .jsonl with a NUL byte at its start is not cut: one binary verdict, as in one process."""
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\x00" + corpus(5000))
+    one = cli(capsys, str(binary))
+    assert "[binary]" in one[1]
+    assert one == cli(capsys, "--jobs", "2", str(binary))
+
+
+# -- compressed files and URLs --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("suffix", "compress"),
+    [(".gz", gzip.compress), (".zst", lambda data: zstandard.ZstdCompressor().compress(data))],
+)
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_compressed_files_give_the_report_of_the_plain_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str, compress: object, jobs: str
+) -> None:
+    """``logs.jsonl.gz`` / ``.zst`` read as ``logs.jsonl``: the same lines reported, under their own name."""
+    data = corpus(3000)
+    plain = tmp_path / "logs.jsonl"
+    plain.write_bytes(data)
+    packed = tmp_path / f"logs.jsonl{suffix}"
+    assert callable(compress)
+    packed.write_bytes(compress(data))
+    status, out, _err = cli(capsys, "--jobs", jobs, str(packed))
+    expected = cli(capsys, str(plain))
+    assert expected[0] == status
+    assert expected[1].replace(str(plain), str(packed)) == out
+
+
+def test_a_directory_lists_compressed_response_files(tmp_path: Path) -> None:
+    """A directory walk takes ``.jsonl.gz`` and ``.json.zst`` as what they hold, and skips ``.txt.gz``."""
+    for name in ("a.jsonl.gz", "b.json.zst", "c.txt.gz"):
+        (tmp_path / name).write_bytes(b"")
+    listed = [
+        (source.name.rsplit("/", 1)[-1], source.mode)
+        for source in expand([str(tmp_path)])
+        if isinstance(source, Source)
+    ]
+    assert [("a.jsonl.gz", "lines"), ("b.json.zst", "document")] == listed
+
+
+def test_memory_urls_are_read_through_fsspec(capsys: pytest.CaptureFixture[str]) -> None:
+    """``memory://`` objects (plain and compressed) give the report their bytes give as a file."""
+    import fsspec
+
+    memory = fsspec.filesystem("memory")
+    data = corpus(500)
+    memory.pipe("/scale/logs.jsonl", data)
+    memory.pipe("/scale/logs.jsonl.gz", gzip.compress(data))
+    try:
+        plain = cli(capsys, "memory://scale/logs.jsonl")
+        packed = cli(capsys, "--jobs", "2", "memory://scale/logs.jsonl.gz")
+    finally:
+        memory.rm("/scale", recursive=True)
+    assert 1 == plain[0]
+    assert "memory://scale/logs.jsonl:" in plain[1]
+    assert plain[1].replace("logs.jsonl:", "logs.jsonl.gz:") == packed[1]
+
+
+def test_a_missing_object_is_an_io_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """A URL naming nothing: exit 2 and a one-line reason, not a traceback."""
+    status, _out, err = cli(capsys, "memory://scale/none.jsonl")
+    assert 2 == status
+    assert err.startswith("toolresponse validate: cannot read memory://scale/none.jsonl: ")
+    assert "Traceback" not in err
+
+
+def test_an_unknown_protocol_is_an_io_error_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """A URL whose protocol fsspec does not know: exit 2, the reason names the protocol."""
+    status, _out, err = cli(capsys, "nosuchstore://bucket/logs.jsonl")
+    assert 2 == status
+    assert "nosuchstore" in err
+    assert "Traceback" not in err
+
+
+def test_without_fsspec_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Where fsspec is not installed, a compressed file's record says which extra to install."""
+    packed = tmp_path / "logs.jsonl.gz"
+    packed.write_bytes(gzip.compress(corpus(10)))
+    monkeypatch.setitem(sys.modules, "fsspec", None)
+    batches = list(check(expand([str(packed)]), Options(), stdin=io.BytesIO()))
+    [record] = [record for batch in batches for record in batch.records]
+    assert record.io_error is not None
+    assert "toolresponse[dask]" in record.io_error
+    with pytest.raises(OSError, match=r"toolresponse\[dask\]"), open_input(str(packed)):
+        pass
