@@ -516,6 +516,19 @@ def _too_long(name: str, number: int, size: int) -> DoneTask:
     return DoneTask(Record(name, number, None, (), io_error=reason))
 
 
+def _split_long(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
+    """``lines`` in batches, each line longer than ``MAX_LINE_BYTES`` an I/O error between them."""
+    start = 0
+    for index, line in enumerate(lines):
+        if len(line) > MAX_LINE_BYTES:
+            if index > start:
+                yield LinesTask(name, number + start, lines[start:index])
+            yield _too_long(name, number + index, len(line))
+            start = index + 1
+    if start < len(lines):
+        yield LinesTask(name, number + start, lines[start:])
+
+
 def _read_some(stream: IO[bytes], size: int) -> bytes:
     """Up to ``size`` bytes, as soon as some are there (a pipe's output is checked as it comes)."""
     read1 = getattr(stream, "read1", None)
@@ -565,7 +578,12 @@ def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, si
                 lines[0] = b"".join(partial)
         partial = [chunk[cut + 1 :]] if cut + 1 < len(chunk) else []
         partial_size = len(chunk) - cut - 1
-        if lines:
+        if len(chunk) > MAX_LINE_BYTES:
+            # Only a chunk longer than the limit can hold a whole line longer than it.
+            for task in _split_long(name, number, lines):
+                yield task
+                number += len(task.lines) if isinstance(task, LinesTask) else 1
+        elif lines:
             yield LinesTask(name, number, lines)
             number += len(lines)
     if skipping:
