@@ -1088,7 +1088,27 @@ static Py_ssize_t
 find_noncharacter(const unsigned char *text, Py_ssize_t size)
 {
     const unsigned char *end = text + size;
+#if defined(HAVE_SSE2)
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i lead = _mm_set1_epi8((char)0xEF);
+#endif
     for (const unsigned char *p = text; p < end; p++) {
+#if defined(HAVE_SSE2)
+        /* 16 bytes at a time to the next backslash or byte of 0xEF and above */
+        while (end - p >= 16) {
+            __m128i bytes = _mm_loadu_si128((const __m128i *)p);
+            __m128i high = _mm_cmpeq_epi8(_mm_max_epu8(bytes, lead), bytes);
+            unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(high, _mm_cmpeq_epi8(bytes, backslash)));
+            if (mask != 0) {
+                p += lowest_bit(mask);
+                break;
+            }
+            p += 16;
+        }
+        if (p >= end) {
+            break;
+        }
+#endif
         unsigned char c = *p;
         if (c < 0xEF && c != '\\') {
             continue; /* every noncharacter's UTF-8 form begins with 0xEF to 0xF4 */
