@@ -11,6 +11,7 @@ from test_engine_parity import fixture_cases
 from toolresponse import ErrorCode, ToolResponse
 from toolresponse.interop import DIALECTS
 
+
 def dialect_params(*, exclude: tuple[str, ...] = ()) -> list[Any]:
     """Every dialect of the table as a pytest parameter."""
     return [pytest.param(name, id=name) for name in DIALECTS if name not in exclude]

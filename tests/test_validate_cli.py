@@ -344,8 +344,9 @@ def test_json_format_is_one_report(
 def test_json_format_of_nothing_is_an_empty_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An empty directory gives an empty, well-formed report and exit 0."""
-    status, out, _ = run(capsys, monkeypatch, "--format", "json", str(tmp_path))
+    """An empty JSON-lines file gives an empty, well-formed report and exit 0."""
+    empty = write(tmp_path / "empty.jsonl", b"")
+    status, out, _ = run(capsys, monkeypatch, "--format", "json", str(empty))
     assert (0, {"responses": [], "io_errors": [], "valid": 0, "invalid": 0, "unreadable": 0}) == (
         status,
         json.loads(out),

@@ -2,9 +2,8 @@
 
 Inputs and reports are those of the bulk API (``toolresponse.validation``:
 ``expand`` and ``report``); with ``--scheduler`` the inputs are checked on a
-Dask cluster (``toolresponse.dask``), with the same report. With no PATH, standard input is read, unless it is
-a terminal. Exit status: 0 every response valid; 1 some response invalid; 2 a
-usage error or an input that could not be read.
+Dask cluster (``toolresponse.dask``), with the same report. With no PATH, standard
+input is read, unless it is a terminal. Exit status: see ``EXIT_STATUS`` (also shown by ``--help``).
 """
 
 from __future__ import annotations
@@ -24,6 +23,18 @@ __all__ = ["add_arguments", "run"]
 
 PROGRAM = "toolresponse validate"
 
+EXIT_STATUS = """\
+exit status:
+  0  every response read is valid (an empty .jsonl file or empty standard input has none)
+  1  some response is invalid
+  2  a usage error, or an input that could not be checked: a file that cannot be read, a
+     directory with no .json/.jsonl/.ndjson file under it, a dangling or looping symbolic
+     link in a directory, a FIFO no process writes to, a document over 64 MiB or a line
+     over 64 MiB (2 wins over 1: the verdict "all valid" could not be reached)
+
+A line holding only a vertical tab or a form feed is not blank (neither is JSON white
+space). At most 100 violations are shown per response, then "... and N more"."""
+
 
 def _jobs(text: str) -> int:
     try:
@@ -36,6 +47,8 @@ def _jobs(text: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EXIT_STATUS
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "paths",
         nargs="*",

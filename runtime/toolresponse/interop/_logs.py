@@ -238,14 +238,14 @@ def check_dialect(
                 continue
             invalid += 1
             if explain:
-                append(Record(source, line, None, _shown(record_violations(chosen, value), first)))
+                append(Record.invalid(source, line, _shown(record_violations(chosen, value), first)))
         for item in chunk.problems:
             if item.io_error is not None:
                 append(Record(item.source, None, None, (), io_error=item.io_error))
                 continue
             invalid += 1
             if explain:
-                append(Record(item.source, item.line, item.column, _shown(item.errors, first)))
+                append(Record.invalid(item.source, item.line, _shown(item.errors, first), item.column))
         if chunk.problems and chunk.values and len(records) > 1:
             records.sort(key=lambda record: record.line or 0)
         yield Batch(valid, invalid, records, chunk.size)

@@ -3,17 +3,34 @@
 What is read, and how:
 
 - a ``.json`` file holds one response (a JSON document);
-- a ``.jsonl`` or ``.ndjson`` file holds one response per line (blank lines are skipped);
+- a ``.jsonl`` or ``.ndjson`` file holds one response per line; blank lines (nothing
+  but JSON white space: space, tab, CR, LF) are skipped, and a line holding a vertical
+  tab or a form feed is not blank (neither is JSON white space);
 - a directory is walked in name order for those three extensions, depth first;
   names beginning with ``.`` are skipped and symbolic links to directories are not followed;
+  a symbolic link with one of those extensions whose target is missing (dangling) or
+  is a loop is an I/O error, and so is a directory holding no file to read;
 - ``-`` is standard input, and so is any other file: if its first non-blank line
   is a whole JSON value it is JSON lines, otherwise the whole input is one document;
+- a FIFO (named pipe) is read when a process has it open for writing as the run
+  opens it; one that no process writes to is an I/O error at once, never a wait
+  (pipe into ``-`` instead);
 - a file with a NUL byte in its first 8 KiB is binary (git's rule): one invalid
   response (keyword ``binary``), whatever its extension.
+
+Memory stays bounded whatever the input: a document (a ``.json`` file, or input
+that is not JSON lines) is read whole only up to ``MAX_DOCUMENT_BYTES`` (64 MiB),
+and a line of JSON lines only up to ``MAX_LINE_BYTES`` (64 MiB); past the limit
+the input, or that line, is an I/O error naming the limit, and the rest of a
+JSON-lines input is still checked.
 
 A file that cannot be read (missing, a directory where a file was listed, no
 permission, gone between listing and reading) is an I/O error ``Record``: it is
 reported and the run goes on.
+
+At most ``MAX_VIOLATIONS`` (100) violations of one response are kept in its
+``Record`` (most relevant first); ``Record.more`` counts the others, which a
+report states as "... and N more".
 
 JSON lines are read in batches of about ``BATCH_BYTES``; each batch yields the
 number of valid lines and a record for each invalid one (and, when asked, for
@@ -33,6 +50,7 @@ only an invalid line goes on to have its violations explained.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -44,6 +62,7 @@ from typing import IO, Literal, NamedTuple, Protocol
 
 import orjson
 
+from .._terminal import printable
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
 from ._ijson import (
@@ -52,6 +71,7 @@ from ._ijson import (
     IJsonError,
     IJsonRule,
     duplicate_error,
+    noncharacter_error,
     parse_error,
 )
 from ._ranges import (
@@ -65,13 +85,16 @@ from ._ranges import (
     without_compression,
 )
 from ._validate import ExplanationCache, validate_json
-from .native import lines_with_duplicates
+from .native import lines_with_duplicates, lines_with_noncharacters
 
 __all__ = [
     "BATCH_BYTES",
     "DOCUMENT_EXTENSIONS",
     "LINES_EXTENSIONS",
     "LOCAL_BATCH_BYTES",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_LINE_BYTES",
+    "MAX_VIOLATIONS",
     "Batch",
     "Options",
     "Record",
@@ -92,6 +115,15 @@ BATCH_BYTES = 1 << 20
 LOCAL_BATCH_BYTES = 1 << 16
 """About how many bytes of JSON lines make one batch checked in this process: small enough
 for the lines to stay in the processor's cache between reading and checking."""
+MAX_DOCUMENT_BYTES = 64 << 20
+"""The largest JSON document read (a ``.json`` file, or input that is not JSON lines): a larger
+one is an I/O error naming this limit, and no more of it is held in memory."""
+MAX_LINE_BYTES = 64 << 20
+"""The longest line of JSON lines read: a longer one is an I/O error naming this limit (the line
+is skipped without being held in memory, and the lines after it are checked)."""
+MAX_VIOLATIONS = 100
+"""The most violations of one response a ``Record`` keeps (the most relevant); ``Record.more``
+counts the rest."""
 DOCUMENT_EXTENSIONS = (".json",)
 LINES_EXTENSIONS = (".jsonl", ".ndjson")
 STDIN = "-"
@@ -112,6 +144,17 @@ class Record(NamedTuple):
     """Empty for a valid response."""
     io_error: str | None = None
     """Why the input could not be read; then there is no verdict."""
+    more: int = 0
+    """How many violations were found beyond the ``MAX_VIOLATIONS`` in ``errors``."""
+
+    @classmethod
+    def invalid(
+        cls, source: str, line: int | None, violations: tuple[SchemaViolation, ...], column: int | None = None
+    ) -> Record:
+        """The record of an invalid response, keeping at most ``MAX_VIOLATIONS`` of its violations."""
+        if len(violations) <= MAX_VIOLATIONS:
+            return cls(source, line, column, violations)
+        return cls(source, line, column, violations[:MAX_VIOLATIONS], more=len(violations) - MAX_VIOLATIONS)
 
     @property
     def valid(self) -> bool:
@@ -172,13 +215,18 @@ class _Ready:
         return self._batch
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_UNDECODED = re.compile("([\udc80-\udcff]+)")
 
 
 def shown_path(path: str) -> str:
-    """A path as a report line can show it: undecodable bytes and control characters escaped."""
-    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    """A path as a report line can show it: undecodable bytes as ``\\xNN``, and control and
+    bidi characters escaped (``printable``)."""
+    parts = _UNDECODED.split(path)
+    # split() puts the runs of undecodable bytes (as surrogateescape decodes them) at odd indexes.
+    return "".join(
+        "".join(f"\\x{ord(char) - 0xDC00:02x}" for char in part) if index % 2 else printable(part)
+        for index, part in enumerate(parts)
+    )
 
 
 def _reason(error: OSError) -> str:
@@ -198,8 +246,21 @@ def _mode_for(path: str) -> Mode:
     return "sniff"
 
 
+def _link_record(entry: os.DirEntry[str]) -> Record | None:
+    """The I/O error of a symbolic link whose target cannot be read (missing, a loop), or None."""
+    try:
+        os.stat(entry.path)
+    except OSError as error:
+        if error.errno == errno.ENOENT:
+            reason = f"a dangling symbolic link (its target {os.readlink(entry.path)!r} does not exist)"
+            return Record(shown_path(entry.path), None, None, (), io_error=printable(reason))
+        return _io_record(entry.path, error)
+    return None
+
+
 def _walk(directory: str) -> Iterator[Source | Record]:
-    """The response files under ``directory``, in name order, depth first, without recursion."""
+    """The response files under ``directory``, in name order, depth first, without recursion;
+    an I/O error for each link that leads nowhere, and for a directory with nothing to read."""
     pending: list[Iterator[os.DirEntry[str]]] = []
 
     def listing(path: str) -> Iterator[os.DirEntry[str]] | Record:
@@ -215,6 +276,7 @@ def _walk(directory: str) -> Iterator[Source | Record]:
         return
     pending.append(first)
     extensions = DOCUMENT_EXTENSIONS + LINES_EXTENSIONS
+    found = 0
     while pending:
         entry = next(pending[-1], None)
         if entry is None:
@@ -229,10 +291,24 @@ def _walk(directory: str) -> Iterator[Source | Record]:
                     yield below
                 else:
                     pending.append(below)
-            elif without_compression(entry.name.lower()).endswith(extensions) and entry.is_file():
-                yield Source(entry.path, shown_path(entry.path), _mode_for(entry.name), entry.stat().st_size)
+            elif without_compression(entry.name.lower()).endswith(extensions):
+                if entry.is_file():
+                    yield Source(
+                        entry.path, shown_path(entry.path), _mode_for(entry.name), entry.stat().st_size
+                    )
+                    found += 1
+                elif entry.is_symlink():
+                    broken = _link_record(entry)
+                    if broken is not None:
+                        found += 1
+                        yield broken
         except OSError as error:
+            found += 1
             yield _io_record(entry.path, error)
+    if not found:
+        *others, last = DOCUMENT_EXTENSIONS + LINES_EXTENSIONS
+        reason = f"nothing to check: no {', '.join(others)} or {last} file under it"
+        yield Record(shown_path(directory), None, None, (), io_error=reason)
 
 
 def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
@@ -311,10 +387,25 @@ def _duplicated(name: str, number: int, line: bytes) -> Record | None:
     return Record(name, number, failure.column, (failure,))
 
 
+def _noncharacter(name: str, number: int, line: bytes) -> Record | None:
+    """The record of a line that holds a noncharacter, or None if it does not."""
+    found = noncharacter_error(line)
+    if found is None:
+        return None
+    failure = _ijson_violation(found, number)
+    return Record(name, number, failure.column, (failure,))
+
+
+def _is_blank(line: bytes) -> bool:
+    """Nothing but JSON white space (space, tab, CR, LF): not ``bytes.isspace``, which takes a
+    vertical tab or a form feed for space as well."""
+    return not line.strip(b" \t\r\n")
+
+
 # The per-line fast path: one orjson.loads and one jsonschema-rs is_valid; nothing else happens
-# to a valid line. The duplicate-name scan (_ijson.lines_with_duplicates: exact, in C) reads the
-# whole batch in one call first; the functions are bound to locals and the loop is written out:
-# a call per line is measurable.
+# to a valid line. The duplicate-name and noncharacter scans (native: exact, in C) read the
+# whole batch in one call each first; the functions are bound to locals and the loop is written
+# out: a call per line is measurable.
 
 
 def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
@@ -325,6 +416,7 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     duplicated_lines = {first_line + index for index in lines_with_duplicates(lines, MAX_NESTING)}
+    flagged_lines = {first_line + index for index in lines_with_noncharacters(lines)}
     keep_valid = options.keep_valid
     first = options.first
     explain = None
@@ -337,11 +429,17 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
         try:
             obj = loads(line)
         except decode_error as error:
-            if line.isspace():
+            if _is_blank(line):
                 continue
             invalid += 1
             append(_malformed(name, number, line, error))
             continue
+        if flagged_lines and number in flagged_lines:
+            flagged = _noncharacter(name, number, line)
+            if flagged is not None:
+                invalid += 1
+                append(flagged)
+                continue
         if duplicated_lines and number in duplicated_lines:
             duplicated = _duplicated(name, number, line)
             if duplicated is not None:
@@ -356,8 +454,8 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
         invalid += 1
         if explain is None:
             explain = _explanations().explain
-        append(Record(name, number, None, explain(obj, first=first)))
-    return Batch(valid, invalid, records, sum(map(len, lines)))
+        append(Record.invalid(name, number, explain(obj, first=first)))
+    return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
 
 
 def _count_lines(lines: list[bytes]) -> Batch:
@@ -365,19 +463,20 @@ def _count_lines(lines: list[bytes]) -> Batch:
     is_valid = engine("fast").is_valid
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    duplicated_lines = set(lines_with_duplicates(lines, MAX_NESTING))
+    failing = set(lines_with_duplicates(lines, MAX_NESTING))
+    failing.update(lines_with_noncharacters(lines))
     valid = invalid = 0
     for index, line in enumerate(lines):
         try:
             obj = loads(line)
         except decode_error:
-            invalid += not line.isspace()
+            invalid += not _is_blank(line)
             continue
-        if is_valid(obj) and not (duplicated_lines and index in duplicated_lines):
+        if is_valid(obj) and not (failing and index in failing):
             valid += 1
         else:
             invalid += 1
-    return Batch(valid, invalid, [], sum(map(len, lines)))
+    return Batch(valid, invalid, [], sum(map(len, lines)) + len(lines))
 
 
 def check_document(name: str, data: bytes, options: Options) -> Batch:
@@ -388,8 +487,10 @@ def check_document(name: str, data: bytes, options: Options) -> Batch:
         return Batch(1, 0, records, len(data))
     best = best_match(result.errors)
     assert best is not None  # an invalid response has a violation
-    errors = (best,) if options.first else result.errors
-    return Batch(0, 1, [Record(name, best.line, best.column, errors)], len(data))
+    if options.first:
+        return Batch(0, 1, [Record(name, best.line, best.column, (best,))], len(data))
+    kept = Record.invalid(name, best.line, result.errors)
+    return Batch(0, 1, [kept._replace(column=best.column)], len(data))
 
 
 class LinesTask(NamedTuple):
@@ -448,14 +549,16 @@ def renumber(batch: Batch, offset: int) -> Batch:
     moved: list[Record] = []
     append = moved.append
     make = tuple.__new__  # a Record, without the keyword handling of _replace (this runs per record)
-    for source, line, column, errors, io_error in batch.records:
+    for source, line, column, errors, io_error, more in batch.records:
         for violation in errors:
             if violation.line is not None:  # a parse or duplicate-name error: located in the text
                 errors = tuple(
                     item if item.line is None else replace(item, line=item.line + offset) for item in errors
                 )
                 break
-        append(make(Record, (source, None if line is None else line + offset, column, errors, io_error)))
+        append(
+            make(Record, (source, None if line is None else line + offset, column, errors, io_error, more))
+        )
     return Batch(batch.valid, batch.invalid, moved, batch.size)
 
 
@@ -483,15 +586,94 @@ def _ranges(source: Source | Record, stdin: IO[bytes], size: int) -> Iterator[Ta
     yield from tasks(source, stdin, size)
 
 
-def _line_batches(
-    name: str, stream: IO[bytes], first_line: int, head: list[bytes], size: int
-) -> Iterator[Task]:
+def _limit_phrase(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 and limit % (1 << 20) == 0 else f"{limit:,} bytes"
+
+
+def _too_long(name: str, number: int, size: int) -> DoneTask:
+    reason = (
+        f"line {number} is longer than {_limit_phrase(MAX_LINE_BYTES)} (MAX_LINE_BYTES, the longest line"
+        f" read); skipped after {size:,} bytes"
+    )
+    return DoneTask(Record(name, number, None, (), io_error=reason))
+
+
+def _split_long(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
+    """``lines`` in batches, each line longer than ``MAX_LINE_BYTES`` an I/O error between them."""
+    start = 0
+    for index, line in enumerate(lines):
+        if len(line) > MAX_LINE_BYTES:
+            if index > start:
+                yield LinesTask(name, number + start, lines[start:index])
+            yield _too_long(name, number + index, len(line))
+            start = index + 1
+    if start < len(lines):
+        yield LinesTask(name, number + start, lines[start:])
+
+
+def _read_some(stream: IO[bytes], size: int) -> bytes:
+    """Up to ``size`` bytes, as soon as some are there (a pipe's output is checked as it comes)."""
+    read1 = getattr(stream, "read1", None)
+    return read1(size) if read1 is not None else stream.read(size)
+
+
+def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, size: int) -> Iterator[Task]:
+    """The lines of ``stream`` (after ``head``, the start of its first line) in batches of about
+    ``size`` bytes. No line is held beyond ``MAX_LINE_BYTES``: a longer one is reported and
+    skipped, and the lines after it are read on."""
     number = first_line
-    lines = head + stream.readlines(size)
-    while lines:
-        yield LinesTask(name, number, lines)
-        number += len(lines)
-        lines = stream.readlines(size)
+    if head.endswith(b"\n"):
+        yield LinesTask(name, number, [head])
+        number += 1
+        head = b""
+    partial: list[bytes] = [head] if head else []
+    partial_size = len(head)
+    skipping = False
+    while True:
+        chunk = _read_some(stream, size)
+        if not chunk:
+            break
+        # Lines without their line feed (orjson needs none; a blank line is then b"" or b"\r"):
+        # bytes.split is the cheapest way to cut a chunk, cheaper than readlines.
+        lines = chunk.split(b"\n")
+        rest = lines.pop()
+        if not lines:
+            if skipping:
+                partial_size += len(chunk)
+                continue
+            partial.append(chunk)
+            partial_size += len(chunk)
+            if partial_size > MAX_LINE_BYTES:
+                partial.clear()
+                skipping = True
+            continue
+        if skipping:
+            yield _too_long(name, number, partial_size + len(lines[0]))
+            number += 1
+            del lines[0]
+            skipping = False
+        elif partial:
+            partial.append(lines[0])
+            if partial_size + len(lines[0]) > MAX_LINE_BYTES:
+                yield _too_long(name, number, partial_size + len(lines[0]))
+                number += 1
+                del lines[0]
+            else:
+                lines[0] = b"".join(partial)
+        partial = [rest] if rest else []
+        partial_size = len(rest)
+        if len(chunk) > MAX_LINE_BYTES:
+            # Only a chunk longer than the limit can hold a whole line longer than it.
+            for task in _split_long(name, number, lines):
+                yield task
+                number += len(task.lines) if isinstance(task, LinesTask) else 1
+        elif lines:
+            yield LinesTask(name, number, lines)
+            number += len(lines)
+    if skipping:
+        yield _too_long(name, number, partial_size)
+    elif partial:
+        yield LinesTask(name, number, [b"".join(partial)])
 
 
 def _peek(stream: IO[bytes]) -> bytes:
@@ -500,30 +682,49 @@ def _peek(stream: IO[bytes]) -> bytes:
     return head
 
 
+def _document(name: str, stream: IO[bytes], start: bytes) -> Task:
+    """One document: ``start`` and the rest of ``stream``, or an I/O error past ``MAX_DOCUMENT_BYTES``."""
+    rest = stream.read(MAX_DOCUMENT_BYTES + 1 - len(start)) if len(start) <= MAX_DOCUMENT_BYTES else b""
+    if len(start) + len(rest) > MAX_DOCUMENT_BYTES:
+        reason = (
+            f"more than {_limit_phrase(MAX_DOCUMENT_BYTES)} in one JSON document (MAX_DOCUMENT_BYTES, the"
+            " largest read whole); input of many responses goes one per line in JSON lines, which has no"
+            " such limit"
+        )
+        return DoneTask(Record(name, None, None, (), io_error=reason))
+    return DocumentTask(name, start + rest)
+
+
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
     if mode == "document":
-        yield DocumentTask(name, stream.read())
+        yield _document(name, stream, b"")
         return
     head = _peek(stream)
     if b"\x00" in head:
         yield DoneTask(_binary_record(name, head))
         return
     if mode == "lines":
-        yield from _line_batches(name, stream, 1, [], size)
+        yield from _line_batches(name, stream, 1, b"", size)
         return
-    blank: list[bytes] = []
-    line = stream.readline()
-    while line and line.isspace():
-        blank.append(line)
-        line = stream.readline()
-    if not line:
+    # Sniffing: blank lines are only counted (an endless run of them holds no memory), and the
+    # first other line is read up to the longest line there may be.
+    blank = 0
+    line = stream.readline(MAX_LINE_BYTES + 1)
+    while line and line.endswith(b"\n") and _is_blank(line):
+        blank += 1
+        line = stream.readline(MAX_LINE_BYTES + 1)
+    if not line or _is_blank(line):
         return
-    try:
-        orjson.loads(line)
-    except orjson.JSONDecodeError:
-        yield DocumentTask(name, b"".join(blank) + line + stream.read())
-        return
-    yield from _line_batches(name, stream, len(blank) + 1, [line], size)
+    if len(line) <= MAX_LINE_BYTES:
+        try:
+            orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            yield from _line_batches(name, stream, blank + 1, line, size)
+            return
+    # Blank lines before a document change no column, only line numbers: each one is kept as "\n".
+    yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
 
 
 def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int | None = None) -> Iterator[Task]:

@@ -7,7 +7,8 @@ pointer of the offending member. The rules, as ``IJsonRule``:
 
 =====================  ===========================================================
 ``syntax``             not well-formed JSON (RFC 8259), including an empty text
-``encoding``           not UTF-8, a byte order mark, a lone surrogate (``"\\ud800"``)
+``encoding``           not UTF-8, a byte order mark, a lone surrogate (``"\\ud800"``),
+                       a noncharacter (U+FDD0-U+FDEF, U+nFFFE, U+nFFFF; raw or escaped)
 ``duplicate-name``     a member name that occurs twice in one object, at any depth
 ``non-finite-number``  ``NaN``, ``Infinity``, ``-Infinity`` or a number too large for a double
 ``depth``              arrays and objects nested deeper than ``MAX_NESTING`` levels
@@ -23,7 +24,8 @@ itself), and only a text that fails is looked at again, to name the rule and
 the position. orjson keeps the last of two equal member names silently, so
 every text it accepts is also scanned for repeated names, and a rejected
 text is scanned up to where orjson stopped for the pointer of the member it
-was reading. Both scans (``first_duplicate`` and ``path_at``) come from the
+was reading; orjson accepts noncharacters, so every text it accepts is also
+scanned for them. The scans (``first_duplicate``, ``first_noncharacter`` and ``path_at``) come from the
 validator's ``native`` package, which runs them in C (building no values)
 where the package was compiled, and otherwise their Python twins, which give
 the same answers.
@@ -33,13 +35,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
 from .._errors import IJsonError, IJsonRule
 from ._engine import json_pointer
-from .native import first_duplicate, path_at, string_token_value
+from .native import first_duplicate, first_noncharacter, path_at, string_token_value
 
 __all__ = [
     "MAX_NESTING",
@@ -47,10 +50,13 @@ __all__ = [
     "IJsonRule",
     "duplicate_error",
     "locate",
+    "locate_all",
+    "noncharacter_error",
     "parse_error",
     "parse_ijson",
     "pointer_at",
     "position",
+    "positions",
 ]
 
 MAX_NESTING = 1024
@@ -178,45 +184,94 @@ def _parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError
     return _diagnose(text, error)
 
 
+Path = tuple[str | int, ...]
+Target = tuple[Path, bool]
+"""A place to find in a text: an instance path, and whether the member name that ends it is
+meant (True: where an unknown member is shown) rather than the value there."""
+
+
+class _Node:
+    """A node of the trie of targets: the targets whose path passes through one slot."""
+
+    __slots__ = ("children", "name", "value")
+
+    def __init__(self) -> None:
+        self.children: dict[str | int, _Node] = {}
+        self.value = False
+        """A target wants the offset of the value at this path."""
+        self.name = False
+        """A target wants the offset of the member name that ends this path."""
+
+
 class _Frame:
-    """One open array or object of a scan: its current slot (member name or index)."""
+    """One open array or object of a scan: its current slot and the trie node of its path."""
 
-    __slots__ = ("expecting_key", "is_object", "seen", "slot")
+    __slots__ = ("expecting_key", "is_object", "node", "slot")
 
-    def __init__(self, is_object: bool) -> None:
+    def __init__(self, is_object: bool, node: _Node | None) -> None:
         self.is_object = is_object
         self.expecting_key = is_object
         self.slot: str | int = "" if is_object else 0
-        self.seen: set[str] = set()
+        self.node = node
 
 
-def locate(text: str, path: tuple[str | int, ...], *, member_name: bool = False) -> int | None:
-    """The offset where the value at ``path`` starts in the JSON text ``text``, or None.
+def _trie(targets: Iterable[Target]) -> _Node:
+    root = _Node()
+    for path, member_name in targets:
+        node = root
+        for part in path:
+            node = node.children.setdefault(part, _Node())
+        if member_name:
+            node.name = True
+        else:
+            node.value = True
+    return root
 
-    With ``member_name``, the offset of the member name that ends ``path``
-    instead (the place to show for an unknown member). ``text`` must be well-formed JSON.
+
+def locate_all(text: str, targets: Iterable[Target]) -> dict[Target, int]:
+    """The offsets of many places of the JSON text ``text`` in one pass: for each target found,
+    where its value starts (or, for a ``member_name`` target, its member name).
+
+    The cost is one scan of the text whatever the number of targets: a text with thousands of
+    violations costs no more to locate than a text with one. ``text`` must be well-formed JSON;
+    a target that names nothing in it is left out of the answer.
     """
-    if not path:
+    wanted = list(targets)
+    found: dict[Target, int] = {}
+    if ((), False) in wanted:
         start = _NOT_SPACE.search(text)
-        return start.start() if start else None
+        if start is not None:
+            found[((), False)] = start.start()
+    root = _trie(wanted)
+    if not root.children:
+        return found
+    remaining = sum(1 for path, _ in set(wanted) if path)
     stack: list[_Frame] = []
-    depth = len(path)
     for match in _TOKENS.finditer(text):
         token = match.group()
         first = token[0]
+        child: _Node | None = None
         opens_slot = False
         if first == '"':
             if stack and stack[-1].expecting_key:
                 frame = stack[-1]
                 frame.slot = string_token_value(token)
                 frame.expecting_key = False
-                if member_name and len(stack) == depth and tuple(f.slot for f in stack) == path:
-                    return match.start()
-        elif first == "{":
-            stack.append(_Frame(True))
-        elif first == "[":
-            stack.append(_Frame(False))
-            opens_slot = True
+                if frame.node is not None:
+                    child = frame.node.children.get(frame.slot)
+                    if child is not None and child.name:
+                        target = ((*(f.slot for f in stack),), True)
+                        if target not in found:
+                            found[target] = match.start()
+                            remaining -= 1
+        elif first == "{" or first == "[":
+            if stack:
+                parent = stack[-1]
+                node = None if parent.node is None else parent.node.children.get(parent.slot)
+            else:
+                node = root
+            stack.append(_Frame(first == "{", node))
+            opens_slot = first == "["
         elif first == "}" or first == "]":
             stack.pop()
         elif first == ",":
@@ -228,12 +283,45 @@ def locate(text: str, path: tuple[str | int, ...], *, member_name: bool = False)
                 opens_slot = True
         elif first == ":":
             opens_slot = True
-        if opens_slot and not member_name and len(stack) == depth and tuple(f.slot for f in stack) == path:
-            start = _NOT_SPACE.search(text, match.end())
-            if start is None or text[start.start()] in "]}":
-                return None
-            return start.start()
-    return None
+        if opens_slot:
+            frame = stack[-1]
+            child = None if frame.node is None else frame.node.children.get(frame.slot)
+            if child is not None and child.value:
+                target = ((*(f.slot for f in stack),), False)
+                start = _NOT_SPACE.search(text, match.end())
+                if target not in found and start is not None and text[start.start()] not in "]}":
+                    found[target] = start.start()
+                    remaining -= 1
+        if remaining <= 0:
+            break
+    return found
+
+
+def locate(text: str, path: Path, *, member_name: bool = False) -> int | None:
+    """The offset where the value at ``path`` starts in the JSON text ``text``, or None.
+
+    With ``member_name``, the offset of the member name that ends ``path``
+    instead (the place to show for an unknown member). ``text`` must be well-formed JSON.
+    To find many places, ``locate_all`` scans the text once for all of them.
+    """
+    target = (tuple(path), member_name)
+    return locate_all(text, [target]).get(target)
+
+
+def positions(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """The 1-based (line, column) of each offset of ``text``, counted in one pass."""
+    out: dict[int, tuple[int, int]] = {}
+    line = 1
+    line_start = 0
+    counted = 0
+    for offset in sorted(set(offsets)):
+        last = text.rfind("\n", counted, offset)
+        if last >= 0:
+            line += text.count("\n", counted, offset)
+            line_start = last + 1
+        counted = offset
+        out[offset] = (line, offset - line_start + 1)
+    return out
 
 
 def _encoded(text: str) -> bytes:
@@ -266,6 +354,24 @@ def _duplicate_error(data: str | bytes) -> IJsonError | None:
     return _error_at(text, offset, IJsonRule.DUPLICATE_NAME, detail, json_pointer(path))
 
 
+def _noncharacter_error(data: str | bytes) -> IJsonError | None:
+    raw = data if isinstance(data, bytes) else _encoded(data)
+    byte_offset = first_noncharacter(raw)
+    if byte_offset is None:
+        return None
+    text = data if isinstance(data, str) else data.decode("utf-8")
+    offset = byte_offset if len(text) == len(raw) else len(raw[:byte_offset].decode("utf-8", "surrogatepass"))
+    if text[offset] == "\\":
+        escape = text[offset : offset + 12] if text[offset + 2] in "dD" else text[offset : offset + 6]
+        code = ord(json.loads(f'"{escape}"'))
+        written = f"written as the escape {escape}"
+    else:
+        code = ord(text[offset])
+        written = "raw"
+    detail = f"the noncharacter U+{code:04X} ({written}); I-JSON text carries no noncharacters (RFC 7493 2.1)"
+    return _error_at(text, offset, IJsonRule.ENCODING, detail)
+
+
 def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
     """The value of the I-JSON text ``data``; raises ``IJsonError`` for any other text.
 
@@ -279,6 +385,9 @@ def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as error:
         raise _parse_error(data, error) from None
+    noncharacter = _noncharacter_error(data)
+    if noncharacter is not None:
+        raise noncharacter
     duplicate = _duplicate_error(data)
     if duplicate is not None:
         raise duplicate
@@ -293,3 +402,8 @@ def parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
 def duplicate_error(data: str | bytes) -> IJsonError | None:
     """The ``IJsonError`` for the first repeated member name of a text orjson accepted, or None."""
     return _duplicate_error(data)
+
+
+def noncharacter_error(data: str | bytes) -> IJsonError | None:
+    """The ``IJsonError`` for the first noncharacter of a text orjson accepted, or None."""
+    return _noncharacter_error(data)

@@ -24,12 +24,16 @@ the error names the extra. A compressed file cannot be cut (``splittable``).
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any, Generic, NamedTuple, TypeVar
+
+from ._ijson import BINARY_SNIFF_BYTES
 
 __all__ = [
     "COMPRESSIONS",
@@ -106,6 +110,58 @@ def _storage_error(path: str, error: Exception) -> OSError:
     return OSError(f"cannot open {path} through fsspec: {error}")
 
 
+class _Prefixed(io.RawIOBase):
+    """A file descriptor's bytes after ``head``, bytes already read from it."""
+
+    def __init__(self, fd: int, head: bytes) -> None:
+        super().__init__()
+        self._fd = fd
+        self._head = head
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            count = min(len(buffer), len(self._head))
+            buffer[:count] = self._head[:count]
+            self._head = self._head[count:]
+            return count
+        return os.readv(self._fd, [buffer])
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
+
+
+NO_WRITER = (
+    "a FIFO that no process has open for writing (it is read only while its writer runs;"
+    " pipe the responses into - instead)"
+)
+
+
+def open_local(path: str) -> IO[bytes]:
+    """``path`` opened for reading, never waiting: a FIFO without a writer is an ``OSError``."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            try:
+                head = os.read(fd, BINARY_SNIFF_BYTES)
+            except BlockingIOError:
+                head = b""  # a writer is there, with nothing written yet: wait for it
+            else:
+                if not head:
+                    raise OSError(errno.ENXIO, NO_WRITER)
+            os.set_blocking(fd, True)
+            return io.BufferedReader(_Prefixed(fd, head))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 @contextmanager
 def open_input(path: str) -> Iterator[IO[bytes]]:
     """``path`` open for reading bytes: local files directly, URLs and compressed files through fsspec.
@@ -113,7 +169,7 @@ def open_input(path: str) -> Iterator[IO[bytes]]:
     Every failure is an ``OSError`` with a reason a report can show."""
     compression = _compression(path)
     if compression is None and not is_url(path):
-        with open(path, "rb") as stream:
+        with open_local(path) as stream:
             yield stream
         return
     fsspec = _fsspec()

@@ -2,13 +2,20 @@
 
 - ``text`` (default): one line per violation,
   ``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` (``(root)`` for the whole
-  response), most relevant first, then ``N valid, M invalid``;
+  response), most relevant first, then ``N valid, M invalid``. Every part taken
+  from the input (file names, pointers, member names in messages) goes through
+  ``printable``: control and bidi characters reach no terminal raw;
 - ``json``: one object, streamed: ``{"responses": [...invalid responses...],
   "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}`` (the counts
   come last so that the report never has to be held in memory);
 - ``jsonl``: one record per response, valid ones included, in input order
-  (``{"source", "line", "valid", "errors"?}``; an unreadable input is
-  ``{"source", "io_error"}``); the summary goes to standard error.
+  (``{"source", "line", "valid", "errors"?, "more_errors"?}``; an unreadable input is
+  ``{"source", "io_error"}``, with ``"line"`` for a line too long to read); the
+  summary goes to standard error.
+
+A response shows at most ``MAX_VIOLATIONS`` (100) violations, the most relevant;
+past them the text report adds one line ``FILE:LINE: ... and N more violations``
+and the JSON records a member ``"more_errors": N``.
 
 With ``quiet`` nothing is written but the reasons for I/O errors: the exit
 status is the answer. The progress bar is drawn on standard error only when it
@@ -28,7 +35,8 @@ from typing import IO, Any, Literal, Protocol, TextIO
 
 import orjson
 
-from ._bulk import Batch, Options, Record, Source, check
+from .._terminal import printable
+from ._bulk import MAX_VIOLATIONS, Batch, Options, Record, Source, check
 
 __all__ = ["EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"]
 
@@ -122,11 +130,22 @@ def _location(record: Record, line: int | None, column: int | None) -> str:
 
 def _record_json(record: Record) -> dict[str, Any]:
     if record.io_error is not None:
+        if record.line is not None:
+            return {"source": record.source, "line": record.line, "io_error": record.io_error}
         return {"source": record.source, "io_error": record.io_error}
     out: dict[str, Any] = {"source": record.source, "line": record.line, "valid": record.valid}
     if record.errors:
         out["errors"] = [violation.to_dict() for violation in record.errors]
+    if record.more:
+        out["more_errors"] = record.more
     return out
+
+
+def _more_line(where: str, more: int) -> str:
+    return (
+        f"{where}: ... and {more:,} more violation{'s' if more > 1 else ''}"
+        f" (at most {MAX_VIOLATIONS} are shown per response)\n"
+    )
 
 
 OUTPUT_CHUNK = 1 << 16
@@ -162,7 +181,8 @@ class _Report:
             self._pending_size = 0
 
     def io_error(self, record: Record) -> None:
-        self.err.write(f"{PROGRAM}: cannot read {record.source}: {record.io_error}\n")
+        where = record.source if record.line is None else f"{record.source}:{record.line}"
+        self.err.write(f"{PROGRAM}: cannot read {where}: {printable(record.io_error or '')}\n")
 
     def add(self, batch: Batch) -> None:
         self.valid += batch.valid
@@ -209,7 +229,8 @@ class _TextReport(_Report):
         if any(violation.line is not None or violation.column is not None for violation in errors):
             return None
         text = tuple(
-            f": {violation.pointer or '(root)'}: {violation.message} [{violation.keyword}]\n"
+            f": {printable(violation.pointer) or '(root)'}: {printable(violation.message)}"
+            f" [{printable(violation.keyword)}]\n"
             for violation in errors
         )
         if len(self._suffixes) >= _SUFFIX_CACHE_LIMIT:
@@ -230,12 +251,15 @@ class _TextReport(_Report):
                 where = record.source if record.line is None else f"{record.source}:{record.line}"
                 for piece in suffix:
                     add(where + piece)
-                continue
-            for violation in errors:
-                line = violation.line if violation.line is not None else record.line
-                where = _location(record, line, violation.column)
-                pointer = violation.pointer or "(root)"
-                add(f"{where}: {pointer}: {violation.message} [{violation.keyword}]\n")
+            else:
+                for violation in errors:
+                    line = violation.line if violation.line is not None else record.line
+                    where = _location(record, line, violation.column)
+                    pointer = printable(violation.pointer) or "(root)"
+                    message = printable(violation.message)
+                    add(f"{where}: {pointer}: {message} [{printable(violation.keyword)}]\n")
+            if record.more:
+                add(_more_line(_location(record, record.line, None), record.more))
         if lines:
             self.emit("".join(lines))
 

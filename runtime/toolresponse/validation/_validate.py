@@ -447,7 +447,7 @@ def validate_json(
 ) -> ValidationResult:
     """Check JSON text: the I-JSON rules of SPEC-v1 (UTF-8, unique member names at any depth,
     no NaN or Infinity), then the schema. Every violation carries its line and column."""
-    from ._ijson import IJsonError, locate, parse_ijson, position
+    from ._ijson import IJsonError, locate_all, parse_ijson, positions
 
     if isinstance(text, bytearray | memoryview):
         text = bytes(text)
@@ -466,15 +466,25 @@ def validate_json(
     if chosen.is_valid(obj):
         return _VALID
     decoded = text.decode("utf-8") if isinstance(text, bytes) else text
+    explained = _explained(obj, chosen)
+    # Every place is found in one scan of the text, and every line and column in one more:
+    # the cost grows with the text and the number of violations, never with their product.
+    targets = [_target(failed) for _, failed in explained]
+    offsets = locate_all(decoded, targets)
+    lines_and_columns = positions(decoded, offsets.values())
     located: list[SchemaViolation] = []
-    for violation, failed in _explained(obj, chosen):
-        if failed.keyword == "additionalProperties" and failed.member is not None:
-            offset = locate(decoded, (*failed.path, failed.member), member_name=True)
-        else:
-            offset = locate(decoded, failed.path)
+    for (violation, _), target in zip(explained, targets, strict=True):
+        offset = offsets.get(target)
         if offset is None:
             located.append(violation)
             continue
-        line, column = position(decoded, offset)
+        line, column = lines_and_columns[offset]
         located.append(dataclasses.replace(violation, line=line, column=column))
     return ValidationResult(errors=tuple(located))
+
+
+def _target(failed: EngineError) -> tuple[tuple[str | int, ...], bool]:
+    """The place of the text to show for a failed keyword: the unknown member's name, else the value."""
+    if failed.keyword == "additionalProperties" and failed.member is not None:
+        return (*failed.path, failed.member), True
+    return tuple(failed.path), False

@@ -12,7 +12,9 @@
 // The HTTP fixtures of the http/ subdirectory (requests to a server and the answers
 // they must get) are not run here, since they need a server: `toolresponse conformance
 // URL` runs them. They are checked against the fixture schema, counted and reported
-// as not run; a malformed one is a failure.
+// as not run; a malformed one is a failure. So are the I-JSON text fixtures of the
+// ijson/ subdirectory: their verdicts depend on the text before it is decoded
+// (noncharacters, escapes), which JSON.parse and a schema validator never see.
 //
 // A test passes when ajv's verdict equals its "valid". For an invalid test, the
 // report also says (as information, never as a failure) whether some ajv error
@@ -35,6 +37,7 @@ const FIXTURE_SCHEMA = path.join(ROOT, "tests", "conformance", "fixture.schema.j
 const DEFAULT_FIXTURE_DIR = path.join(ROOT, "tests", "conformance", "v1");
 const ENV_FIXTURE_DIR = "TOOLRESPONSE_CONFORMANCE_DIR";
 const HTTP_SUBDIR = "http";
+const TEXT_SUBDIR = "ijson";
 const SCRIPT = "tests/conformance/node/run-fixtures.mjs";
 // The schema's own annotation keywords, declared so that ajv's strict mode knows them.
 const ANNOTATION_KEYWORDS = [
@@ -122,6 +125,10 @@ async function runFixtures(fixtureDir, validate, validateFixtureFile) {
           problems.push({ file, problem: `${JSON.stringify(test.description)} is an HTTP test outside ${HTTP_SUBDIR}/` });
           continue;
         }
+        if ("json" in test) {
+          problems.push({ file, problem: `${JSON.stringify(test.description)} is a text test outside ${TEXT_SUBDIR}/` });
+          continue;
+        }
         const valid = validate(test.data);
         const errors = (validate.errors ?? []).map((error) => ({
           pointer: error.instancePath,
@@ -154,13 +161,20 @@ async function runFixtures(fixtureDir, validate, validateFixtureFile) {
 
 /** The HTTP fixtures of fixtureDir/http: checked against the fixture schema and counted, not run. */
 async function checkHttpFixtures(fixtureDir, validateFixtureFile) {
-  const dir = path.join(fixtureDir, HTTP_SUBDIR);
+  const { not_run, problems } = await checkUnrunFixtures(fixtureDir, HTTP_SUBDIR, "request", validateFixtureFile);
+  return { http_tests_not_run: not_run, http_problems: problems };
+}
+
+/** The fixtures of fixtureDir/subdir, each test having the member `marker`: checked against the
+ * fixture schema and counted, not run. */
+async function checkUnrunFixtures(fixtureDir, subdir, marker, validateFixtureFile) {
+  const dir = path.join(fixtureDir, subdir);
   const problems = [];
   let tests = 0;
-  if (!existsSync(dir)) return { http_tests_not_run: tests, http_problems: problems };
+  if (!existsSync(dir)) return { not_run: tests, problems };
   const files = (await readdir(dir)).filter((name) => name.endsWith(".json")).sort();
   for (const name of files) {
-    const file = `${HTTP_SUBDIR}/${name}`;
+    const file = `${subdir}/${name}`;
     let groups;
     try {
       groups = JSON.parse(await readFile(path.join(dir, name), "utf8"));
@@ -175,12 +189,12 @@ async function checkHttpFixtures(fixtureDir, validateFixtureFile) {
     }
     for (const group of groups) {
       for (const test of group.tests) {
-        if ("request" in test) tests += 1;
-        else problems.push({ file, problem: `${JSON.stringify(test.description)} is not an HTTP test` });
+        if (marker in test) tests += 1;
+        else problems.push({ file, problem: `${JSON.stringify(test.description)} has no ${marker} member` });
       }
     }
   }
-  return { http_tests_not_run: tests, http_problems: problems };
+  return { not_run: tests, problems };
 }
 
 function parseArguments(argv) {
@@ -198,7 +212,7 @@ function parseArguments(argv) {
   return { json: argv.includes("--json") };
 }
 
-function report({ results, problems, http_tests_not_run }, fixtureDir) {
+function report({ results, problems, http_tests_not_run, text_tests_not_run }, fixtureDir) {
   const lines = [`ajv conformance run over ${fixtureDir}`];
   for (const { file, problem } of problems) lines.push(`ERROR ${file}: ${problem}`);
   for (const result of results.filter((r) => !r.passed)) {
@@ -223,6 +237,10 @@ function report({ results, problems, http_tests_not_run }, fixtureDir) {
     `info: ${http_tests_not_run} HTTP tests in ${HTTP_SUBDIR}/ are well-formed and not run here` +
       " (they need a server: toolresponse conformance URL)",
   );
+  lines.push(
+    `info: ${text_tests_not_run} I-JSON text tests in ${TEXT_SUBDIR}/ are well-formed and not run here` +
+      " (their verdicts depend on the text before it is decoded)",
+  );
   const passed = results.filter((r) => r.passed).length;
   const failed = results.length - passed + problems.length;
   lines.push(`${passed} passed, ${failed} failed`);
@@ -237,10 +255,12 @@ async function main(argv) {
   const validateFixtureFile = await fixtureFileValidator(Ajv2020);
   const schemaOutcome = await runFixtures(fixtureDir, validate, validateFixtureFile);
   const { http_tests_not_run, http_problems } = await checkHttpFixtures(fixtureDir, validateFixtureFile);
+  const text = await checkUnrunFixtures(fixtureDir, TEXT_SUBDIR, "json", validateFixtureFile);
   const outcome = {
     ...schemaOutcome,
-    problems: [...schemaOutcome.problems, ...http_problems],
+    problems: [...schemaOutcome.problems, ...http_problems, ...text.problems],
     http_tests_not_run,
+    text_tests_not_run: text.not_run,
   };
   const passed = outcome.results.filter((r) => r.passed).length;
   const failed = outcome.results.length - passed + outcome.problems.length;

@@ -1,9 +1,10 @@
 """The validator's native scans: C extensions beside their Python twins, chosen once.
 
-- ``_jsonscan.c``: the duplicate-name scan of JSON text and the path at a
-  position; its twins are in ``jsonscan.py``. This package exposes the ones
-  that run, ``first_duplicate``, ``lines_with_duplicates`` and ``path_at``, and
-  ``NATIVE_SCANS`` says whether they are the C ones.
+- ``_jsonscan.c``: the duplicate-name scan of JSON text, the path at a
+  position and the noncharacter scan; its twins are in ``jsonscan.py``. This
+  package exposes the ones that run, ``first_duplicate``,
+  ``lines_with_duplicates``, ``path_at``, ``first_noncharacter`` and
+  ``lines_with_noncharacters``, and ``NATIVE_SCANS`` says whether they are the C ones.
 - ``_projector.c``: the projection that keys the explanation cache; its twin is
   ``Projection.project`` of the validator's engine module. It reads a
   ``ProjectionPlan`` (``projector.py``); ``projector_of(projection)`` gives the
@@ -27,8 +28,10 @@ from .jsonscan import (
     Path,
     duplicate_member,
     first_duplicate_python,
+    first_noncharacter_python,
     has_duplicate_members,
     lines_with_duplicates_python,
+    lines_with_noncharacters_python,
     path_at_python,
     string_token_value,
 )
@@ -43,9 +46,13 @@ __all__ = [
     "duplicate_member",
     "first_duplicate",
     "first_duplicate_python",
+    "first_noncharacter",
+    "first_noncharacter_python",
     "has_duplicate_members",
     "lines_with_duplicates",
     "lines_with_duplicates_python",
+    "lines_with_noncharacters",
+    "lines_with_noncharacters_python",
     "path_at",
     "path_at_python",
     "projector_of",
@@ -55,12 +62,22 @@ __all__ = [
 first_duplicate: Callable[[bytes, int], tuple[int, Path] | None]
 lines_with_duplicates: Callable[[list[bytes], int], list[int]]
 path_at: Callable[[bytes, int, int], Path | None]
+first_noncharacter: Callable[[bytes], int | None]
+lines_with_noncharacters: Callable[[list[bytes]], list[int]]
 try:
-    from ._jsonscan import first_duplicate, lines_with_duplicates, path_at
+    from ._jsonscan import (
+        first_duplicate,
+        first_noncharacter,
+        lines_with_duplicates,
+        lines_with_noncharacters,
+        path_at,
+    )
 except ImportError:
     first_duplicate = first_duplicate_python
     lines_with_duplicates = lines_with_duplicates_python
     path_at = path_at_python
+    first_noncharacter = first_noncharacter_python
+    lines_with_noncharacters = lines_with_noncharacters_python
 NATIVE_SCANS = first_duplicate is not first_duplicate_python
 """Whether the scans are the C extension's."""
 

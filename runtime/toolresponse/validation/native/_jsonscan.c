@@ -21,6 +21,15 @@
  *       deeper than max_depth. A member name cut off at `end` names nothing
  *       yet, and the object is the place.
  *
+ *   first_noncharacter(data)
+ *       The byte offset of the first noncharacter (U+FDD0-U+FDEF, and U+FFFE and U+FFFF of
+ *       every plane) in the UTF-8 text `data`, raw or written as an escape (\uFFFE, or a
+ *       surrogate pair such as \uD83F\uDFFE), or None. At an escape the offset is that of
+ *       its backslash. I-JSON (RFC 7493 section 2.1) allows none of them.
+ *
+ *   lines_with_noncharacters(lines)
+ *       The indexes of the lines (a list of bytes) that first_noncharacter finds one in.
+ *
  * Paths are tuples of str (member names, escapes decoded) and int (indexes).
  * Member names are compared after decoding their escapes ("\u0061" is "a");
  * a lone surrogate escape decodes to its three-byte form, as Python's
@@ -1063,6 +1072,141 @@ path_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+/* --- first_noncharacter: one pass, byte by byte; escapes read in order, so that "\\uFFFE"
+ * (an escaped backslash, then "uFFFE") is no escape. --- */
+
+static int
+is_noncharacter(long code)
+{
+    return (code >= 0xFDD0 && code <= 0xFDEF) || (code & 0xFFFE) == 0xFFFE;
+}
+
+/* The offset of the first noncharacter of the UTF-8 text [text, text + size), or -1. Outside
+ * strings neither a backslash nor a byte above 0x7F appears in JSON, so strings need no
+ * tracking: every backslash begins an escape. */
+static Py_ssize_t
+find_noncharacter(const unsigned char *text, Py_ssize_t size)
+{
+    const unsigned char *end = text + size;
+#if defined(HAVE_SSE2)
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i lead = _mm_set1_epi8((char)0xEF);
+#endif
+    for (const unsigned char *p = text; p < end; p++) {
+#if defined(HAVE_SSE2)
+        /* 16 bytes at a time to the next backslash or byte of 0xEF and above */
+        while (end - p >= 16) {
+            __m128i bytes = _mm_loadu_si128((const __m128i *)p);
+            __m128i high = _mm_cmpeq_epi8(_mm_max_epu8(bytes, lead), bytes);
+            unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(high, _mm_cmpeq_epi8(bytes, backslash)));
+            if (mask != 0) {
+                p += lowest_bit(mask);
+                break;
+            }
+            p += 16;
+        }
+        if (p >= end) {
+            break;
+        }
+#endif
+        unsigned char c = *p;
+        if (c < 0xEF && c != '\\') {
+            continue; /* every noncharacter's UTF-8 form begins with 0xEF to 0xF4 */
+        }
+        if (c == '\\') {
+            long code = unicode_escape(p, end);
+            if (code < 0) {
+                p++; /* a two-character escape: its second character is no backslash of ours */
+                continue;
+            }
+            if (code >= 0xD800 && code < 0xDC00) {
+                long low = unicode_escape(p + 6, end);
+                if (low >= 0xDC00 && low < 0xE000) {
+                    long pair = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                    if (is_noncharacter(pair)) {
+                        return p - text;
+                    }
+                    p += 11;
+                    continue;
+                }
+            }
+            if (is_noncharacter(code)) {
+                return p - text;
+            }
+            p += 5;
+            continue;
+        }
+        if (c == 0xEF) {
+            /* U+FDD0-U+FDEF: EF B7 90-AF; U+FFFE, U+FFFF: EF BF BE-BF */
+            if (end - p >= 3
+                && ((p[1] == 0xB7 && p[2] >= 0x90 && p[2] <= 0xAF) || (p[1] == 0xBF && (p[2] & 0xFE) == 0xBE))) {
+                return p - text;
+            }
+        }
+        else if (c <= 0xF4) {
+            /* U+nFFFE, U+nFFFF: a four-byte form whose low sixteen bits are FFFE or FFFF */
+            if (end - p >= 4 && (p[1] & 0x0F) == 0x0F && p[2] == 0xBF && (p[3] & 0xFE) == 0xBE) {
+                return p - text;
+            }
+        }
+    }
+    return -1;
+}
+
+static PyObject *
+first_noncharacter(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    Py_buffer data;
+    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    Py_ssize_t at;
+    if (data.len > RELEASE_GIL_BYTES) {
+        Py_BEGIN_ALLOW_THREADS
+        at = find_noncharacter(data.buf, data.len);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        at = find_noncharacter(data.buf, data.len);
+    }
+    PyBuffer_Release(&data);
+    return at < 0 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(at);
+}
+
+static PyObject *
+lines_with_noncharacters(PyObject *module, PyObject *lines)
+{
+    (void)module;
+    if (!PyList_CheckExact(lines)) {
+        PyErr_SetString(PyExc_TypeError, "lines must be a list of bytes");
+        return NULL;
+    }
+    PyObject *found = PyList_New(0);
+    if (found == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lines); i++) {
+        PyObject *line = PyList_GET_ITEM(lines, i);
+        if (!PyBytes_CheckExact(line)) {
+            PyErr_Format(PyExc_TypeError, "line %zd is %.100s, not bytes", i, Py_TYPE(line)->tp_name);
+            Py_DECREF(found);
+            return NULL;
+        }
+        if (find_noncharacter((const unsigned char *)PyBytes_AS_STRING(line), PyBytes_GET_SIZE(line)) < 0) {
+            continue;
+        }
+        PyObject *index = PyLong_FromSsize_t(i);
+        if (index == NULL || PyList_Append(found, index) < 0) {
+            Py_XDECREF(index);
+            Py_DECREF(found);
+            return NULL;
+        }
+        Py_DECREF(index);
+    }
+    return found;
+}
+
 static PyMethodDef jsonscan_methods[] = {
     {"first_duplicate", (PyCFunction)(void (*)(void))first_duplicate, METH_FASTCALL,
      "first_duplicate(data, max_depth, /)\n--\n\n"
@@ -1076,6 +1220,13 @@ static PyMethodDef jsonscan_methods[] = {
      "path_at(data, end, max_depth, /)\n--\n\n"
      "The instance path of the member or item being read at byte `end` of `data` (well-formed\n"
      "up to there), or None when it lies deeper than `max_depth`."},
+    {"first_noncharacter", (PyCFunction)first_noncharacter, METH_O,
+     "first_noncharacter(data, /)\n--\n\n"
+     "The byte offset of the first noncharacter (U+FDD0-U+FDEF, U+nFFFE, U+nFFFF) of the UTF-8\n"
+     "text `data`, raw or as an escape (the offset of its backslash), or None."},
+    {"lines_with_noncharacters", (PyCFunction)lines_with_noncharacters, METH_O,
+     "lines_with_noncharacters(lines, /)\n--\n\n"
+     "The indexes of the lines (a list of bytes) that hold a noncharacter, raw or escaped."},
     {NULL, NULL, 0, NULL},
 };
 

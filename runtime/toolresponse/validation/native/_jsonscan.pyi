@@ -11,3 +11,10 @@ def path_at(data: bytes, end: int, max_depth: int, /) -> tuple[str | int, ...] |
 def lines_with_duplicates(lines: list[bytes], max_depth: int, /) -> list[int]:
     """The indexes of the lines (each well-formed JSON text) in which some object repeats a member
     name; a line whose objects nest deeper than ``max_depth`` is not among them."""
+
+def first_noncharacter(data: bytes, /) -> int | None:
+    """The byte offset of the first noncharacter (U+FDD0-U+FDEF, U+nFFFE, U+nFFFF) of the UTF-8
+    text ``data``, raw or as an escape (the offset of its backslash), or None."""
+
+def lines_with_noncharacters(lines: list[bytes], /) -> list[int]:
+    """The indexes of the lines that hold a noncharacter, raw or escaped."""

@@ -6,6 +6,9 @@
   in which some object repeats a member name.
 - ``path_at_python(data, end, max_depth)``: the instance path of the member or
   item being read at byte ``end`` (where a parser stopped).
+- ``first_noncharacter_python(data)``: the byte offset of the first noncharacter
+  (U+FDD0-U+FDEF, U+nFFFE, U+nFFFF), raw or escaped, or None;
+  ``lines_with_noncharacters_python(lines)`` the indexes of the lines holding one.
 
 The token loops ``duplicate_member`` and ``_slots_at`` are iterative, so no
 nesting exhausts Python's stack. ``duplicate_member`` runs behind a screen,
@@ -32,8 +35,10 @@ import orjson
 __all__ = [
     "duplicate_member",
     "first_duplicate_python",
+    "first_noncharacter_python",
     "has_duplicate_members",
     "lines_with_duplicates_python",
+    "lines_with_noncharacters_python",
     "path_at_python",
     "string_token_value",
 ]
@@ -47,6 +52,16 @@ _ESCAPED_COLON_TEXT = "\\u003"
 _SCAN_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\],]')
 # The same over the valid prefix of a rejected text, which may end inside a string.
 _PREFIX_TOKENS = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)|[{}\[\],]')
+
+# A noncharacter in UTF-8 text: raw (U+FDD0-U+FDEF is EF B7 90-AF; U+FFFE and U+FFFF of plane n
+# end in BF BE or BF BF), or written as an escape: \uFDD0-\uFDEF, \uFFFE, \uFFFF, or a
+# surrogate pair whose high half ends in 3F, 7F, BF or FF and whose low half is \uDFFE or
+# \uDFFF. An escape counts only after an even run of backslashes ("\\uFFFE" is no escape).
+_NONCHARACTER = re.compile(
+    rb"\xef\xb7[\x90-\xaf]|\xef\xbf[\xbe\xbf]|[\xf0-\xf4][\x8f\x9f\xaf\xbf]\xbf[\xbe\xbf]"
+    rb"|(?<!\\)(?:\\\\)*+(\\u(?:[fF][dD][dDeE][0-9a-fA-F]|[fF]{3}[eEfF]"
+    rb"|[dD][89abAB][37bBfF][fF]\\u[dD][fF][fF][eEfF]))"
+)
 
 
 def string_token_value(token: str) -> str:
@@ -198,3 +213,18 @@ def lines_with_duplicates_python(lines: list[bytes], max_depth: int) -> list[int
         except ValueError:
             continue
     return found
+
+
+def first_noncharacter_python(data: bytes) -> int | None:
+    """The extension's ``first_noncharacter`` in Python: the byte offset of the first
+    noncharacter of the UTF-8 text ``data`` (of the backslash, for an escape), or None."""
+    found = _NONCHARACTER.search(data)
+    if found is None:
+        return None
+    return found.start(1) if found.group(1) is not None else found.start()
+
+
+def lines_with_noncharacters_python(lines: list[bytes]) -> list[int]:
+    """The extension's ``lines_with_noncharacters`` in Python."""
+    search = _NONCHARACTER.search
+    return [index for index, line in enumerate(lines) if search(line) is not None]
