@@ -68,4 +68,5 @@ def test_serving_a_public_host_without_a_token_is_refused() -> None:
         "serve", "toolresponse.demo.calculator:build_registry", "--http", "--host", "0.0.0.0", "--port", "0"
     )
     assert 2 == done.returncode
-    assert "without a token" in done.stderr
+    assert "there is no token" in done.stderr
+    assert "--insecure-no-token" in done.stderr

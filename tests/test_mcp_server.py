@@ -14,6 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from toolresponse import ErrorCode, ToolResponse, ToolStatus, validate
+from toolresponse.http import AccessRules
 from toolresponse.interop import MCP_META_KEY, from_mcp
 from toolresponse.mcp import http_app, serve_http_in_background
 from toolresponse.tools import load_registry
@@ -130,7 +131,7 @@ _HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "ap
 
 @pytest.fixture(scope="module")
 def guarded_url() -> Iterator[str]:
-    app = http_app(load_registry(FACTORY, app_dir=str(HERE)), token=TOKEN)
+    app = http_app(load_registry(FACTORY, app_dir=str(HERE)), access=AccessRules.of(token=TOKEN))
     with serve_http_in_background(app) as url:
         yield url
 
@@ -164,13 +165,13 @@ def test_a_loopback_origin_is_accepted(http_url: str) -> None:
 def test_no_token_is_refused(guarded_url: str) -> None:
     answer = _post(guarded_url)
     assert 401 == answer.status_code
-    assert "no_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
+    assert "missing_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
 
 
 def test_a_wrong_token_is_refused(guarded_url: str) -> None:
     answer = _post(guarded_url, Authorization="Bearer wrong")
     assert 401 == answer.status_code
-    assert "wrong_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
+    assert "invalid_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
 
 
 def test_the_right_token_is_accepted(guarded_url: str) -> None:

@@ -68,6 +68,9 @@ if TYPE_CHECKING:
         ModelConfigError as ModelConfigError,
     )
     from ._errors import (
+        McpConnectError as McpConnectError,
+    )
+    from ._errors import (
         ModelError as ModelError,
     )
     from ._errors import (
@@ -244,6 +247,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "IJsonRule",
         "JsonValueError",
         "MalformedJsonError",
+        "McpConnectError",
         "ModelConfigError",
         "ModelError",
         "RegistryLoadError",
