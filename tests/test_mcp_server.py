@@ -184,3 +184,36 @@ async def test_our_client_sends_the_token(guarded_url: str) -> None:
     with connect(guarded_url, token=TOKEN) as connection:
         response = await connection.acall("calculator", {"expression": "1 + 1"})
     assert ToolStatus.SUCCESS is response.status
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "reason"),
+    [
+        pytest.param({"Host": "evil.example"}, 403, "host", id="a foreign Host"),
+        pytest.param({"Origin": "http://evil.example"}, 403, "origin", id="a foreign Origin"),
+        pytest.param({}, 401, "missing_token", id="no token"),
+        pytest.param({"Authorization": "Bearer " + "x" * 32}, 401, "invalid_token", id="a wrong token"),
+    ],
+)
+def test_a_refusal_is_the_http_bindings_own(
+    guarded_url: str, headers: dict[str, str], status: int, reason: str
+) -> None:
+    """The MCP endpoint refuses as the HTTP binding does (one set of rules, ``AccessGuard``): the
+    same statuses, ToolResponse bodies and details, and ``WWW-Authenticate`` with a 401."""
+    answer = _post(guarded_url, **headers)
+    body = answer.json()
+    assert () == validate(body).errors
+    assert (status, "ACCESS_DENIED", reason) == (
+        answer.status_code,
+        body["error_info"]["code"],
+        body["error_info"]["details"]["reason"],
+    )
+    assert (status == 401) == ("www-authenticate" in answer.headers)
+
+
+def test_an_allowed_host_is_served_past_the_sdks_own_check() -> None:
+    """A name the access rules allow (``--allow-host``) is answered: the guard is the one check of
+    Host (the SDK's own DNS-rebinding check, which knows only loopback names, is off)."""
+    app = http_app(load_registry(FACTORY, app_dir=str(HERE)), access=AccessRules.of(hosts=["tools.example"]))
+    with serve_http_in_background(app) as url:
+        assert 200 == _post(url, Host="tools.example").status_code

@@ -49,7 +49,8 @@ async def test_a_served_tools_call_carries_the_mcp_request_attributes(
         "network.transport": "tcp",
         "network.protocol.name": "http",
     } == {key: attributes.get(key) for key in _MCP_SERVER_KEYS}
-    assert isinstance(attributes["mcp.protocol.version"], str) and attributes["mcp.protocol.version"]
+    assert isinstance(attributes["mcp.protocol.version"], str)
+    assert attributes["mcp.protocol.version"]
     assert "mcp.session.id" not in attributes
     assert "success" == attributes["toolresponse.status"]
 
@@ -73,7 +74,9 @@ async def test_a_served_call_names_its_session(otel: OtelCapture) -> None:
         return text
 
     service = McpToolService(registry, caller="bearer", transport="tcp")
-    call = McpToolCall(tool="echo", arguments={"text": "hi"}, request_id=7, session_id="s-1", protocol_version="v")
+    call = McpToolCall(
+        tool="echo", arguments={"text": "hi"}, request_id=7, session_id="s-1", protocol_version="v"
+    )
     response = await service.call(call)
     assert ToolStatus.SUCCESS is response.status
     attributes = dict(otel.span("execute_tool echo").attributes)
@@ -116,7 +119,13 @@ def test_our_client_over_http_marks_its_tool_span(otel: OtelCapture, served_url:
     assert "tools/call" == _served(otel)["mcp.method.name"]
 
 
-_MCP_CLIENT_KEYS = ("mcp.method.name", "network.transport", "network.protocol.name", "server.address", "server.port")
+_MCP_CLIENT_KEYS = (
+    "mcp.method.name",
+    "network.transport",
+    "network.protocol.name",
+    "server.address",
+    "server.port",
+)
 
 
 async def test_our_client_over_stdio_marks_its_tool_span(otel: OtelCapture) -> None:

@@ -683,11 +683,19 @@ def _listed_registry(*policies: Any) -> ToolRegistry:
         pytest.param((), "anonymous", ["read", "write", "remove"], id="no policies: everything"),
         pytest.param((DenyList("write"),), "anonymous", ["read", "remove"], id="a deny-list hides"),
         pytest.param(
-            (DenyList("w*", callers="guest"),), "bearer", ["read", "write", "remove"], id="another's deny-list"
+            (DenyList("w*", callers="guest"),),
+            "bearer",
+            ["read", "write", "remove"],
+            id="another's deny-list",
         ),
-        pytest.param((AllowList("read", callers="guest"),), "guest", ["read"], id="an allow-list hides the rest"),
         pytest.param(
-            (AllowList("read", callers="guest"),), "bearer", ["read", "write", "remove"], id="another's allow-list"
+            (AllowList("read", callers="guest"),), "guest", ["read"], id="an allow-list hides the rest"
+        ),
+        pytest.param(
+            (AllowList("read", callers="guest"),),
+            "bearer",
+            ["read", "write", "remove"],
+            id="another's allow-list",
         ),
         pytest.param((ReadOnly(),), "anonymous", ["read"], id="read-only hides the writing tools"),
         pytest.param(
@@ -696,8 +704,12 @@ def _listed_registry(*policies: Any) -> ToolRegistry:
             ["read", "write", "remove"],
             id="argument rules hide nothing",
         ),
-        pytest.param((RequireApproval(),), "anonymous", ["read", "write", "remove"], id="approvals hide nothing"),
-        pytest.param((lambda request: Decision.deny("no"),), "anonymous", ["read", "write", "remove"], id="a function"),
+        pytest.param(
+            (RequireApproval(),), "anonymous", ["read", "write", "remove"], id="approvals hide nothing"
+        ),
+        pytest.param(
+            (lambda request: Decision.deny("no"),), "anonymous", ["read", "write", "remove"], id="a function"
+        ),
     ],
 )
 def test_a_listing_shows_the_tools_the_caller_may_call(

@@ -65,10 +65,10 @@ if TYPE_CHECKING:
         MalformedJsonError as MalformedJsonError,
     )
     from ._errors import (
-        ModelConfigError as ModelConfigError,
+        McpConnectError as McpConnectError,
     )
     from ._errors import (
-        McpConnectError as McpConnectError,
+        ModelConfigError as ModelConfigError,
     )
     from ._errors import (
         ModelError as ModelError,

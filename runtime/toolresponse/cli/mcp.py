@@ -62,7 +62,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--host", default=DEFAULT_HOST, help=f"the address for --http (default {DEFAULT_HOST})"
     )
     serve.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"the port for --http (default {DEFAULT_PORT}; 0: any free)"
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"the port for --http (default {DEFAULT_PORT}; 0: any free)",
     )
     serve.add_argument("--app-dir", default=".", metavar="DIR", help="put first on the import path")
     add_access_arguments(serve)

@@ -315,7 +315,10 @@ async def _send_refusal(refused: Refusal, send: _Send) -> None:
     headers = [
         (b"content-type", MEDIA_TYPE.encode("latin-1")),
         (b"content-length", str(len(body)).encode("latin-1")),
-        *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in refused.headers.items()),
+        *(
+            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            for name, value in refused.headers.items()
+        ),
     ]
     await send({"type": "http.response.start", "status": refused.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

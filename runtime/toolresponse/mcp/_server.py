@@ -73,7 +73,9 @@ def mcp_server(
     async def list_tools(
         _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool.model_validate(entry) for entry in service.list_tools()])
+        return types.ListToolsResult(
+            tools=[types.Tool.model_validate(entry) for entry in service.list_tools()]
+        )
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams

@@ -36,12 +36,11 @@ from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from opentelemetry import trace
 
 from . import _conventions as names
-from ._telemetry import current
+from ._telemetry import current, server_attributes
 
 if TYPE_CHECKING:
     from .. import ToolResponse
@@ -132,14 +131,7 @@ def remote_attributes(target: object) -> dict[str, Any]:
         return attributes
     attributes[names.NETWORK_TRANSPORT] = "tcp"
     attributes[names.NETWORK_PROTOCOL_NAME] = "http"
-    try:
-        parts = urlsplit(target)
-        port = parts.port
-    except ValueError:
-        return attributes
-    if parts.hostname:
-        attributes[names.SERVER_ADDRESS] = parts.hostname
-        attributes[names.SERVER_PORT] = port if port is not None else (443 if parts.scheme == "https" else 80)
+    attributes.update(server_attributes(target))
     return attributes
 
 
@@ -158,7 +150,9 @@ def wrap_remote_acall(original: AsyncRemoteCall) -> AsyncRemoteCall:
     """``McpConnection.acall`` that puts the MCP client attributes on the tool span it runs in."""
 
     @functools.wraps(original)
-    async def acall(self: McpConnection, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
+    async def acall(
+        self: McpConnection, tool: str, arguments: Mapping[str, Any] | None = None
+    ) -> ToolResponse:
         _mark_remote(self, tool)
         return await original(self, tool, arguments)
 

@@ -51,10 +51,11 @@ Listing: ``AccessControl.visible(caller, spec, writes=...)`` says whether a call
 tool in a listing (``ToolRegistry.list_tools(caller=...)``, what the MCP ``tools/list`` and
 HTTP ``GET /tools`` show). It is asked without parameters, so only a policy whose answer does
 not depend on them can hide a tool: one with a ``may_list(caller, spec, writes)`` method that
-answers False when it would refuse every call of that tool by that caller. ``AllowList``, ``DenyList`` and ``ReadOnly`` have one (they hide what they
-would refuse); argument rules and approvals do not (a call may pass them), nor does a plain
-function. A ``may_list`` that raises hides the tool. The listing is a courtesy to the caller,
-not the boundary: every call is asked about again.
+answers False when it would refuse every call of that tool by that caller. ``AllowList``,
+``DenyList`` and ``ReadOnly`` have one (they hide what they would refuse); argument rules and
+approvals do not (a call may pass them), nor does a plain function. A ``may_list`` that raises
+hides the tool. The listing is a courtesy to the caller, not the boundary: every call is
+asked about again.
 
 The policies read the parameters once, before the call; the tool then runs on them as the
 caller passed them (JSON text parsed again to the same value). An in-process caller that
