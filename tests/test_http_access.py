@@ -336,9 +336,7 @@ def guarded_registry() -> ToolRegistry:
     writes, behind a read-only rule for everyone."""
     from toolresponse.demo.calculator import Calculator
 
-    registry = ToolRegistry(
-        access=AccessControl(DenyList("secret", callers=ANONYMOUS_CALLER), ReadOnly())
-    )
+    registry = ToolRegistry(access=AccessControl(DenyList("secret", callers=ANONYMOUS_CALLER), ReadOnly()))
     registry.register(Calculator())
 
     @registry.tool
