@@ -30,9 +30,15 @@ import orjson
 
 from .._errors import MalformedJsonError, McpConnectError, RegistryLoadError
 from .._response import loads_strict
-from ..http import DEFAULT_HOST, DEFAULT_PORT, TOKEN_ENV, TokenError, listen, load_token, url_of
-from ..tools import REGISTRY_EXAMPLE, ToolRegistry, load_registry
-from .serve import access_rules, add_access_arguments, add_limit_arguments, connection_limits
+from ..http import TOKEN_ENV, TokenError, listen, load_token, url_of
+from ..tools import ToolRegistry, load_registry
+from .serve import (
+    access_rules,
+    add_access_arguments,
+    add_limit_arguments,
+    add_server_arguments,
+    connection_limits,
+)
 
 __all__ = ["add_arguments", "run"]
 
@@ -54,20 +60,10 @@ def _peer_options(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     serve = verbs.add_parser("serve", help="serve a ToolRegistry to MCP clients (stdio or streamable HTTP)")
+    add_server_arguments(serve)
     serve.add_argument(
-        "registry", metavar="MODULE:FACTORY", help=f"the registry to serve ({REGISTRY_EXAMPLE})"
+        "--http", action="store_true", help="serve streamable HTTP (on --host and --port) instead of stdio"
     )
-    serve.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    serve.add_argument(
-        "--host", default=DEFAULT_HOST, help=f"the address for --http (default {DEFAULT_HOST})"
-    )
-    serve.add_argument(
-        "--port",
-        type=int,
-        default=DEFAULT_PORT,
-        help=f"the port for --http (default {DEFAULT_PORT}; 0: any free)",
-    )
-    serve.add_argument("--app-dir", default=".", metavar="DIR", help="put first on the import path")
     add_access_arguments(serve)
     add_limit_arguments(serve)
     listing = verbs.add_parser("list", help="list an MCP server's tools")

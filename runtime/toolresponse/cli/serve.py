@@ -52,6 +52,7 @@ __all__ = [
     "add_access_arguments",
     "add_arguments",
     "add_limit_arguments",
+    "add_server_arguments",
     "connection_limits",
     "run",
 ]
@@ -60,6 +61,27 @@ _EXAMPLE = REGISTRY_EXAMPLE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_server_arguments(parser)
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="the server's log level, on stderr (default info)",
+    )
+    parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    add_access_arguments(parser)
+    bounds = add_limit_arguments(parser)
+    bounds.add_argument(
+        "--body-timeout",
+        type=float,
+        default=DEFAULT_BODY_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"answer 408 TIMEOUT to a body not in after SECONDS (default {DEFAULT_BODY_TIMEOUT_S:g})",
+    )
+
+
+def add_server_arguments(parser: argparse.ArgumentParser) -> None:
+    """What every serving verb takes: ``MODULE:FACTORY``, ``--host``, ``--port``, ``--app-dir``."""
     parser.add_argument(
         "registry",
         metavar="MODULE:FACTORY",
@@ -79,22 +101,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=".",
         metavar="DIR",
         help="the directory put first on the import path for MODULE (default: the current directory)",
-    )
-    parser.add_argument(
-        "--log-level",
-        default="info",
-        choices=["critical", "error", "warning", "info", "debug"],
-        help="the server's log level, on stderr (default info)",
-    )
-    parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
-    add_access_arguments(parser)
-    bounds = add_limit_arguments(parser)
-    bounds.add_argument(
-        "--body-timeout",
-        type=float,
-        default=DEFAULT_BODY_TIMEOUT_S,
-        metavar="SECONDS",
-        help=f"answer 408 TIMEOUT to a body not in after SECONDS (default {DEFAULT_BODY_TIMEOUT_S:g})",
     )
 
 
