@@ -77,6 +77,7 @@ def test_a_bad_token_file_is_refused_as_serve_refuses_it(verb: str, tmp_path: Pa
     """The one token reader of every verb: a token under 16 characters exits 2, naming the file."""
     token_file = tmp_path / "token"
     token_file.write_text("short\n", encoding="utf-8")
+    arguments: tuple[str, ...]
     if verb == "serve":
         arguments = ("serve", "toolresponse.demo.calculator:build_registry", "--http", "--port", "0")
     else:

@@ -39,7 +39,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - the extra is instal
 from ..agent import Agent
 from ..mcp import McpConnection, McpToolService
 from ..tools import ToolRegistry
-from . import _agent, _mcp, _telemetry, _tools
+from . import _agent, _mcp_face, _telemetry, _tools
 from ._conventions import capture_content_from_env
 
 __all__ = ["ToolResponseInstrumentor"]
@@ -52,9 +52,9 @@ _TARGETS: tuple[tuple[type, str, Any], ...] = (
     (ToolRegistry, "aexecute", _tools.wrap_aexecute),
     (Agent, "run", _agent.wrap_run),
     (Agent, "arun", _agent.wrap_arun),
-    (McpToolService, "call", _mcp.wrap_served_call),
-    (McpConnection, "acall", _mcp.wrap_remote_acall),
-    (McpConnection, "call", _mcp.wrap_remote_call),
+    (McpToolService, "call", _mcp_face.wrap_served_call),
+    (McpConnection, "acall", _mcp_face.wrap_remote_acall),
+    (McpConnection, "call", _mcp_face.wrap_remote_call),
 )
 
 
