@@ -14,9 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-from toolresponse import validate
+from toolresponse import AccessControl, DenyList, ReadOnly, ToolRegistry, validate
 from toolresponse.cli import main as cli_main
 from toolresponse.http import (
+    ANONYMOUS_CALLER,
+    BEARER_CALLER,
     TOKEN_ENV,
     AccessRules,
     TokenError,
@@ -324,6 +326,79 @@ def test_serve_with_a_token_file_requires_the_token(tmp_path: Path) -> None:
     assert (401, 200) == (without.status_code, with_token.status_code)
     assert "a bearer token required" in err
     assert TOKEN not in err
+
+
+# -- the registry's policies, on behalf of the request's caller ------------------------------
+
+
+def guarded_registry() -> ToolRegistry:
+    """The calculator, a ``secret`` tool anonymous callers may not use, and a ``wipe`` tool that
+    writes, behind a read-only rule for everyone."""
+    from toolresponse.demo.calculator import Calculator
+
+    registry = ToolRegistry(access=AccessControl(DenyList("secret", callers=ANONYMOUS_CALLER), ReadOnly()))
+    registry.register(Calculator())
+
+    @registry.tool
+    def secret() -> str:
+        """Tell the secret."""
+        return "42"
+
+    @registry.tool(writes=True)
+    def wipe() -> str:
+        """Wipe everything."""
+        return "wiped"
+
+    return registry
+
+
+def _listed(url: str, **headers: str) -> list[str]:
+    answer = httpx.get(f"{url}/tools", headers=headers, timeout=10)
+    assert 200 == answer.status_code
+    return [tool["name"] for tool in answer.json()["data"]["tools"]]
+
+
+def _invoked(url: str, tool: str, body: Any, **headers: str) -> tuple[int, dict[str, Any]]:
+    answer = httpx.post(f"{url}/tools/{tool}/invoke", json=body, headers=headers, timeout=10)
+    payload = answer.json()
+    assert () == validate(payload).errors
+    return answer.status_code, payload
+
+
+def test_policies_apply_to_an_anonymous_caller() -> None:
+    """Without a token the caller is "anonymous": GET /tools leaves out what it may not call, a call
+    of a hidden tool is 403 ACCESS_DENIED (deny-list) or PERMISSION_DENIED (read-only) naming the
+    caller, and an allowed tool runs."""
+    with serve_in_background(create_app(guarded_registry())) as url:
+        listed = _listed(url)
+        denied = _invoked(url, "secret", {})
+        refused = _invoked(url, "wipe", {})
+        allowed = _invoked(url, "calculator", CALCULATE)
+    assert ["calculator"] == listed
+    assert (403, "ACCESS_DENIED", "deny_list", ANONYMOUS_CALLER) == (
+        denied[0],
+        denied[1]["error_info"]["code"],
+        denied[1]["error_info"]["details"]["policy"],
+        denied[1]["error_info"]["details"]["caller"],
+    )
+    assert (403, "PERMISSION_DENIED", "read_only") == (
+        refused[0],
+        refused[1]["error_info"]["code"],
+        refused[1]["error_info"]["details"]["policy"],
+    )
+    assert (200, 5) == (allowed[0], allowed[1]["data"]["result"])
+
+
+def test_a_request_with_the_token_is_the_bearer_caller() -> None:
+    """With the token the caller is "bearer", which the anonymous deny-list does not concern."""
+    rules = AccessRules.of(token=TOKEN)
+    authorization = {"Authorization": f"Bearer {TOKEN}"}
+    with serve_in_background(create_app(guarded_registry(), access=rules)) as url:
+        listed = _listed(url, **authorization)
+        status, payload = _invoked(url, "secret", {}, **authorization)
+    assert BEARER_CALLER == rules.caller
+    assert ["calculator", "secret"] == listed
+    assert (200, "42") == (status, payload["text"])
 
 
 # -- the conformance runner ----------------------------------------------------------------

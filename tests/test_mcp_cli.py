@@ -68,4 +68,20 @@ def test_serving_a_public_host_without_a_token_is_refused() -> None:
         "serve", "toolresponse.demo.calculator:build_registry", "--http", "--host", "0.0.0.0", "--port", "0"
     )
     assert 2 == done.returncode
-    assert "without a token" in done.stderr
+    assert "there is no token" in done.stderr
+    assert "--insecure-no-token" in done.stderr
+
+
+@pytest.mark.parametrize("verb", ["serve", "call"])
+def test_a_bad_token_file_is_refused_as_serve_refuses_it(verb: str, tmp_path: Path) -> None:
+    """The one token reader of every verb: a token under 16 characters exits 2, naming the file."""
+    token_file = tmp_path / "token"
+    token_file.write_text("short\n", encoding="utf-8")
+    arguments: tuple[str, ...]
+    if verb == "serve":
+        arguments = ("serve", "toolresponse.demo.calculator:build_registry", "--http", "--port", "0")
+    else:
+        arguments = ("call", "--url", "http://127.0.0.1:9/mcp", "x")
+    done = _cli(*arguments, "--token-file", str(token_file))
+    assert 2 == done.returncode
+    assert f"the token file {token_file} is 5 characters long, under 16" in done.stderr

@@ -14,6 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from toolresponse import ErrorCode, ToolResponse, ToolStatus, validate
+from toolresponse.http import AccessRules
 from toolresponse.interop import MCP_META_KEY, from_mcp
 from toolresponse.mcp import http_app, serve_http_in_background
 from toolresponse.tools import load_registry
@@ -130,7 +131,7 @@ _HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "ap
 
 @pytest.fixture(scope="module")
 def guarded_url() -> Iterator[str]:
-    app = http_app(load_registry(FACTORY, app_dir=str(HERE)), token=TOKEN)
+    app = http_app(load_registry(FACTORY, app_dir=str(HERE)), access=AccessRules.of(token=TOKEN))
     with serve_http_in_background(app) as url:
         yield url
 
@@ -164,13 +165,13 @@ def test_a_loopback_origin_is_accepted(http_url: str) -> None:
 def test_no_token_is_refused(guarded_url: str) -> None:
     answer = _post(guarded_url)
     assert 401 == answer.status_code
-    assert "no_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
+    assert "missing_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
 
 
 def test_a_wrong_token_is_refused(guarded_url: str) -> None:
     answer = _post(guarded_url, Authorization="Bearer wrong")
     assert 401 == answer.status_code
-    assert "wrong_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
+    assert "invalid_token" == (_refusal(answer).error_info.details or {})["reason"]  # type: ignore[union-attr]
 
 
 def test_the_right_token_is_accepted(guarded_url: str) -> None:
@@ -183,3 +184,36 @@ async def test_our_client_sends_the_token(guarded_url: str) -> None:
     with connect(guarded_url, token=TOKEN) as connection:
         response = await connection.acall("calculator", {"expression": "1 + 1"})
     assert ToolStatus.SUCCESS is response.status
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "reason"),
+    [
+        pytest.param({"Host": "evil.example"}, 403, "host", id="a foreign Host"),
+        pytest.param({"Origin": "http://evil.example"}, 403, "origin", id="a foreign Origin"),
+        pytest.param({}, 401, "missing_token", id="no token"),
+        pytest.param({"Authorization": "Bearer " + "x" * 32}, 401, "invalid_token", id="a wrong token"),
+    ],
+)
+def test_a_refusal_is_the_http_bindings_own(
+    guarded_url: str, headers: dict[str, str], status: int, reason: str
+) -> None:
+    """The MCP endpoint refuses as the HTTP binding does (one set of rules, ``AccessGuard``): the
+    same statuses, ToolResponse bodies and details, and ``WWW-Authenticate`` with a 401."""
+    answer = _post(guarded_url, **headers)
+    body = answer.json()
+    assert () == validate(body).errors
+    assert (status, "ACCESS_DENIED", reason) == (
+        answer.status_code,
+        body["error_info"]["code"],
+        body["error_info"]["details"]["reason"],
+    )
+    assert (status == 401) == ("www-authenticate" in answer.headers)
+
+
+def test_an_allowed_host_is_served_past_the_sdks_own_check() -> None:
+    """A name the access rules allow (``--allow-host``) is answered: the guard is the one check of
+    Host (the SDK's own DNS-rebinding check, which knows only loopback names, is off)."""
+    app = http_app(load_registry(FACTORY, app_dir=str(HERE)), access=AccessRules.of(hosts=["tools.example"]))
+    with serve_http_in_background(app) as url:
+        assert 200 == _post(url, Host="tools.example").status_code

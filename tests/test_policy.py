@@ -647,3 +647,107 @@ def test_the_security_page_example_uses_names_and_arguments_that_exist() -> None
             ]
     assert [] == problems
     assert {"AccessControl", "ToolRegistry"} <= imported
+
+
+# -- listing: which tools a caller sees ------------------------------------------------------
+
+
+def _listed_registry(*policies: Any) -> ToolRegistry:
+    registry = ToolRegistry(access=AccessControl(*policies))
+
+    @registry.tool
+    def read(path: str) -> str:
+        """Read a file."""
+        return path
+
+    @registry.tool(writes=True)
+    def write(path: str) -> str:
+        """Write a file."""
+        return path
+
+    class Remove(Tool):
+        name = "remove"
+        description = "Remove a file."
+        writes = True
+
+        def run(self, params: dict[str, Any]) -> ToolResponse:
+            return ToolResponse.success("removed")
+
+    registry.register(Remove)
+    return registry
+
+
+@pytest.mark.parametrize(
+    ("policies", "caller", "listed"),
+    [
+        pytest.param((), "anonymous", ["read", "write", "remove"], id="no policies: everything"),
+        pytest.param((DenyList("write"),), "anonymous", ["read", "remove"], id="a deny-list hides"),
+        pytest.param(
+            (DenyList("w*", callers="guest"),),
+            "bearer",
+            ["read", "write", "remove"],
+            id="another's deny-list",
+        ),
+        pytest.param(
+            (AllowList("read", callers="guest"),), "guest", ["read"], id="an allow-list hides the rest"
+        ),
+        pytest.param(
+            (AllowList("read", callers="guest"),),
+            "bearer",
+            ["read", "write", "remove"],
+            id="another's allow-list",
+        ),
+        pytest.param((ReadOnly(),), "anonymous", ["read"], id="read-only hides the writing tools"),
+        pytest.param(
+            (ArgumentRule("path", lambda value: "no"), PathsWithin(".")),
+            "anonymous",
+            ["read", "write", "remove"],
+            id="argument rules hide nothing",
+        ),
+        pytest.param(
+            (RequireApproval(),), "anonymous", ["read", "write", "remove"], id="approvals hide nothing"
+        ),
+        pytest.param(
+            (lambda request: Decision.deny("no"),), "anonymous", ["read", "write", "remove"], id="a function"
+        ),
+    ],
+)
+def test_a_listing_shows_the_tools_the_caller_may_call(
+    policies: tuple[Any, ...], caller: str, listed: list[str]
+) -> None:
+    """``list_tools(caller=...)``, ``names(caller=...)`` and ``tool_schemas(..., caller=...)`` leave out
+    what a deny-list, an allow-list or read-only mode would refuse that caller whatever the arguments;
+    a rule that depends on the arguments, or a plain function, hides nothing."""
+    registry = _listed_registry(*policies)
+    assert listed == [spec.name for spec in registry.list_tools(caller=caller)]
+    assert listed == registry.names(caller=caller)
+    assert listed == [entry["name"] for entry in registry.tool_schemas("mcp", caller=caller)]
+    assert ["read", "write", "remove"] == registry.names()
+
+
+def test_a_listing_policy_that_fails_hides_the_tool(caplog: pytest.LogCaptureFixture) -> None:
+    """A ``may_list`` that raises, or answers something other than a bool, hides the tool (and is logged);
+    a caller that is not an identity sees nothing."""
+
+    class Broken:
+        def __call__(self, request: AccessRequest, /) -> Decision | None:
+            return None
+
+        def may_list(self, caller: str, spec: Any, writes: bool, /) -> bool:
+            if spec.name == "read":
+                raise RuntimeError("broken")
+            return "yes" if spec.name == "write" else True  # type: ignore[return-value]
+
+    registry = _listed_registry(Broken())
+    assert ["remove"] == registry.names(caller="anonymous")
+    assert 2 == len([record for record in caplog.records if record.levelname == "ERROR"])
+    assert [] == registry.names(caller="")
+
+
+def test_a_tool_class_declares_whether_it_writes() -> None:
+    """``Tool.writes`` is False unless a class says otherwise; ``register(..., writes=True)`` marks one
+    registration without changing the class."""
+    registry = _listed_registry()
+    assert False is Tool.writes
+    assert (False, True, True) == tuple(registry.writes(name) for name in ("read", "write", "remove"))
+    assert False is registry.get("write").writes  # type: ignore[union-attr]

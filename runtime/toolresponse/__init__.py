@@ -65,6 +65,9 @@ if TYPE_CHECKING:
         MalformedJsonError as MalformedJsonError,
     )
     from ._errors import (
+        McpConnectError as McpConnectError,
+    )
+    from ._errors import (
         ModelConfigError as ModelConfigError,
     )
     from ._errors import (
@@ -244,6 +247,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "IJsonRule",
         "JsonValueError",
         "MalformedJsonError",
+        "McpConnectError",
         "ModelConfigError",
         "ModelError",
         "RegistryLoadError",

@@ -9,6 +9,7 @@
     ├── ToolDefinitionError             a tool that cannot be registered (name, signature, schema)
     ├── RegistryLoadError               ``MODULE:FACTORY`` does not name a ToolRegistry (serve)
     ├── ConformanceError                a conformance run that cannot be made (document, extra)
+    ├── McpConnectError                 an MCP server that cannot be reached or listed; ``.response`` says why
     └── AgentError                      anything the agent raises on purpose
         ├── ModelConfigError            a chat model cannot be built (missing extra, no model name, no key)
         ├── ModelError                  one call to a chat model failed; ``.code`` is an ``ErrorCode``
@@ -23,17 +24,22 @@ every call with a ToolResponse; nor does the agent loop let a ``ModelError``
 escape: it retries the retryable ones and ends the run with a clear reason.
 
 This module is a leaf: it imports nothing of the package but the generated
-error codes and the ``SchemaViolation`` record.
+error codes and the ``SchemaViolation`` record (``McpConnectError`` carries a
+``ToolResponse``, named for the type checker only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCode
 
 from ._violation import SchemaViolation, best_match
+
+if TYPE_CHECKING:
+    from ._response import ToolResponse
 
 __all__ = [
     "AgentError",
@@ -43,6 +49,7 @@ __all__ = [
     "IJsonRule",
     "JsonValueError",
     "MalformedJsonError",
+    "McpConnectError",
     "ModelConfigError",
     "ModelError",
     "RegistryLoadError",
@@ -186,6 +193,17 @@ class RegistryLoadError(ToolResponseError):
 class ConformanceError(ToolResponseError):
     """A conformance run cannot be made: the document is missing or cannot be resolved, or an
     extra is missing."""
+
+
+class McpConnectError(ToolResponseError):
+    """An MCP server cannot be reached or listed when it is attached; ``response`` is the same
+    failure as a ToolResponse (NETWORK_ERROR, TIMEOUT, ...), for faces that print one."""
+
+    response: ToolResponse
+
+    def __init__(self, response: ToolResponse) -> None:
+        super().__init__(response.text)
+        self.response = response
 
 
 class DialectError(ResponseValidationError):

@@ -3,9 +3,12 @@
 - ``mcp serve MODULE:FACTORY`` serves a ToolRegistry over stdio (default) or
   streamable HTTP (``--http``: 127.0.0.1 unless ``--host`` says otherwise,
   ``--port``, 0 picks a free one; the endpoint URL is printed alone on one line
-  of stdout once the socket listens). A bearer token is required from
-  ``TOOLRESPONSE_TOKEN`` or ``--token-file`` when set, and always for a host
-  that is not loopback (unless ``--insecure-no-token``).
+  of stdout once the socket listens). Over HTTP the access options and the
+  connection limits are ``toolresponse serve``'s own (``--allow-host``,
+  ``--allow-origin``, ``--token-file`` or ``TOOLRESPONSE_TOKEN``,
+  ``--insecure-no-token``; ``--head-timeout``, ``--keep-alive``,
+  ``--max-connections``), with the same rule: a host that is not loopback
+  needs a token.
 - ``mcp list (--stdio "CMD ARGS" | --url URL)`` prints the server's tools as
   they are registered here (JSON lines: name, description, parameters).
 - ``mcp call (--stdio ... | --url ...) TOOL 'JSON-ARGS'`` prints the call's
@@ -25,13 +28,19 @@ from typing import Any
 
 import orjson
 
-from .._errors import MalformedJsonError, RegistryLoadError
+from .._errors import MalformedJsonError, McpConnectError, RegistryLoadError
 from .._response import loads_strict
-from ..tools import REGISTRY_EXAMPLE, ToolRegistry, load_registry
+from ..http import TOKEN_ENV, TokenError, listen, load_token, url_of
+from ..tools import ToolRegistry, load_registry
+from .serve import (
+    access_rules,
+    add_access_arguments,
+    add_limit_arguments,
+    add_server_arguments,
+    connection_limits,
+)
 
 __all__ = ["add_arguments", "run"]
-
-TOKEN_VARIABLE = "TOOLRESPONSE_TOKEN"  # noqa: S105  (the name of the variable, not a token)
 
 
 def _peer_options(parser: argparse.ArgumentParser) -> None:
@@ -44,35 +53,19 @@ def _peer_options(parser: argparse.ArgumentParser) -> None:
         "--timeout", type=float, default=30.0, metavar="SECONDS", help="one call's timeout (default 30)"
     )
     parser.add_argument(
-        "--token-file", metavar="FILE", help=f"a bearer token for --url (default: ${TOKEN_VARIABLE} if set)"
+        "--token-file", metavar="FILE", help=f"a bearer token for --url (default: ${TOKEN_ENV} if set)"
     )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     serve = verbs.add_parser("serve", help="serve a ToolRegistry to MCP clients (stdio or streamable HTTP)")
+    add_server_arguments(serve)
     serve.add_argument(
-        "registry", metavar="MODULE:FACTORY", help=f"the registry to serve ({REGISTRY_EXAMPLE})"
+        "--http", action="store_true", help="serve streamable HTTP (on --host and --port) instead of stdio"
     )
-    serve.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    serve.add_argument("--host", default="127.0.0.1", help="the address for --http (default 127.0.0.1)")
-    serve.add_argument(
-        "--port", type=int, default=8000, help="the port for --http (default 8000; 0: any free)"
-    )
-    serve.add_argument("--token-file", metavar="FILE", help=f"the bearer token (default: ${TOKEN_VARIABLE})")
-    serve.add_argument(
-        "--insecure-no-token",
-        action="store_true",
-        help="serve a host that is not loopback without a token (anyone who reaches it may call every tool)",
-    )
-    serve.add_argument(
-        "--allow-origin",
-        action="append",
-        default=[],
-        metavar="ORIGIN",
-        help="an Origin allowed besides loopback ones (repeatable)",
-    )
-    serve.add_argument("--app-dir", default=".", metavar="DIR", help="put first on the import path")
+    add_access_arguments(serve)
+    add_limit_arguments(serve)
     listing = verbs.add_parser("list", help="list an MCP server's tools")
     _peer_options(listing)
     call = verbs.add_parser("call", help="call one tool of an MCP server; print its ToolResponse")
@@ -84,17 +77,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _error(message: str) -> int:
     print(f"toolresponse mcp: {message}", file=sys.stderr)
     return 2
-
-
-def _token(path: str | None) -> str | None:
-    """The token from ``path`` (its first line), else ``TOOLRESPONSE_TOKEN``; raises ``OSError``."""
-    if path is not None:
-        with open(path, encoding="utf-8") as file:
-            token = file.readline().strip()
-        if not token:
-            raise OSError(f"{path}: the token file is empty")
-        return token
-    return os.environ.get(TOKEN_VARIABLE) or None
 
 
 def _missing_extra(error: ImportError) -> int:
@@ -115,9 +97,9 @@ def run(args: argparse.Namespace) -> int:
     if args.verb == "serve":
         return _serve(args)
     try:
-        token = _token(args.token_file)
-    except OSError as error:
-        return _error(f"cannot read the token: {error}")
+        token = load_token(args.token_file, os.environ)
+    except TokenError as error:
+        return _error(str(error))
     if not args.timeout > 0:
         return _error(f"--timeout must be a positive number of seconds, not {args.timeout}")
     if args.verb == "call":
@@ -136,7 +118,7 @@ def _peer(args: argparse.Namespace) -> str:
 
 
 def _list(args: argparse.Namespace, token: str | None) -> int:
-    from ..mcp import McpConnectError, attach
+    from ..mcp import attach
 
     registry = ToolRegistry()
     try:
@@ -154,7 +136,7 @@ def _list(args: argparse.Namespace, token: str | None) -> int:
 
 
 def _call(args: argparse.Namespace, token: str | None, arguments: dict[str, Any]) -> int:
-    from ..mcp import McpConnectError, attach, local_name
+    from ..mcp import attach, local_name
 
     registry = ToolRegistry()
     try:
@@ -169,8 +151,16 @@ def _call(args: argparse.Namespace, token: str | None, arguments: dict[str, Any]
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from ..mcp import http_app, is_loopback, listen, serve_http, serve_stdio, url_of
+    from ..mcp import endpoint_url, http_app, serve_http, serve_stdio
 
+    if args.http:
+        if not 0 <= args.port <= 65535:
+            return _error(f"--port must be from 0 to 65535, not {args.port}")
+        try:
+            access = access_rules(args)
+            limits = connection_limits(args)
+        except (TokenError, ValueError) as error:
+            return _error(str(error))
     try:
         registry = load_registry(args.registry, app_dir=args.app_dir)
     except RegistryLoadError as error:
@@ -178,23 +168,12 @@ def _serve(args: argparse.Namespace) -> int:
     if not args.http:
         serve_stdio(registry)
         return 0
-    if not 0 <= args.port <= 65535:
-        return _error(f"--port must be from 0 to 65535, not {args.port}")
-    try:
-        token = _token(args.token_file)
-    except OSError as error:
-        return _error(f"cannot read the token: {error}")
-    if token is None and not is_loopback(args.host) and not args.insecure_no_token:
-        return _error(
-            f"refusing to serve {args.host} without a token: set ${TOKEN_VARIABLE} or --token-file "
-            "(or pass --insecure-no-token to let anyone who reaches it call every tool)"
-        )
-    app = http_app(registry, host=args.host, token=token, allowed_origins=args.allow_origin)
+    app = http_app(registry, access=access)
     try:
         sock = listen(args.host, args.port)
-    except OSError as error:
-        print(f"toolresponse mcp: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
+    except (OSError, UnicodeError) as error:
+        print(f"toolresponse mcp: cannot listen on {args.host} port {args.port}: {error}", file=sys.stderr)
         return 1
-    print(url_of(sock), flush=True)
-    serve_http(app, sock)
+    print(endpoint_url(url_of(sock)), flush=True)
+    serve_http(app, sock, limits=limits)
     return 0

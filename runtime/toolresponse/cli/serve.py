@@ -13,7 +13,9 @@ is a specific one; ``--allow-host`` adds names, ``*`` any), and a browser's ``Or
 a loopback origin (``--allow-origin`` adds one). With a token (``--token-file FILE``, its first
 line, or the environment variable ``TOOLRESPONSE_TOKEN``) every request must carry
 ``Authorization: Bearer <token>``. Listening on an address other than loopback without a
-token is refused, unless ``--insecure-no-token`` says it is meant.
+token is refused, unless ``--insecure-no-token`` says it is meant. ``add_access_arguments``
+and ``access_rules`` are these options and that rule, for every verb that serves over HTTP
+(``toolresponse mcp serve --http`` too).
 
 Exit status 2: a bad ``MODULE:FACTORY``, a missing extra (``toolresponse[http]``), a bad
 token or a non-loopback address without one; 1: the address cannot be listened on.
@@ -45,12 +47,41 @@ from ..http import (
 )
 from ..tools import REGISTRY_EXAMPLE, load_registry
 
-__all__ = ["add_arguments", "run"]
+__all__ = [
+    "access_rules",
+    "add_access_arguments",
+    "add_arguments",
+    "add_limit_arguments",
+    "add_server_arguments",
+    "connection_limits",
+    "run",
+]
 
 _EXAMPLE = REGISTRY_EXAMPLE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_server_arguments(parser)
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="the server's log level, on stderr (default info)",
+    )
+    parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    add_access_arguments(parser)
+    bounds = add_limit_arguments(parser)
+    bounds.add_argument(
+        "--body-timeout",
+        type=float,
+        default=DEFAULT_BODY_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"answer 408 TIMEOUT to a body not in after SECONDS (default {DEFAULT_BODY_TIMEOUT_S:g})",
+    )
+
+
+def add_server_arguments(parser: argparse.ArgumentParser) -> None:
+    """What every serving verb takes: ``MODULE:FACTORY``, ``--host``, ``--port``, ``--app-dir``."""
     parser.add_argument(
         "registry",
         metavar="MODULE:FACTORY",
@@ -71,13 +102,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="the directory put first on the import path for MODULE (default: the current directory)",
     )
-    parser.add_argument(
-        "--log-level",
-        default="info",
-        choices=["critical", "error", "warning", "info", "debug"],
-        help="the server's log level, on stderr (default info)",
-    )
-    parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
+
+
+def add_access_arguments(parser: argparse.ArgumentParser) -> None:
+    """The access options of a server (``access_rules`` reads them): ``--allow-host``,
+    ``--allow-origin``, ``--token-file``, ``--insecure-no-token``."""
     access = parser.add_argument_group("access")
     access.add_argument(
         "--allow-host",
@@ -105,6 +134,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="listen on an address other than loopback without a token: anyone who reaches it runs the tools",
     )
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The connection limits of a server (``connection_limits`` reads them); returns their group."""
     limits = ConnectionLimits()
     bounds = parser.add_argument_group("connection limits")
     bounds.add_argument(
@@ -114,13 +147,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="close a connection whose request head is not in after SECONDS"
         f" (default {limits.head_timeout_s:g})",
-    )
-    bounds.add_argument(
-        "--body-timeout",
-        type=float,
-        default=DEFAULT_BODY_TIMEOUT_S,
-        metavar="SECONDS",
-        help=f"answer 408 TIMEOUT to a body not in after SECONDS (default {DEFAULT_BODY_TIMEOUT_S:g})",
     )
     bounds.add_argument(
         "--keep-alive",
@@ -136,14 +162,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"serve at most N connections at once (default {limits.max_connections})",
     )
+    return bounds
 
 
 def _error(message: str) -> None:
     print(f"toolresponse serve: {message}", file=sys.stderr)
 
 
-def _access(args: argparse.Namespace) -> AccessRules:
-    """The access rules the options give; raises ``TokenError`` or ``ValueError`` with the message to show."""
+def access_rules(args: argparse.Namespace) -> AccessRules:
+    """The access rules the options of ``add_access_arguments`` give for listening on ``args.host``;
+    raises ``TokenError`` or ``ValueError`` with the message to show. An address other than
+    loopback without a token is refused here, unless ``--insecure-no-token`` says it is meant."""
     token = load_token(args.token_file, os.environ)
     if token is None and not is_loopback(args.host) and not args.insecure_no_token:
         raise ValueError(
@@ -162,11 +191,12 @@ def _access(args: argparse.Namespace) -> AccessRules:
     return AccessRules.of(hosts=hosts, origins=args.allow_origin, token=token)
 
 
-def _limits(args: argparse.Namespace) -> ConnectionLimits:
-    """The connection limits the options give; raises ``ValueError`` naming a bad option."""
+def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
+    """The connection limits the options of ``add_limit_arguments`` give (and ``--body-timeout``,
+    when the verb has it); raises ``ValueError`` naming a bad option."""
     for option, value in (
         ("--head-timeout", args.head_timeout),
-        ("--body-timeout", args.body_timeout),
+        ("--body-timeout", getattr(args, "body_timeout", 1.0)),
         ("--keep-alive", args.keep_alive),
         ("--max-connections", args.max_connections),
     ):
@@ -182,8 +212,8 @@ def run(args: argparse.Namespace) -> int:
         _error(f"--port must be from 0 to 65535, not {args.port}")
         return 2
     try:
-        access = _access(args)
-        limits = _limits(args)
+        access = access_rules(args)
+        limits = connection_limits(args)
     except (TokenError, ValueError) as error:
         _error(str(error))
         return 2

@@ -18,9 +18,12 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .._response import ToolResponse as ToolResponse
+    from ._access import ANONYMOUS_CALLER as ANONYMOUS_CALLER
     from ._access import ANY as ANY
+    from ._access import BEARER_CALLER as BEARER_CALLER
     from ._access import LOOPBACK_HOSTS as LOOPBACK_HOSTS
     from ._access import TOKEN_ENV as TOKEN_ENV
+    from ._access import AccessGuard as AccessGuard
     from ._access import AccessRules as AccessRules
     from ._access import TokenError as TokenError
     from ._access import is_loopback as is_loopback
@@ -83,9 +86,12 @@ def http_status(response: ToolResponse) -> int:
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "._access": (
+        "ANONYMOUS_CALLER",
         "ANY",
+        "BEARER_CALLER",
         "LOOPBACK_HOSTS",
         "TOKEN_ENV",
+        "AccessGuard",
         "AccessRules",
         "TokenError",
         "is_loopback",

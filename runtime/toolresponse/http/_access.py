@@ -3,7 +3,13 @@
 ``AccessRules`` says which ``Host`` names and which ``Origin`` s a server accepts and which
 bearer token it requires (none by default). ``refusal(rules, headers)`` is the check of one
 request: None when it may go on, else why not (``Refusal``: the HTTP status, the ToolResponse
-and any header of the answer). The application (``create_app``) asks it before anything else.
+and any header of the answer). ``AccessGuard(app, rules)`` is that check as ASGI middleware, in
+front of the binding's application (``create_app``) and of the MCP face's streamable-HTTP
+application alike, so that both answer a refused request the same way, before anything else.
+
+Who a request let through is, for the registry's access policies (``execute(..., caller=...)``):
+``BEARER_CALLER`` (``"bearer"``) when the rules require a token (the request carried it), else
+``ANONYMOUS_CALLER`` (``"anonymous"``: nothing says who it is); ``AccessRules.caller`` says which.
 
 The defaults are safe with nothing configured: loopback names only (``localhost``,
 ``127.0.0.1``, ``::1``), browsers' requests only from loopback origins, so that a web page
@@ -19,15 +25,17 @@ import hmac
 import ipaddress
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from toolresponse_generated import ErrorCode
 from toolresponse_generated.http_binding import (
     AUTHENTICATE_HEADER,
     BEARER_SCHEME,
     HTTP_STATUS,
+    MEDIA_TYPE,
     UNAUTHORIZED_CODE,
     UNAUTHORIZED_STATUS,
 )
@@ -35,10 +43,13 @@ from toolresponse_generated.http_binding import (
 from .._response import ToolResponse
 
 __all__ = [
+    "ANONYMOUS_CALLER",
     "ANY",
+    "BEARER_CALLER",
     "LOOPBACK_HOSTS",
     "MIN_TOKEN_LENGTH",
     "TOKEN_ENV",
+    "AccessGuard",
     "AccessRules",
     "Refusal",
     "TokenError",
@@ -55,6 +66,11 @@ TOKEN_ENV = "TOOLRESPONSE_TOKEN"  # noqa: S105 - the variable's name, not a toke
 """The environment variable ``toolresponse serve`` and ``toolresponse conformance`` read the token from."""
 MIN_TOKEN_LENGTH = 16
 """The fewest characters of a bearer token (``secrets.token_urlsafe(32)`` gives 43)."""
+BEARER_CALLER = "bearer"
+"""The caller identity of a request that carried the server's bearer token (its subject: there
+is one token, so one subject)."""
+ANONYMOUS_CALLER = "anonymous"
+"""The caller identity of a request to a server that requires no token: nothing says who it is."""
 
 _TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 """RFC 6750's ``b64token``: what may follow ``Bearer `` in an Authorization header."""
@@ -144,6 +160,12 @@ class AccessRules:
     origins: frozenset[str] = frozenset()
     token: str | None = field(default=None, repr=False)
 
+    @property
+    def caller(self) -> str:
+        """The identity of a request these rules let through: ``BEARER_CALLER`` when they require a
+        token, else ``ANONYMOUS_CALLER``."""
+        return ANONYMOUS_CALLER if self.token is None else BEARER_CALLER
+
     @classmethod
     def of(
         cls, *, hosts: Iterable[str] = (), origins: Iterable[str] = (), token: str | None = None
@@ -214,7 +236,7 @@ def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refus
             response=ToolResponse.error(
                 _DENIED,
                 f"This server does not answer requests for {shown}: it serves"
-                f" {', '.join(sorted(rules.hosts))} (toolresponse serve --allow-host adds a name).",
+                f" {', '.join(sorted(rules.hosts))} (the server's --allow-host option adds a name).",
                 details={"reason": "host", **({"host": host} if host is not None else {})},
             ),
         )
@@ -227,7 +249,7 @@ def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refus
             response=ToolResponse.error(
                 _DENIED,
                 f"This server does not answer requests from {shown}: only loopback origins"
-                " (toolresponse serve --allow-origin adds one).",
+                " (the server's --allow-origin option adds one).",
                 details={"reason": "origin", **({"origin": origin} if origin is not None else {})},
             ),
         )
@@ -259,3 +281,44 @@ def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refus
             headers={AUTHENTICATE_HEADER: f'{challenge}, error="invalid_token"'},
         )
     return None
+
+
+_Scope = MutableMapping[str, Any]
+_Message = MutableMapping[str, Any]
+_Receive = Callable[[], Awaitable[_Message]]
+_Send = Callable[[_Message], Awaitable[None]]
+_ASGIApp = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
+
+
+class AccessGuard:
+    """ASGI middleware: an HTTP request the ``rules`` refuse (``refusal``) is answered here, 403
+    or 401 with the refusal's ToolResponse (ACCESS_DENIED) and headers, and reaches neither the
+    application nor its body; any other request (and every other scope) goes on to ``app``."""
+
+    def __init__(self, app: _ASGIApp, rules: AccessRules) -> None:
+        if not isinstance(rules, AccessRules):
+            raise TypeError(f"rules must be AccessRules, not {type(rules).__name__}")
+        self.app = app
+        self.rules = rules
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope["type"] == "http":
+            refused = refusal(self.rules, scope.get("headers", ()))
+            if refused is not None:
+                await _send_refusal(refused, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _send_refusal(refused: Refusal, send: _Send) -> None:
+    body = refused.response.to_json_bytes()
+    headers = [
+        (b"content-type", MEDIA_TYPE.encode("latin-1")),
+        (b"content-length", str(len(body)).encode("latin-1")),
+        *(
+            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            for name, value in refused.headers.items()
+        ),
+    ]
+    await send({"type": "http.response.start", "status": refused.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

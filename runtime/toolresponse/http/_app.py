@@ -40,7 +40,11 @@ an exception in the application itself     500 INTERNAL_ERROR
 ==========================================  ====================================================
 
 The access rules (``AccessRules``; loopback names and origins, no token, by default) are
-checked before anything else, so that a refused request reads no body and runs nothing.
+checked before anything else (``AccessGuard``), so that a refused request reads no body and
+runs nothing. A request let through calls the registry on behalf of ``AccessRules.caller``
+(``"bearer"`` with a token, ``"anonymous"`` without), and ``GET /tools`` lists only the tools
+that caller may see (``ToolRegistry.list_tools(caller=...)``), when the registry takes a
+``caller`` (a ``ToolRegistry`` does; a registry-like object without it is served as it is).
 
 Every answer has a ToolResponse body; the Content-Type of a request is not
 looked at (the body is read as JSON whatever it says). An error with
@@ -54,6 +58,7 @@ answer rather than a reset connection).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import math
 import re
@@ -101,7 +106,7 @@ from .._response import ToolResponse, loads_strict
 from ..tools import ToolSpec
 from ..validation import to_json_data
 from . import CALL_ID_HEADER, MAX_BODY_BYTES, http_status
-from ._access import AccessRules, refusal
+from ._access import AccessGuard, AccessRules
 
 __all__ = ["DEFAULT_BODY_TIMEOUT_S", "ServableRegistry", "create_app"]
 
@@ -119,7 +124,9 @@ _ASGIApp = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
 
 
 class ServableRegistry(Protocol):
-    """What the application needs of a registry; ``ToolRegistry`` has it."""
+    """What the application needs of a registry; ``ToolRegistry`` has it. When ``aexecute`` and
+    ``list_tools`` also take a keyword ``caller`` (``ToolRegistry``'s do), they get the identity of
+    the request (``AccessRules.caller``), for the registry's access policies."""
 
     async def aexecute(self, name: str, params: Any, *, call_id: str | None = None) -> ToolResponse: ...
 
@@ -232,16 +239,33 @@ def _cancelled_from_outside() -> bool:
     return task is not None and task.cancelling() > 0
 
 
-class _Binding:
-    """The two operations, over one registry."""
+def _takes_caller(function: Callable[..., Any]) -> bool:
+    """Whether ``function`` takes a keyword argument ``caller`` (by name, or in ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        (parameter.name == "caller" and parameter.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        or parameter.kind is inspect.Parameter.VAR_KEYWORD
+        for parameter in parameters
+    )
 
-    def __init__(self, registry: ServableRegistry, max_body_bytes: int, body_timeout_s: float) -> None:
+
+class _Binding:
+    """The two operations, over one registry, on behalf of ``caller``."""
+
+    def __init__(
+        self, registry: ServableRegistry, max_body_bytes: int, body_timeout_s: float, caller: str
+    ) -> None:
         self.registry = registry
         self.max_body_bytes = max_body_bytes
         self.body_timeout_s = body_timeout_s
+        self.as_caller: dict[str, Any] = {"caller": caller} if _takes_caller(registry.aexecute) else {}
+        self.list_as_caller: dict[str, Any] = {"caller": caller} if _takes_caller(registry.list_tools) else {}
 
     async def list_tools(self, request: Request) -> Response:
-        specs = self.registry.list_tools()
+        specs = self.registry.list_tools(**self.list_as_caller)
         tools = [
             {
                 "name": spec.name,
@@ -314,7 +338,7 @@ class _Binding:
                 )
             )
         try:
-            response = await self.registry.aexecute(name, params, call_id=call_id)
+            response = await self.registry.aexecute(name, params, call_id=call_id, **self.as_caller)
         except Exception:
             raise
         except BaseException as error:  # SystemExit, KeyboardInterrupt, CancelledError ... from a tool
@@ -414,23 +438,6 @@ class _Guard:
             await _answer(_INTERNAL_ERROR)(scope, receive, send)
 
 
-class _AccessCheck:
-    """Middleware: a request the access rules refuse is answered here (403 or 401, ACCESS_DENIED)."""
-
-    def __init__(self, app: _ASGIApp, rules: AccessRules) -> None:
-        self.app = app
-        self.rules = rules
-
-    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
-        if scope["type"] == "http":
-            refused = refusal(self.rules, scope.get("headers", ()))
-            if refused is not None:
-                answer = _answer(refused.response, status=refused.status, headers=refused.headers)
-                await answer(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
 def create_app(
     registry: ServableRegistry,
     *,
@@ -453,13 +460,14 @@ def create_app(
         raise ValueError(f"body_timeout_s must be a number of seconds > 0, not {body_timeout_s!r}")
     if not math.isfinite(body_timeout_s):
         raise ValueError(f"body_timeout_s must be finite, not {body_timeout_s!r}")
-    binding = _Binding(registry, max_body_bytes, float(body_timeout_s))
+    rules = access or AccessRules()
+    binding = _Binding(registry, max_body_bytes, float(body_timeout_s), rules.caller)
     app = Starlette(
         routes=[
             Route(LIST_TOOLS_PATH, binding.list_tools, methods=[LIST_TOOLS_METHOD]),
             Route(INVOKE_PATH, binding.invoke, methods=[INVOKE_METHOD]),
         ],
-        middleware=[Middleware(_Guard), Middleware(_AccessCheck, rules=access or AccessRules())],
+        middleware=[Middleware(_Guard), Middleware(AccessGuard, rules=rules)],
         exception_handlers={HTTPException: _http_exception},
     )
     app.router.redirect_slashes = False

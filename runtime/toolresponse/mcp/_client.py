@@ -36,7 +36,7 @@ from typing import Any, Final, TypeVar
 
 from toolresponse_generated import ErrorCode
 
-from .._errors import DialectError, ToolDefinitionError, ToolResponseError
+from .._errors import DialectError, McpConnectError, ToolDefinitionError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools import Tool, ToolRegistry
@@ -54,15 +54,6 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _PERMISSIVE: Final[dict[str, Any]] = {"type": "object"}
 
 T = TypeVar("T")
-
-
-class McpConnectError(ToolResponseError):
-    """An MCP server cannot be reached or listed when it is attached; ``response`` is the same
-    failure as a ToolResponse (NETWORK_ERROR, TIMEOUT, ...), for faces that print one."""
-
-    def __init__(self, response: ToolResponse) -> None:
-        super().__init__(response.text)
-        self.response = response
 
 
 def _is_url(target: str) -> bool:

@@ -39,14 +39,13 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ..agent import ModelError, ModelReply, OpenAIChatModel
 from . import _conventions as names
-from ._telemetry import Telemetry, content_json, current, masked_text
+from ._telemetry import Telemetry, content_json, current, masked_text, server_attributes
 
 if TYPE_CHECKING:
     from ..agent import Agent, AgentResult
@@ -297,15 +296,7 @@ def _chat_attributes(model: Any) -> dict[str, Any]:
     }
     base_url = getattr(model, "base_url", None)
     if isinstance(base_url, str) and base_url:
-        try:
-            parts = urlsplit(base_url)
-            port = parts.port
-        except ValueError:
-            return attributes
-        if parts.hostname:
-            attributes[names.SERVER_ADDRESS] = parts.hostname
-            default = 443 if parts.scheme == "https" else 80
-            attributes[names.SERVER_PORT] = port if port is not None else default
+        attributes.update(server_attributes(base_url))
     return attributes
 
 

@@ -11,9 +11,11 @@ python app.py`` turns it on without a code change, and
                                           capture_content=True)
     ToolResponseInstrumentor().uninstrument()
 
-``instrument`` wraps ``ToolRegistry.execute``/``aexecute`` and
-``Agent.run``/``arun`` in place (so registries and agents made before it are
-instrumented too); ``uninstrument`` puts the originals back and takes the
+``instrument`` wraps ``ToolRegistry.execute``/``aexecute``,
+``Agent.run``/``arun``, and the MCP face's ``McpToolService.call`` (a served
+``tools/call``) and ``McpConnection.acall``/``call`` (a remote tool's call), so that tool spans
+of MCP calls carry the MCP attributes, in place (so registries and agents made
+before it are instrumented too); ``uninstrument`` puts the originals back and takes the
 breaker listener off every breaker it was given. ``capture_content`` left as
 None follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``.
 """
@@ -35,8 +37,9 @@ except ModuleNotFoundError as missing:  # pragma: no cover - the extra is instal
     ) from missing
 
 from ..agent import Agent
+from ..mcp import McpConnection, McpToolService
 from ..tools import ToolRegistry
-from . import _agent, _telemetry, _tools
+from . import _agent, _mcp_face, _telemetry, _tools
 from ._conventions import capture_content_from_env
 
 __all__ = ["ToolResponseInstrumentor"]
@@ -49,6 +52,9 @@ _TARGETS: tuple[tuple[type, str, Any], ...] = (
     (ToolRegistry, "aexecute", _tools.wrap_aexecute),
     (Agent, "run", _agent.wrap_run),
     (Agent, "arun", _agent.wrap_arun),
+    (McpToolService, "call", _mcp_face.wrap_served_call),
+    (McpConnection, "acall", _mcp_face.wrap_remote_acall),
+    (McpConnection, "call", _mcp_face.wrap_remote_call),
 )
 
 

@@ -13,6 +13,8 @@ threads and tasks it starts) then carries ``mcp.method.name``,
 ``jsonrpc.request.id``, ``mcp.session.id``, ``mcp.protocol.version``,
 ``network.transport`` and ``network.protocol.name``, whichever were given.
 Outside an instrumented process it costs one context-variable set and reset.
+
+The instrumentor does this for this package's own MCP face (``_mcp_face``).
 """
 
 from __future__ import annotations

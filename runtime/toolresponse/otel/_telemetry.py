@@ -12,13 +12,22 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from opentelemetry import metrics, trace
 
 from ..tools import mask_secrets
 from . import _conventions as names
 
-__all__ = ["Telemetry", "content_json", "current", "install", "masked_text", "uninstall"]
+__all__ = [
+    "Telemetry",
+    "content_json",
+    "current",
+    "install",
+    "masked_text",
+    "server_attributes",
+    "uninstall",
+]
 
 _SCOPE = "toolresponse.otel"
 
@@ -104,3 +113,17 @@ def masked_text(text: str, limit: int = _TEXT_LIMIT) -> str:
     """``text`` with secrets masked, cut to ``limit`` characters (for a span status description)."""
     masked = str(mask_secrets(text))
     return masked if len(masked) <= limit else masked[: limit - 1] + "…"
+
+
+def server_attributes(url: str) -> dict[str, Any]:
+    """``server.address`` and ``server.port`` of ``url`` (the scheme's port when it names none);
+    nothing for a URL without a host or with a port that is not a number."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return {}
+    if not parts.hostname:
+        return {}
+    default = 443 if parts.scheme == "https" else 80
+    return {names.SERVER_ADDRESS: parts.hostname, names.SERVER_PORT: port if port is not None else default}

@@ -87,16 +87,18 @@ def wrap_execute(original: Execute) -> Execute:
     """``ToolRegistry.execute`` with a span around each call."""
 
     @functools.wraps(original)
-    def execute(self: ToolRegistry, name: Any, params: Any = None, *, call_id: Any = None) -> ToolResponse:
+    def execute(
+        self: ToolRegistry, name: Any, params: Any = None, *, call_id: Any = None, **options: Any
+    ) -> ToolResponse:
         telemetry = current()
         if telemetry is None:
-            return original(self, name, params, call_id=call_id)
+            return original(self, name, params, call_id=call_id, **options)
         call = _started(telemetry, self, name, call_id)
         if call is None:
-            return original(self, name, params, call_id=call_id)
+            return original(self, name, params, call_id=call_id, **options)
         marker = _CURRENT_TOOL.set(call)
         try:
-            response = original(self, name, params, call_id=call_id)
+            response = original(self, name, params, call_id=call_id, **options)
         except BaseException as error:
             _CURRENT_TOOL.reset(marker)
             _raised(telemetry, call, error)
@@ -113,17 +115,17 @@ def wrap_aexecute(original: AsyncExecute) -> AsyncExecute:
 
     @functools.wraps(original)
     async def aexecute(
-        self: ToolRegistry, name: Any, params: Any = None, *, call_id: Any = None
+        self: ToolRegistry, name: Any, params: Any = None, *, call_id: Any = None, **options: Any
     ) -> ToolResponse:
         telemetry = current()
         if telemetry is None:
-            return await original(self, name, params, call_id=call_id)
+            return await original(self, name, params, call_id=call_id, **options)
         call = _started(telemetry, self, name, call_id)
         if call is None:
-            return await original(self, name, params, call_id=call_id)
+            return await original(self, name, params, call_id=call_id, **options)
         marker = _CURRENT_TOOL.set(call)
         try:
-            response = await original(self, name, params, call_id=call_id)
+            response = await original(self, name, params, call_id=call_id, **options)
         except BaseException as error:  # cancellation too: the span must end
             _CURRENT_TOOL.reset(marker)
             _raised(telemetry, call, error)

@@ -47,6 +47,16 @@ fails closed: the call is denied ``PERMISSION_DENIED`` with policy ``error``
 
 The listeners' ``ToolCallEvent`` of a denied call has ``denied_by`` set to the rule.
 
+Listing: ``AccessControl.visible(caller, spec, writes=...)`` says whether a caller may see a
+tool in a listing (``ToolRegistry.list_tools(caller=...)``, what the MCP ``tools/list`` and
+HTTP ``GET /tools`` show). It is asked without parameters, so only a policy whose answer does
+not depend on them can hide a tool: one with a ``may_list(caller, spec, writes)`` method that
+answers False when it would refuse every call of that tool by that caller. ``AllowList``,
+``DenyList`` and ``ReadOnly`` have one (they hide what they would refuse); argument rules and
+approvals do not (a call may pass them), nor does a plain function. A ``may_list`` that raises
+hides the tool. The listing is a courtesy to the caller, not the boundary: every call is
+asked about again.
+
 The policies read the parameters once, before the call; the tool then runs on them as the
 caller passed them (JSON text parsed again to the same value). An in-process caller that
 changes its own dict while its call is checked is trusted like any code of the process.
@@ -73,6 +83,7 @@ from .._response import ToolResponse
 from ._tool import (
     AsyncWait,
     PreparedTool,
+    Tool,
     ToolSpec,
     ToolThreads,
     Wait,
@@ -274,6 +285,9 @@ class AllowList:
     def __repr__(self) -> str:
         return f"AllowList({self.tools!r}, callers={self.callers!r})"
 
+    def may_list(self, caller: str, spec: ToolSpec, writes: bool, /) -> bool:
+        return not self.callers(caller) or self.tools(spec.name)
+
     def __call__(self, request: AccessRequest, /) -> Decision | None:
         if not self.callers(request.caller) or self.tools(request.tool):
             return None
@@ -301,6 +315,9 @@ class DenyList:
 
     def __repr__(self) -> str:
         return f"DenyList({self.tools!r}, callers={self.callers!r})"
+
+    def may_list(self, caller: str, spec: ToolSpec, writes: bool, /) -> bool:
+        return not (self.callers(caller) and self.tools(spec.name))
 
     def __call__(self, request: AccessRequest, /) -> Decision | None:
         if not (self.callers(request.caller) and self.tools(request.tool)):
@@ -424,6 +441,9 @@ class ReadOnly:
 
     def __repr__(self) -> str:
         return f"ReadOnly(callers={self.callers!r})"
+
+    def may_list(self, caller: str, spec: ToolSpec, writes: bool, /) -> bool:
+        return not (writes and self.callers(caller))
 
     def __call__(self, request: AccessRequest, /) -> Decision | None:
         if not request.writes or not self.callers(request.caller):
@@ -557,6 +577,32 @@ class AccessControl:
 
     def __repr__(self) -> str:
         return f"AccessControl({', '.join(map(repr, self.policies))})"
+
+    def visible(self, caller: str, spec: ToolSpec, *, writes: bool = False) -> bool:
+        """Whether ``caller`` may see the tool ``spec`` listed: no policy's ``may_list`` hides it
+        (see the module's docstring). A caller that is not an identity sees nothing; a ``may_list``
+        that raises or answers something else than a bool hides the tool (and is logged)."""
+        if type(caller) is not str or not caller:
+            return False
+        for policy in self.policies:
+            may_list = getattr(policy, "may_list", None)
+            if may_list is None:
+                continue
+            try:
+                shown = may_list(caller, spec, writes)
+            except Exception as error:
+                _log.error("the access policy %r failed listing tool %r", policy, spec.name, exc_info=error)
+                return False
+            if shown is not True:
+                if shown is not False:
+                    _log.error(
+                        "the access policy %r answered %s, not a bool, listing tool %r",
+                        policy,
+                        type(shown).__name__,
+                        spec.name,
+                    )
+                return False
+        return True
 
     def check(
         self,
@@ -809,10 +855,10 @@ def _is_async(function: Any) -> bool:
     )
 
 
-def tool_writes(tool: Any) -> bool:
-    """Whether a tool is marked as writing: a ``writes = True`` attribute on the Tool (or on the
-    function a FunctionTool wraps)."""
-    if getattr(tool, "writes", False) is True:
+def tool_writes(tool: Tool) -> bool:
+    """Whether a tool is marked as writing: its ``writes`` attribute (``Tool.writes``), or a
+    ``writes = True`` attribute on the function a FunctionTool wraps."""
+    if tool.writes is True:
         return True
     function = getattr(tool, "function", None)
     return function is not None and getattr(function, "writes", False) is True

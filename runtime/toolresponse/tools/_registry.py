@@ -244,9 +244,12 @@ class ToolRegistry:
 
     # -- what is registered ---------------------------------------------------------------
 
-    def names(self) -> list[str]:
-        """The registered names, in registration order."""
-        return list(self._tools)
+    def names(self, *, caller: str | None = None) -> list[str]:
+        """The registered names, in registration order; with ``caller``, only those of the tools
+        the access policies let that caller see (``AccessControl.visible``)."""
+        if caller is None:
+            return list(self._tools)
+        return [spec.name for spec in self.list_tools(caller=caller)]
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -267,14 +270,22 @@ class ToolRegistry:
         prepared = self._tools.get(name)
         return None if prepared is None else prepared.spec
 
-    def list_tools(self) -> list[ToolSpec]:
-        """Every tool's name, description, parameters, output schema and timeout, in order."""
-        return [prepared.spec for prepared in self._tools.values()]
+    def list_tools(self, *, caller: str | None = None) -> list[ToolSpec]:
+        """Every tool's name, description, parameters, output schema and timeout, in order; with
+        ``caller``, only the tools the access policies let that caller see (a deny-list or an
+        allow-list hides a tool; an argument rule or an approval does not: see
+        ``AccessControl.visible``). A registry without policies shows every tool to everyone."""
+        specs = [prepared.spec for prepared in self._tools.values()]
+        access = self._access
+        if caller is None or access is None:
+            return specs
+        writing = self._writing
+        return [spec for spec in specs if access.visible(caller, spec, writes=spec.name in writing)]
 
-    def tool_schemas(self, provider: str) -> list[dict[str, Any]]:
+    def tool_schemas(self, provider: str, *, caller: str | None = None) -> list[dict[str, Any]]:
         """The tools described for a model: ``"openai"``, ``"openai-responses"``, ``"anthropic"``
-        or ``"mcp"``, each in the provider's exact format."""
-        return tool_schemas(self.list_tools(), provider)
+        or ``"mcp"``, each in the provider's exact format (with ``caller``: see ``list_tools``)."""
+        return tool_schemas(self.list_tools(caller=caller), provider)
 
     # -- listeners ------------------------------------------------------------------------
 

@@ -169,6 +169,9 @@ class Tool:
     parameters: Mapping[str, Any] = EMPTY_PARAMETERS
     output_schema: Mapping[str, Any] | None = None
     timeout_s: float | None = None
+    writes: bool = False
+    """Whether the tool changes state (``ReadOnly`` policies refuse such tools); ``register(...,
+    writes=True)`` marks one registration so without changing the class."""
 
     def __init__(
         self,

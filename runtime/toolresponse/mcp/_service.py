@@ -1,0 +1,79 @@
+"""What the MCP server does with a registry, without the SDK: ``tools/list`` and ``tools/call``
+on behalf of one caller.
+
+``McpToolService(registry, caller=..., transport=...)`` is the registry as the MCP server
+(``mcp_server``) serves it: ``list_tools()`` the ``tools/list`` entries of the tools the caller
+may see (``ToolRegistry.tool_schemas("mcp", caller=...)``: a deny-list or an allow-list hides
+a tool), ``call(McpToolCall)`` the ``tools/call`` through ``registry.aexecute(...,
+caller=...)``, so that the access policies, timeouts, the breaker, parameter validation and
+listeners apply. The SDK's handlers are thin adapters over these two methods, which is also
+where an instrumentation (``toolresponse.otel``) wraps a served call to put the MCP request's
+attributes on its tool span.
+
+The caller identities (see ``docs/security.md``): over streamable HTTP, the identity the HTTP
+binding's access rules give a request (``AccessRules.caller``: ``"bearer"`` with a token,
+``"anonymous"`` without); over stdio, ``STDIO_CALLER`` (``"stdio"``: the process that started
+the server, not a call made in-process, so that a policy can tell the two apart).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from .._response import ToolResponse
+from ..tools import ToolRegistry
+
+__all__ = ["STDIO_CALLER", "McpToolCall", "McpToolService", "Transport"]
+
+STDIO_CALLER: Final = "stdio"
+"""The caller identity of the requests an MCP server gets over stdio."""
+
+Transport = Literal["pipe", "tcp"]
+"""How the requests arrive, in OpenTelemetry's ``network.transport`` terms: ``pipe`` for stdio,
+``tcp`` for streamable HTTP."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class McpToolCall:
+    """One ``tools/call`` request as the server got it."""
+
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    request_id: str | int | None = None
+    """The JSON-RPC id of the request (also the call's ``call_id``)."""
+    session_id: str | None = None
+    """The streamable-HTTP session (``Mcp-Session-Id``), None on stdio and stateless HTTP."""
+    protocol_version: str | None = None
+
+
+class McpToolService:
+    """A registry's tools served to MCP clients on behalf of ``caller`` over ``transport``."""
+
+    def __init__(self, registry: ToolRegistry, *, caller: str, transport: Transport) -> None:
+        if type(caller) is not str or not caller:
+            raise ValueError(f"caller must be a non-empty identity, not {caller!r}")
+        if transport not in ("pipe", "tcp"):
+            raise ValueError(f"transport must be 'pipe' or 'tcp', not {transport!r}")
+        self.registry = registry
+        self.caller = caller
+        self.transport: Transport = transport
+
+    def __repr__(self) -> str:
+        return f"<McpToolService caller={self.caller!r} transport={self.transport}>"
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """The ``tools/list`` entries (MCP's shape) of the tools the caller may see."""
+        return self.registry.tool_schemas("mcp", caller=self.caller)
+
+    def input_schema(self, tool: str) -> dict[str, Any] | None:
+        """The parameters schema of ``tool``, or None for a tool not served."""
+        spec = self.registry.spec(tool)
+        return None if spec is None else spec.parameters
+
+    async def call(self, request: McpToolCall) -> ToolResponse:
+        """Answer one ``tools/call`` with the registry's ToolResponse (always one)."""
+        call_id = None if request.request_id is None else str(request.request_id)
+        return await self.registry.aexecute(
+            request.tool, request.arguments, call_id=call_id, caller=self.caller
+        )
