@@ -43,7 +43,7 @@ from ..validation import (
     report,
     validate,
 )
-from ..validation.native import lines_with_duplicates
+from ..validation.native import lines_with_duplicates, lines_with_noncharacters
 from ._dialects import Dialect, dialect
 
 __all__ = ["Chunk", "Item", "check_dialect", "read_records", "record_violations", "validate_dialect"]
@@ -109,13 +109,17 @@ def _lines(name: str, stream: IO[bytes], first: int, head: list[bytes]) -> Itera
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     while lines:
+        # Lines the fast decoder would let through wrongly (repeated names, noncharacters) go to the
+        # strict I-JSON reader, which says why.
         flagged = {number + index for index in lines_with_duplicates(lines, MAX_NESTING)}
+        flagged.update(number + index for index in lines_with_noncharacters(lines))
         numbers: list[int | None] = []
         values: list[Any] = []
         problems: list[Item] = []
         for line in lines:
-            if number in flagged or line.isspace():
-                if not line.isspace():
+            blank = not line.strip(b" \t\r\n")  # JSON white space only: a vertical tab is not blank
+            if number in flagged or blank:
+                if not blank:
                     problems.extend(_decoded(name, number, line.rstrip(b"\r\n"), 0).problems)
             else:
                 try:

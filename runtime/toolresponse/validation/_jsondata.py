@@ -24,7 +24,7 @@ Everything else raises ``JsonValueError`` naming the value's JSON pointer and
 type: ``bytes`` (decode text, or base64 binary data), NaN and Infinity (I-JSON
 has neither; they are never turned into null), integers outside the 64-bit
 range a JSON writer keeps exact (send them as strings), strings with a lone
-surrogate, cycles, nesting deeper than ``MAX_VALUE_DEPTH`` levels, and objects of
+surrogate or a noncharacter, cycles, nesting deeper than ``MAX_VALUE_DEPTH`` levels, and objects of
 any other type.
 
 A value that is already plain JSON is returned as it is (no copy), so the
@@ -37,6 +37,7 @@ import dataclasses
 import datetime as _dt
 import enum
 import math
+import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -65,14 +66,32 @@ _INT_MIN = -(2**63)
 _INT_MAX = 2**64 - 1
 
 
+_NONCHARACTER = re.compile(
+    "[\ufdd0-\ufdef\ufffe\uffff"
+    + "".join(f"{chr(plane << 16 | 0xFFFE)}{chr(plane << 16 | 0xFFFF)}" for plane in range(1, 17))
+    + "]"
+)
+"""The 66 Unicode noncharacters, which the protocol forbids in any string (I-JSON text)."""
+
+
 def is_unicode(text: str) -> bool:
+    """Whether ``text`` may stand in a response: valid Unicode (no lone surrogate) without a
+    noncharacter (U+FDD0-U+FDEF, U+FFFE, U+FFFF and their like in every plane)."""
     if text.isascii():
         return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return False
-    return True
+    return _NONCHARACTER.search(text) is None
+
+
+def _unicode_problem(text: str) -> str:
+    """Why ``text``, which ``is_unicode`` refused, cannot stand in a response."""
+    found = _NONCHARACTER.search(text)
+    if found is not None:
+        return f"has the noncharacter U+{ord(found.group()):04X}, which I-JSON text must not hold"
+    return "has a lone surrogate, so it is not valid Unicode"
 
 
 def is_plain(value: Any, depth: int, limit: int = MAX_VALUE_DEPTH) -> bool:
@@ -201,7 +220,7 @@ class _Walk:
         if isinstance(value, str):
             text = str.__str__(value)
             if not is_unicode(text):
-                raise self.fail("the string has a lone surrogate, so it is not valid Unicode", value)
+                raise self.fail(f"the string {_unicode_problem(text)}", value)
             return text
         if isinstance(value, int):
             number = int(value)
@@ -272,7 +291,7 @@ class _Walk:
         if isinstance(key, str):
             name = str.__str__(key)
             if not is_unicode(name):
-                raise self.fail("a member name has a lone surrogate, so it is not valid Unicode", original)
+                raise self.fail(f"a member name {_unicode_problem(name)}", original)
             return name
         if self.convert and isinstance(key, int) and not isinstance(key, bool):
             return str(int(key))
