@@ -46,3 +46,49 @@ def test_convert_never_writes_a_noncharacter(tmp_path: Path) -> None:
     result = _run(["convert", "--from", "toolresponse", "--to", "mcp", "-"], b'{"status":"success","text":"a\\uFFFE"}\n')
     assert b"\xef\xbf\xbe" not in result.stdout
     assert b"noncharacter" in result.stderr
+
+
+def test_a_timeout_no_thread_can_wait_is_refused_at_definition() -> None:
+    """Above threading.TIMEOUT_MAX every call failed with OverflowError; now the definition is refused."""
+    import threading
+
+    from toolresponse import ToolDefinitionError
+
+    with pytest.raises(ToolDefinitionError, match="up to"):
+        ToolRegistry(default_timeout_s=threading.TIMEOUT_MAX * 2)
+    ToolRegistry(default_timeout_s=threading.TIMEOUT_MAX)
+
+
+COLLIDING_SERVER = '''
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("collide")
+
+@server.tool(name="get.time")
+def dotted() -> str:
+    """The dotted one."""
+    return "dotted"
+
+@server.tool(name="get_time")
+def underscored() -> str:
+    """The underscored one."""
+    return "underscored"
+
+server.run()
+'''
+
+
+def test_two_remote_names_that_read_the_same_here_register_the_first_and_skip_the_other(tmp_path: Path) -> None:
+    """get.time and get_time both become get_time: attach registers the first, warns, and goes on."""
+    script = tmp_path / "collide.py"
+    script.write_text(COLLIDING_SERVER, encoding="utf-8")
+    result = subprocess.run(
+        [*PROGRAM, "mcp", "call", "--stdio", f"{sys.executable} {script}", "get_time", "{}"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        text=True,
+    )
+    assert "Traceback" not in result.stderr
+    assert 0 == result.returncode, result.stderr
+    assert "dotted" in result.stdout
+    assert "skipped" in result.stderr

@@ -441,7 +441,10 @@ def attach(
     tools keep open until it is closed.
 
     Raises ``McpConnectError`` when the server cannot be reached or listed, and
-    ``ToolDefinitionError`` when a name is already taken in ``registry``.
+    ``ToolDefinitionError`` when a name is already taken in ``registry`` by a tool registered
+    before. Two remote tools whose registry names are the same (``get.time`` and ``get_time``,
+    names alike in their first 64 characters, a name listed twice): the first is registered, the
+    others are skipped with a warning.
     """
     connection = (
         target
@@ -450,8 +453,17 @@ def attach(
     )
     try:
         listing = connection.list_tools()
+        taken: dict[str, str] = {}  # local name -> the remote name registered under it
         for entry in listing:
+            remote = str(entry["name"])
+            name = local_name(remote, prefix)
+            if name in taken:  # two remote names that read the same here (or one listed twice)
+                _log.warning(
+                    "MCP tool %r skipped: its registry name %r is already %r's", remote, name, taken[name]
+                )
+                continue
             register_remote(registry, connection, entry, prefix=prefix, timeout_s=timeout_s)
+            taken[name] = remote
     except BaseException:
         if not isinstance(target, McpConnection):
             connection.close()

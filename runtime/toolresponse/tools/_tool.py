@@ -721,9 +721,11 @@ def _check_timeout(value: Any, where: str) -> float | None:
         or not isinstance(value, int | float)
         or not math.isfinite(value)
         or value <= 0
+        or value > threading.TIMEOUT_MAX
     ):
         raise ToolDefinitionError(
-            f"{where}: timeout_s must be a positive number of seconds or None, not {value!r}"
+            f"{where}: timeout_s must be a positive number of seconds up to {threading.TIMEOUT_MAX:g}"
+            f" (the longest wait a thread can make) or None, not {value!r}"
         )
     return float(value)
 
