@@ -15,7 +15,7 @@ PROGRAM = [sys.executable, "-m", "toolresponse"]
 
 @pytest.mark.parametrize("text", ["ok\ufffe", "a\U0010ffff", "b\ufdd0"])
 def test_a_response_never_holds_a_noncharacter(text: str) -> None:
-    """The runtime refuses to build what its own text validator rejects (noncharacters, as lone surrogates)."""
+    """Never built: what the text validator rejects (noncharacters, as lone surrogates)."""
     with pytest.raises(JsonValueError, match="noncharacter"):
         ToolResponse.success(text)
     with pytest.raises(JsonValueError, match="noncharacter"):
@@ -43,7 +43,9 @@ def test_validate_from_a_dialect_rejects_noncharacters_and_vertical_tabs() -> No
 
 
 def test_convert_never_writes_a_noncharacter(tmp_path: Path) -> None:
-    result = _run(["convert", "--from", "toolresponse", "--to", "mcp", "-"], b'{"status":"success","text":"a\\uFFFE"}\n')
+    result = _run(
+        ["convert", "--from", "toolresponse", "--to", "mcp", "-"], b'{"status":"success","text":"a\\uFFFE"}\n'
+    )
     assert b"\xef\xbf\xbe" not in result.stdout
     assert b"noncharacter" in result.stderr
 
@@ -77,7 +79,9 @@ server.run()
 '''
 
 
-def test_two_remote_names_that_read_the_same_here_register_the_first_and_skip_the_other(tmp_path: Path) -> None:
+def test_two_remote_names_that_read_the_same_here_register_the_first_and_skip_the_other(
+    tmp_path: Path,
+) -> None:
     """get.time and get_time both become get_time: attach registers the first, warns, and goes on."""
     script = tmp_path / "collide.py"
     script.write_text(COLLIDING_SERVER, encoding="utf-8")
@@ -92,3 +96,63 @@ def test_two_remote_names_that_read_the_same_here_register_the_first_and_skip_th
     assert 0 == result.returncode, result.stderr
     assert "dotted" in result.stdout
     assert "skipped" in result.stderr
+
+
+def _many_unknown_members(count: int) -> bytes:
+    members = ",".join(f'"stat{index}":1' for index in range(count))
+    return ('{"status":"success","text":"x",' + members + "}").encode()
+
+
+def test_only_the_violations_a_report_can_show_get_a_suggestion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Suggesting costs an edit distance per member: 1,000 unknown members get at most 100 suggestions,
+    and every violation is still reported."""
+    from toolresponse.validation import _validate
+
+    calls = 0
+    real = _validate.nearest  # type: ignore[attr-defined]
+
+    def counted(*args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_validate, "nearest", counted)
+    result = validate_json(_many_unknown_members(1000))
+    assert 1000 == len(result.errors)
+    assert 0 < calls <= _validate.SUGGESTED_VIOLATIONS
+
+
+def test_quiet_checks_a_document_without_explaining_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolresponse.validation import Options, _bulk
+
+    def no_explaining(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a verdict alone was asked for")
+
+    monkeypatch.setattr(_bulk, "validate_json", no_explaining)
+    batch = _bulk.check_document(
+        "doc.json", _many_unknown_members(50), Options(explain=False, keep_valid=False)
+    )
+    assert (0, 1) == (batch.valid, batch.invalid)
+    assert (1, 0) == (
+        _bulk.check_document(
+            "ok.json", b'{"status":"success","text":"x"}', Options(explain=False, keep_valid=False)
+        ).valid,
+        0,
+    )
+
+
+def test_a_binary_file_gets_one_report_whoever_checks_it(tmp_path: Path) -> None:
+    """A NUL byte in a JSON-lines file's first bytes: one process, --jobs 2 and a Dask cluster all
+    report the file as binary data, once (the cluster used to check its lines one by one)."""
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(
+        b'{"status":"success","text":"ok"}\n{"status":"success","text":"a\x00b"}\n{"status":"sucess"}\n'
+    )
+    reports = [
+        _run(["validate", *extra, str(log)], b"")
+        for extra in ([], ["--jobs", "2"], ["--scheduler", "local", "--jobs", "1"])
+    ]
+    assert [1, 1, 1] == [report.returncode for report in reports], [report.stderr for report in reports]
+    assert b"binary data" in reports[0].stdout
+    assert b"0 valid, 1 invalid" in reports[0].stdout
+    assert len({report.stdout for report in reports}) == 1

@@ -130,7 +130,7 @@ def _list(args: argparse.Namespace, token: str | None) -> int:
     except McpConnectError as error:
         _print(error.response.to_dict())
         return 1
-    except (ValueError, ToolDefinitionError) as error:  # a timeout out of range; a tool that cannot be registered
+    except (ValueError, ToolDefinitionError) as error:  # a bad timeout; a tool that cannot be registered
         return _error(str(error))
     return 0
 
@@ -144,7 +144,7 @@ def _call(args: argparse.Namespace, token: str | None, arguments: dict[str, Any]
             response = registry.execute(local_name(args.tool), arguments)
     except McpConnectError as error:
         response = error.response
-    except (ValueError, ToolDefinitionError) as error:  # a timeout out of range; a tool that cannot be registered
+    except (ValueError, ToolDefinitionError) as error:  # a bad timeout; a tool that cannot be registered
         return _error(str(error))
     _print(response.to_dict())
     return 1 if response.is_error else 0

@@ -37,6 +37,7 @@ from ..validation import (
     renumber,
     split_ranges,
     splittable,
+    unsplittable,
 )
 from ._partition import Summary, merged, partition_result, summarise
 
@@ -95,8 +96,11 @@ def _plan(sources: Iterable[Source | Record], block_bytes: int) -> Iterator[Work
             raise ValueError("standard input cannot be read by Dask workers: name files or URLs")
         elif source.mode == "lines" and splittable(source.path):
             size = source.size if source.size is not None else input_size(source.path)
+            refused = None if size is None else unsplittable(source)
             if size is None:
                 yield _Whole(source)
+            elif refused is not None:
+                yield refused
             else:
                 yield from split_ranges(source.path, source.name, size, block_bytes)
         else:

@@ -63,6 +63,9 @@ if TYPE_CHECKING:
     from ._bulk import (
         shown_path as shown_path,
     )
+    from ._bulk import (
+        unsplittable as unsplittable,
+    )
     from ._engine import EngineName as EngineName
     from ._engine import json_pointer as json_pointer
     from ._ijson import MAX_NESTING as MAX_NESTING
@@ -153,6 +156,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "expand",
         "renumber",
         "shown_path",
+        "unsplittable",
     ),
     "._engine": ("EngineName", "json_pointer"),
     "._ijson": ("MAX_NESTING", "parse_ijson", "position"),

@@ -73,6 +73,7 @@ from ._ijson import (
     duplicate_error,
     noncharacter_error,
     parse_error,
+    parse_ijson,
 )
 from ._ranges import (
     LineRange,
@@ -84,7 +85,7 @@ from ._ranges import (
     splittable,
     without_compression,
 )
-from ._validate import ExplanationCache, validate_json
+from ._validate import ExplanationCache, is_valid, validate_json
 from .native import lines_with_duplicates, lines_with_noncharacters
 
 __all__ = [
@@ -108,6 +109,7 @@ __all__ = [
     "run_task",
     "shown_path",
     "tasks",
+    "unsplittable",
 ]
 
 BATCH_BYTES = 1 << 20
@@ -480,7 +482,14 @@ def _count_lines(lines: list[bytes]) -> Batch:
 
 
 def check_document(name: str, data: bytes, options: Options) -> Batch:
-    """The verdict on one JSON document: I-JSON rules, then the schema, each violation located."""
+    """The verdict on one JSON document: I-JSON rules, then the schema, each violation located
+    (with ``options.explain`` off, the verdict alone: nothing is explained or located)."""
+    if not options.explain:
+        try:
+            good = is_valid(parse_ijson(data))
+        except IJsonError:
+            good = False
+        return Batch(int(good), int(not good), [], len(data))
     result = validate_json(data)
     if result.valid:
         records = [Record(name, None, None, ())] if options.keep_valid else []
@@ -572,18 +581,26 @@ def _ranges(source: Source | Record, stdin: IO[bytes], size: int) -> Iterator[Ta
         and splittable(source.path)
         and not is_url(source.path)
     ):
-        try:
-            with open(source.path, "rb") as stream:
-                head = stream.read(BINARY_SNIFF_BYTES)
-        except OSError as error:
-            yield DoneTask(_io_record(source.name, error))
-            return
-        if b"\x00" in head:
-            yield DoneTask(_binary_record(source.name, head))
+        refused = unsplittable(source)
+        if refused is not None:
+            yield DoneTask(refused)
             return
         yield from split_ranges(source.path, source.name, source.size, size)
         return
     yield from tasks(source, stdin, size)
+
+
+def unsplittable(source: Source) -> Record | None:
+    """Why a JSON-lines file cannot be cut into byte ranges for other processes to check: it
+    cannot be opened, or its first bytes hold a NUL (binary data, as one process would report it
+    whole); None when it can. ``--jobs`` and a Dask cluster both ask this first, so that they
+    report what one process does."""
+    try:
+        with open_input(source.path) as stream:
+            head = stream.read(BINARY_SNIFF_BYTES)
+    except OSError as error:
+        return _io_record(source.name, error)
+    return _binary_record(source.name, head) if b"\x00" in head else None
 
 
 def _limit_phrase(limit: int) -> str:

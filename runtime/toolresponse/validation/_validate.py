@@ -220,12 +220,14 @@ def _pattern_phrase(patterns: Mapping[str, Any]) -> str:
     return "".join(f", or {phrase}" for phrase in phrases)
 
 
-def _unknown_member(error: EngineError) -> tuple[str, str | None]:
+def _unknown_member(error: EngineError, suggest: bool = True) -> tuple[str, str | None]:
     name = error.member or ""
     owner = keyword_owner(error.schema_path)
     allowed = tuple(owner.get("properties", {}))
     patterns: Mapping[str, Any] = owner.get("patternProperties", {})
     inside = f" in {_where(error.path)}" if error.path else ""
+    if not suggest:
+        return f"unknown member {_quoted(name)}{inside}; the members are {', '.join(allowed)}", None
     foreign = _FOREIGN_NAMES.get(name)
     if foreign is not None and foreign.member in allowed and not error.path:
         return f"unknown member {_quoted(name)}; {foreign.unknown}", foreign.member
@@ -322,16 +324,21 @@ def _bad_value(error: EngineError) -> tuple[str, str | None]:
     return f"{where}: {error.message}", None
 
 
+SUGGESTED_VIOLATIONS = 100
+"""How many violations of one response, the most relevant first, get a "did you mean" (the
+report shows at most as many); the rest name the allowed members without one."""
+
+
 def _rank(error: EngineError) -> int:
     return relevance(error.keyword, json_pointer(error.path))
 
 
-def _violation(error: EngineError) -> SchemaViolation:
+def _violation(error: EngineError, suggest: bool = True) -> SchemaViolation:
     if not error.schema_path:
         # Not a keyword of the schema: the engine could not go on (depth, a value that is not JSON).
         return SchemaViolation(pointer=json_pointer(error.path), keyword=error.keyword, message=error.message)
     if error.keyword == "additionalProperties":
-        message, suggestion = _unknown_member(error)
+        message, suggestion = _unknown_member(error, suggest)
     elif error.keyword == "required":
         message, suggestion = _missing_member(error)
     else:
@@ -352,8 +359,10 @@ def _explained(obj: Any, chosen: ValidationEngine) -> list[tuple[SchemaViolation
         errors = [EngineError((), "schema", (), obj, None, "invalid against the ToolResponse v1 schema")]
     out: list[tuple[SchemaViolation, EngineError]] = []
     seen: set[SchemaViolation] = set()
-    for error in errors:
-        violation = _violation(error)
+    for index, error in enumerate(errors):
+        # A "did you mean" costs an edit distance per member: only the violations a report can show
+        # get one (a document with 80,000 unknown members took 18 s, nearly all of it suggesting).
+        violation = _violation(error, index < SUGGESTED_VIOLATIONS)
         if violation not in seen:
             seen.add(violation)
             out.append((violation, error))
