@@ -55,9 +55,12 @@ _ERROR_INFO_MEMBERS = tuple(member.name for member in dataclasses.fields(ErrorIn
 _ERROR_INFO_OPTIONAL = frozenset(
     member.name for member in dataclasses.fields(ErrorInfo) if member.default is not dataclasses.MISSING
 )
+_ERROR_INFO_OPTIONAL_ORDER = tuple(name for name in _ERROR_INFO_MEMBERS if name in _ERROR_INFO_OPTIONAL)
 # A whole response may nest two levels deeper than one of its members (MAX_VALUE_DEPTH).
 _RESPONSE_DEPTH = MAX_VALUE_DEPTH + 2
 _set = object.__setattr__
+
+_MaybeObject = Mapping[str, Any] | None  # a JSON object member that may be absent
 
 
 def _wire_error_info(info: object) -> object:
@@ -312,34 +315,21 @@ class ToolResponse:
 
     @classmethod
     def success(
-        cls,
-        text: str,
-        data: Mapping[str, Any] | None = None,
-        stats: Mapping[str, Any] | None = None,
-        context: Mapping[str, Any] | None = None,
+        cls, text: str, data: _MaybeObject = None, stats: _MaybeObject = None, context: _MaybeObject = None
     ) -> ToolResponse:
         """The task ran fully as intended."""
         return cls._without_error(_SUCCESS, text, data, stats, context)
 
     @classmethod
     def partial(
-        cls,
-        text: str,
-        data: Mapping[str, Any] | None = None,
-        stats: Mapping[str, Any] | None = None,
-        context: Mapping[str, Any] | None = None,
+        cls, text: str, data: _MaybeObject = None, stats: _MaybeObject = None, context: _MaybeObject = None
     ) -> ToolResponse:
         """The result is usable but discounted (truncated, sampled, rounded): ``text`` says how."""
         return cls._without_error(_PARTIAL, text, data, stats, context)
 
     @classmethod
     def _without_error(
-        cls,
-        status: ToolStatus,
-        text: str,
-        data: Mapping[str, Any] | None,
-        stats: Mapping[str, Any] | None,
-        context: Mapping[str, Any] | None,
+        cls, status: ToolStatus, text: str, data: _MaybeObject, stats: _MaybeObject, context: _MaybeObject
     ) -> ToolResponse:
         """What ``success`` and ``partial`` build: plain text and data (the common case) are
         checked by one walk and taken as they are; anything else goes through every check."""
@@ -445,12 +435,10 @@ class ToolResponse:
         info = self.error_info
         if info is not None:
             error_info: dict[str, Any] = {"code": info.code.value, "message": info.message}
-            if info.details is not None:
-                error_info["details"] = info.details
-            if info.retryable is not None:
-                error_info["retryable"] = info.retryable
-            if info.retry_after_ms is not None:
-                error_info["retry_after_ms"] = info.retry_after_ms
+            for name in _ERROR_INFO_OPTIONAL_ORDER:
+                value = getattr(info, name)
+                if value is not None:
+                    error_info[name] = value
             result["error_info"] = error_info
         if self.stats is not None:
             result["stats"] = self.stats

@@ -167,6 +167,15 @@ class _RunState:
     last_failure: dict[tuple[str, str], ToolResponse] = field(default_factory=dict)
 
 
+@dataclass(slots=True)
+class _ModelAttempts:
+    """Where one turn's calls of the model stand: attempts made, seconds waited, when this one started."""
+
+    attempt: int = 0
+    waited: float = 0.0
+    started: float = 0.0
+
+
 @dataclass(frozen=True)
 class _Attempted:
     attempts: tuple[ToolResponse, ...]
@@ -384,6 +393,26 @@ class Agent:
         )
         return wait
 
+    def _attempt_answered(
+        self, state: _RunState, index: int, attempts: _ModelAttempts, reply: ModelReply
+    ) -> ModelReply:
+        """The model answered: record its output and hand the reply back."""
+        elapsed_ms = (self._clock() - attempts.started) * 1000
+        self._model_output(state, index, attempts.attempt, reply, elapsed_ms)
+        return reply
+
+    def _attempt_failed(
+        self, state: _RunState, index: int, attempts: _ModelAttempts, exc: Exception
+    ) -> float | ModelError:
+        """The model failed: how long to wait before the next attempt, or the error to give up with."""
+        error = _model_failure(exc)
+        wait = self._model_retry_wait(state, index, attempts.attempt, error, attempts.waited)
+        if wait is None:
+            return self._gave_up(error, attempts.attempt + 1, attempts.waited)
+        attempts.waited += wait
+        attempts.attempt += 1
+        return wait
+
     def _gave_up(self, error: ModelError, attempts: int, waited_s: float) -> ModelError:
         if attempts <= 1:
             return error
@@ -396,42 +425,32 @@ class Agent:
         )
 
     def _complete(self, state: _RunState, index: int) -> ModelReply | ModelError:
-        waited = 0.0
-        attempt = 0
+        attempts = _ModelAttempts()
         while True:
-            started = self._clock()
+            attempts.started = self._clock()
             try:
                 reply = _checked(self.model.complete(state.messages, state.tools))
             except Exception as exc:
-                error = _model_failure(exc)
+                wait = self._attempt_failed(state, index, attempts, exc)
+                if isinstance(wait, ModelError):
+                    return wait
+                self._sleep(wait)
             else:
-                self._model_output(state, index, attempt, reply, (self._clock() - started) * 1000)
-                return reply
-            wait = self._model_retry_wait(state, index, attempt, error, waited)
-            if wait is None:
-                return self._gave_up(error, attempt + 1, waited)
-            self._sleep(wait)
-            waited += wait
-            attempt += 1
+                return self._attempt_answered(state, index, attempts, reply)
 
     async def _acomplete(self, state: _RunState, index: int) -> ModelReply | ModelError:
-        waited = 0.0
-        attempt = 0
+        attempts = _ModelAttempts()
         while True:
-            started = self._clock()
+            attempts.started = self._clock()
             try:
                 reply = _checked(await self.model.acomplete(state.messages, state.tools))
             except Exception as exc:
-                error = _model_failure(exc)
+                wait = self._attempt_failed(state, index, attempts, exc)
+                if isinstance(wait, ModelError):
+                    return wait
+                await self._asleep(wait)
             else:
-                self._model_output(state, index, attempt, reply, (self._clock() - started) * 1000)
-                return reply
-            wait = self._model_retry_wait(state, index, attempt, error, waited)
-            if wait is None:
-                return self._gave_up(error, attempt + 1, waited)
-            await self._asleep(wait)
-            waited += wait
-            attempt += 1
+                return self._attempt_answered(state, index, attempts, reply)
 
     # -- tool calls ------------------------------------------------------------------------
 

@@ -45,7 +45,17 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ..agent import ModelError, ModelReply, OpenAIChatModel
 from . import _conventions as names
-from ._telemetry import Telemetry, content_json, current, masked_text, server_attributes
+from ._telemetry import (
+    CallScope,
+    Telemetry,
+    content_json,
+    current,
+    end_in_error,
+    end_span,
+    masked_text,
+    server_attributes,
+    with_error_type,
+)
 
 if TYPE_CHECKING:
     from ..agent import Agent, AgentResult
@@ -79,17 +89,8 @@ def wrap_run(original: Run) -> Run:
         telemetry = current()
         if telemetry is None:
             return original(self, *args, **kwargs)
-        span, token, state, started = _start_run(telemetry, self)
-        marker = _CURRENT_RUN.set(state)
-        try:
-            result = original(self, *args, **kwargs)
-        except BaseException as error:
-            _CURRENT_RUN.reset(marker)
-            _end_run_raised(telemetry, self, span, token, started, error)
-            raise
-        _CURRENT_RUN.reset(marker)
-        _end_run(telemetry, self, span, token, started, state, result)
-        return result
+        with _start_run(telemetry, self) as scope:
+            return scope.ended(original(self, *args, **kwargs))
 
     return run
 
@@ -100,17 +101,8 @@ def wrap_arun(original: AsyncRun) -> AsyncRun:
         telemetry = current()
         if telemetry is None:
             return await original(self, *args, **kwargs)
-        span, token, state, started = _start_run(telemetry, self)
-        marker = _CURRENT_RUN.set(state)
-        try:
-            result = await original(self, *args, **kwargs)
-        except BaseException as error:
-            _CURRENT_RUN.reset(marker)
-            _end_run_raised(telemetry, self, span, token, started, error)
-            raise
-        _CURRENT_RUN.reset(marker)
-        _end_run(telemetry, self, span, token, started, state, result)
-        return result
+        with _start_run(telemetry, self) as scope:
+            return scope.ended(await original(self, *args, **kwargs))
 
     return arun
 
@@ -138,13 +130,20 @@ def _agent_attributes(agent: Agent) -> dict[str, Any]:
     }
 
 
-def _start_run(telemetry: Telemetry, agent: Agent) -> tuple[trace.Span, object, _Run, float]:
+def _start_run(telemetry: Telemetry, agent: Agent) -> CallScope[AgentResult]:
+    """The run's span, started and current, and the run's state current until the run ends."""
     _instrument_model_class(type(agent.model))
     span = telemetry.tracer.start_span(
         "invoke_agent", kind=SpanKind.INTERNAL, attributes=_agent_attributes(agent)
     )
     token = context.attach(trace.set_span_in_context(span))
-    return span, token, _Run(), time.perf_counter()
+    state, started = _Run(), time.perf_counter()
+    return CallScope(
+        _CURRENT_RUN,
+        state,
+        functools.partial(_end_run_raised, telemetry, agent, span, token, started),
+        functools.partial(_end_run, telemetry, agent, span, token, started, state),
+    )
 
 
 def _end_run(
@@ -182,8 +181,7 @@ def _end_run(
     except Exception:  # the telemetry never changes the run's result
         _log.exception("could not record an agent run")
     finally:
-        context.detach(token)  # type: ignore[arg-type]
-        span.end()
+        end_span(span, token)
 
 
 def _end_run_raised(
@@ -191,21 +189,12 @@ def _end_run_raised(
 ) -> None:
     duration = time.perf_counter() - started
     error_type = type(error).__qualname__
-    try:
-        if span.is_recording():
-            span.set_attribute(names.ERROR_TYPE, error_type)
-            span.set_status(Status(StatusCode.ERROR, masked_text(str(error) or error_type)))
-    finally:
-        context.detach(token)  # type: ignore[arg-type]
-        span.end()
+    end_in_error(span, token, error_type, str(error) or error_type)
     telemetry.agent_duration.record(duration, _agent_metric_attributes(agent, error_type))
 
 
 def _agent_metric_attributes(agent: Agent, error_type: str | None) -> dict[str, Any]:
-    attributes = _agent_attributes(agent)
-    if error_type is not None:
-        attributes[names.ERROR_TYPE] = error_type
-    return attributes
+    return with_error_type(_agent_attributes(agent), error_type)
 
 
 # -- the model's calls ---------------------------------------------------------------------
@@ -256,14 +245,8 @@ def _wrap_complete(method: Callable[..., ModelReply]) -> Callable[..., ModelRepl
         telemetry = current()
         if telemetry is None or _IN_CHAT.get():
             return method(self, messages, tools)
-        span, token, started, marker = _start_chat(telemetry, self, messages)
-        try:
-            reply = method(self, messages, tools)
-        except BaseException as error:
-            _end_chat_raised(telemetry, self, span, token, started, marker, error)
-            raise
-        _end_chat(telemetry, self, span, token, started, marker, reply)
-        return reply
+        with _start_chat(telemetry, self, messages) as scope:
+            return scope.ended(method(self, messages, tools))
 
     return complete
 
@@ -276,14 +259,8 @@ def _wrap_acomplete(
         telemetry = current()
         if telemetry is None or _IN_CHAT.get():
             return await method(self, messages, tools)
-        span, token, started, marker = _start_chat(telemetry, self, messages)
-        try:
-            reply = await method(self, messages, tools)
-        except BaseException as error:
-            _end_chat_raised(telemetry, self, span, token, started, marker, error)
-            raise
-        _end_chat(telemetry, self, span, token, started, marker, reply)
-        return reply
+        with _start_chat(telemetry, self, messages) as scope:
+            return scope.ended(await method(self, messages, tools))
 
     return acomplete
 
@@ -302,7 +279,8 @@ def _chat_attributes(model: Any) -> dict[str, Any]:
 
 def _start_chat(
     telemetry: Telemetry, model: Any, messages: Sequence[Mapping[str, Any]]
-) -> tuple[trace.Span, object, float, contextvars.Token[bool]]:
+) -> CallScope[ModelReply]:
+    """The chat span, started and current, and "in a chat" current until the call ends."""
     attributes = _chat_attributes(model)
     if telemetry.capture_content:
         attributes[names.INPUT_MESSAGES] = content_json(_input_messages(messages))
@@ -310,16 +288,20 @@ def _start_chat(
         f"chat {attributes[names.REQUEST_MODEL]}", kind=SpanKind.CLIENT, attributes=attributes
     )
     token = context.attach(trace.set_span_in_context(span))
-    return span, token, time.perf_counter(), _IN_CHAT.set(True)
+    started = time.perf_counter()
+    return CallScope(
+        _IN_CHAT,
+        True,
+        functools.partial(_end_chat_raised, telemetry, model, span, token, started),
+        functools.partial(_end_chat, telemetry, model, span, token, started),
+    )
 
 
 def _chat_metric_attributes(model: Any, reply: ModelReply | None, error_type: str | None) -> dict[str, Any]:
     attributes = _chat_attributes(model)
     if reply is not None and reply.model:
         attributes[names.RESPONSE_MODEL] = reply.model
-    if error_type is not None:
-        attributes[names.ERROR_TYPE] = error_type
-    return attributes
+    return with_error_type(attributes, error_type)
 
 
 def _end_chat(
@@ -328,11 +310,9 @@ def _end_chat(
     span: trace.Span,
     token: object,
     started: float,
-    marker: contextvars.Token[bool],
     reply: Any,
 ) -> None:
     duration = time.perf_counter() - started
-    _IN_CHAT.reset(marker)
     if not isinstance(reply, ModelReply):  # the agent answers it as a model error; the span says so too
         _finish_chat_error(telemetry, model, span, token, duration, "API_ERROR", "not a ModelReply")
         return
@@ -357,8 +337,7 @@ def _end_chat(
     except Exception:  # the telemetry never changes the model's reply
         _log.exception("could not record a chat call")
     finally:
-        context.detach(token)  # type: ignore[arg-type]
-        span.end()
+        end_span(span, token)
 
 
 def _end_chat_raised(
@@ -367,11 +346,9 @@ def _end_chat_raised(
     span: trace.Span,
     token: object,
     started: float,
-    marker: contextvars.Token[bool],
     error: BaseException,
 ) -> None:
     duration = time.perf_counter() - started
-    _IN_CHAT.reset(marker)
     if isinstance(error, ModelError):
         error_type = str(getattr(error.code, "value", error.code))
         message = str(error.message)
@@ -393,13 +370,7 @@ def _finish_chat_error(
     run = _CURRENT_RUN.get()
     if run is not None:
         run.last_error = error_type
-    try:
-        if span.is_recording():
-            span.set_attribute(names.ERROR_TYPE, error_type)
-            span.set_status(Status(StatusCode.ERROR, masked_text(message)))
-    finally:
-        context.detach(token)  # type: ignore[arg-type]
-        span.end()
+    end_in_error(span, token, error_type, message)
     telemetry.chat_duration.record(duration, _chat_metric_attributes(model, None, error_type))
 
 

@@ -10,28 +10,38 @@ writer's ``mask_secrets`` before it becomes an attribute.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
-from typing import Any
+from types import TracebackType
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
-from opentelemetry import metrics, trace
+from opentelemetry import context, metrics, trace
+from opentelemetry.trace import Status, StatusCode
 
 from ..tools import mask_secrets
 from . import _conventions as names
 
 __all__ = [
+    "CallScope",
     "Telemetry",
     "content_json",
     "current",
+    "end_in_error",
+    "end_span",
     "install",
     "masked_text",
     "server_attributes",
     "uninstall",
+    "with_error_type",
 ]
 
 _SCOPE = "toolresponse.otel"
 
 _TEXT_LIMIT = 300
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,24 +75,13 @@ def install(
     meter = metrics.get_meter(_SCOPE, version, meter_provider=meter_provider)
     telemetry = Telemetry(
         tracer=tracer,
-        tool_duration=meter.create_histogram(
-            names.EXECUTE_TOOL_DURATION,
-            unit="s",
-            description="The duration of a single tool execution.",
-            explicit_bucket_boundaries_advisory=list(names.DURATION_BUCKETS),
+        tool_duration=_duration(
+            meter, names.EXECUTE_TOOL_DURATION, "The duration of a single tool execution."
         ),
-        agent_duration=meter.create_histogram(
-            names.INVOKE_AGENT_DURATION,
-            unit="s",
-            description="The end-to-end duration of a single agent invocation.",
-            explicit_bucket_boundaries_advisory=list(names.DURATION_BUCKETS),
+        agent_duration=_duration(
+            meter, names.INVOKE_AGENT_DURATION, "The end-to-end duration of a single agent invocation."
         ),
-        chat_duration=meter.create_histogram(
-            names.CLIENT_OPERATION_DURATION,
-            unit="s",
-            description="GenAI operation duration.",
-            explicit_bucket_boundaries_advisory=list(names.DURATION_BUCKETS),
-        ),
+        chat_duration=_duration(meter, names.CLIENT_OPERATION_DURATION, "GenAI operation duration."),
         token_usage=meter.create_histogram(
             names.CLIENT_TOKEN_USAGE,
             unit="{token}",
@@ -93,6 +92,83 @@ def install(
     )
     _current = telemetry
     return telemetry
+
+
+class CallScope(Generic[R]):
+    """One wrapped call's context variable, set while the call runs and reset before its span ends.
+
+    ``with scope: return scope.ended(call())``: ``ended`` resets the variable and hands the
+    result to ``returned``; a call that raises (cancellation too) resets it and hands the
+    exception to ``raised``, then the exception goes on.
+    """
+
+    __slots__ = ("_marker", "_raised", "_returned", "_variable")
+
+    def __init__(
+        self,
+        variable: ContextVar[Any],
+        value: object,
+        raised: Callable[[BaseException], None],
+        returned: Callable[[R], None],
+    ) -> None:
+        self._variable = variable
+        self._raised = raised
+        self._returned = returned
+        self._marker: Token[Any] | None = variable.set(value)
+
+    def __enter__(self) -> CallScope[R]:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if error is not None and self._marker is not None:
+            self._reset()
+            self._raised(error)
+
+    def ended(self, result: R) -> R:
+        """Reset the variable, report the result, and give it back."""
+        self._reset()
+        self._returned(result)
+        return result
+
+    def _reset(self) -> None:
+        marker, self._marker = self._marker, None
+        if marker is not None:
+            self._variable.reset(marker)
+
+
+def _duration(meter: metrics.Meter, name: str, description: str) -> metrics.Histogram:
+    """A duration histogram in seconds with the conventions' buckets."""
+    return meter.create_histogram(
+        name,
+        unit="s",
+        description=description,
+        explicit_bucket_boundaries_advisory=list(names.DURATION_BUCKETS),
+    )
+
+
+def end_span(span: trace.Span, token: object) -> None:
+    """Take the span out of the current context and end it."""
+    context.detach(token)  # type: ignore[arg-type]
+    span.end()
+
+
+def end_in_error(span: trace.Span, token: object, error_type: str, message: str) -> None:
+    """End the span with ``error.type`` and an ERROR status (the message, secrets masked)."""
+    try:
+        if span.is_recording():
+            span.set_attribute(names.ERROR_TYPE, error_type)
+            span.set_status(Status(StatusCode.ERROR, masked_text(message)))
+    finally:
+        end_span(span, token)
+
+
+def with_error_type(attributes: dict[str, Any], error_type: str | None) -> dict[str, Any]:
+    """The attributes, with ``error.type`` when there is one."""
+    if error_type is not None:
+        attributes[names.ERROR_TYPE] = error_type
+    return attributes
 
 
 def uninstall() -> None:

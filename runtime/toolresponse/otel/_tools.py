@@ -51,7 +51,16 @@ from toolresponse_generated import ERROR_CODE_INFO
 from ..tools import StateChange, mask_secrets
 from . import _conventions as names
 from ._mcp import MCP_ATTRIBUTES
-from ._telemetry import Telemetry, content_json, current, masked_text
+from ._telemetry import (
+    CallScope,
+    Telemetry,
+    content_json,
+    current,
+    end_in_error,
+    end_span,
+    masked_text,
+    with_error_type,
+)
 
 if TYPE_CHECKING:
     from .. import ToolResponse
@@ -93,19 +102,11 @@ def wrap_execute(original: Execute) -> Execute:
         telemetry = current()
         if telemetry is None:
             return original(self, name, params, call_id=call_id, **options)
-        call = _started(telemetry, self, name, call_id)
-        if call is None:
+        scope = _started(telemetry, self, name, params, call_id)
+        if scope is None:
             return original(self, name, params, call_id=call_id, **options)
-        marker = _CURRENT_TOOL.set(call)
-        try:
-            response = original(self, name, params, call_id=call_id, **options)
-        except BaseException as error:
-            _CURRENT_TOOL.reset(marker)
-            _raised(telemetry, call, error)
-            raise
-        _CURRENT_TOOL.reset(marker)
-        _finish(telemetry, call, self, name, params, response)
-        return response
+        with scope:
+            return scope.ended(original(self, name, params, call_id=call_id, **options))
 
     return execute
 
@@ -120,19 +121,11 @@ def wrap_aexecute(original: AsyncExecute) -> AsyncExecute:
         telemetry = current()
         if telemetry is None:
             return await original(self, name, params, call_id=call_id, **options)
-        call = _started(telemetry, self, name, call_id)
-        if call is None:
+        scope = _started(telemetry, self, name, params, call_id)
+        if scope is None:
             return await original(self, name, params, call_id=call_id, **options)
-        marker = _CURRENT_TOOL.set(call)
-        try:
-            response = await original(self, name, params, call_id=call_id, **options)
-        except BaseException as error:  # cancellation too: the span must end
-            _CURRENT_TOOL.reset(marker)
-            _raised(telemetry, call, error)
-            raise
-        _CURRENT_TOOL.reset(marker)
-        _finish(telemetry, call, self, name, params, response)
-        return response
+        with scope:
+            return scope.ended(await original(self, name, params, call_id=call_id, **options))
 
     return aexecute
 
@@ -147,13 +140,21 @@ def _shown(name: Any) -> str:
     return text if len(text) <= _NAME_LIMIT else text[: _NAME_LIMIT - 1] + "…"
 
 
-def _started(telemetry: Telemetry, registry: ToolRegistry, name: Any, call_id: Any) -> _ToolCall | None:
-    """The call's span, started and current; None (the call runs untraced) if that failed."""
+def _started(
+    telemetry: Telemetry, registry: ToolRegistry, name: Any, params: Any, call_id: Any
+) -> CallScope[ToolResponse] | None:
+    """The call's span, started and current until the call ends; None (untraced) if that failed."""
     try:
-        return _start(telemetry, registry, name, call_id)
+        call = _start(telemetry, registry, name, call_id)
     except Exception:
         _log.exception("could not start the span of a call of tool %r", name)
         return None
+    return CallScope(
+        _CURRENT_TOOL,
+        call,
+        functools.partial(_raised, telemetry, call),
+        functools.partial(_finish, telemetry, call, registry, name, params),
+    )
 
 
 def _start(telemetry: Telemetry, registry: ToolRegistry, name: Any, call_id: Any) -> _ToolCall:
@@ -186,9 +187,7 @@ def _metric_attributes(call: _ToolCall, status: str, error_type: str | None) -> 
         names.TOOL_TYPE: "function",
         names.STATUS: status,
     }
-    if error_type is not None:
-        attributes[names.ERROR_TYPE] = error_type
-    return attributes
+    return with_error_type(attributes, error_type)
 
 
 def _finish(
@@ -214,8 +213,7 @@ def _finish(
     except Exception:  # the telemetry never changes the call's answer
         _log.exception("could not record the call of tool %r", call.tool)
     finally:
-        context.detach(call.token)  # type: ignore[arg-type]
-        span.end()
+        end_span(span, call.token)
 
 
 def _end_attributes(
@@ -261,15 +259,8 @@ def _end_attributes(
 def _raised(telemetry: Telemetry, call: _ToolCall, error: BaseException) -> None:
     """The call raised (KeyboardInterrupt, SystemExit, cancellation): the span ends in error."""
     duration = time.perf_counter() - call.started
-    span = call.span
     error_type = type(error).__qualname__
-    try:
-        if span.is_recording():
-            span.set_attribute(names.ERROR_TYPE, error_type)
-            span.set_status(Status(StatusCode.ERROR, masked_text(str(error) or error_type)))
-    finally:
-        context.detach(call.token)  # type: ignore[arg-type]
-        span.end()
+    end_in_error(call.span, call.token, error_type, str(error) or error_type)
     telemetry.tool_duration.record(duration, _metric_attributes(call, "error", error_type))
 
 

@@ -267,9 +267,8 @@ def _denial_code(code: Any) -> ErrorCode:
 # -- the built-in policies -----------------------------------------------------------------------
 
 
-class AllowList:
-    """Callers matching ``callers`` may call only the tools matching ``tools``; other callers are
-    not concerned. Refusals are ACCESS_DENIED unless ``code`` says otherwise."""
+class _ToolList:
+    """What an allow-list and a deny-list share: the tools and callers they match, the refusal's code."""
 
     def __init__(
         self,
@@ -283,7 +282,12 @@ class AllowList:
         self.code = _denial_code(code)
 
     def __repr__(self) -> str:
-        return f"AllowList({self.tools!r}, callers={self.callers!r})"
+        return f"{type(self).__name__}({self.tools!r}, callers={self.callers!r})"
+
+
+class AllowList(_ToolList):
+    """Callers matching ``callers`` may call only the tools matching ``tools``; other callers are
+    not concerned. Refusals are ACCESS_DENIED unless ``code`` says otherwise."""
 
     def may_list(self, caller: str, spec: ToolSpec, writes: bool, /) -> bool:
         return not self.callers(caller) or self.tools(spec.name)
@@ -298,23 +302,9 @@ class AllowList:
         )
 
 
-class DenyList:
+class DenyList(_ToolList):
     """Callers matching ``callers`` may not call the tools matching ``tools``. Refusals are
     ACCESS_DENIED unless ``code`` says otherwise."""
-
-    def __init__(
-        self,
-        tools: str | Iterable[str],
-        *,
-        callers: str | Iterable[str] = "*",
-        code: ErrorCode = ErrorCode.ACCESS_DENIED,
-    ) -> None:
-        self.tools = _Glob(tools, "tools")
-        self.callers = _Glob(callers, "callers")
-        self.code = _denial_code(code)
-
-    def __repr__(self) -> str:
-        return f"DenyList({self.tools!r}, callers={self.callers!r})"
 
     def may_list(self, caller: str, spec: ToolSpec, writes: bool, /) -> bool:
         return not (self.callers(caller) and self.tools(spec.name))
