@@ -16,7 +16,8 @@ import sys
 from typing import IO
 
 from ..interop import DIALECTS, convert
-from ..validation import EXIT_ERROR, is_terminal
+from ..validation import EXIT_ERROR
+from ._input import input_paths
 
 __all__ = ["add_arguments", "run"]
 
@@ -44,15 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
-    paths = list(args.paths)
-    if not paths:
-        if is_terminal(sys.stdin if stdin is None else stdin):
-            print(
-                f"{PROGRAM}: no input: name a file or directory, or pipe records to standard input",
-                file=sys.stderr,
-            )
-            return EXIT_ERROR
-        paths = ["-"]
+    paths = input_paths(args.paths, stdin, program=PROGRAM, what="records")
+    if paths is None:
+        return EXIT_ERROR
     result = convert(
         args.source,
         args.target,

@@ -14,7 +14,8 @@ from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
 from ..interop import DIALECTS
-from ..validation import EXIT_ERROR, expand, is_terminal, report
+from ..validation import EXIT_ERROR, expand, report
+from ._input import input_paths
 
 if TYPE_CHECKING:
     from ..validation import Batch, Options, Record, Source
@@ -92,16 +93,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
-    paths: Sequence[str] = args.paths
     source_stream = sys.stdin.buffer if stdin is None else stdin
-    if not paths:
-        if is_terminal(sys.stdin if stdin is None else stdin):
-            print(
-                f"{PROGRAM}: no input: name a file or directory, or pipe responses to standard input",
-                file=sys.stderr,
-            )
-            return EXIT_ERROR
-        paths = ["-"]
+    paths = input_paths(args.paths, stdin, program=PROGRAM, what="responses")
+    if paths is None:
+        return EXIT_ERROR
     if args.dialect != "toolresponse" and args.scheduler is not None:
         print(
             f"{PROGRAM}: --from checks in this process only; it cannot be combined with --scheduler",
