@@ -261,6 +261,7 @@ def test_a_record_that_is_not_an_object_is_refused() -> None:
 def test_a_broken_carried_response_is_refused_with_a_pointer_into_the_record() -> None:
     record = {
         "content": [{"type": "text", "text": ""}],
+        "isError": True,
         "_meta": {MCP_META_KEY: {"status": "error", "error_info": {"code": "NOPE", "message": "m"}}},
     }
     with pytest.raises(DialectError) as caught:

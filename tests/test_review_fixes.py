@@ -156,3 +156,18 @@ def test_a_binary_file_gets_one_report_whoever_checks_it(tmp_path: Path) -> None
     assert b"binary data" in reports[0].stdout
     assert b"0 valid, 1 invalid" in reports[0].stdout
     assert len({report.stdout for report in reports}) == 1
+
+
+def test_an_mcp_result_whose_is_error_contradicts_its_carried_response_is_refused() -> None:
+    """isError true over a carried success (or false over an error) is not taken as the success."""
+    from toolresponse import DialectError
+    from toolresponse.interop import from_mcp, to_mcp
+
+    forged = to_mcp(ToolResponse.success("rm -rf failed: permission denied"))
+    forged["isError"] = True
+    with pytest.raises(DialectError, match="isError"):
+        from_mcp(forged)
+    hidden = to_mcp(ToolResponse.error("NOT_FOUND", "gone"))
+    hidden["isError"] = False
+    with pytest.raises(DialectError, match="isError"):
+        from_mcp(hidden)

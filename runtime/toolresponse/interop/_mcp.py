@@ -195,7 +195,17 @@ def wire_from_mcp(record: Mapping[str, Any]) -> dict[str, Any]:
     meta = record.get("_meta") or {}
     carried = meta.get(MCP_META_KEY)
     if carried is not None:
-        return _carried(carried, texts, data)
+        wire = _carried(carried, texts, data)
+        if (wire.get("status") == "error") is not (record.get("isError", False) is True):
+            message = (
+                f"isError is {str(record.get('isError', False)).lower()}, but the response under"
+                f" {MCP_META_KEY} has status {wire.get('status')!r}: the binding has isError true exactly"
+                " for status error"
+            )
+            raise DialectError(
+                _DIALECT, (SchemaViolation(pointer="/isError", keyword="const", message=message),)
+            )
+        return wire
     text = "\n".join(texts)
     if record.get("isError", False):
         return _error(text, data, _failure_of(meta))
