@@ -133,6 +133,10 @@ def wrap_aexecute(original: AsyncExecute) -> AsyncExecute:
 # -- one call ------------------------------------------------------------------------------
 
 
+UNKNOWN_TOOL = "_unknown"
+"""The tool name of the duration metric for a call of a tool the registry does not have."""
+
+
 def _shown(name: Any) -> str:
     """An unregistered name as the span shows it: text, secrets masked, at most 200 characters."""
     text = name if isinstance(name, str) else repr(name)
@@ -175,7 +179,10 @@ def _start(telemetry: Telemetry, registry: ToolRegistry, name: Any, call_id: Any
     if mcp:
         attributes.update(mcp)
     _watch(registry)
-    span = telemetry.tracer.start_span(f"execute_tool {tool}", kind=SpanKind.INTERNAL, attributes=attributes)
+    # An unregistered name is whatever a model or a remote caller sent: it names no span and no
+    # metric series (their number would be the caller's to choose), only the span's attribute.
+    span_name = f"execute_tool {tool}" if known else "execute_tool"
+    span = telemetry.tracer.start_span(span_name, kind=SpanKind.INTERNAL, attributes=attributes)
     token = context.attach(trace.set_span_in_context(span))
     return _ToolCall(span=span, tool=tool, known=known, started=time.perf_counter(), token=token)
 
@@ -183,7 +190,7 @@ def _start(telemetry: Telemetry, registry: ToolRegistry, name: Any, call_id: Any
 def _metric_attributes(call: _ToolCall, status: str, error_type: str | None) -> dict[str, Any]:
     attributes: dict[str, Any] = {
         names.OPERATION_NAME: "execute_tool",
-        names.TOOL_NAME: call.tool,
+        names.TOOL_NAME: call.tool if call.known else UNKNOWN_TOOL,
         names.TOOL_TYPE: "function",
         names.STATUS: status,
     }
