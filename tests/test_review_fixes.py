@@ -171,3 +171,27 @@ def test_an_mcp_result_whose_is_error_contradicts_its_carried_response_is_refuse
     hidden["isError"] = False
     with pytest.raises(DialectError, match="isError"):
         from_mcp(hidden)
+
+
+BROKEN_PEER = Path(__file__).resolve().parent / "mcp" / "broken_peer.py"
+
+
+def _call_broken(tmp_path: Path, mode: str) -> ToolResponse:
+    from toolresponse.mcp import attach
+
+    registry = ToolRegistry()
+    with attach(registry, [sys.executable, str(BROKEN_PEER), mode], timeout_s=60):
+        return registry.execute("t", {})
+
+
+def test_a_result_the_sdk_rejects_is_an_api_error_not_a_lost_connection(tmp_path: Path) -> None:
+    response = _call_broken(tmp_path, "junk_result")
+    assert "API_ERROR" == (response.code and response.code.value)
+    assert not response.is_retryable
+
+
+@pytest.mark.parametrize("mode", ["error_rpc", "secret_text"])
+def test_a_remote_error_is_masked_as_a_local_one_is(tmp_path: Path, mode: str) -> None:
+    response = _call_broken(tmp_path, mode)
+    assert response.is_error
+    assert "sk-live-abcdefghijklmnop0123" not in response.to_json()

@@ -39,7 +39,7 @@ from toolresponse_generated import ErrorCode
 from .._errors import DialectError, McpConnectError, ToolDefinitionError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
-from ..tools import Tool, ToolRegistry
+from ..tools import Tool, ToolRegistry, mask_secrets
 
 __all__ = ["DEFAULT_TIMEOUT_S", "McpConnectError", "McpConnection", "McpTool", "attach", "connect"]
 
@@ -69,6 +69,14 @@ def leaf_error(error: BaseException) -> BaseException:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return error
+
+
+def _masked(response: ToolResponse) -> ToolResponse:
+    """A remote error with secrets masked in its text, message and details, as the registry masks
+    a local tool's exception text (a server's error may quote a key or a token)."""
+    if not response.is_error:
+        return response
+    return ToolResponse.from_dict(mask_secrets(response.to_dict()))
 
 
 def _network_error(message: str, *, target: str, cause: BaseException | None = None) -> ToolResponse:
@@ -305,10 +313,11 @@ class McpConnection:
                 f"The MCP server {self.description} answered tool {tool!r} with an invalid result: {error}",
                 details={"server": self.description, "violations": [v.to_dict() for v in error.errors[:20]]},
             )
-        return response
+        return _masked(response)
 
     def _call_failure(self, tool: str, error: Exception, session: asyncio.Task[None] | None) -> ToolResponse:
         from mcp import MCPError
+        from pydantic import ValidationError
 
         error = leaf_error(error)  # type: ignore[assignment]
         if isinstance(error, MCPError) and error.code != _CONNECTION_CLOSED:
@@ -316,7 +325,25 @@ class McpConnection:
             coded: ToolResponse = from_mcp_error(
                 error.error.model_dump(mode="json", exclude_none=True), tool=tool
             )
-            return coded
+            return _masked(coded)
+        if isinstance(error, ValidationError):  # the server answered, with a result the SDK rejects
+            self._check_alive(session)
+            return ToolResponse.error(
+                ErrorCode.API_ERROR,
+                f"The MCP server {self.description} answered tool {tool!r} with an invalid result"
+                f" ({error.error_count()} violations of the MCP result shape).",
+                details={
+                    "server": self.description,
+                    "violations": [
+                        {
+                            "at": "/".join(map(str, found["loc"])),
+                            "type": found["type"],
+                            "message": found["msg"],
+                        }
+                        for found in error.errors(include_input=False)[:20]
+                    ],
+                },
+            )
         self._broken(session)
         return _network_error(
             f"The MCP server {self.description} went away during the call of tool {tool!r}: "

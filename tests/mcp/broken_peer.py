@@ -1,0 +1,56 @@
+"""A deliberately broken MCP peer for the client's tests (the real servers are tested elsewhere).
+
+It speaks just enough JSON-RPC over stdio to be initialised and listed, then answers each
+``tools/call`` the way its mode (``sys.argv[1]``) says: ``junk_result`` (a result outside the MCP
+shape), ``error_rpc`` (a JSON-RPC error quoting a key), ``secret_text`` (an error result quoting a
+bearer token).
+"""
+
+import json
+import sys
+
+SECRET = "sk-live-abcdefghijklmnop0123"
+
+
+def send(message: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def answer(ident: object, mode: str) -> dict[str, object]:
+    if mode == "junk_result":
+        return {"jsonrpc": "2.0", "id": ident, "result": {"content": "not a list", "isError": "yes"}}
+    if mode == "error_rpc":
+        return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32603, "message": f"boom api_key={SECRET}"}}
+    text = f"auth failed: Authorization: Bearer {SECRET}"
+    return {
+        "jsonrpc": "2.0",
+        "id": ident,
+        "result": {"isError": True, "content": [{"type": "text", "text": text}]},
+    }
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    for line in sys.stdin:
+        message = json.loads(line)
+        method, ident = message.get("method"), message.get("id")
+        if method == "initialize":
+            info = {"name": "broken", "version": "0"}
+            result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}}}
+            send({"jsonrpc": "2.0", "id": ident, "result": {**result, "serverInfo": info}})
+        elif method == "tools/list":
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ident,
+                    "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]},
+                }
+            )
+        elif method == "tools/call":
+            send(answer(ident, mode))
+        elif ident is not None:
+            send({"jsonrpc": "2.0", "id": ident, "result": {}})
+
+
+main()
