@@ -195,3 +195,32 @@ def test_a_remote_error_is_masked_as_a_local_one_is(tmp_path: Path, mode: str) -
     response = _call_broken(tmp_path, mode)
     assert response.is_error
     assert "sk-live-abcdefghijklmnop0123" not in response.to_json()
+
+
+def test_a_cooperative_tool_runs_on_the_callers_thread_and_loop() -> None:
+    """A tool that only waits on work done elsewhere (an MCP tool) is called where the caller is,
+    without the hop to a thread of its own; any other tool runs on its own threads."""
+    import asyncio
+    import threading
+
+    from toolresponse import Tool
+
+    class Elsewhere(Tool):
+        cooperative = True
+
+        def run(self, params: dict[str, object]) -> ToolResponse:
+            return ToolResponse.success(threading.current_thread().name)
+
+        async def arun(self, params: dict[str, object]) -> ToolResponse:
+            return ToolResponse.success(threading.current_thread().name)
+
+    class Blocking(Elsewhere):
+        cooperative = False
+
+    registry = ToolRegistry(default_timeout_s=30)
+    registry.register(Elsewhere(name="elsewhere"))
+    registry.register(Blocking(name="blocking"))
+    here = threading.current_thread().name
+    assert here == registry.execute("elsewhere").text
+    assert here == asyncio.run(registry.aexecute("elsewhere")).text
+    assert registry.execute("blocking").text.startswith("toolresponse-blocking-")

@@ -50,6 +50,8 @@ DEFAULT_TIMEOUT_S: Final = 30.0
 _CONNECT_TIMEOUT_S: Final = 30.0
 _CLOSE_TIMEOUT_S: Final = 10.0
 _CONNECTION_CLOSED: Final = -32000
+_REQUEST_TIMEOUT: Final = -32001
+"""The SDK's code for a request it stopped waiting for (its read timeout, ours per call)."""
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _PERMISSIVE: Final[dict[str, Any]] = {"type": "object"}
 
@@ -296,12 +298,7 @@ class McpConnection:
             result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
         except TimeoutError:
             self._check_alive(session)
-            return ToolResponse.error(
-                ErrorCode.TIMEOUT,
-                f"The MCP server {self.description} did not answer tool {tool!r} within "
-                f"{self._call_timeout_s:g} s.",
-                details={"server": self.description, "timeout_s": self._call_timeout_s},
-            )
+            return self._timed_out(tool)
         except Exception as error:
             return self._call_failure(tool, error, session)
         record = result.model_dump(by_alias=True, exclude_none=True, mode="json")
@@ -315,11 +312,22 @@ class McpConnection:
             )
         return _masked(response)
 
+    def _timed_out(self, tool: str) -> ToolResponse:
+        return ToolResponse.error(
+            ErrorCode.TIMEOUT,
+            f"The MCP server {self.description} did not answer tool {tool!r}"
+            f" within {self._call_timeout_s:g} s.",
+            details={"server": self.description, "timeout_s": self._call_timeout_s},
+        )
+
     def _call_failure(self, tool: str, error: Exception, session: asyncio.Task[None] | None) -> ToolResponse:
         from mcp import MCPError
         from pydantic import ValidationError
 
         error = leaf_error(error)  # type: ignore[assignment]
+        if isinstance(error, MCPError) and error.code == _REQUEST_TIMEOUT:
+            self._check_alive(session)
+            return self._timed_out(tool)
         if isinstance(error, MCPError) and error.code != _CONNECTION_CLOSED:
             self._check_alive(session)
             coded: ToolResponse = from_mcp_error(
@@ -430,6 +438,13 @@ class McpTool(Tool):
             parameters=schema if isinstance(schema, Mapping) else _PERMISSIVE,
             timeout_s=timeout_s,
         )
+
+    # The call runs on the connection's own loop, under the connection's timeout: nothing here
+    # blocks the thread or loop it is called on, so the registry need not hop to a thread.
+    cooperative = True
+
+    def run(self, params: dict[str, Any]) -> ToolResponse:
+        return self.connection.call(self.remote_name, params)
 
     async def arun(self, params: dict[str, Any]) -> ToolResponse:
         return await self.connection.acall(self.remote_name, params)

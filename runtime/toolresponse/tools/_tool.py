@@ -172,6 +172,11 @@ class Tool:
     writes: bool = False
     """Whether the tool changes state (``ReadOnly`` policies refuse such tools); ``register(...,
     writes=True)`` marks one registration so without changing the class."""
+    cooperative: bool = False
+    """Whether the tool only waits on work done elsewhere (another process, another event loop)
+    and keeps its own deadline, so that it never blocks the thread or loop it is called on: the
+    registry then calls it there, without the hop to a thread of its own (an MCP tool, whose call
+    runs on its connection's loop). Its ``timeout_s`` is then the tool's to keep."""
 
     def __init__(
         self,
@@ -753,6 +758,7 @@ class PreparedTool:
         "_sync_function",
         "_sync_run",
         "call_timeout_s",
+        "cooperative",
         "description",
         "mask",
         "name",
@@ -797,6 +803,7 @@ class PreparedTool:
         self.call_timeout_s = default_timeout_s if self.timeout_s is None else self.timeout_s
         self.threads = ToolThreads(self.name, _check_max_threads(max_threads, where))
         self.mask = bool(mask)
+        self.cooperative = tool.cooperative is True
         kind = type(tool)
         has_run = kind.run is not Tool.run
         has_arun = kind.arun is not Tool.arun
@@ -936,7 +943,7 @@ class PreparedTool:
         the result is checked, never raised (but for ``INTERRUPTS``)."""
         sync_run = self._sync_run
         if sync_run is not None:
-            if timeout_s is None:
+            if timeout_s is None or self.cooperative:
                 try:
                     result: Any = sync_run(params)
                 except INTERRUPTS:
@@ -966,6 +973,13 @@ class PreparedTool:
         """Run the tool for an asynchronous caller, ``async_wait`` waiting for it under
         ``timeout_s``, on one of the tool's threads (never on the caller's loop); the result is
         checked, never raised (but for ``INTERRUPTS``)."""
+        if self.cooperative and self._async_run is not None:
+            try:
+                return self.checked(await self._async_run(params))
+            except INTERRUPTS:
+                raise
+            except Exception as error:
+                return self.execution_error(error)
         run: _Coroutine | None = None
         if self._sync_run is not None:
             sync_run = self._sync_run
