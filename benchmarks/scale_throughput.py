@@ -28,14 +28,19 @@ import argparse
 import os
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from validate_throughput import build_corpus, cached_bytecode_environment, repeat_file
+from validate_throughput import (
+    build_corpus,
+    cached_bytecode_environment,
+    interleaved,
+    repeat_file,
+    run_process,
+)
 
 import toolresponse.validation
 from toolresponse.validation import Options, expand
@@ -45,25 +50,6 @@ TARGET_FULL = 1.3
 TARGET_DASK_OVERHEAD = 1.3
 TIMES_LONGER = 3
 JOBS_LONGER = 5
-
-
-def measure(argv: Sequence[str]) -> tuple[float, float]:
-    """Run ``argv`` (stdout discarded): wall seconds, and CPU seconds of it and its worker processes."""
-    started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-    _, _, usage = os.wait4(process.pid, 0)
-    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
-
-
-def best_of(cases: dict[str, list[str]], repeats: int) -> dict[str, tuple[float, float]]:
-    """The fastest of ``repeats`` interleaved runs of each case."""
-    best: dict[str, tuple[float, float]] = {}
-    for _ in range(repeats):
-        for name, argv in cases.items():
-            run = measure(argv)
-            if name not in best or run[0] < best[name][0]:
-                best[name] = run
-    return best
 
 
 def peak_rss_mb() -> float:
@@ -123,11 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             cases[f"--jobs 2 --quiet{suffix}"] = [*validate, "--quiet", "--jobs", "2", str(path)]
             cases[f"--jobs 1{suffix}"] = [*validate, str(path)]
             cases[f"--jobs 2{suffix}"] = [*validate, "--jobs", "2", str(path)]
-        measure(cases["--jobs 1 --quiet"])  # page cache and bytecode cache
-        best = best_of(cases, args.repeats)
+        run_process(cases["--jobs 1 --quiet"])  # page cache and bytecode cache
+        best = interleaved(cases, args.repeats)
         long_corpus.unlink()
-        seconds = {name: run[0] for name, run in best.items()}
-        cpu = {name: run[1] for name, run in best.items()}
+        seconds = {name: run.seconds for name, run in best.items()}
+        cpu = {name: run.cpu_seconds for name, run in best.items()}
 
         cluster_options = {
             "threads_per_worker": 1,

@@ -272,6 +272,8 @@ class Run:
     seconds: float
     max_rss_kb: int
     status: int
+    cpu_seconds: float = 0.0
+    """User and system time of the process (and of the worker processes it waited for)."""
 
 
 _ENVIRONMENT: dict[str, str] = {}
@@ -286,13 +288,13 @@ def cached_bytecode_environment(cache: Path) -> dict[str, str]:
 
 
 def run_process(argv: Sequence[str]) -> Run:
-    """Run ``argv`` to completion (stdout discarded): wall time, peak memory, exit status."""
+    """Run ``argv`` to completion (stdout discarded): wall time, peak memory, exit status, CPU time."""
     start = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=_ENVIRONMENT or None)
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
-    return Run(seconds, usage.ru_maxrss, process.returncode)
+    return Run(seconds, usage.ru_maxrss, process.returncode, usage.ru_utime + usage.ru_stime)
 
 
 def best_of(argv: Sequence[str], repeats: int) -> Run:
