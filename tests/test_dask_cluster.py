@@ -188,3 +188,16 @@ def test_a_task_failing_on_the_cluster_is_one_line_not_a_traceback(
     assert 2 == status
     assert "toolresponse validate: the Dask cluster failed: ModuleNotFoundError: No module named" in err
     assert "Traceback" not in err
+
+
+def test_records_of_a_dialect_on_a_scheduler(
+    capsys: pytest.CaptureFixture[str], cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """``validate --from mcp`` on the cluster: the workers judge each record as one process does."""
+    from test_dialect_modes import mcp_log
+
+    log = mcp_log(tmp_path / "mcp.jsonl", 20_000)
+    args = ["--from", "mcp", "--format", "jsonl", str(log)]
+    expected = cli(capsys, *args)
+    assert 1 == expected[0]
+    assert expected == cli(capsys, "--scheduler", cluster.scheduler_address, *args)

@@ -2,7 +2,9 @@
 
 Inputs and reports are those of the bulk API (``toolresponse.validation``:
 ``expand`` and ``report``); with ``--scheduler`` the inputs are checked on a
-Dask cluster (``toolresponse.dask``), with the same report. With no PATH, standard
+Dask cluster (``toolresponse.dask``), with the same report; with ``--from`` the
+records are another dialect's, judged in two layers (``toolresponse.interop``),
+in every mode. With no PATH, standard
 input is read, unless it is a terminal. Exit status: see ``EXIT_STATUS`` (also shown by ``--help``).
 """
 
@@ -14,11 +16,11 @@ from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
 from ..interop import DIALECTS
-from ..validation import EXIT_ERROR, expand, report
+from ..validation import EXIT_ERROR, RESPONSE_JUDGE, expand, report
 from ._input import input_paths
 
 if TYPE_CHECKING:
-    from ..validation import Batch, Options, Record, Source
+    from ..validation import Batch, Judge, Options, Record, Source
 
 __all__ = ["add_arguments", "run"]
 
@@ -97,25 +99,13 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
     paths = input_paths(args.paths, stdin, program=PROGRAM, what="responses")
     if paths is None:
         return EXIT_ERROR
-    if args.dialect != "toolresponse" and args.scheduler is not None:
-        print(
-            f"{PROGRAM}: --from checks in this process only; it cannot be combined with --scheduler",
-            file=sys.stderr,
-        )
-        return EXIT_ERROR
+    judge: Judge = RESPONSE_JUDGE
     if args.dialect != "toolresponse":
-        from ..interop import validate_dialect  # the dialect check loads the response: only when asked
+        from ..interop import judge_of  # the dialect mappings load only when asked for
 
-        return validate_dialect(
-            args.dialect,
-            paths,
-            stdin=source_stream,
-            output_format=args.format,
-            first=args.first,
-            quiet=args.quiet,
-        )
+        judge = judge_of(args.dialect)
     if args.scheduler is not None:
-        return _on_dask(args, paths)
+        return _on_dask(args, paths, judge)
     return report(
         expand(paths),
         out=sys.stdout,
@@ -125,10 +115,11 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
         first=args.first,
         quiet=args.quiet,
         jobs=args.jobs,
+        judge=judge,
     )
 
 
-def _on_dask(args: argparse.Namespace, paths: Sequence[str]) -> int:
+def _on_dask(args: argparse.Namespace, paths: Sequence[str], judge: Judge) -> int:
     """The same report, the inputs checked on the Dask cluster at ``args.scheduler``."""
     if "-" in paths:
         print(f"{PROGRAM}: --scheduler reads files and URLs, not standard input", file=sys.stderr)
@@ -153,6 +144,7 @@ def _on_dask(args: argparse.Namespace, paths: Sequence[str]) -> int:
                 first=args.first,
                 quiet=args.quiet,
                 checker=on_cluster,
+                judge=judge,
             )
     except DaskUnavailable as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from ._langchain import from_langchain as from_langchain
     from ._langchain import to_langchain as to_langchain
     from ._langchain import to_langchain_message as to_langchain_message
-    from ._logs import check_dialect as check_dialect
-    from ._logs import read_records as read_records
+    from ._logs import DialectJudge as DialectJudge
+    from ._logs import judge_of as judge_of
     from ._logs import record_violations as record_violations
     from ._logs import validate_dialect as validate_dialect
     from ._openai import OPENAI_CHAT_SHAPE as OPENAI_CHAT_SHAPE
@@ -84,7 +84,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "to_langchain_message",
     ),
     "._helloagents": ("HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents"),
-    "._logs": ("check_dialect", "read_records", "record_violations", "validate_dialect"),
+    "._logs": ("DialectJudge", "judge_of", "record_violations", "validate_dialect"),
     "._convert": ("ConvertReport", "convert"),
 }
 

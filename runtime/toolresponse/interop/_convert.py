@@ -1,6 +1,6 @@
 """``convert``: records of one dialect to another, streamed, each bad record reported and skipped.
 
-Inputs are read as ``validate`` reads them (``_logs.read_records``). Each
+Inputs are read as ``validate`` reads them (``validation.decoded_records``). Each
 readable record goes through ToolResponse: ``from_<source>`` then
 ``to_<target>``; the output is one record per line (JSON lines), or with
 ``output_format="json"`` one JSON array, written as the records come. A record
@@ -22,9 +22,9 @@ import orjson
 from .._errors import ResponseValidationError
 from .._terminal import printable
 from .._violation import SchemaViolation
-from ..validation import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, expand
+from ..validation import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, decoded_records, expand
 from ._dialects import Dialect, dialect
-from ._logs import read_records, record_violations
+from ._logs import record_violations
 
 __all__ = ["ConvertReport", "convert"]
 
@@ -87,7 +87,7 @@ def convert(
     result = ConvertReport()
     dumps = orjson.dumps
     separator = "[\n" if output_format == "json" else ""
-    for chunk in read_records(expand(paths), stdin):
+    for chunk in decoded_records(expand(paths), stdin=stdin):
         written: list[str] = []
         for line, value in zip(chunk.lines, chunk.values, strict=True):
             try:
@@ -115,14 +115,14 @@ def convert(
             result.converted += 1
         if written:
             out.write("".join(written))
-        for item in chunk.problems:
-            if item.io_error is not None:
+        for problem in chunk.problems:
+            if problem.io_error is not None:
                 result.unreadable += 1
-                reason = f"toolresponse convert: cannot read {item.source}: {item.io_error}"
+                reason = f"toolresponse convert: cannot read {problem.source}: {problem.io_error}"
                 err.write(printable(reason) + "\n")
             else:
                 result.invalid += 1
-                err.write(_problem_lines(item.source, item.line, item.errors))
+                err.write(_problem_lines(problem.source, problem.line, problem.errors))
     if output_format == "json":
         out.write("[]\n" if separator == "[\n" else "\n]\n")
     out.flush()

@@ -9,7 +9,10 @@
   ``expand(paths)`` lists the inputs, ``check(sources, options)`` gives each
   batch's ``Record``\\ s in input order, ``check_lines(name, lines, first_line,
   options)`` checks one partition of JSON lines, and ``report(...)`` writes the
-  text, JSON or JSON-lines report and returns the exit status.
+  text, JSON or JSON-lines report and returns the exit status. What records
+  must be is ``Options.judge``: a ToolResponse (``RESPONSE_JUDGE``) unless a
+  ``Judge`` of another dialect says otherwise; ``decoded_records(sources)``
+  reads the records for work other than judging them.
 - Byte ranges, for workers that read their own part of a file (``--jobs``,
   Dask): ``split_ranges(path, name, size, block)`` cuts a file into
   ``LineRange``\\ s at nominal offsets, ``check_range(range, options)`` reads
@@ -31,13 +34,25 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._bulk import (
+        RESPONSE_JUDGE as RESPONSE_JUDGE,
+    )
+    from ._bulk import (
         Batch as Batch,
+    )
+    from ._bulk import (
+        Decoded as Decoded,
+    )
+    from ._bulk import (
+        Judge as Judge,
     )
     from ._bulk import (
         Options as Options,
     )
     from ._bulk import (
         Record as Record,
+    )
+    from ._bulk import (
+        ResponseJudge as ResponseJudge,
     )
     from ._bulk import (
         Source as Source,
@@ -53,6 +68,15 @@ if TYPE_CHECKING:
     )
     from ._bulk import (
         check_range as check_range,
+    )
+    from ._bulk import (
+        decode_lines as decode_lines,
+    )
+    from ._bulk import (
+        decode_task as decode_task,
+    )
+    from ._bulk import (
+        decoded_records as decoded_records,
     )
     from ._bulk import (
         expand as expand,
@@ -145,14 +169,21 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "._bulk": (
+        "RESPONSE_JUDGE",
         "Batch",
+        "Decoded",
+        "Judge",
         "Options",
         "Record",
+        "ResponseJudge",
         "Source",
         "check",
         "check_document",
         "check_lines",
         "check_range",
+        "decode_lines",
+        "decode_task",
+        "decoded_records",
         "expand",
         "renumber",
         "shown_path",

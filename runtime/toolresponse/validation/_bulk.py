@@ -51,14 +51,16 @@ only an invalid line goes on to have its violations explained.
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import re
 import stat
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import cache, partial
-from typing import IO, Literal, NamedTuple, Protocol
+from typing import IO, Any, Final, Literal, NamedTuple, Protocol
 
 import orjson
 
@@ -85,7 +87,7 @@ from ._ranges import (
     splittable,
     without_compression,
 )
-from ._validate import ExplanationCache, is_valid, validate_json
+from ._validate import ExplanationCache, validate_json
 from .native import lines_with_duplicates, lines_with_noncharacters
 
 __all__ = [
@@ -96,14 +98,21 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "MAX_LINE_BYTES",
     "MAX_VIOLATIONS",
+    "RESPONSE_JUDGE",
     "Batch",
+    "Decoded",
+    "Judge",
     "Options",
     "Record",
+    "ResponseJudge",
     "Source",
     "check",
     "check_document",
     "check_lines",
     "check_range",
+    "decode_lines",
+    "decode_task",
+    "decoded_records",
     "expand",
     "renumber",
     "run_task",
@@ -176,6 +185,53 @@ class Batch(NamedTuple):
     """Bytes of input consumed (for progress)."""
 
 
+class Judge:
+    """What every record must be, and why one is not: by default a ToolResponse v1
+    (``RESPONSE_JUDGE``); ``toolresponse.interop`` judges the records of other dialects.
+
+    A judge travels with the ``Options`` to worker processes and Dask workers: it is pickled,
+    so it holds a name, not compiled validators, and ``verdict`` compiles on first use."""
+
+    def verdict(self) -> Callable[[Any], bool]:
+        """The verdict on one decoded record, as cheap as it can be: it is called once per line."""
+        raise NotImplementedError
+
+    def explain(self, value: Any, *, first: bool) -> tuple[SchemaViolation, ...]:
+        """Every violation of a record the verdict refused, most relevant first (only the most
+        relevant with ``first``)."""
+        raise NotImplementedError
+
+    def explain_document(self, data: bytes) -> tuple[SchemaViolation, ...]:
+        """Every violation of one JSON document, I-JSON rules first (empty: it is valid)."""
+        try:
+            value = parse_ijson(data)
+        except IJsonError as error:
+            return (_ijson_violation(error),)
+        return () if self.verdict()(value) else self.explain(value, first=False)
+
+
+class ResponseJudge(Judge):
+    """Records are ToolResponses v1: jsonschema-rs decides, the explanations of ``validate``
+    (cached by what a response gets wrong) say why not."""
+
+    def verdict(self) -> Callable[[Any], bool]:
+        function: Callable[[Any], bool] = engine("fast").is_valid
+        return function
+
+    def explain(self, value: Any, *, first: bool) -> tuple[SchemaViolation, ...]:
+        return _explanations().explain(value, first=first)
+
+    def explain_document(self, data: bytes) -> tuple[SchemaViolation, ...]:
+        return validate_json(data).errors  # each violation located in the text
+
+    def __repr__(self) -> str:
+        return "RESPONSE_JUDGE"
+
+
+RESPONSE_JUDGE: Final = ResponseJudge()
+"""The judge of ToolResponse v1 records: what ``Options`` uses unless told otherwise."""
+
+
 class Options(NamedTuple):
     """How responses are checked and reported."""
 
@@ -185,6 +241,8 @@ class Options(NamedTuple):
     """Also make a record for each valid response."""
     explain: bool = True
     """Say what is wrong with each invalid response; without, only count them."""
+    judge: Judge = RESPONSE_JUDGE
+    """What each record must be: a ToolResponse unless told otherwise."""
 
 
 class Source(NamedTuple):
@@ -375,27 +433,16 @@ def _line_error(line: bytes, error: orjson.JSONDecodeError) -> IJsonError:
     return parse_error(content, error)
 
 
-def _malformed(name: str, number: int, line: bytes, error: orjson.JSONDecodeError) -> Record:
-    failure = _ijson_violation(_line_error(line, error), number)
+def _located(name: str, number: int, error: IJsonError) -> Record:
+    failure = _ijson_violation(error, number)
     return Record(name, number, failure.column, (failure,))
 
 
-def _duplicated(name: str, number: int, line: bytes) -> Record | None:
-    """The record of a line that repeats a member name, or None if it does not."""
-    duplicate = duplicate_error(line)
-    if duplicate is None:
-        return None
-    failure = _ijson_violation(duplicate, number)
-    return Record(name, number, failure.column, (failure,))
-
-
-def _noncharacter(name: str, number: int, line: bytes) -> Record | None:
-    """The record of a line that holds a noncharacter, or None if it does not."""
-    found = noncharacter_error(line)
-    if found is None:
-        return None
-    failure = _ijson_violation(found, number)
-    return Record(name, number, failure.column, (failure,))
+def _refusal(name: str, number: int, line: bytes) -> Record | None:
+    """The record of a line orjson accepted that I-JSON refuses (a noncharacter, a repeated member
+    name: the native scans flagged it), or None if it holds neither."""
+    found = noncharacter_error(line) or duplicate_error(line)
+    return None if found is None else _located(name, number, found)
 
 
 def _is_blank(line: bytes) -> bool:
@@ -404,65 +451,105 @@ def _is_blank(line: bytes) -> bool:
     return not line.strip(b" \t\r\n")
 
 
-# The per-line fast path: one orjson.loads and one jsonschema-rs is_valid; nothing else happens
-# to a valid line. The duplicate-name and noncharacter scans (native: exact, in C) read the
-# whole batch in one call each first; the functions are bound to locals and the loop is written
-# out: a call per line is measurable.
+class Decoded(NamedTuple):
+    """Records read together from one input: those decoded, and those that could not be."""
+
+    source: str
+    lines: list[int | None]
+    """The line of each decoded record (None: a whole document)."""
+    values: list[Any]
+    problems: list[Record]
+    """Records that are not I-JSON and inputs that could not be read, in input order."""
+    size: int
+    """Bytes of input consumed."""
+
+
+def decode_lines(name: str, lines: list[bytes], first_line: int) -> Decoded:
+    """JSON lines ``lines`` decoded, the first being line ``first_line`` of ``name``: each value
+    with its line, and a located record for each line that is not I-JSON (blank lines skipped)."""
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    # The native scans read the whole batch in one call each; only a line they flag is read
+    # again, by the strict I-JSON reader, which says why.
+    suspects = set(lines_with_noncharacters(lines))
+    suspects.update(lines_with_duplicates(lines, MAX_NESTING))
+    numbers: list[int | None] = []
+    values: list[Any] = []
+    problems: list[Record] = []
+    for index, line in enumerate(lines):
+        try:
+            value = loads(line)
+        except decode_error as error:
+            if not _is_blank(line):
+                problems.append(_located(name, first_line + index, _line_error(line, error)))
+            continue
+        if suspects and index in suspects:
+            refused = _refusal(name, first_line + index, line)
+            if refused is not None:
+                problems.append(refused)
+                continue
+        numbers.append(first_line + index)
+        values.append(value)
+    return Decoded(name, numbers, values, problems, sum(map(len, lines)) + len(lines))
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Decoded JSON holds no reference cycles, and reference counting frees it: while one batch
+    is checked the cyclic garbage collector, which would otherwise walk the batch's values over
+    and over as they are made, is paused (and left as it was found)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+# The per-line fast path: one orjson.loads and one verdict (jsonschema-rs is_valid for a
+# ToolResponse); nothing else happens to a valid line. The functions are bound to locals and
+# the loops are written out: a call per line is measurable.
 
 
 def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
     """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``."""
+    with _collector_paused():
+        return _check_lines(name, lines, first_line, options)
+
+
+def _check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
     if not options.explain:
-        return _count_lines(lines)
-    is_valid = engine("fast").is_valid
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
-    duplicated_lines = {first_line + index for index in lines_with_duplicates(lines, MAX_NESTING)}
-    flagged_lines = {first_line + index for index in lines_with_noncharacters(lines)}
+        return _count_lines(lines, options.judge)
+    decoded = decode_lines(name, lines, first_line)
+    judge = options.judge
+    is_valid = judge.verdict()
     keep_valid = options.keep_valid
-    first = options.first
-    explain = None
     records: list[Record] = []
     append = records.append
     valid = invalid = 0
-    number = first_line - 1
-    for line in lines:
-        number += 1
-        try:
-            obj = loads(line)
-        except decode_error as error:
-            if _is_blank(line):
-                continue
-            invalid += 1
-            append(_malformed(name, number, line, error))
-            continue
-        if flagged_lines and number in flagged_lines:
-            flagged = _noncharacter(name, number, line)
-            if flagged is not None:
-                invalid += 1
-                append(flagged)
-                continue
-        if duplicated_lines and number in duplicated_lines:
-            duplicated = _duplicated(name, number, line)
-            if duplicated is not None:
-                invalid += 1
-                append(duplicated)
-                continue
-        if is_valid(obj):
+    for number, value in zip(decoded.lines, decoded.values, strict=True):
+        if is_valid(value):
             valid += 1
             if keep_valid:
                 append(Record(name, number, None, ()))
             continue
         invalid += 1
-        if explain is None:
-            explain = _explanations().explain
-        append(Record.invalid(name, number, explain(obj, first=first)))
-    return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
+        append(Record.invalid(name, number, judge.explain(value, first=options.first)))
+    invalid += len(decoded.problems)
+    if decoded.problems:
+        records = sorted([*records, *decoded.problems], key=_line_of) if records else decoded.problems
+    return Batch(valid, invalid, records, decoded.size)
 
 
-def _count_lines(lines: list[bytes]) -> Batch:
+def _line_of(record: Record) -> int:
+    return record.line or 0
+
+
+def _count_lines(lines: list[bytes], judge: Judge) -> Batch:
     """Only the counts of valid and invalid lines (for ``--quiet``): nothing is explained."""
-    is_valid = engine("fast").is_valid
+    is_valid = judge.verdict()
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     failing = set(lines_with_duplicates(lines, MAX_NESTING))
@@ -482,23 +569,28 @@ def _count_lines(lines: list[bytes]) -> Batch:
 
 
 def check_document(name: str, data: bytes, options: Options) -> Batch:
-    """The verdict on one JSON document: I-JSON rules, then the schema, each violation located
-    (with ``options.explain`` off, the verdict alone: nothing is explained or located)."""
+    """The verdict on one JSON document: I-JSON rules, then the judge (by default the schema, each
+    violation located); with ``options.explain`` off, the verdict alone: nothing is explained."""
+    with _collector_paused():
+        return _check_document(name, data, options)
+
+
+def _check_document(name: str, data: bytes, options: Options) -> Batch:
     if not options.explain:
         try:
-            good = is_valid(parse_ijson(data))
+            good = options.judge.verdict()(parse_ijson(data))
         except IJsonError:
             good = False
         return Batch(int(good), int(not good), [], len(data))
-    result = validate_json(data)
-    if result.valid:
+    errors = options.judge.explain_document(data)
+    if not errors:
         records = [Record(name, None, None, ())] if options.keep_valid else []
         return Batch(1, 0, records, len(data))
-    best = best_match(result.errors)
+    best = best_match(errors)
     assert best is not None  # an invalid response has a violation
     if options.first:
         return Batch(0, 1, [Record(name, best.line, best.column, (best,))], len(data))
-    kept = Record.invalid(name, best.line, result.errors)
+    kept = Record.invalid(name, best.line, errors)
     return Batch(0, 1, [kept._replace(column=best.column)], len(data))
 
 
@@ -763,6 +855,29 @@ def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int | None = N
             yield from _stream_tasks(source.name, stream, source.mode, size)
     except OSError as error:
         yield DoneTask(_io_record(source.name, error))
+
+
+def decode_task(task: Task) -> Decoded:
+    """What one unit of work holds, decoded (``decode_lines`` for a batch of lines)."""
+    if isinstance(task, LinesTask):
+        return decode_lines(task.name, task.lines, task.first_line)
+    if isinstance(task, DocumentTask):
+        try:
+            value = parse_ijson(task.data)
+        except IJsonError as error:
+            failure = _ijson_violation(error)
+            unread = Record(task.name, failure.line, failure.column, (failure,))
+            return Decoded(task.name, [], [], [unread], len(task.data))
+        return Decoded(task.name, [None], [value], [], len(task.data))
+    return Decoded(task.record.source, [], [], [task.record], 0)
+
+
+def decoded_records(sources: Iterable[Source | Record], *, stdin: IO[bytes]) -> Iterator[Decoded]:
+    """The records of every input decoded, in input order, in batches, read as ``check`` reads
+    them: for work on the records themselves (``toolresponse convert``)."""
+    for source in sources:
+        for task in tasks(source, stdin, LOCAL_BATCH_BYTES):
+            yield decode_task(task)
 
 
 def check(

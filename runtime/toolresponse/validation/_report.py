@@ -36,7 +36,7 @@ from typing import IO, Any, Literal, Protocol, TextIO
 import orjson
 
 from .._terminal import printable
-from ._bulk import MAX_VIOLATIONS, Batch, Options, Record, Source, check
+from ._bulk import MAX_VIOLATIONS, RESPONSE_JUDGE, Batch, Judge, Options, Record, Source, check
 
 __all__ = ["EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"]
 
@@ -332,17 +332,19 @@ def report(
     progress: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
     checker: Checker = check,
+    judge: Judge = RESPONSE_JUDGE,
 ) -> int:
     """Check ``sources`` (from ``_bulk.expand``), write the report, and return the exit status.
 
     ``progress`` None means "on a terminal": drawn when ``err`` is one and not ``quiet``.
-    ``checker`` gives the batches (see ``Checker``): another reader of the same inputs (the
-    dialect check of ``toolresponse.interop``, a Dask cluster) reports through this one writer.
+    ``checker`` gives the batches (see ``Checker``): another reader of the same inputs (a
+    Dask cluster) reports through this one writer. ``judge`` says what each record must be (a
+    ToolResponse, or a record of another dialect: ``toolresponse.interop``).
     """
     listed = list(sources)
     immediate = is_terminal(out)
     reporter = (_QuietReport if quiet else _REPORTS[output_format])(out, err, immediate=immediate)
-    options = Options(first=first, keep_valid=reporter.keep_valid, explain=not quiet)
+    options = Options(first=first, keep_valid=reporter.keep_valid, explain=not quiet, judge=judge)
     show_progress = (not quiet and is_terminal(err)) if progress is None else progress
     bar: Progress | None = None
     if show_progress:
