@@ -183,32 +183,45 @@ def from_mcp(record: Mapping[str, Any]) -> ToolResponse:
 
 def wire_from_mcp(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ``CallToolResult`` already known to have its shape
-    (unchecked: ``from_mcp`` checks both sides; ``validate --from mcp`` checks the result)."""
-    texts: list[str] = []
+    (unchecked: ``from_mcp`` checks both sides; ``validate --from mcp`` checks the result).
+
+    It runs once per record of ``validate --from mcp``: the common case (one text block, an
+    object or nothing as ``structuredContent``) takes no detour."""
+    content = record["content"]
     others: list[dict[str, Any]] = []
-    for block in record["content"]:
-        if block["type"] == "text":
-            texts.append(block["text"])
-        else:
-            others.append(block)
-    data = _data(record.get("structuredContent"), others)
-    meta = record.get("_meta") or {}
-    carried = meta.get(MCP_META_KEY)
+    if len(content) == 1 and content[0]["type"] == "text":
+        texts = [content[0]["text"]]
+    else:
+        texts = []
+        for block in content:
+            if block["type"] == "text":
+                texts.append(block["text"])
+            else:
+                others.append(block)
+    structured = record.get("structuredContent")
+    if structured is None and not others:
+        data: dict[str, Any] = {}
+    elif not others and isinstance(structured, dict) and CONTENT_MEMBER not in structured:
+        data = structured  # the record's own object, unchanged
+    else:
+        data = _data(structured, others)
+    meta = record.get("_meta")
+    carried = meta.get(MCP_META_KEY) if meta else None
+    is_error = record.get("isError", False)
     if carried is not None:
         wire = _carried(carried, texts, data)
-        if (wire.get("status") == "error") is not (record.get("isError", False) is True):
+        if (wire.get("status") == "error") is not (is_error is True):
             message = (
-                f"isError is {str(record.get('isError', False)).lower()}, but the response under"
-                f" {MCP_META_KEY} has status {wire.get('status')!r}: the binding has isError true exactly"
-                " for status error"
+                f"isError is {str(is_error).lower()}, but the response under {MCP_META_KEY} has status"
+                f" {wire.get('status')!r}: the binding has isError true exactly for status error"
             )
             raise DialectError(
                 _DIALECT, (SchemaViolation(pointer="/isError", keyword="const", message=message),)
             )
         return wire
     text = "\n".join(texts)
-    if record.get("isError", False):
-        return _error(text, data, _failure_of(meta))
+    if is_error:
+        return _error(text, data, _failure_of(meta or {}))
     if text.startswith(PARTIAL_MARKER):
         return {"status": _PARTIAL, "text": text[len(PARTIAL_MARKER) :], "data": data}
     return {"status": "success", "text": text, "data": data}
