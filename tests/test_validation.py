@@ -278,3 +278,14 @@ def test_the_cached_explanation_equals_the_direct_one(instance: dict[str, Any]) 
     cache = ExplanationCache()
     assert explain(instance) == cache.explain(instance)
     assert explain(instance) == cache.explain(instance)
+
+
+def test_a_violation_pickles_with_every_field() -> None:
+    """Records cross to and from worker processes: a pickled violation comes back equal, field by field."""
+    import dataclasses
+    import pickle
+
+    values: dict[str, Any] = {field.name: f"v-{field.name}" for field in dataclasses.fields(SchemaViolation)}
+    values.update(line=3, column=9)
+    violation = SchemaViolation(**values)
+    assert violation == pickle.loads(pickle.dumps(violation, protocol=pickle.HIGHEST_PROTOCOL))

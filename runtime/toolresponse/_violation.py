@@ -43,6 +43,12 @@ class SchemaViolation:
     schema_path: str | None = None
     """RFC 6901 pointer to the failed keyword in the bundled v1 schema, when a schema keyword failed."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled by its fields in order (records cross process boundaries by the thousand, with
+        # --jobs and Dask): cheaper both ways than the field-by-field state of a slotted dataclass.
+        fields = (self.pointer, self.keyword, self.message, self.suggestion, self.line, self.column)
+        return (_violation, (*fields, self.schema_path))
+
     def to_dict(self) -> dict[str, Any]:
         """The violation as JSON data; members that are not known are left out."""
         out: dict[str, Any] = {"pointer": self.pointer, "keyword": self.keyword, "message": self.message}
@@ -55,6 +61,27 @@ class SchemaViolation:
         if self.schema_path is not None:
             out["schema_path"] = self.schema_path
         return out
+
+
+def _violation(
+    pointer: str,
+    keyword: str,
+    message: str,
+    suggestion: str | None,
+    line: int | None,
+    column: int | None,
+    schema_path: str | None,
+) -> SchemaViolation:
+    """A pickled ``SchemaViolation`` back (``SchemaViolation.__reduce__``)."""
+    return SchemaViolation(
+        pointer=pointer,
+        keyword=keyword,
+        message=message,
+        suggestion=suggestion,
+        line=line,
+        column=column,
+        schema_path=schema_path,
+    )
 
 
 def relevance(keyword: str, pointer: str) -> int:
