@@ -73,43 +73,53 @@ link), each exactly as the server sent it."""
 
 _DIALECT = "mcp"
 
+# What each kind of block must hold. The kinds exclude each other, so the rules are one chain of
+# if/then/else (a text block, by far the most common, is matched at the first test) rather than
+# an allOf of independent if/then pairs that every block would go through.
+_BLOCK_RULES: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = (
+    (
+        {"const": "text"},
+        {"required": ["text"], "properties": {"text": {"type": "string"}}},
+    ),
+    (
+        {"enum": ["image", "audio"]},
+        {
+            "required": ["data", "mimeType"],
+            "properties": {"data": {"type": "string"}, "mimeType": {"type": "string"}},
+        },
+    ),
+    (
+        {"const": "resource_link"},
+        {
+            "required": ["uri", "name"],
+            "properties": {"uri": {"type": "string"}, "name": {"type": "string"}},
+        },
+    ),
+    (
+        {"const": "resource"},
+        {
+            "required": ["resource"],
+            "properties": {
+                "resource": {"type": "object", "required": ["uri"], "properties": {"uri": {"type": "string"}}}
+            },
+        },
+    ),
+)
+
+
+def _chained(rules: tuple[tuple[dict[str, Any], dict[str, Any]], ...]) -> dict[str, Any]:
+    kind, then = rules[0]
+    chain: dict[str, Any] = {"if": {"properties": {"type": kind}}, "then": then}
+    if len(rules) > 1:
+        chain["else"] = _chained(rules[1:])
+    return chain
+
+
 _BLOCK = {
     "type": "object",
     "required": ["type"],
     "properties": {"type": {"type": "string"}, "_meta": {"type": "object"}},
-    "allOf": [
-        {
-            "if": {"properties": {"type": {"const": "text"}}},
-            "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
-        },
-        {
-            "if": {"properties": {"type": {"enum": ["image", "audio"]}}},
-            "then": {
-                "required": ["data", "mimeType"],
-                "properties": {"data": {"type": "string"}, "mimeType": {"type": "string"}},
-            },
-        },
-        {
-            "if": {"properties": {"type": {"const": "resource_link"}}},
-            "then": {
-                "required": ["uri", "name"],
-                "properties": {"uri": {"type": "string"}, "name": {"type": "string"}},
-            },
-        },
-        {
-            "if": {"properties": {"type": {"const": "resource"}}},
-            "then": {
-                "required": ["resource"],
-                "properties": {
-                    "resource": {
-                        "type": "object",
-                        "required": ["uri"],
-                        "properties": {"uri": {"type": "string"}},
-                    }
-                },
-            },
-        },
-    ],
+    **_chained(_BLOCK_RULES),
 }
 
 MCP_RESULT_SHAPE: Final[dict[str, Any]] = {
