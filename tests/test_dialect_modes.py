@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import gc
 import io
+import os
 import pickle
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from toolresponse.validation import (
     RESPONSE_JUDGE,
     Options,
     Record,
+    ResponseJudge,
     check,
     check_lines,
     decoded_records,
@@ -166,3 +169,46 @@ def test_the_verdict_is_that_of_the_mapping_convert_uses() -> None:
         except ValueError:
             converts = False
         assert converts == verdict(value), line
+
+
+class _KillsItsWorker(ResponseJudge):
+    """The response judge, but a worker process (not the one that made it) that meets a response
+    whose text is ``kill`` dies on the spot, as one killed by the system would."""
+
+    def __init__(self) -> None:
+        self.parent = os.getpid()
+
+    def verdict(self) -> Callable[[Any], bool]:
+        inner, parent = super().verdict(), self.parent
+
+        def verdict(value: Any) -> bool:
+            if os.getpid() != parent and isinstance(value, dict) and value.get("text") == "kill":
+                os._exit(9)
+            return inner(value)
+
+        return verdict
+
+
+def test_a_worker_that_dies_loses_no_line(tmp_path: Path) -> None:
+    """Its work, and all the work after it, is checked by the process that started it: the records
+    of one process, nothing lost, nothing doubled, no wait."""
+    rng = random.Random(2)
+    lines = [
+        orjson.dumps({"status": "success", "text": "x" * rng.randrange(100, 300)})
+        if rng.random() < 0.9
+        else b'{"status": "succes", "text": "y"}'
+        for _ in range(20_000)
+    ]
+    lines[100] = b'{"status": "success", "text": "kill"}'  # in the first range: the first a worker gets
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    assert log.stat().st_size > 3 << 20
+    options = Options(judge=_KillsItsWorker())
+    one = list(check(expand([str(log)]), options, stdin=io.BytesIO()))
+    two = list(check(expand([str(log)]), options, stdin=io.BytesIO(), jobs=2))
+    assert [record for batch in one for record in batch.records] == [
+        record for batch in two for record in batch.records
+    ]
+    counts = [(sum(batch.valid for batch in run), sum(batch.invalid for batch in run)) for run in (one, two)]
+    assert counts[0] == counts[1]
+    assert 20_000 == sum(counts[1])

@@ -35,10 +35,13 @@ report states as "... and N more".
 JSON lines are read in batches of about ``BATCH_BYTES``; each batch yields the
 number of valid lines and a record for each invalid one (and, when asked, for
 each valid one too), so memory stays flat however long the input. With
-``--jobs`` a JSON-lines file of known size is cut into byte ranges of about
-``BATCH_BYTES`` that each worker process reads itself (``_ranges``); other inputs
-go to the workers in batches; results come back in input order, at most
-``2 * jobs`` in flight, each range's lines renumbered after the ranges before.
+``--jobs N`` this process and ``N - 1`` worker processes check: a JSON-lines file
+of known size is cut into byte ranges of about ``BATCH_BYTES`` that whoever checks
+one reads itself (``_ranges``), other inputs go in batches; a unit goes to the
+workers while fewer than ``IN_FLIGHT_PER_WORKER`` each wait, and is otherwise
+checked here; results come back in input order, each range's lines renumbered
+after the ranges before. A worker that dies loses nothing: its work, and all
+that follows, is checked here.
 
 A URL (``scheme://...``) names one stored object, read through fsspec, and so
 is a ``.gz`` or ``.zst`` file (read as what its name says without that extension).
@@ -60,7 +63,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import cache, partial
-from typing import IO, Any, Final, Literal, NamedTuple, Protocol
+from typing import IO, Any, Final, Literal, NamedTuple
 
 import orjson
 
@@ -255,24 +258,6 @@ class Source(NamedTuple):
     mode: Mode
     size: int | None
     """Its size when listed, if known."""
-
-
-class _Result(Protocol):
-    def get(self) -> Batch: ...
-
-
-class _PendingRange(Protocol):
-    def get(self) -> RangeResult[Batch]: ...
-
-
-class _Ready:
-    """A batch already known, kept in line with the pending ones."""
-
-    def __init__(self, batch: Batch) -> None:
-        self._batch = batch
-
-    def get(self) -> Batch:
-        return self._batch
 
 
 _UNDECODED = re.compile("([\udc80-\udcff]+)")
@@ -894,8 +879,26 @@ def check(
             for task in tasks(source, stdin, size):
                 yield run_task(task, options)
         return
+    yield from _check_in_processes(sources, options, stdin, jobs, size)
+
+
+IN_FLIGHT_PER_WORKER = 2
+"""With ``--jobs``, how many units of work wait for each worker process (one checked, one next):
+a worker never waits for this process to hand it the next."""
+
+
+def _check_in_processes(
+    sources: Iterable[Source | Record], options: Options, stdin: IO[bytes], jobs: int, size: int
+) -> Iterator[Batch]:
+    """``check`` with ``jobs`` processes: this one and ``jobs - 1`` workers. Each unit of work goes
+    to the workers while fewer than ``IN_FLIGHT_PER_WORKER`` each are waiting, and is otherwise
+    checked here (the caller runs it), so that every process checks and none only waits; the
+    results are put back in input order. A worker that dies (killed, out of memory) loses
+    nothing: what it held, and all the work after it, is checked here."""
     import multiprocessing  # only for --jobs: a single process never pays for importing it
     import threading
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     # Forked workers start at once with the validator compiled here; fork is safe only while this
     # process has no other thread (one could hold a lock the child would wait on forever).
@@ -903,31 +906,76 @@ def check(
     if forking:
         engine("fast")
     context = multiprocessing.get_context("fork" if forking else "spawn")
-    with context.Pool(jobs) as pool:
-        # A byte range comes with whether it is its file's first: its lines are numbered from there.
-        window: deque[_Result | tuple[_PendingRange, bool]] = deque()
+    workers = jobs - 1
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        broken = False
+        with _stdin_detached():
+            try:
+                pool.submit(int).result()  # the workers start (all at once with fork) before any thread
+            except BrokenProcessPool:
+                broken = True
+        # Each unit in input order: its work, how it is checked, where its result will be, and
+        # what it is: a byte range and whether it is its file's first (its lines are numbered
+        # from there), or None for a batch numbered already.
+        window: deque[tuple[Any, Callable[[Any, Options], Any], Future[Any], bool | None]] = deque()
         offset = 0
 
         def ready() -> Batch:
-            nonlocal offset
-            pending = window.popleft()
-            if not isinstance(pending, tuple):
-                return pending.get()
-            result = pending[0].get()
-            offset = 0 if pending[1] else offset
+            nonlocal offset, broken
+            work, function, pending, first = window.popleft()
+            try:
+                result = pending.result()
+            except BrokenProcessPool:
+                broken = True
+                result = function(work, options)
+            if first is None:
+                batch: Batch = result
+                return batch
+            offset = 0 if first else offset
             batch = renumber(result.parts[0], offset)
             offset += result.lines
             return batch
 
+        def here(work: Any, function: Callable[[Any, Options], Any]) -> Future[Any]:
+            done: Future[Any] = Future()
+            done.set_result(function(work, options))
+            return done
+
+        def pool_is_full() -> bool:
+            waiting = sum(1 for *_, pending, _ in window if not pending.done())
+            return broken or waiting >= IN_FLIGHT_PER_WORKER * workers
+
         for source in sources:
             for work in _ranges(source, stdin, size):
+                function: Callable[[Any, Options], Any] = run_task
+                first: bool | None = None
                 if isinstance(work, LineRange):
-                    window.append((pool.apply_async(check_range, (work, options)), work.start == 0))
-                elif isinstance(work, DoneTask):
-                    window.append(_Ready(run_task(work, options)))
+                    function, first = check_range, work.start == 0
+                if isinstance(work, DoneTask) or pool_is_full():  # a verdict reached already, or no room
+                    pending = here(work, function)
                 else:
-                    window.append(pool.apply_async(run_task, (work, options)))
-                while len(window) > 2 * jobs:
+                    try:
+                        pending = pool.submit(function, work, options)
+                    except BrokenProcessPool:
+                        broken = True
+                        pending = here(work, function)
+                window.append((work, function, pending, first))
+                while window and (window[0][2].done() or len(window) > 2 * IN_FLIGHT_PER_WORKER * jobs):
                     yield ready()
         while window:
             yield ready()
+
+
+@contextmanager
+def _stdin_detached() -> Iterator[None]:
+    """No ``sys.stdin`` while worker processes are forked: a worker reads none (this process reads
+    standard input and sends the work), and a forked worker closes the one it inherits, which
+    fails, and kills it, when ``sys.stdin`` is a stand-in without ``close``."""
+    import sys
+
+    saved = sys.stdin
+    sys.stdin = None
+    try:
+        yield
+    finally:
+        sys.stdin = saved
