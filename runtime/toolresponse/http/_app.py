@@ -264,6 +264,23 @@ class _Binding:
         self.as_caller: dict[str, Any] = {"caller": caller} if _takes_caller(registry.aexecute) else {}
         self.list_as_caller: dict[str, Any] = {"caller": caller} if _takes_caller(registry.list_tools) else {}
 
+    def _refuse_unread_body(self, unread: Exception, name: str, call_id: str | None) -> Response:
+        """408 for a body not all there in time, 413 for one over the limit; the connection is then closed.
+
+        The call id goes into the context only when it is a valid one (it is checked after the body)."""
+        details: dict[str, Any]
+        if isinstance(unread, TimeoutError):
+            limit_s = self.body_timeout_s
+            code, status, details = REQUEST_TIMEOUT_CODE, REQUEST_TIMEOUT_STATUS, {"timeout_s": limit_s}
+            message = f"The request body did not arrive within {limit_s:g} s; send it at once."
+        else:
+            limit = self.max_body_bytes
+            code, status, details = BODY_TOO_LARGE_CODE, BODY_TOO_LARGE_STATUS, {"limit_bytes": limit}
+            message = f"The request body is over the limit of {limit} bytes; send smaller parameters."
+        context = _context(name, call_id if call_id and not _call_id_problem(call_id) else None)
+        refusal = ToolResponse.error(code, message, details=details, context=context)
+        return _answer(refusal, status=status, headers={"Connection": "close"})
+
     async def list_tools(self, request: Request) -> Response:
         specs = self.registry.list_tools(**self.list_as_caller)
         tools = [
@@ -284,24 +301,8 @@ class _Binding:
         try:
             async with asyncio.timeout(self.body_timeout_s):
                 body = await _read_body(request, self.max_body_bytes)
-        except TimeoutError:
-            limit_s = self.body_timeout_s
-            late = ToolResponse.error(
-                REQUEST_TIMEOUT_CODE,
-                f"The request body did not arrive within {limit_s:g} s; send it at once.",
-                details={"timeout_s": limit_s},
-                context=_context(name, call_id if call_id and not _call_id_problem(call_id) else None),
-            )
-            return _answer(late, status=REQUEST_TIMEOUT_STATUS, headers={"Connection": "close"})
-        except _BodyTooLarge:
-            limit = self.max_body_bytes
-            refusal = ToolResponse.error(
-                BODY_TOO_LARGE_CODE,
-                f"The request body is over the limit of {limit} bytes; send smaller parameters.",
-                details={"limit_bytes": limit},
-                context=_context(name, call_id if call_id and not _call_id_problem(call_id) else None),
-            )
-            return _answer(refusal, status=BODY_TOO_LARGE_STATUS, headers={"Connection": "close"})
+        except (TimeoutError, _BodyTooLarge) as unread:
+            return self._refuse_unread_body(unread, name, call_id)
         if call_id is not None:
             problem = _call_id_problem(call_id)
             if problem is not None:
