@@ -457,13 +457,7 @@ class Agent:
     def _before_calls(self, state: _RunState, index: int, reply: ModelReply) -> None:
         state.messages.append(reply.to_message())
         for call in reply.tool_calls:
-            state.trace.emit(
-                "tool_request",
-                step=index,
-                call_id=call.id,
-                tool=call.name,
-                arguments=_arguments_for_trace(call),
-            )
+            _trace_call(state, "tool_request", index, call, arguments=_arguments_for_trace(call))
 
     def _plans(self, state: _RunState, reply: ModelReply) -> list[tuple[ToolCall, ToolResponse | None]]:
         """Each call with, when the guard refuses it, the earlier failure it would repeat."""
@@ -489,11 +483,11 @@ class Agent:
             len(attempted) - 1, waited, None if after is None else after / 1000
         )
         if wait is not None:
-            state.trace.emit(
+            _trace_call(
+                state,
                 "tool_retry",
-                step=index,
-                call_id=call.id,
-                tool=call.name,
+                index,
+                call,
                 attempt=len(attempted),
                 code=response.code.value if response.code else None,
                 wait_ms=round(wait * 1000, 3),
@@ -511,11 +505,11 @@ class Agent:
     ) -> None:
         stats_time = (response.stats or {}).get("time_ms")
         denied = _denied_by(response)
-        state.trace.emit(
+        _trace_call(
+            state,
             "tool_result",
-            step=index,
-            call_id=call.id,
-            tool=call.name,
+            index,
+            call,
             attempt=attempt,
             status=response.status.value,
             code=response.code.value if response.code else None,
@@ -593,11 +587,11 @@ class Agent:
                 record = ToolCallRecord(
                     call=call, response=blocked, attempts=(), executed=False, feedback=text
                 )
-                state.trace.emit(
+                _trace_call(
+                    state,
                     "tool_blocked",
-                    step=index,
-                    call_id=call.id,
-                    tool=call.name,
+                    index,
+                    call,
                     failures=failures,
                     code=blocked.code.value if blocked.code else None,
                 )
@@ -632,6 +626,11 @@ class Agent:
                 to_openai_chat(record.response, tool_call_id=call.id, text=text, carry=False)
             )
         state.steps.append(AgentStep(index=index, reply=reply, tool_calls=tuple(records)))
+
+
+def _trace_call(state: _RunState, event: str, index: int, call: ToolCall, **members: Any) -> None:
+    """Trace ``event`` of one tool call: its step, its id and its tool, then ``members``."""
+    state.trace.emit(event, step=index, call_id=call.id, tool=call.name, **members)
 
 
 def _model_failure(error: Exception) -> ModelError:
