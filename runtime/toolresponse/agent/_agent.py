@@ -182,6 +182,18 @@ class _Attempted:
     waited_s: float
 
 
+@dataclass(slots=True)
+class _ToolAttempts:
+    """Where one tool call's attempts stand: its arguments, the answers so far, seconds waited."""
+
+    arguments: str
+    responses: list[ToolResponse] = field(default_factory=list)
+    waited: float = 0.0
+
+    def done(self) -> _Attempted:
+        return _Attempted(tuple(self.responses), self.waited)
+
+
 class Agent:
     """A status-driven agent over a :class:`ToolRegistry` and a :class:`ChatModel`; see the module doc.
 
@@ -522,40 +534,49 @@ class Agent:
     def _attempt(self, state: _RunState, index: int, call: ToolCall) -> _Attempted:
         if call.problem is not None:
             return self._unreadable(state, index, call)
-        arguments = _arguments(call)
-        attempted: list[ToolResponse] = []
-        waited = 0.0
+        attempts = _ToolAttempts(_arguments(call))
         while True:
             started = self._clock()
-            response = self.registry.execute(call.name, arguments, call_id=call.id)
-            self._tool_result(state, index, call, len(attempted), response, (self._clock() - started) * 1000)
-            attempted.append(response)
-            wait = self._retry_wait(state, index, call, attempted, waited)
+            response = self.registry.execute(call.name, attempts.arguments, call_id=call.id)
+            elapsed_ms = (self._clock() - started) * 1000
+            wait = self._tool_attempted(state, index, call, attempts, response, elapsed_ms)
             if wait is None:
-                return _Attempted(tuple(attempted), waited)
+                return attempts.done()
             self._sleep(wait)
-            waited += wait
 
     async def _aattempt(
         self, state: _RunState, index: int, call: ToolCall, limit: asyncio.Semaphore
     ) -> _Attempted:
         if call.problem is not None:
             return self._unreadable(state, index, call)
-        arguments = _arguments(call)
-        attempted: list[ToolResponse] = []
-        waited = 0.0
+        attempts = _ToolAttempts(_arguments(call))
         while True:
             async with limit:
                 started = self._clock()
-                response = await self.registry.aexecute(call.name, arguments, call_id=call.id)
+                response = await self.registry.aexecute(call.name, attempts.arguments, call_id=call.id)
                 elapsed_ms = (self._clock() - started) * 1000
-            self._tool_result(state, index, call, len(attempted), response, elapsed_ms)
-            attempted.append(response)
-            wait = self._retry_wait(state, index, call, attempted, waited)
+            wait = self._tool_attempted(state, index, call, attempts, response, elapsed_ms)
             if wait is None:
-                return _Attempted(tuple(attempted), waited)
+                return attempts.done()
             await self._asleep(wait)
-            waited += wait
+
+    def _tool_attempted(
+        self,
+        state: _RunState,
+        index: int,
+        call: ToolCall,
+        attempts: _ToolAttempts,
+        response: ToolResponse,
+        elapsed_ms: float,
+    ) -> float | None:
+        """One attempt's answer, traced and kept; the seconds to wait before the next (counted as
+        waited), or None when the call is done."""
+        self._tool_result(state, index, call, len(attempts.responses), response, elapsed_ms)
+        attempts.responses.append(response)
+        wait = self._retry_wait(state, index, call, attempts.responses, attempts.waited)
+        if wait is not None:
+            attempts.waited += wait
+        return wait
 
     def _unreadable(self, state: _RunState, index: int, call: ToolCall) -> _Attempted:
         """A call the model sent in a form no tool can take: answered INVALID_FORMAT, nothing run."""

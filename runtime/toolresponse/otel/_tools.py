@@ -188,17 +188,7 @@ def _start(telemetry: Telemetry, registry: ToolRegistry, name: Any, params: Any,
     span_name = f"execute_tool {tool}" if known else "execute_tool"
     span = telemetry.tracer.start_span(span_name, kind=SpanKind.INTERNAL, attributes=attributes)
     token = context.attach(trace.set_span_in_context(span))
-    started = time.perf_counter()
-    return _ToolCall(
-        span=span,
-        tool=tool,
-        known=known,
-        started=started,
-        token=token,
-        registry=registry,
-        name=name,
-        params=params,
-    )
+    return _ToolCall(span, tool, known, time.perf_counter(), token, registry, name, params)
 
 
 def _metric_attributes(call: _ToolCall, status: str, error_type: str | None) -> dict[str, Any]:
