@@ -144,6 +144,19 @@ def _answer(
     return Response(response.to_json_bytes(), status_code=status, headers=all_headers, media_type=MEDIA_TYPE)
 
 
+def _error_answer(
+    code: ErrorCode,
+    message: str,
+    *,
+    details: Mapping[str, Any] | None = None,
+    context: Mapping[str, Any] | None = None,
+    status: int | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """The answer of an error ToolResponse (``status``: the code's own unless given)."""
+    return _answer(ToolResponse.error(code, message, details=details, context=context), status, headers)
+
+
 def _context(name: str, call_id: str | None) -> dict[str, Any] | None:
     context: dict[str, Any] = {}
     if name:
@@ -278,8 +291,9 @@ class _Binding:
             code, status, details = BODY_TOO_LARGE_CODE, BODY_TOO_LARGE_STATUS, {"limit_bytes": limit}
             message = f"The request body is over the limit of {limit} bytes; send smaller parameters."
         context = _context(name, call_id if call_id and not _call_id_problem(call_id) else None)
-        refusal = ToolResponse.error(code, message, details=details, context=context)
-        return _answer(refusal, status=status, headers={"Connection": "close"})
+        return _error_answer(
+            code, message, details=details, context=context, status=status, headers={"Connection": "close"}
+        )
 
     async def list_tools(self, request: Request) -> Response:
         specs = self.registry.list_tools(**self.list_as_caller)
@@ -306,37 +320,31 @@ class _Binding:
         if call_id is not None:
             problem = _call_id_problem(call_id)
             if problem is not None:
-                return _answer(
-                    ToolResponse.error(
-                        ErrorCode.INVALID_PARAM,
-                        f"The {CALL_ID_HEADER} header {problem}; send {CALL_ID_MIN_LENGTH} to"
-                        f" {CALL_ID_MAX_LENGTH} characters matching {CALL_ID_PATTERN}, or no header.",
-                        details={"header": CALL_ID_HEADER},
-                        context=_context(name, None),
-                    )
+                return _error_answer(
+                    ErrorCode.INVALID_PARAM,
+                    f"The {CALL_ID_HEADER} header {problem}; send {CALL_ID_MIN_LENGTH} to"
+                    f" {CALL_ID_MAX_LENGTH} characters matching {CALL_ID_PATTERN}, or no header.",
+                    details={"header": CALL_ID_HEADER},
+                    context=_context(name, None),
                 )
         context = _context(name, call_id)
         try:
             params = loads_strict(body)
         except MalformedJsonError as error:
             reason = "the body is empty" if not body.strip() else error.reason
-            return _answer(
-                ToolResponse.error(
-                    ErrorCode.INVALID_FORMAT,
-                    f"The request body is not JSON: {reason}.",
-                    details={"reason": reason},
-                    context=context,
-                )
+            return _error_answer(
+                ErrorCode.INVALID_FORMAT,
+                f"The request body is not JSON: {reason}.",
+                details={"reason": reason},
+                context=context,
             )
         if not isinstance(params, dict):
             kind = _json_type(params)
-            return _answer(
-                ToolResponse.error(
-                    ErrorCode.INVALID_PARAM,
-                    f"The request body must be a JSON object of parameters, not {kind}.",
-                    details={"type": kind},
-                    context=context,
-                )
+            return _error_answer(
+                ErrorCode.INVALID_PARAM,
+                f"The request body must be a JSON object of parameters, not {kind}.",
+                details={"type": kind},
+                context=context,
             )
         try:
             response = await self.registry.aexecute(name, params, call_id=call_id, **self.as_caller)
@@ -351,14 +359,12 @@ class _Binding:
                 type(error).__name__,
                 exc_info=error,
             )
-            return _answer(
-                ToolResponse.error(
-                    ErrorCode.INTERNAL_ERROR,
-                    f"The tool {name} stopped with {type(error).__name__}, which no tool may raise;"
-                    " the server goes on serving.",
-                    details={"exception": type(error).__name__},
-                    context=context,
-                )
+            return _error_answer(
+                ErrorCode.INTERNAL_ERROR,
+                f"The tool {name} stopped with {type(error).__name__}, which no tool may raise;"
+                " the server goes on serving.",
+                details={"exception": type(error).__name__},
+                context=context,
             )
         if not isinstance(response, ToolResponse):
             raise TypeError(f"the registry answered {type(response).__name__}, not a ToolResponse")
@@ -372,26 +378,23 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     if exc.status_code == HTTPStatus.METHOD_NOT_ALLOWED:
         allow = (exc.headers or {}).get("Allow", "")  # Starlette's own answer, in HTTP's terms
         methods = sorted(method.strip() for method in allow.split(",") if method.strip())
-        return _answer(
-            ToolResponse.error(
-                METHOD_NOT_ALLOWED_CODE,
-                f"{path} has no method {request.method}; it has {', '.join(methods)}.",
-                details={"path": path, "method": request.method, "allow": methods},
-            ),
+        return _error_answer(
+            METHOD_NOT_ALLOWED_CODE,
+            f"{path} has no method {request.method}; it has {', '.join(methods)}.",
+            details={"path": path, "method": request.method, "allow": methods},
             status=METHOD_NOT_ALLOWED_STATUS,
             headers={ALLOW_HEADER: ", ".join(methods)},
         )
     if exc.status_code == HTTPStatus.NOT_FOUND:
-        return _answer(
-            ToolResponse.error(
-                ErrorCode.NOT_FOUND,
-                f"There is nothing at {path}: the binding has {LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} and"
-                f" {INVOKE_METHOD} {INVOKE_PATH}.",
-                details={"path": path},
-            )
+        return _error_answer(
+            ErrorCode.NOT_FOUND,
+            f"There is nothing at {path}: the binding has {LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} and"
+            f" {INVOKE_METHOD} {INVOKE_PATH}.",
+            details={"path": path},
         )
-    return _answer(
-        ToolResponse.error(ErrorCode.INVALID_PARAM, f"The request was refused: {exc.detail}."),
+    return _error_answer(
+        ErrorCode.INVALID_PARAM,
+        f"The request was refused: {exc.detail}.",
         status=exc.status_code,
         headers=exc.headers,
     )
