@@ -182,6 +182,18 @@ class _Attempted:
     waited_s: float
 
 
+@dataclass(slots=True)
+class _ToolAttempts:
+    """Where one tool call's attempts stand: its arguments, the answers so far, seconds waited."""
+
+    arguments: str
+    responses: list[ToolResponse] = field(default_factory=list)
+    waited: float = 0.0
+
+    def done(self) -> _Attempted:
+        return _Attempted(tuple(self.responses), self.waited)
+
+
 class Agent:
     """A status-driven agent over a :class:`ToolRegistry` and a :class:`ChatModel`; see the module doc.
 
@@ -457,13 +469,7 @@ class Agent:
     def _before_calls(self, state: _RunState, index: int, reply: ModelReply) -> None:
         state.messages.append(reply.to_message())
         for call in reply.tool_calls:
-            state.trace.emit(
-                "tool_request",
-                step=index,
-                call_id=call.id,
-                tool=call.name,
-                arguments=_arguments_for_trace(call),
-            )
+            _trace_call(state, "tool_request", index, call, arguments=_arguments_for_trace(call))
 
     def _plans(self, state: _RunState, reply: ModelReply) -> list[tuple[ToolCall, ToolResponse | None]]:
         """Each call with, when the guard refuses it, the earlier failure it would repeat."""
@@ -489,11 +495,11 @@ class Agent:
             len(attempted) - 1, waited, None if after is None else after / 1000
         )
         if wait is not None:
-            state.trace.emit(
+            _trace_call(
+                state,
                 "tool_retry",
-                step=index,
-                call_id=call.id,
-                tool=call.name,
+                index,
+                call,
                 attempt=len(attempted),
                 code=response.code.value if response.code else None,
                 wait_ms=round(wait * 1000, 3),
@@ -511,11 +517,11 @@ class Agent:
     ) -> None:
         stats_time = (response.stats or {}).get("time_ms")
         denied = _denied_by(response)
-        state.trace.emit(
+        _trace_call(
+            state,
             "tool_result",
-            step=index,
-            call_id=call.id,
-            tool=call.name,
+            index,
+            call,
             attempt=attempt,
             status=response.status.value,
             code=response.code.value if response.code else None,
@@ -528,40 +534,49 @@ class Agent:
     def _attempt(self, state: _RunState, index: int, call: ToolCall) -> _Attempted:
         if call.problem is not None:
             return self._unreadable(state, index, call)
-        arguments = _arguments(call)
-        attempted: list[ToolResponse] = []
-        waited = 0.0
+        attempts = _ToolAttempts(_arguments(call))
         while True:
             started = self._clock()
-            response = self.registry.execute(call.name, arguments, call_id=call.id)
-            self._tool_result(state, index, call, len(attempted), response, (self._clock() - started) * 1000)
-            attempted.append(response)
-            wait = self._retry_wait(state, index, call, attempted, waited)
+            response = self.registry.execute(call.name, attempts.arguments, call_id=call.id)
+            elapsed_ms = (self._clock() - started) * 1000
+            wait = self._tool_attempted(state, index, call, attempts, response, elapsed_ms)
             if wait is None:
-                return _Attempted(tuple(attempted), waited)
+                return attempts.done()
             self._sleep(wait)
-            waited += wait
 
     async def _aattempt(
         self, state: _RunState, index: int, call: ToolCall, limit: asyncio.Semaphore
     ) -> _Attempted:
         if call.problem is not None:
             return self._unreadable(state, index, call)
-        arguments = _arguments(call)
-        attempted: list[ToolResponse] = []
-        waited = 0.0
+        attempts = _ToolAttempts(_arguments(call))
         while True:
             async with limit:
                 started = self._clock()
-                response = await self.registry.aexecute(call.name, arguments, call_id=call.id)
+                response = await self.registry.aexecute(call.name, attempts.arguments, call_id=call.id)
                 elapsed_ms = (self._clock() - started) * 1000
-            self._tool_result(state, index, call, len(attempted), response, elapsed_ms)
-            attempted.append(response)
-            wait = self._retry_wait(state, index, call, attempted, waited)
+            wait = self._tool_attempted(state, index, call, attempts, response, elapsed_ms)
             if wait is None:
-                return _Attempted(tuple(attempted), waited)
+                return attempts.done()
             await self._asleep(wait)
-            waited += wait
+
+    def _tool_attempted(
+        self,
+        state: _RunState,
+        index: int,
+        call: ToolCall,
+        attempts: _ToolAttempts,
+        response: ToolResponse,
+        elapsed_ms: float,
+    ) -> float | None:
+        """One attempt's answer, traced and kept; the seconds to wait before the next (counted as
+        waited), or None when the call is done."""
+        self._tool_result(state, index, call, len(attempts.responses), response, elapsed_ms)
+        attempts.responses.append(response)
+        wait = self._retry_wait(state, index, call, attempts.responses, attempts.waited)
+        if wait is not None:
+            attempts.waited += wait
+        return wait
 
     def _unreadable(self, state: _RunState, index: int, call: ToolCall) -> _Attempted:
         """A call the model sent in a form no tool can take: answered INVALID_FORMAT, nothing run."""
@@ -593,11 +608,11 @@ class Agent:
                 record = ToolCallRecord(
                     call=call, response=blocked, attempts=(), executed=False, feedback=text
                 )
-                state.trace.emit(
+                _trace_call(
+                    state,
                     "tool_blocked",
-                    step=index,
-                    call_id=call.id,
-                    tool=call.name,
+                    index,
+                    call,
                     failures=failures,
                     code=blocked.code.value if blocked.code else None,
                 )
@@ -632,6 +647,11 @@ class Agent:
                 to_openai_chat(record.response, tool_call_id=call.id, text=text, carry=False)
             )
         state.steps.append(AgentStep(index=index, reply=reply, tool_calls=tuple(records)))
+
+
+def _trace_call(state: _RunState, event: str, index: int, call: ToolCall, **members: Any) -> None:
+    """Trace ``event`` of one tool call: its step, its id and its tool, then ``members``."""
+    state.trace.emit(event, step=index, call_id=call.id, tool=call.name, **members)
 
 
 def _model_failure(error: Exception) -> ModelError:

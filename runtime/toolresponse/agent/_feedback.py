@@ -171,16 +171,10 @@ def _header(response: ToolResponse) -> str:
     return header
 
 
-def error_text(
-    response: ToolResponse,
-    *,
-    tool: str,
-    available_tools: Sequence[str],
-    retries: int = 0,
-    waited_s: float = 0.0,
+def _error_text(
+    response: ToolResponse, tool: str, available_tools: Sequence[str], retries: int, waited_s: float
 ) -> str:
-    """The message for an error response of ``tool``; ``retries`` and ``waited_s`` say what the loop
-    already did about a retryable error before giving it to the model."""
+    """The message for an error response of ``tool`` (``feedback_text``'s arguments)."""
     info = response.error_info
     assert info is not None
     code = info.code
@@ -253,11 +247,11 @@ def feedback_text(
     retries: int = 0,
     waited_s: float = 0.0,
 ) -> str:
-    """The tool message the model reads for ``response``, chosen by its status (see the module doc)."""
+    """The tool message the model reads for ``response``, chosen by its status (see the module doc);
+    for an error, ``retries`` and ``waited_s`` say what the loop already did about a retryable one
+    before giving it to the model."""
     if response.is_success:
         return success_text(response)
     if response.is_partial:
         return partial_text(response)
-    return error_text(
-        response, tool=tool, available_tools=available_tools, retries=retries, waited_s=waited_s
-    )
+    return _error_text(response, tool, available_tools, retries, waited_s)

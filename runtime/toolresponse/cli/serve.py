@@ -140,28 +140,19 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGr
     """The connection limits of a server (``connection_limits`` reads them); returns their group."""
     limits = ConnectionLimits()
     bounds = parser.add_argument_group("connection limits")
-    bounds.add_argument(
-        "--head-timeout",
-        type=float,
-        default=limits.head_timeout_s,
-        metavar="SECONDS",
-        help="close a connection whose request head is not in after SECONDS"
-        f" (default {limits.head_timeout_s:g})",
+    # fmt: off
+    options: tuple[tuple[str, type[float] | type[int], float, str, str], ...] = (
+        ("--head-timeout", float, limits.head_timeout_s, "SECONDS",
+         "close a connection whose request head is not in after SECONDS"),
+        ("--keep-alive", int, limits.keep_alive_s, "SECONDS", "close an idle connection after SECONDS"),
+        ("--max-connections", int, limits.max_connections, "N", "serve at most N connections at once"),
     )
-    bounds.add_argument(
-        "--keep-alive",
-        type=int,
-        default=limits.keep_alive_s,
-        metavar="SECONDS",
-        help=f"close an idle connection after SECONDS (default {limits.keep_alive_s})",
-    )
-    bounds.add_argument(
-        "--max-connections",
-        type=int,
-        default=limits.max_connections,
-        metavar="N",
-        help=f"serve at most N connections at once (default {limits.max_connections})",
-    )
+    # fmt: on
+    for flag, kind, default, metavar, text in options:
+        shown = f"{default:g}" if kind is float else default
+        bounds.add_argument(
+            flag, type=kind, default=default, metavar=metavar, help=f"{text} (default {shown})"
+        )
     return bounds
 
 

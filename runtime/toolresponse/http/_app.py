@@ -144,6 +144,19 @@ def _answer(
     return Response(response.to_json_bytes(), status_code=status, headers=all_headers, media_type=MEDIA_TYPE)
 
 
+def _error_answer(
+    code: ErrorCode,
+    message: str,
+    *,
+    details: Mapping[str, Any] | None = None,
+    context: Mapping[str, Any] | None = None,
+    status: int | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """The answer of an error ToolResponse (``status``: the code's own unless given)."""
+    return _answer(ToolResponse.error(code, message, details=details, context=context), status, headers)
+
+
 def _context(name: str, call_id: str | None) -> dict[str, Any] | None:
     context: dict[str, Any] = {}
     if name:
@@ -264,6 +277,24 @@ class _Binding:
         self.as_caller: dict[str, Any] = {"caller": caller} if _takes_caller(registry.aexecute) else {}
         self.list_as_caller: dict[str, Any] = {"caller": caller} if _takes_caller(registry.list_tools) else {}
 
+    def _refuse_unread_body(self, unread: Exception, name: str, call_id: str | None) -> Response:
+        """408 for a body not all there in time, 413 for one over the limit; the connection is then closed.
+
+        The call id goes into the context only when it is a valid one (it is checked after the body)."""
+        details: dict[str, Any]
+        if isinstance(unread, TimeoutError):
+            limit_s = self.body_timeout_s
+            code, status, details = REQUEST_TIMEOUT_CODE, REQUEST_TIMEOUT_STATUS, {"timeout_s": limit_s}
+            message = f"The request body did not arrive within {limit_s:g} s; send it at once."
+        else:
+            limit = self.max_body_bytes
+            code, status, details = BODY_TOO_LARGE_CODE, BODY_TOO_LARGE_STATUS, {"limit_bytes": limit}
+            message = f"The request body is over the limit of {limit} bytes; send smaller parameters."
+        context = _context(name, call_id if call_id and not _call_id_problem(call_id) else None)
+        return _error_answer(
+            code, message, details=details, context=context, status=status, headers={"Connection": "close"}
+        )
+
     async def list_tools(self, request: Request) -> Response:
         specs = self.registry.list_tools(**self.list_as_caller)
         tools = [
@@ -284,58 +315,36 @@ class _Binding:
         try:
             async with asyncio.timeout(self.body_timeout_s):
                 body = await _read_body(request, self.max_body_bytes)
-        except TimeoutError:
-            limit_s = self.body_timeout_s
-            late = ToolResponse.error(
-                REQUEST_TIMEOUT_CODE,
-                f"The request body did not arrive within {limit_s:g} s; send it at once.",
-                details={"timeout_s": limit_s},
-                context=_context(name, call_id if call_id and not _call_id_problem(call_id) else None),
-            )
-            return _answer(late, status=REQUEST_TIMEOUT_STATUS, headers={"Connection": "close"})
-        except _BodyTooLarge:
-            limit = self.max_body_bytes
-            refusal = ToolResponse.error(
-                BODY_TOO_LARGE_CODE,
-                f"The request body is over the limit of {limit} bytes; send smaller parameters.",
-                details={"limit_bytes": limit},
-                context=_context(name, call_id if call_id and not _call_id_problem(call_id) else None),
-            )
-            return _answer(refusal, status=BODY_TOO_LARGE_STATUS, headers={"Connection": "close"})
+        except (TimeoutError, _BodyTooLarge) as unread:
+            return self._refuse_unread_body(unread, name, call_id)
         if call_id is not None:
             problem = _call_id_problem(call_id)
             if problem is not None:
-                return _answer(
-                    ToolResponse.error(
-                        ErrorCode.INVALID_PARAM,
-                        f"The {CALL_ID_HEADER} header {problem}; send {CALL_ID_MIN_LENGTH} to"
-                        f" {CALL_ID_MAX_LENGTH} characters matching {CALL_ID_PATTERN}, or no header.",
-                        details={"header": CALL_ID_HEADER},
-                        context=_context(name, None),
-                    )
+                return _error_answer(
+                    ErrorCode.INVALID_PARAM,
+                    f"The {CALL_ID_HEADER} header {problem}; send {CALL_ID_MIN_LENGTH} to"
+                    f" {CALL_ID_MAX_LENGTH} characters matching {CALL_ID_PATTERN}, or no header.",
+                    details={"header": CALL_ID_HEADER},
+                    context=_context(name, None),
                 )
         context = _context(name, call_id)
         try:
             params = loads_strict(body)
         except MalformedJsonError as error:
             reason = "the body is empty" if not body.strip() else error.reason
-            return _answer(
-                ToolResponse.error(
-                    ErrorCode.INVALID_FORMAT,
-                    f"The request body is not JSON: {reason}.",
-                    details={"reason": reason},
-                    context=context,
-                )
+            return _error_answer(
+                ErrorCode.INVALID_FORMAT,
+                f"The request body is not JSON: {reason}.",
+                details={"reason": reason},
+                context=context,
             )
         if not isinstance(params, dict):
             kind = _json_type(params)
-            return _answer(
-                ToolResponse.error(
-                    ErrorCode.INVALID_PARAM,
-                    f"The request body must be a JSON object of parameters, not {kind}.",
-                    details={"type": kind},
-                    context=context,
-                )
+            return _error_answer(
+                ErrorCode.INVALID_PARAM,
+                f"The request body must be a JSON object of parameters, not {kind}.",
+                details={"type": kind},
+                context=context,
             )
         try:
             response = await self.registry.aexecute(name, params, call_id=call_id, **self.as_caller)
@@ -350,14 +359,12 @@ class _Binding:
                 type(error).__name__,
                 exc_info=error,
             )
-            return _answer(
-                ToolResponse.error(
-                    ErrorCode.INTERNAL_ERROR,
-                    f"The tool {name} stopped with {type(error).__name__}, which no tool may raise;"
-                    " the server goes on serving.",
-                    details={"exception": type(error).__name__},
-                    context=context,
-                )
+            return _error_answer(
+                ErrorCode.INTERNAL_ERROR,
+                f"The tool {name} stopped with {type(error).__name__}, which no tool may raise;"
+                " the server goes on serving.",
+                details={"exception": type(error).__name__},
+                context=context,
             )
         if not isinstance(response, ToolResponse):
             raise TypeError(f"the registry answered {type(response).__name__}, not a ToolResponse")
@@ -371,26 +378,23 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     if exc.status_code == HTTPStatus.METHOD_NOT_ALLOWED:
         allow = (exc.headers or {}).get("Allow", "")  # Starlette's own answer, in HTTP's terms
         methods = sorted(method.strip() for method in allow.split(",") if method.strip())
-        return _answer(
-            ToolResponse.error(
-                METHOD_NOT_ALLOWED_CODE,
-                f"{path} has no method {request.method}; it has {', '.join(methods)}.",
-                details={"path": path, "method": request.method, "allow": methods},
-            ),
+        return _error_answer(
+            METHOD_NOT_ALLOWED_CODE,
+            f"{path} has no method {request.method}; it has {', '.join(methods)}.",
+            details={"path": path, "method": request.method, "allow": methods},
             status=METHOD_NOT_ALLOWED_STATUS,
             headers={ALLOW_HEADER: ", ".join(methods)},
         )
     if exc.status_code == HTTPStatus.NOT_FOUND:
-        return _answer(
-            ToolResponse.error(
-                ErrorCode.NOT_FOUND,
-                f"There is nothing at {path}: the binding has {LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} and"
-                f" {INVOKE_METHOD} {INVOKE_PATH}.",
-                details={"path": path},
-            )
+        return _error_answer(
+            ErrorCode.NOT_FOUND,
+            f"There is nothing at {path}: the binding has {LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} and"
+            f" {INVOKE_METHOD} {INVOKE_PATH}.",
+            details={"path": path},
         )
-    return _answer(
-        ToolResponse.error(ErrorCode.INVALID_PARAM, f"The request was refused: {exc.detail}."),
+    return _error_answer(
+        ErrorCode.INVALID_PARAM,
+        f"The request was refused: {exc.detail}.",
         status=exc.status_code,
         headers=exc.headers,
     )

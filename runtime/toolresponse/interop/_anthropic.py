@@ -22,40 +22,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import carried, inferred, model_text, trailer_of
-from ._shape import Shape
+from ._carry import call_id_or_context, carried, inferred, model_text, text_parts, trailer_of
+from ._shape import Shape, record_schema, text_or_blocks
 
 __all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
 
-ANTHROPIC_SHAPE: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "Anthropic tool_result content block",
-    "type": "object",
-    "required": ["type", "tool_use_id"],
-    "properties": {
+ANTHROPIC_SHAPE: dict[str, Any] = record_schema(
+    "Anthropic tool_result content block",
+    ["type", "tool_use_id"],
+    {
         "type": {"const": "tool_result"},
         "tool_use_id": {"type": "string"},
-        "content": {
-            "anyOf": [
-                {"type": "string"},
-                {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["type"],
-                        "properties": {"type": {"type": "string"}},
-                        "if": {"properties": {"type": {"const": "text"}}},
-                        "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
-                    },
-                },
-            ]
-        },
+        "content": text_or_blocks({"type": "string"}, "text"),
         "is_error": {"type": "boolean"},
         "cache_control": {"type": ["object", "null"]},
         "toolset_name": {"type": ["string", "null"]},
     },
-    "additionalProperties": False,
-}
+)
 """One ``tool_result`` block (``ToolResultBlockParam``)."""
 
 SHAPE = Shape("anthropic", ANTHROPIC_SHAPE)
@@ -70,15 +53,12 @@ def to_anthropic(
     ``text`` is what the model reads (default ``model_text(response)``); with
     ``carry`` the whole response follows in a second text block.
     """
-    if tool_use_id is None:
-        known = (response.context or {}).get("call_id")
-        tool_use_id = known if isinstance(known, str) else ""
     blocks = [{"type": "text", "text": model_text(response) if text is None else text}]
     if carry:
         blocks.append({"type": "text", "text": carried("", response)})
     return {
         "type": "tool_result",
-        "tool_use_id": tool_use_id,
+        "tool_use_id": call_id_or_context(tool_use_id, response),
         "content": blocks,
         "is_error": response.is_error,
     }
@@ -87,11 +67,7 @@ def to_anthropic(
 def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ``tool_result`` known to have its shape (unchecked)."""
     content = record.get("content", "")
-    if isinstance(content, str):
-        texts, others = [content], []
-    else:
-        texts = [block["text"] for block in content if block["type"] == "text"]
-        others = [block for block in content if block["type"] != "text"]
+    texts, others = ([content], []) if isinstance(content, str) else text_parts(content, "text")
     trailer = trailer_of(texts[-1]) if texts else None
     if trailer is not None:
         return trailer  # type: ignore[no-any-return]

@@ -24,7 +24,7 @@ the status and code its prefix or error flag says.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -33,7 +33,16 @@ from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
 
-__all__ = ["TRAILER_END", "TRAILER_START", "carried", "inferred", "model_text", "trailer_of"]
+__all__ = [
+    "TRAILER_END",
+    "TRAILER_START",
+    "call_id_or_context",
+    "carried",
+    "inferred",
+    "model_text",
+    "text_parts",
+    "trailer_of",
+]
 
 TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
@@ -55,6 +64,22 @@ def model_text(response: ToolResponse) -> str:
         header = f"ERROR {info.code.value}: {info.message}"
         return header if response.text == info.message else f"{header}\n{response.text}"
     return response.text
+
+
+def call_id_or_context(call_id: str | None, response: ToolResponse) -> str:
+    """The call id a record gets: ``call_id`` when given, else ``response``'s ``context.call_id``,
+    else "" (the dialects' id members are required strings)."""
+    if call_id is not None:
+        return call_id
+    known = (response.context or {}).get("call_id")
+    return known if isinstance(known, str) else ""
+
+
+def text_parts(blocks: Sequence[Mapping[str, Any]], text_type: str) -> tuple[list[str], list[Any]]:
+    """The texts of the blocks of type ``text_type``, in order, and the other blocks, in order."""
+    texts = [block["text"] for block in blocks if block["type"] == text_type]
+    others = [block for block in blocks if block["type"] != text_type]
+    return texts, others
 
 
 def carried(text: str, response: ToolResponse | None) -> str:

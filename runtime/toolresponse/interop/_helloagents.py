@@ -35,18 +35,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._shape import Shape
+from ._shape import Shape, record_schema
 
 __all__ = ["HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents", "wire_from_helloagents"]
 
 _OBJECT_OR_NULL = {"type": ["object", "null"]}
 
-HELLOAGENTS_SHAPE: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "HelloAgents 1.0 ToolResponse dict",
-    "type": "object",
-    "required": ["status", "text"],
-    "properties": {
+HELLOAGENTS_SHAPE: dict[str, Any] = record_schema(
+    "HelloAgents 1.0 ToolResponse dict",
+    ["status", "text"],
+    {
         "status": {"enum": ["success", "partial", "error"]},
         "text": {"type": "string"},
         "data": _OBJECT_OR_NULL,
@@ -62,11 +60,12 @@ HELLOAGENTS_SHAPE: dict[str, Any] = {
         },
         "context": _OBJECT_OR_NULL,
     },
-    "additionalProperties": False,
-    "if": {"properties": {"status": {"const": "error"}}},
-    "then": {"required": ["error"], "properties": {"error": {"type": "object"}}},
-    "else": {"properties": {"error": {"type": "null"}}},
-}
+    **{
+        "if": {"properties": {"status": {"const": "error"}}},
+        "then": {"required": ["error"], "properties": {"error": {"type": "object"}}},
+        "else": {"properties": {"error": {"type": "null"}}},
+    },
+)
 """One HelloAgents 1.0 / 1.0.1 ``ToolResponse.to_dict()`` (or its JSON)."""
 
 SHAPE = Shape("helloagents", HELLOAGENTS_SHAPE)

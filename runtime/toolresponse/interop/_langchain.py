@@ -31,8 +31,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .._response import ToolResponse
-from ._carry import inferred, model_text
-from ._shape import Shape
+from ._carry import call_id_or_context, inferred, model_text
+from ._shape import Shape, record_schema
 
 if TYPE_CHECKING:
     from langchain_core.messages import ToolMessage
@@ -49,12 +49,10 @@ __all__ = [
     "wire_from_langchain",
 ]
 
-LANGCHAIN_SHAPE: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "LangChain ToolMessage",
-    "type": "object",
-    "required": ["content", "tool_call_id"],
-    "properties": {
+LANGCHAIN_SHAPE: dict[str, Any] = record_schema(
+    "LangChain ToolMessage",
+    ["content", "tool_call_id"],
+    {
         "type": {"const": "tool"},
         "content": {
             "anyOf": [
@@ -70,8 +68,7 @@ LANGCHAIN_SHAPE: dict[str, Any] = {
         "additional_kwargs": {"type": "object"},
         "response_metadata": {"type": "object"},
     },
-    "additionalProperties": False,
-}
+)
 """One ``ToolMessage`` as its fields (``ToolMessage.model_dump()``, or the dict it is built from)."""
 
 SHAPE = Shape("langchain", LANGCHAIN_SHAPE)
@@ -84,18 +81,14 @@ def to_langchain(
 
     ``tool_call_id`` defaults to ``context.call_id`` ("" when there is none),
     ``text`` (the content) to ``model_text(response)``."""
-    context = response.context or {}
-    if tool_call_id is None:
-        known = context.get("call_id")
-        tool_call_id = known if isinstance(known, str) else ""
     record: dict[str, Any] = {
         "type": "tool",
         "content": model_text(response) if text is None else text,
-        "tool_call_id": tool_call_id,
+        "tool_call_id": call_id_or_context(tool_call_id, response),
         "status": "error" if response.is_error else "success",
         "artifact": response.to_dict(),
     }
-    name = context.get("tool_name")
+    name = (response.context or {}).get("tool_name")
     if isinstance(name, str):
         record["name"] = name
     return record

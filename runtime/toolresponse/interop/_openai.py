@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import carried, inferred, model_text, trailer_of
-from ._shape import Shape
+from ._carry import call_id_or_context, carried, inferred, model_text, text_parts, trailer_of
+from ._shape import Shape, record_schema, text_or_blocks
 
 __all__ = [
     "OPENAI_CHAT_SHAPE",
@@ -42,7 +42,6 @@ __all__ = [
     "wire_from_openai_responses",
 ]
 
-_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 _TEXT_PART = {
     "type": "object",
     "required": ["type", "text"],
@@ -50,63 +49,36 @@ _TEXT_PART = {
     "additionalProperties": False,
 }
 
-OPENAI_CHAT_SHAPE: dict[str, Any] = {
-    "$schema": _SCHEMA,
-    "title": "OpenAI Chat Completions tool message",
-    "type": "object",
-    "required": ["role", "tool_call_id", "content"],
-    "properties": {
+OPENAI_CHAT_SHAPE: dict[str, Any] = record_schema(
+    "OpenAI Chat Completions tool message",
+    ["role", "tool_call_id", "content"],
+    {
         "role": {"const": "tool"},
         "tool_call_id": {"type": "string"},
         "content": {"anyOf": [{"type": "string"}, {"type": "array", "items": _TEXT_PART}]},
         "name": {"type": "string"},
     },
-    "additionalProperties": False,
-}
+)
 """One Chat Completions tool message (``ChatCompletionToolMessageParam``)."""
 
-OPENAI_RESPONSES_SHAPE: dict[str, Any] = {
-    "$schema": _SCHEMA,
-    "title": "OpenAI Responses API function_call_output item",
-    "type": "object",
-    "required": ["type", "call_id", "output"],
-    "properties": {
+OPENAI_RESPONSES_SHAPE: dict[str, Any] = record_schema(
+    "OpenAI Responses API function_call_output item",
+    ["type", "call_id", "output"],
+    {
         "type": {"const": "function_call_output"},
         "call_id": {"type": "string"},
-        "output": {
-            "anyOf": [
-                {"type": "string"},
-                {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["type"],
-                        "properties": {"type": {"enum": ["input_text", "input_image", "input_file"]}},
-                        "if": {"properties": {"type": {"const": "input_text"}}},
-                        "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
-                    },
-                },
-            ]
-        },
+        "output": text_or_blocks({"enum": ["input_text", "input_image", "input_file"]}, "input_text"),
         "id": {"type": ["string", "null"]},
         "status": {"enum": ["in_progress", "completed", "incomplete", None]},
         "name": {"type": ["string", "null"]},
         "namespace": {"type": ["string", "null"]},
         "caller": {"type": ["object", "null"]},
     },
-    "additionalProperties": False,
-}
+)
 """One Responses API ``function_call_output`` input item (``FunctionCallOutput``)."""
 
 CHAT = Shape("openai-chat", OPENAI_CHAT_SHAPE)
 RESPONSES = Shape("openai-responses", OPENAI_RESPONSES_SHAPE)
-
-
-def _call_id(response: ToolResponse, call_id: str | None) -> str:
-    if call_id is not None:
-        return call_id
-    known = (response.context or {}).get("call_id")
-    return known if isinstance(known, str) else ""
 
 
 def _content(response: ToolResponse, text: str | None, carry: bool) -> str:
@@ -125,7 +97,7 @@ def to_openai_chat(
     """
     return {
         "role": "tool",
-        "tool_call_id": _call_id(response, tool_call_id),
+        "tool_call_id": call_id_or_context(tool_call_id, response),
         "content": _content(response, text, carry),
     }
 
@@ -136,7 +108,7 @@ def to_openai_responses(
     """The Responses API ``function_call_output`` item of ``response`` (as ``to_openai_chat``)."""
     return {
         "type": "function_call_output",
-        "call_id": _call_id(response, call_id),
+        "call_id": call_id_or_context(call_id, response),
         "output": _content(response, text, carry),
     }
 
@@ -164,8 +136,7 @@ def wire_from_openai_responses(record: Mapping[str, Any]) -> dict[str, Any]:
     output = record["output"]
     if isinstance(output, str):
         return _from_text(output, record["call_id"])
-    texts = [part["text"] for part in output if part["type"] == "input_text"]
-    others = [part for part in output if part["type"] != "input_text"]
+    texts, others = text_parts(output, "input_text")
     return _from_text("".join(texts), record["call_id"], others)
 
 

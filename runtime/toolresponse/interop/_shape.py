@@ -1,29 +1,58 @@
 """A dialect's record shape (a JSON Schema 2020-12 dict) checked by the package's fast engine.
 
-Every dialect module declares the shape of one record as plain data and checks
-records against it here: ``Shape(name, schema)`` compiles the schema with
-jsonschema-rs on first use; ``shape.violations(record)`` lists what is wrong
-(JSON pointer into the record, the keyword that failed, a message, the schema
-path), and ``shape.checked(record)`` gives the record as JSON data or raises
-``DialectError`` naming the dialect.
+Every dialect module declares the shape of one record as plain data (``record_schema`` writes
+what every shape has: an object of known members and no others; ``text_or_blocks`` the content
+that is a text or a list of typed blocks) and checks records against it here:
+``Shape(name, schema)`` compiles the schema on first use, as a tool's parameters are compiled
+(``ParameterValidator``: jsonschema-rs); ``shape.violations(record)`` lists what is wrong
+(JSON pointer into the record, the keyword that failed, a message, the schema path), and
+``shape.checked(record)`` gives the record as JSON data or raises ``DialectError`` naming the
+dialect.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import jsonschema_rs
-
 from .._errors import DialectError, JsonValueError
 from .._violation import SchemaViolation, relevance
-from ..validation import MAX_VALUE_DEPTH, json_pointer, to_json_data
+from ..tools import ParameterValidator
+from ..validation import MAX_VALUE_DEPTH, to_json_data
 
-__all__ = ["RECORD_DEPTH", "Shape"]
+__all__ = ["RECORD_DEPTH", "Shape", "record_schema", "text_or_blocks"]
 
 RECORD_DEPTH = MAX_VALUE_DEPTH + 4
 """The deepest nesting of a record: a response (a member two levels deeper than its value) inside a
 dialect's record (up to two more: a LangChain artifact, a block of content)."""
+
+
+def record_schema(title: str, required: list[str], properties: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """The JSON Schema 2020-12 of a record titled ``title``: an object with ``properties``, of which
+    ``required`` must be there, and no other member; ``more`` adds keywords (``if`` ...)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": title,
+        "type": "object",
+        "required": required,
+        "properties": properties,
+        "additionalProperties": False,
+        **more,
+    }
+
+
+def text_or_blocks(block_type: dict[str, Any], text_type: str) -> dict[str, Any]:
+    """The schema of content that is a string or a list of blocks, each an object whose ``type`` has
+    the schema ``block_type``; a block of type ``text_type`` has a string ``text``."""
+    block = {
+        "type": "object",
+        "required": ["type"],
+        "properties": {"type": block_type},
+        "if": {"properties": {"type": {"const": text_type}}},
+        "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
+    }
+    return {"anyOf": [{"type": "string"}, {"type": "array", "items": block}]}
 
 
 class Shape:
@@ -32,43 +61,31 @@ class Shape:
     def __init__(self, dialect: str, schema: Mapping[str, Any]) -> None:
         self.dialect = dialect
         self.schema = schema
-        self._validator: Any = None
+        self._validator: ParameterValidator | None = None
 
-    def _compiled(self) -> Any:
+    def _compiled(self) -> ParameterValidator:
         if self._validator is None:
-            self._validator = jsonschema_rs.Draft202012Validator(dict(self.schema))
+            self._validator = ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
         return self._validator
 
     def is_valid(self, record: Any) -> bool:
         """Whether ``record`` (decoded JSON) has the dialect's shape: the verdict alone."""
-        valid: bool = self._compiled().is_valid(record)
-        return valid
+        return self._compiled().is_valid(record)
 
     def verdict(self) -> Callable[[Any], bool]:
         """The compiled ``is_valid`` itself, for loops over many records."""
-        function: Callable[[Any], bool] = self._compiled().is_valid
-        return function
+        return self._compiled().verdict()
 
     def violations(self, record: Any) -> tuple[SchemaViolation, ...]:
         """Every way ``record`` breaks the shape (empty when it has it)."""
-        validator = self._compiled()
-        if validator.is_valid(record):
-            return ()
-        found = []
-        for error in validator.iter_errors(record):
-            schema_path = list(error.schema_path)
-            keyword = next((str(part) for part in reversed(schema_path) if isinstance(part, str)), "")
-            found.append(
-                SchemaViolation(
-                    pointer=json_pointer(error.instance_path),
-                    keyword=keyword,
-                    message=f"{self.dialect} record: {error.message}",
-                    schema_path=json_pointer(schema_path),
-                )
-            )
+        found = self._compiled().violations(record, limit=None, schema_paths=True)
+        prefix = f"{self.dialect} record: "
         # Most relevant first, as the validator orders them: an unknown member usually explains a
         # missing one.
-        return tuple(sorted(found, key=lambda violation: relevance(violation.keyword, violation.pointer)))
+        ranked = sorted(found, key=lambda violation: relevance(violation.keyword, violation.pointer))
+        return tuple(
+            dataclasses.replace(violation, message=prefix + violation.message) for violation in ranked
+        )
 
     def checked(self, record: Any) -> Any:
         """``record`` as JSON data (``to_json_data``'s conversions: tuples, enums ...), known to have

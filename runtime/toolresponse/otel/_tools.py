@@ -78,13 +78,17 @@ AsyncExecute = Callable[..., Coroutine[Any, Any, "ToolResponse"]]
 
 @dataclass(slots=True)
 class _ToolCall:
-    """One traced call: its span, the name it is known by, when it started."""
+    """One traced call: its span, the name it is known by, when it started, and what it was
+    (the registry, the name as given, the parameters) for the attributes of its end."""
 
     span: trace.Span
     tool: str
     known: bool
     started: float
     token: object
+    registry: ToolRegistry
+    name: Any
+    params: Any
 
 
 _CURRENT_TOOL: contextvars.ContextVar[_ToolCall | None] = contextvars.ContextVar(
@@ -149,7 +153,7 @@ def _started(
 ) -> CallScope[ToolResponse] | None:
     """The call's span, started and current until the call ends; None (untraced) if that failed."""
     try:
-        call = _start(telemetry, registry, name, call_id)
+        call = _start(telemetry, registry, name, params, call_id)
     except Exception:
         _log.exception("could not start the span of a call of tool %r", name)
         return None
@@ -157,11 +161,11 @@ def _started(
         _CURRENT_TOOL,
         call,
         functools.partial(_raised, telemetry, call),
-        functools.partial(_finish, telemetry, call, registry, name, params),
+        functools.partial(_finish, telemetry, call),
     )
 
 
-def _start(telemetry: Telemetry, registry: ToolRegistry, name: Any, call_id: Any) -> _ToolCall:
+def _start(telemetry: Telemetry, registry: ToolRegistry, name: Any, params: Any, call_id: Any) -> _ToolCall:
     known = type(name) is str and name in registry
     tool = name if known else _shown(name)
     attributes: dict[str, Any] = {
@@ -184,7 +188,7 @@ def _start(telemetry: Telemetry, registry: ToolRegistry, name: Any, call_id: Any
     span_name = f"execute_tool {tool}" if known else "execute_tool"
     span = telemetry.tracer.start_span(span_name, kind=SpanKind.INTERNAL, attributes=attributes)
     token = context.attach(trace.set_span_in_context(span))
-    return _ToolCall(span=span, tool=tool, known=known, started=time.perf_counter(), token=token)
+    return _ToolCall(span, tool, known, time.perf_counter(), token, registry, name, params)
 
 
 def _metric_attributes(call: _ToolCall, status: str, error_type: str | None) -> dict[str, Any]:
@@ -197,21 +201,14 @@ def _metric_attributes(call: _ToolCall, status: str, error_type: str | None) -> 
     return with_error_type(attributes, error_type)
 
 
-def _finish(
-    telemetry: Telemetry,
-    call: _ToolCall,
-    registry: ToolRegistry,
-    name: Any,
-    params: Any,
-    response: ToolResponse,
-) -> None:
+def _finish(telemetry: Telemetry, call: _ToolCall, response: ToolResponse) -> None:
     duration = time.perf_counter() - call.started
     span = call.span
     status = response.status.value
     code = response.code
     try:
         if span.is_recording():
-            span.set_attributes(_end_attributes(telemetry, call, registry, name, params, response))
+            span.set_attributes(_end_attributes(telemetry, call, response))
             if code is not None:
                 span.set_status(Status(StatusCode.ERROR, masked_text(response.text)))
         telemetry.tool_duration.record(
@@ -223,14 +220,7 @@ def _finish(
         end_span(span, call.token)
 
 
-def _end_attributes(
-    telemetry: Telemetry,
-    call: _ToolCall,
-    registry: ToolRegistry,
-    name: Any,
-    params: Any,
-    response: ToolResponse,
-) -> dict[str, Any]:
+def _end_attributes(telemetry: Telemetry, call: _ToolCall, response: ToolResponse) -> dict[str, Any]:
     attributes: dict[str, Any] = {
         names.STATUS: response.status.value,
         names.PARTIAL: response.is_partial,
@@ -246,13 +236,13 @@ def _end_attributes(
         after = response.retry_after_ms
         if after is not None:
             attributes[names.RETRY_AFTER_MS] = after
-    breaker = registry.breaker
+    breaker = call.registry.breaker
     if breaker is not None and call.known:
         # A breaker that cannot say is no reason to lose the span.
         with contextlib.suppress(Exception):
-            attributes[names.BREAKER_STATE] = breaker.state(name).value
+            attributes[names.BREAKER_STATE] = breaker.state(call.name).value
     if telemetry.capture_content:
-        recorded = (response.context or {}).get("params_input", params)
+        recorded = (response.context or {}).get("params_input", call.params)
         if recorded is not None:
             attributes[names.TOOL_CALL_ARGUMENTS] = (
                 str(mask_secrets(recorded)) if isinstance(recorded, str) else content_json(recorded)

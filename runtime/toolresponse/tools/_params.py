@@ -319,17 +319,28 @@ class ParameterValidator:
         """Whether ``value`` (JSON data) satisfies the schema."""
         return bool(self._validator.is_valid(value))
 
-    def violations(self, value: Any, *, limit: int = 20) -> tuple[SchemaViolation, ...]:
-        """Every way ``value`` (JSON data) breaks the schema, up to ``limit``; empty when valid."""
+    def verdict(self) -> Callable[[Any], bool]:
+        """The compiled ``is_valid`` itself, without a call around it, for loops over many values."""
+        function: Callable[[Any], bool] = self._validator.is_valid
+        return function
+
+    def violations(
+        self, value: Any, *, limit: int | None = 20, schema_paths: bool = False
+    ) -> tuple[SchemaViolation, ...]:
+        """Every way ``value`` (JSON data) breaks the schema, up to ``limit`` (None: all); empty when
+        valid. With ``schema_paths``, each names the failed keyword's place in the schema too."""
         if self._validator.is_valid(value):
             return ()
         found: list[SchemaViolation] = []
         for error in self._validator.iter_errors(value):
             found.append(
                 SchemaViolation(
-                    pointer=json_pointer(error.instance_path), keyword=_keyword(error), message=error.message
+                    pointer=json_pointer(error.instance_path),
+                    keyword=_keyword(error),
+                    message=error.message,
+                    schema_path=json_pointer(error.schema_path) if schema_paths else None,
                 )
             )
-            if len(found) >= limit:
+            if limit is not None and len(found) >= limit:
                 break
         return tuple(found)

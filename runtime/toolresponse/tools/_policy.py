@@ -75,7 +75,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 from toolresponse_generated import ErrorCode
 
@@ -268,7 +268,13 @@ def _denial_code(code: Any) -> ErrorCode:
 
 
 class _ToolList:
-    """What an allow-list and a deny-list share: the tools and callers they match, the refusal's code."""
+    """What an allow-list and a deny-list share: the tools and callers they match, the refusal's
+    code and wording; a list says only which calls it lets through (``_lets``)."""
+
+    _RULE: ClassVar[str]
+    """``details.policy`` of a refusal."""
+    _REFUSAL: ClassVar[str]
+    """Where a refused tool stands, in the refusal's reason ("is on the deny-list")."""
 
     def __init__(
         self,
@@ -281,6 +287,21 @@ class _ToolList:
         self.callers = _Glob(callers, "callers")
         self.code = _denial_code(code)
 
+    def _lets(self, caller: str, tool: str) -> bool:
+        raise NotImplementedError
+
+    def may_list(self, caller: str, spec: ToolSpec, writes: bool, /) -> bool:
+        return self._lets(caller, spec.name)
+
+    def __call__(self, request: AccessRequest, /) -> Decision | None:
+        if self._lets(request.caller, request.tool):
+            return None
+        return Decision.deny(
+            f"tool {request.tool!r} {self._REFUSAL} of caller {request.caller!r}",
+            code=self.code,
+            rule=self._RULE,
+        )
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.tools!r}, callers={self.callers!r})"
 
@@ -289,34 +310,22 @@ class AllowList(_ToolList):
     """Callers matching ``callers`` may call only the tools matching ``tools``; other callers are
     not concerned. Refusals are ACCESS_DENIED unless ``code`` says otherwise."""
 
-    def may_list(self, caller: str, spec: ToolSpec, writes: bool, /) -> bool:
-        return not self.callers(caller) or self.tools(spec.name)
+    _RULE = "allow_list"
+    _REFUSAL = "is not on the allow-list"
 
-    def __call__(self, request: AccessRequest, /) -> Decision | None:
-        if not self.callers(request.caller) or self.tools(request.tool):
-            return None
-        return Decision.deny(
-            f"tool {request.tool!r} is not on the allow-list of caller {request.caller!r}",
-            code=self.code,
-            rule="allow_list",
-        )
+    def _lets(self, caller: str, tool: str) -> bool:
+        return not self.callers(caller) or self.tools(tool)
 
 
 class DenyList(_ToolList):
     """Callers matching ``callers`` may not call the tools matching ``tools``. Refusals are
     ACCESS_DENIED unless ``code`` says otherwise."""
 
-    def may_list(self, caller: str, spec: ToolSpec, writes: bool, /) -> bool:
-        return not (self.callers(caller) and self.tools(spec.name))
+    _RULE = "deny_list"
+    _REFUSAL = "is on the deny-list"
 
-    def __call__(self, request: AccessRequest, /) -> Decision | None:
-        if not (self.callers(request.caller) and self.tools(request.tool)):
-            return None
-        return Decision.deny(
-            f"tool {request.tool!r} is on the deny-list of caller {request.caller!r}",
-            code=self.code,
-            rule="deny_list",
-        )
+    def _lets(self, caller: str, tool: str) -> bool:
+        return not (self.callers(caller) and self.tools(tool))
 
 
 class ArgumentRule(_Scoped):

@@ -301,14 +301,20 @@ class ToolRegistry:
             listeners.remove(listener)
             self._listeners = tuple(listeners)
 
-    def _emit(
+    def _answered(
         self,
         name: Any,
         call_id: str | None,
         response: ToolResponse,
+        *,
         known: bool,
         denied_by: str | None = None,
-    ) -> None:
+    ) -> ToolResponse:
+        """``response``, after the listeners (if any) have been told (``known``: a registered tool;
+        ``denied_by``: the access rule that refused the call)."""
+        listeners = self._listeners
+        if not listeners:
+            return response
         breaker = self._breaker
         tool = name if type(name) is str else _safe(repr(name), 200)
         try:
@@ -326,12 +332,13 @@ class ToolRegistry:
             )
         except Exception:
             _log.exception("could not build the event of a call of tool %r", tool)
-            return
-        for listener in self._listeners:
+            return response
+        for listener in listeners:
             try:
                 listener(event)
             except Exception:
                 _log.exception("a tool-call listener failed on a call of tool %r", tool)
+        return response
 
     # -- calling --------------------------------------------------------------------------
 
@@ -418,23 +425,8 @@ class ToolRegistry:
                 breaker.record(prepared.name, response)
             except Exception as error:
                 response = _record_failed(prepared, response, error)
-        if self._listeners:
-            self._emit(prepared.name, call_id, response, True)
-        return response
-
-    def _answered(
-        self,
-        name: Any,
-        call_id: str | None,
-        response: ToolResponse,
-        *,
-        known: bool,
-        denied_by: str | None = None,
-    ) -> ToolResponse:
-        """``response``, after the listeners have been told (``known``: a registered tool;
-        ``denied_by``: the access rule that refused the call)."""
-        if self._listeners:
-            self._emit(name, call_id, response, known, denied_by)
+        if self._listeners:  # checked here too: the hot path makes no call when no one listens
+            self._answered(prepared.name, call_id, response, known=True)
         return response
 
     def _approved(
