@@ -31,7 +31,7 @@ import re
 import shlex
 import threading
 import weakref
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Coroutine, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from toolresponse_generated import ErrorCode
@@ -71,6 +71,27 @@ def leaf_error(error: BaseException) -> BaseException:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return error
+
+
+def _record(result: Any) -> dict[str, Any]:
+    """The SDK's ``CallToolResult`` model as the wire JSON ``from_mcp`` reads: what
+    ``model_dump(by_alias=True, exclude_none=True, mode="json")`` gives of the members it
+    reads, built directly for text blocks (nearly every result), dumped for the other blocks,
+    which are kept as the server sent them."""
+    record: dict[str, Any] = {
+        "content": [
+            {"type": "text", "text": block.text}
+            if block.type == "text"
+            else block.model_dump(by_alias=True, exclude_none=True, mode="json")
+            for block in result.content
+        ],
+        "isError": result.is_error is True,
+    }
+    if result.structured_content is not None:
+        record["structuredContent"] = result.structured_content
+    if result.meta is not None:
+        record["_meta"] = result.meta
+    return record
 
 
 def _masked(response: ToolResponse) -> ToolResponse:
@@ -149,6 +170,51 @@ class McpConnection:
         """Run ``coroutine`` on the connection's loop and await it from any event loop;
         cancelling the await cancels the coroutine."""
         return await asyncio.wrap_future(self._submit(coroutine))
+
+    # The two hops of a call, kept lean because every remote call makes one: a task started on
+    # the connection's loop by one call_soon_threadsafe, whose end wakes the caller directly (a
+    # lock released, or one call_soon_threadsafe to the caller's loop), without the
+    # concurrent.futures.Future, its condition and the chained futures of run_coroutine_threadsafe.
+
+    def _wait_for(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the connection's loop; the calling thread waits for its end."""
+        done = threading.Lock()
+        done.acquire()
+        started: list[asyncio.Task[T]] = []
+
+        def start() -> None:
+            task = self._loop.create_task(coroutine)
+            started.append(task)
+            task.add_done_callback(lambda _task: done.release())
+
+        self._loop.call_soon_threadsafe(start)
+        done.acquire()
+        return started[0].result()
+
+    async def _await_on_loop(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the connection's loop and await its end from the running loop;
+        cancelling the await cancels the coroutine."""
+        caller = asyncio.get_running_loop()
+        if caller is self._loop:
+            return await coroutine
+        answer: asyncio.Future[T] = caller.create_future()
+        started: list[asyncio.Task[T]] = []
+
+        def start() -> None:
+            task = self._loop.create_task(coroutine)
+            started.append(task)
+            task.add_done_callback(lambda ended: _hand_over(caller, ended, answer))
+
+        def cancel() -> None:  # queued after start: the task exists
+            started[0].cancel()
+
+        self._loop.call_soon_threadsafe(start)
+        try:
+            return await answer
+        except asyncio.CancelledError:
+            with contextlib.suppress(RuntimeError):  # the connection's loop has stopped
+                self._loop.call_soon_threadsafe(cancel)
+            raise
 
     # -- connecting -----------------------------------------------------------------------
 
@@ -273,13 +339,13 @@ class McpConnection:
         """Call the remote ``tool`` from any event loop; always a ToolResponse."""
         if self.closed:
             return self._closed_error()
-        return await self.arun(self._call(tool, dict(arguments or {})))
+        return await self._await_on_loop(self._call(tool, dict(arguments or {})))
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
         """Call the remote ``tool`` from a thread; always a ToolResponse."""
         if self.closed:
             return self._closed_error()
-        return self.run(self._call(tool, dict(arguments or {})))
+        return self._wait_for(self._call(tool, dict(arguments or {})))
 
     def _closed_error(self) -> ToolResponse:
         return _network_error(
@@ -289,11 +355,14 @@ class McpConnection:
     async def _call(self, tool: str, arguments: dict[str, Any]) -> ToolResponse:
         if self._closed:
             return self._closed_error()
-        try:
-            client = await self._connected()
-        except Exception as error:
-            return self._connect_failure(error)
+        client = self._client
         session = self._session_task
+        if client is None or session is None or session.done():
+            try:
+                client = await self._connected()
+            except Exception as error:
+                return self._connect_failure(error)
+            session = self._session_task
         try:
             result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
         except TimeoutError:
@@ -301,9 +370,9 @@ class McpConnection:
             return self._timed_out(tool)
         except Exception as error:
             return self._call_failure(tool, error, session)
-        record = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         try:
-            response: ToolResponse = from_mcp(record)
+            # The SDK has checked the result's shape (its CallToolResult model, from JSON).
+            response: ToolResponse = from_mcp(_record(result), shape_known=True)
         except DialectError as error:
             return ToolResponse.error(
                 ErrorCode.API_ERROR,
@@ -407,6 +476,25 @@ class McpConnection:
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.description!r}{' closed' if self.closed else ''}>"
+
+
+def _hand_over(caller: asyncio.AbstractEventLoop, ended: asyncio.Task[T], answer: asyncio.Future[T]) -> None:
+    """Settle ``answer`` (a future of the ``caller`` loop) as the task ``ended`` ended, on that loop."""
+
+    def settle() -> None:
+        if answer.done():  # the await was cancelled
+            return
+        if ended.cancelled():
+            answer.cancel()
+            return
+        error = ended.exception()
+        if error is not None:
+            answer.set_exception(error)
+        else:
+            answer.set_result(ended.result())
+
+    with contextlib.suppress(RuntimeError):  # the caller's loop has closed: nobody awaits
+        caller.call_soon_threadsafe(settle)
 
 
 def _shutdown(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
