@@ -10,13 +10,16 @@ and the ``Agent`` uses it like any other tool. Each answer is
 ``from_mcp_error``; a connection that cannot be made or that breaks (the server
 exits, a broken pipe, a refused connection) is NETWORK_ERROR (retryable).
 
-The connection (``McpConnection``) runs on its own event loop in a daemon
-thread, so it serves any caller: a thread, the registry's background loop, or
-an application's event loop. It lives until ``close()`` (or the end of a
-``with`` block, or the interpreter's exit). When the server dies, the call in
-flight answers NETWORK_ERROR and the connection is marked broken; the *next*
-call reconnects (starts the command again, or opens the URL again) once, and
-answers NETWORK_ERROR if that fails too. The tools stay registered either way,
+The connection (``McpConnection``) lives on an event loop of its own, so it
+serves any caller: a thread, the registry's background loop, or an
+application's event loop. A thread that calls synchronously runs that loop
+itself while nobody else does (no hop to another thread and back); a call from
+another event loop is run by the loop's daemon thread (``SharedLoop``). It
+lives until ``close()`` (or the end of a ``with`` block, or the interpreter's
+exit). When the server dies, the call in flight (or, when it died between
+calls, the next call) answers NETWORK_ERROR and the connection is marked
+broken; the call after reconnects (starts the command again, or opens the URL
+again) once, and answers NETWORK_ERROR if that fails too. The tools stay registered either way,
 so a model sees a retryable error, never a vanished tool. After ``close()`` no
 reconnection is tried: calls answer NETWORK_ERROR saying the connection is closed.
 """
@@ -24,12 +27,10 @@ reconnection is tried: calls answer NETWORK_ERROR saying the connection is close
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import logging
 import re
 import shlex
-import threading
 import weakref
 from collections.abc import Awaitable, Coroutine, Mapping, Sequence
 from typing import Any, Final, TypeVar
@@ -40,6 +41,7 @@ from .._errors import DialectError, McpConnectError, ToolDefinitionError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools import Tool, ToolRegistry, mask_secrets
+from ._loop import LoopShutDown, SharedLoop
 
 __all__ = ["DEFAULT_TIMEOUT_S", "McpConnectError", "McpConnection", "McpTool", "attach", "connect"]
 
@@ -142,79 +144,26 @@ class McpConnection:
         self._cwd = cwd
         self._call_timeout_s = call_timeout_s
         self._connect_timeout_s = connect_timeout_s
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._loop.run_forever, name="toolresponse-mcp-client", daemon=True
-        )
-        self._thread.start()
+        self._shared = SharedLoop("toolresponse-mcp-client")
+        self._loop = self._shared.loop
         self._client: Any = None
         self._session_task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._lock: asyncio.Lock | None = None
         self._closed = False
-        self._finalizer = weakref.finalize(self, _shutdown, self._loop, self._thread)
+        self._finalizer = weakref.finalize(self, self._shared.shutdown)
 
     # -- the loop -------------------------------------------------------------------------
 
-    def _submit(self, coroutine: Awaitable[T]) -> concurrent.futures.Future[T]:
-        async def run() -> T:
-            return await coroutine
-
-        return asyncio.run_coroutine_threadsafe(run(), self._loop)
-
     def run(self, coroutine: Awaitable[T], timeout_s: float | None = None) -> T:
-        """Run ``coroutine`` on the connection's loop and wait for it (from another thread)."""
-        return self._submit(coroutine).result(timeout_s)
+        """Run ``coroutine`` on the connection's loop and wait for it (from a thread: this one
+        runs the loop when no other does)."""
+        return self._shared.wait(_as_coroutine(coroutine), timeout_s)
 
     async def arun(self, coroutine: Awaitable[T]) -> T:
         """Run ``coroutine`` on the connection's loop and await it from any event loop;
         cancelling the await cancels the coroutine."""
-        return await asyncio.wrap_future(self._submit(coroutine))
-
-    # The two hops of a call, kept lean because every remote call makes one: a task started on
-    # the connection's loop by one call_soon_threadsafe, whose end wakes the caller directly (a
-    # lock released, or one call_soon_threadsafe to the caller's loop), without the
-    # concurrent.futures.Future, its condition and the chained futures of run_coroutine_threadsafe.
-
-    def _wait_for(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run ``coroutine`` on the connection's loop; the calling thread waits for its end."""
-        done = threading.Lock()
-        done.acquire()
-        started: list[asyncio.Task[T]] = []
-
-        def start() -> None:
-            task = self._loop.create_task(coroutine)
-            started.append(task)
-            task.add_done_callback(lambda _task: done.release())
-
-        self._loop.call_soon_threadsafe(start)
-        done.acquire()
-        return started[0].result()
-
-    async def _await_on_loop(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run ``coroutine`` on the connection's loop and await its end from the running loop;
-        cancelling the await cancels the coroutine."""
-        caller = asyncio.get_running_loop()
-        if caller is self._loop:
-            return await coroutine
-        answer: asyncio.Future[T] = caller.create_future()
-        started: list[asyncio.Task[T]] = []
-
-        def start() -> None:
-            task = self._loop.create_task(coroutine)
-            started.append(task)
-            task.add_done_callback(lambda ended: _hand_over(caller, ended, answer))
-
-        def cancel() -> None:  # queued after start: the task exists
-            started[0].cancel()
-
-        self._loop.call_soon_threadsafe(start)
-        try:
-            return await answer
-        except asyncio.CancelledError:
-            with contextlib.suppress(RuntimeError):  # the connection's loop has stopped
-                self._loop.call_soon_threadsafe(cancel)
-            raise
+        return await self._shared.wait_async(_as_coroutine(coroutine))
 
     # -- connecting -----------------------------------------------------------------------
 
@@ -339,13 +288,19 @@ class McpConnection:
         """Call the remote ``tool`` from any event loop; always a ToolResponse."""
         if self.closed:
             return self._closed_error()
-        return await self._await_on_loop(self._call(tool, dict(arguments or {})))
+        try:
+            return await self.arun(self._call(tool, dict(arguments or {})))
+        except LoopShutDown:  # closed while the call was being made
+            return self._closed_error()
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
         """Call the remote ``tool`` from a thread; always a ToolResponse."""
         if self.closed:
             return self._closed_error()
-        return self._wait_for(self._call(tool, dict(arguments or {})))
+        try:
+            return self.run(self._call(tool, dict(arguments or {})))
+        except LoopShutDown:  # closed while the call was being made
+            return self._closed_error()
 
     def _closed_error(self) -> ToolResponse:
         return _network_error(
@@ -459,7 +414,7 @@ class McpConnection:
     def close(self) -> None:
         """Close the connection (the server process ends) and stop its loop; idempotent."""
         if self._finalizer.alive:
-            if self._thread.is_alive():
+            if self._shared.alive:
                 with contextlib.suppress(Exception):
                     self.run(self._aclose(), _CLOSE_TIMEOUT_S + 5.0)
             self._finalizer()
@@ -478,32 +433,14 @@ class McpConnection:
         return f"<McpConnection {self.description!r}{' closed' if self.closed else ''}>"
 
 
-def _hand_over(caller: asyncio.AbstractEventLoop, ended: asyncio.Task[T], answer: asyncio.Future[T]) -> None:
-    """Settle ``answer`` (a future of the ``caller`` loop) as the task ``ended`` ended, on that loop."""
+def _as_coroutine(awaitable: Awaitable[T]) -> Coroutine[Any, Any, T]:
+    if isinstance(awaitable, Coroutine):
+        return awaitable
 
-    def settle() -> None:
-        if answer.done():  # the await was cancelled
-            return
-        if ended.cancelled():
-            answer.cancel()
-            return
-        error = ended.exception()
-        if error is not None:
-            answer.set_exception(error)
-        else:
-            answer.set_result(ended.result())
+    async def run() -> T:
+        return await awaitable
 
-    with contextlib.suppress(RuntimeError):  # the caller's loop has closed: nobody awaits
-        caller.call_soon_threadsafe(settle)
-
-
-def _shutdown(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
-    """Stop a connection's loop (at ``close()``, on garbage collection, or at exit)."""
-    if thread.is_alive():
-        for task in asyncio.all_tasks(loop):
-            loop.call_soon_threadsafe(task.cancel)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(_CLOSE_TIMEOUT_S)
+    return run()
 
 
 class McpTool(Tool):
