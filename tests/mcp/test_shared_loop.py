@@ -48,6 +48,20 @@ def test_a_waiting_thread_takes_the_loop_back_from_its_own_thread(shared: Shared
     assert shared._thread.ident == asyncio.run(shared.wait_async(_thread_ident()))
 
 
+def test_a_parked_loop_is_run_again_by_its_own_thread_after_a_quiet_spell(shared: SharedLoop) -> None:
+    shared.wait(_thread_ident())  # this thread ran the loop and left it parked
+    ran = threading.Event()
+    ran_on: list[int] = []
+
+    def note() -> None:  # what the server might send meanwhile: nothing but the loop runs it
+        ran_on.append(threading.get_ident())
+        ran.set()
+
+    shared.loop.call_soon_threadsafe(note)
+    assert ran.wait(60)
+    assert [shared._thread.ident] == ran_on
+
+
 def test_threads_and_event_loops_waiting_at_once_all_get_their_answers(shared: SharedLoop) -> None:
     async def echo(value: int) -> int:
         for _ in range(3):

@@ -10,10 +10,10 @@ from another event loop, a thread that finds the loop run by another thread)
 is run by the loop's own daemon thread, which keeps running it until a waiting
 thread asks for it or the loop shuts down.
 
-Between calls nobody may be running the loop: what the server sends meanwhile
-waits in the pipe or socket until the next call runs the loop (a server that
-died meanwhile is found then: that call answers NETWORK_ERROR, and the next one
-reconnects).
+Between calls the loop is parked for at most ``QUIET_S``: a thread that calls
+again sooner finds it free, and after a quiet spell the loop's own thread runs
+it again, so that what the server sends between calls (a notification, a ping,
+its end) is handled as it comes.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ __all__ = ["LoopShutDown", "SharedLoop"]
 T = TypeVar("T")
 
 _JOIN_TIMEOUT_S: Final = 10.0
+QUIET_S: Final = 0.05
+"""How long the loop may stay parked (nobody running it, nothing handed to it, no thread taking
+a turn) before its own thread runs it again, to handle what the server sends between calls."""
 
 
 class LoopShutDown(RuntimeError):
@@ -47,6 +50,8 @@ class SharedLoop:
         """Coroutines handed to the loop and not ended: someone must run the loop."""
         self._wanting = 0
         """Threads waiting for the loop's own thread to leave the loop to them."""
+        self._turns_taken = 0
+        """How many times a waiting thread has run the loop (tells a quiet spell from a busy one)."""
         self._yield_asked = False
         self._stopping = False
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
@@ -60,16 +65,24 @@ class SharedLoop:
     # -- the loop's own thread --------------------------------------------------------------
 
     def _serve(self) -> None:
-        """Run the loop whenever work was handed to it and no other thread runs it or waits to,
-        until a waiting thread asks for it or the loop shuts down."""
+        """Run the loop whenever work was handed to it, or it has been parked for ``QUIET_S``, and
+        no other thread runs it or waits to; until a waiting thread asks for it or the loop shuts
+        down."""
         me = threading.get_ident()
         turns = self._turns
         while True:
             with turns:
-                while not self._stopping and (
-                    self._handed == 0 or self._driver is not None or self._wanting > 0
-                ):
-                    turns.wait()
+                while not self._stopping:
+                    free = self._driver is None and self._wanting == 0
+                    if free and self._handed > 0:
+                        break
+                    if self._handed > 0 or self._wanting > 0:
+                        turns.wait()  # the thread running the loop tells when it leaves
+                        continue
+                    taken = self._turns_taken
+                    quiet = not turns.wait(QUIET_S) and taken == self._turns_taken
+                    if quiet and self._driver is None and self._wanting == 0:
+                        break  # parked through a quiet spell: run it, for what the server sends
                 if self._stopping:
                     return
                 self._driver = me
@@ -98,7 +111,8 @@ class SharedLoop:
             finally:
                 with self._turns:
                     self._driver = None
-                    self._turns.notify_all()
+                    if self._handed or self._wanting:  # else the loop's own thread sleeps on
+                        self._turns.notify_all()
         done = threading.Lock()
         done.acquire()
         started = self._hand(coroutine, lambda _task: done.release())
@@ -126,6 +140,7 @@ class SharedLoop:
             if self._driver is not None or self._stopping:
                 return False
             self._driver = threading.get_ident()
+            self._turns_taken += 1
             return True
 
     # -- awaiting from another event loop ------------------------------------------------------
