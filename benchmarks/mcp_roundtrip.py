@@ -6,8 +6,10 @@ registry's ``execute`` and ``aexecute``: parameter checks, timeout, listeners,
 ``from_mcp``). "SDK": the official SDK's high-level ``MCPServer`` with a no-op
 ``@tool`` and its ``Client.call_tool``. Both servers are this file run as a
 child process; each case makes ``--calls`` calls after a warm-up, ``--repeats``
-rounds in turn, and the median round is reported in microseconds per call,
-with our ratio to the SDK. Figures are printed, never asserted.
+rounds in turn (every case once per round, so that a load spike hits them
+alike), and the median round is reported in microseconds per call, with our
+ratio to the SDK: the median of the rounds' own ratios (each ours over the SDK's
+in the same round) and their range. Figures are printed, never asserted.
 
     python benchmarks/mcp_roundtrip.py [--calls N] [--repeats R]
 """
@@ -51,8 +53,8 @@ def serve_ours() -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--serve", choices=["sdk", "ours"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve == "sdk":
@@ -83,7 +85,7 @@ def main() -> int:
             await registry.aexecute("noop")
         return (time.perf_counter_ns() - start) / calls / 1000
 
-    async def measure() -> dict[str, float]:
+    async def measure() -> dict[str, list[float]]:
         # One task enters and leaves the SDK client (its task groups require it).
         async with Client(parameters, cache=None) as client:
 
@@ -104,16 +106,21 @@ def main() -> int:
             for _ in range(args.repeats):  # every case in turn, so a load spike hits them alike
                 for name, case in cases.items():
                     rounds[name].append(await case(args.calls))
-        return {name: statistics.median(values) for name, values in rounds.items()}
+        return rounds
 
     try:
-        figures = asyncio.run(measure())
+        rounds = asyncio.run(measure())
     finally:
         connection.close()
-    baseline = figures["SDK MCPServer + Client.call_tool"]
+    baseline = rounds["SDK MCPServer + Client.call_tool"]
     print(f"MCP stdio round trip of a no-op tool ({args.calls} calls x {args.repeats} rounds, median)")
-    for name, micros in figures.items():
-        print(f"  {name:36} {micros:9.1f} us/call   {micros / baseline:5.2f}x the SDK")
+    for name, micros in rounds.items():
+        ratios = [mine / theirs for mine, theirs in zip(micros, baseline, strict=True)]
+        ratio = statistics.median(ratios)
+        print(
+            f"  {name:36} {statistics.median(micros):9.1f} us/call   {ratio:5.2f}x the SDK"
+            f"   (rounds {min(ratios):.2f}-{max(ratios):.2f}x)"
+        )
     return 0
 
 

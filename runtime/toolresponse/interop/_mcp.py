@@ -168,14 +168,19 @@ SHAPE: Final = Shape(_DIALECT, MCP_RESULT_SHAPE)
 _META_POINTER: Final = "/_meta/" + MCP_META_KEY.replace("~", "~0").replace("/", "~1")
 
 
-def from_mcp(record: Mapping[str, Any]) -> ToolResponse:
+def from_mcp(record: Mapping[str, Any], *, shape_known: bool = False) -> ToolResponse:
     """The ToolResponse that the ``CallToolResult`` ``record`` (wire JSON) carries.
 
     Raises ``DialectError("mcp", violations)`` for a record that is not a valid
     ``CallToolResult`` (``MCP_RESULT_SHAPE``), or whose ``_meta[MCP_META_KEY]`` does not
     make a valid ToolResponse (each violation's pointer then points into the record).
+
+    ``shape_known=True`` is for a caller that vouches for the record's shape: decoded JSON
+    already checked as a ``CallToolResult`` (the MCP SDK's validated result, rebuilt as a
+    dict). The shape check is then skipped; the response the record makes is checked all the
+    same, so a server's bad ``_meta`` is still a ``DialectError``.
     """
-    wire = wire_from_mcp(SHAPE.checked(record))
+    wire = wire_from_mcp(record if shape_known else SHAPE.checked(record))
     try:
         return ToolResponse.from_dict(wire)
     except ResponseValidationError as error:
@@ -282,23 +287,25 @@ def _data(structured: Any, others: list[dict[str, Any]]) -> dict[str, Any]:
 
 # -- errors: a structured failure, or a code inferred from the text --------------------------
 
-_WORD = r"(?<![A-Za-z0-9_])"
-_END = r"(?![A-Za-z0-9_])"
+_ERRNO_NAMES: Final = (
+    # (errno name, code), matched as a whole word: ENOENT, not ENOENTITY.
+    ("ENOENT", ErrorCode.NOT_FOUND),
+    ("EISDIR", ErrorCode.IS_DIRECTORY),
+    ("EACCES", ErrorCode.PERMISSION_DENIED),
+    ("EPERM", ErrorCode.PERMISSION_DENIED),
+    ("EROFS", ErrorCode.PERMISSION_DENIED),
+    ("ENOTDIR", ErrorCode.INVALID_PARAM),
+    ("EEXIST", ErrorCode.CONFLICT),
+    ("ETIMEDOUT", ErrorCode.TIMEOUT),
+    ("ECONNREFUSED", ErrorCode.NETWORK_ERROR),
+    ("ECONNRESET", ErrorCode.NETWORK_ERROR),
+    ("ENOTFOUND", ErrorCode.NETWORK_ERROR),
+    ("EPIPE", ErrorCode.NETWORK_ERROR),
+)
 
 INFERENCE_TABLE: Final[tuple[tuple[str, str, ErrorCode], ...]] = (
     # (signal, regular expression, code): the first that matches the text wins.
-    ("ENOENT", _WORD + r"ENOENT" + _END, ErrorCode.NOT_FOUND),
-    ("EISDIR", _WORD + r"EISDIR" + _END, ErrorCode.IS_DIRECTORY),
-    ("EACCES", _WORD + r"EACCES" + _END, ErrorCode.PERMISSION_DENIED),
-    ("EPERM", _WORD + r"EPERM" + _END, ErrorCode.PERMISSION_DENIED),
-    ("EROFS", _WORD + r"EROFS" + _END, ErrorCode.PERMISSION_DENIED),
-    ("ENOTDIR", _WORD + r"ENOTDIR" + _END, ErrorCode.INVALID_PARAM),
-    ("EEXIST", _WORD + r"EEXIST" + _END, ErrorCode.CONFLICT),
-    ("ETIMEDOUT", _WORD + r"ETIMEDOUT" + _END, ErrorCode.TIMEOUT),
-    ("ECONNREFUSED", _WORD + r"ECONNREFUSED" + _END, ErrorCode.NETWORK_ERROR),
-    ("ECONNRESET", _WORD + r"ECONNRESET" + _END, ErrorCode.NETWORK_ERROR),
-    ("ENOTFOUND", _WORD + r"ENOTFOUND" + _END, ErrorCode.NETWORK_ERROR),
-    ("EPIPE", _WORD + r"EPIPE" + _END, ErrorCode.NETWORK_ERROR),
+    *((name, rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", code) for name, code in _ERRNO_NAMES),
     (
         "HTTP 429",
         r"(?i:\b(?:http|status(?: code)?)[ :]*429\b|\b429 too many requests\b)",

@@ -10,13 +10,16 @@ and the ``Agent`` uses it like any other tool. Each answer is
 ``from_mcp_error``; a connection that cannot be made or that breaks (the server
 exits, a broken pipe, a refused connection) is NETWORK_ERROR (retryable).
 
-The connection (``McpConnection``) runs on its own event loop in a daemon
-thread, so it serves any caller: a thread, the registry's background loop, or
-an application's event loop. It lives until ``close()`` (or the end of a
-``with`` block, or the interpreter's exit). When the server dies, the call in
-flight answers NETWORK_ERROR and the connection is marked broken; the *next*
-call reconnects (starts the command again, or opens the URL again) once, and
-answers NETWORK_ERROR if that fails too. The tools stay registered either way,
+The connection (``McpConnection``) lives on an event loop of its own, so it
+serves any caller: a thread, the registry's background loop, or an
+application's event loop. A thread that calls synchronously runs that loop
+itself while nobody else does (no hop to another thread and back); a call from
+another event loop is run by the loop's daemon thread (``SharedLoop``). It
+lives until ``close()`` (or the end of a ``with`` block, or the interpreter's
+exit). When the server dies, the call in flight (or, when it died between
+calls, the next call) answers NETWORK_ERROR and the connection is marked
+broken; the call after reconnects (starts the command again, or opens the URL
+again) once, and answers NETWORK_ERROR if that fails too. The tools stay registered either way,
 so a model sees a retryable error, never a vanished tool. After ``close()`` no
 reconnection is tried: calls answer NETWORK_ERROR saying the connection is closed.
 """
@@ -24,14 +27,12 @@ reconnection is tried: calls answer NETWORK_ERROR saying the connection is close
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import logging
 import re
 import shlex
-import threading
 import weakref
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Coroutine, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from toolresponse_generated import ErrorCode
@@ -40,6 +41,7 @@ from .._errors import DialectError, McpConnectError, ToolDefinitionError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools import Tool, ToolRegistry, mask_secrets
+from ._loop import LoopShutDown, SharedLoop
 
 __all__ = ["DEFAULT_TIMEOUT_S", "McpConnectError", "McpConnection", "McpTool", "attach", "connect"]
 
@@ -71,6 +73,27 @@ def leaf_error(error: BaseException) -> BaseException:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return error
+
+
+def _record(result: Any) -> dict[str, Any]:
+    """The SDK's ``CallToolResult`` model as the wire JSON ``from_mcp`` reads: what
+    ``model_dump(by_alias=True, exclude_none=True, mode="json")`` gives of the members it
+    reads, built directly for text blocks (nearly every result), dumped for the other blocks,
+    which are kept as the server sent them."""
+    record: dict[str, Any] = {
+        "content": [
+            {"type": "text", "text": block.text}
+            if block.type == "text"
+            else block.model_dump(by_alias=True, exclude_none=True, mode="json")
+            for block in result.content
+        ],
+        "isError": result.is_error is True,
+    }
+    if result.structured_content is not None:
+        record["structuredContent"] = result.structured_content
+    if result.meta is not None:
+        record["_meta"] = result.meta
+    return record
 
 
 def _masked(response: ToolResponse) -> ToolResponse:
@@ -121,34 +144,26 @@ class McpConnection:
         self._cwd = cwd
         self._call_timeout_s = call_timeout_s
         self._connect_timeout_s = connect_timeout_s
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._loop.run_forever, name="toolresponse-mcp-client", daemon=True
-        )
-        self._thread.start()
+        self._shared = SharedLoop("toolresponse-mcp-client")
+        self._loop = self._shared.loop
         self._client: Any = None
         self._session_task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._lock: asyncio.Lock | None = None
         self._closed = False
-        self._finalizer = weakref.finalize(self, _shutdown, self._loop, self._thread)
+        self._finalizer = weakref.finalize(self, self._shared.shutdown)
 
     # -- the loop -------------------------------------------------------------------------
 
-    def _submit(self, coroutine: Awaitable[T]) -> concurrent.futures.Future[T]:
-        async def run() -> T:
-            return await coroutine
-
-        return asyncio.run_coroutine_threadsafe(run(), self._loop)
-
     def run(self, coroutine: Awaitable[T], timeout_s: float | None = None) -> T:
-        """Run ``coroutine`` on the connection's loop and wait for it (from another thread)."""
-        return self._submit(coroutine).result(timeout_s)
+        """Run ``coroutine`` on the connection's loop and wait for it (from a thread: this one
+        runs the loop when no other does)."""
+        return self._shared.wait(_as_coroutine(coroutine), timeout_s)
 
     async def arun(self, coroutine: Awaitable[T]) -> T:
         """Run ``coroutine`` on the connection's loop and await it from any event loop;
         cancelling the await cancels the coroutine."""
-        return await asyncio.wrap_future(self._submit(coroutine))
+        return await self._shared.wait_async(_as_coroutine(coroutine))
 
     # -- connecting -----------------------------------------------------------------------
 
@@ -273,13 +288,19 @@ class McpConnection:
         """Call the remote ``tool`` from any event loop; always a ToolResponse."""
         if self.closed:
             return self._closed_error()
-        return await self.arun(self._call(tool, dict(arguments or {})))
+        try:
+            return await self.arun(self._call(tool, dict(arguments or {})))
+        except LoopShutDown:  # closed while the call was being made
+            return self._closed_error()
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
         """Call the remote ``tool`` from a thread; always a ToolResponse."""
         if self.closed:
             return self._closed_error()
-        return self.run(self._call(tool, dict(arguments or {})))
+        try:
+            return self.run(self._call(tool, dict(arguments or {})))
+        except LoopShutDown:  # closed while the call was being made
+            return self._closed_error()
 
     def _closed_error(self) -> ToolResponse:
         return _network_error(
@@ -289,11 +310,14 @@ class McpConnection:
     async def _call(self, tool: str, arguments: dict[str, Any]) -> ToolResponse:
         if self._closed:
             return self._closed_error()
-        try:
-            client = await self._connected()
-        except Exception as error:
-            return self._connect_failure(error)
+        client = self._client
         session = self._session_task
+        if client is None or session is None or session.done():
+            try:
+                client = await self._connected()
+            except Exception as error:
+                return self._connect_failure(error)
+            session = self._session_task
         try:
             result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
         except TimeoutError:
@@ -301,9 +325,9 @@ class McpConnection:
             return self._timed_out(tool)
         except Exception as error:
             return self._call_failure(tool, error, session)
-        record = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         try:
-            response: ToolResponse = from_mcp(record)
+            # The SDK has checked the result's shape (its CallToolResult model, from JSON).
+            response: ToolResponse = from_mcp(_record(result), shape_known=True)
         except DialectError as error:
             return ToolResponse.error(
                 ErrorCode.API_ERROR,
@@ -390,7 +414,7 @@ class McpConnection:
     def close(self) -> None:
         """Close the connection (the server process ends) and stop its loop; idempotent."""
         if self._finalizer.alive:
-            if self._thread.is_alive():
+            if self._shared.alive:
                 with contextlib.suppress(Exception):
                     self.run(self._aclose(), _CLOSE_TIMEOUT_S + 5.0)
             self._finalizer()
@@ -409,13 +433,14 @@ class McpConnection:
         return f"<McpConnection {self.description!r}{' closed' if self.closed else ''}>"
 
 
-def _shutdown(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
-    """Stop a connection's loop (at ``close()``, on garbage collection, or at exit)."""
-    if thread.is_alive():
-        for task in asyncio.all_tasks(loop):
-            loop.call_soon_threadsafe(task.cancel)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(_CLOSE_TIMEOUT_S)
+def _as_coroutine(awaitable: Awaitable[T]) -> Coroutine[Any, Any, T]:
+    if isinstance(awaitable, Coroutine):
+        return awaitable
+
+    async def run() -> T:
+        return await awaitable
+
+    return run()
 
 
 class McpTool(Tool):

@@ -1,0 +1,150 @@
+"""The loop an MCP connection lives on: a waiting thread runs it itself when nobody else does, the
+loop's own thread runs what is handed to it otherwise, and calls from threads and event loops at
+once all end, through a real server."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from toolresponse import ToolRegistry, ToolStatus
+from toolresponse.mcp import attach
+from toolresponse.mcp._loop import LoopShutDown, SharedLoop
+
+SDK_SERVER = Path(__file__).parent / "sdk_server.py"
+
+
+@pytest.fixture
+def shared() -> Iterator[SharedLoop]:
+    loop = SharedLoop("test-shared-loop")
+    yield loop
+    loop.shutdown()
+
+
+async def _thread_ident() -> int:
+    await asyncio.sleep(0)
+    return threading.get_ident()
+
+
+def test_a_waiting_thread_runs_the_loop_itself(shared: SharedLoop) -> None:
+    assert threading.get_ident() == shared.wait(_thread_ident())
+
+
+def test_a_call_from_another_loop_is_run_by_the_loops_own_thread(shared: SharedLoop) -> None:
+    ran_on = asyncio.run(shared.wait_async(_thread_ident()))
+    assert threading.get_ident() != ran_on
+    assert shared._thread.ident == ran_on
+
+
+def test_a_waiting_thread_takes_the_loop_back_from_its_own_thread(shared: SharedLoop) -> None:
+    asyncio.run(shared.wait_async(_thread_ident()))  # the loop's own thread now runs it
+    assert threading.get_ident() == shared.wait(_thread_ident())
+    assert shared._thread.ident == asyncio.run(shared.wait_async(_thread_ident()))
+
+
+def test_a_parked_loop_is_run_again_by_its_own_thread_after_a_quiet_spell(shared: SharedLoop) -> None:
+    shared.wait(_thread_ident())  # this thread ran the loop and left it parked
+    ran = threading.Event()
+    ran_on: list[int] = []
+
+    def note() -> None:  # what the server might send meanwhile: nothing but the loop runs it
+        ran_on.append(threading.get_ident())
+        ran.set()
+
+    shared.loop.call_soon_threadsafe(note)
+    assert ran.wait(60)
+    assert [shared._thread.ident] == ran_on
+
+
+def test_threads_and_event_loops_waiting_at_once_all_get_their_answers(shared: SharedLoop) -> None:
+    async def echo(value: int) -> int:
+        for _ in range(3):
+            await asyncio.sleep(0)
+        return value
+
+    async def from_a_loop(base: int) -> list[int]:
+        return [await shared.wait_async(echo(base + n)) for n in range(50)]
+
+    def from_a_thread(base: int) -> list[int]:
+        return [shared.wait(echo(base + n)) for n in range(50)]
+
+    with ThreadPoolExecutor(6) as pool:
+        threads = [pool.submit(from_a_thread, 1000 * k) for k in range(4)]
+        loops = [pool.submit(asyncio.run, from_a_loop(1000 * k)) for k in range(4, 6)]
+        answers = [future.result(timeout=120) for future in threads + loops]
+    assert [[1000 * k + n for n in range(50)] for k in range(6)] == answers
+
+
+def test_cancelling_the_await_cancels_the_coroutine(shared: SharedLoop) -> None:
+    started = threading.Event()
+    cancelled = threading.Event()
+
+    async def forever() -> None:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    async def main() -> None:
+        waiting = asyncio.ensure_future(shared.wait_async(forever()))
+        while not started.is_set():
+            await asyncio.sleep(0)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+
+    asyncio.run(main())
+    assert cancelled.wait(60)
+
+
+def test_an_exception_reaches_the_waiter(shared: SharedLoop) -> None:
+    async def fail() -> None:
+        raise ValueError("no")
+
+    with pytest.raises(ValueError, match="no"):
+        shared.wait(fail())
+    with pytest.raises(ValueError, match="no"):
+        asyncio.run(shared.wait_async(fail()))
+
+
+def test_work_handed_after_shutdown_is_refused(shared: SharedLoop) -> None:
+    shared.shutdown()
+    assert not shared.alive
+    with pytest.raises(LoopShutDown):
+        shared.wait(_thread_ident())
+    with pytest.raises(LoopShutDown):
+        asyncio.run(shared.wait_async(_thread_ident()))
+
+
+def test_a_synchronous_wait_on_the_loop_itself_is_refused(shared: SharedLoop) -> None:
+    async def nested() -> None:
+        shared.wait(_thread_ident())
+
+    with pytest.raises(RuntimeError, match="never end"):
+        shared.wait(nested())
+
+
+def test_remote_calls_from_threads_and_a_loop_at_once_all_succeed() -> None:
+    registry = ToolRegistry()
+    with attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=60.0):
+
+        def from_a_thread() -> list[ToolStatus]:
+            return [registry.execute("noop").status for _ in range(15)]
+
+        async def from_a_loop() -> list[ToolStatus]:
+            return [(await registry.aexecute("noop")).status for _ in range(15)]
+
+        with ThreadPoolExecutor(4) as pool:
+            futures = [pool.submit(from_a_thread) for _ in range(3)] + [
+                pool.submit(asyncio.run, from_a_loop())
+            ]
+            statuses = [status for future in futures for status in future.result(timeout=300)]
+    assert [ToolStatus.SUCCESS] * 60 == statuses
