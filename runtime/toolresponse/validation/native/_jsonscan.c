@@ -1003,23 +1003,17 @@ repeats_a_name(const unsigned char *text, Py_ssize_t size, Py_ssize_t max_depth)
     return outcome == SCAN_DUPLICATE;
 }
 
+/* A test of one line: 1 it holds what is looked for, 0 not, -1 an error (set). */
+typedef int (*LineTest)(const unsigned char *text, Py_ssize_t size, Py_ssize_t max_depth);
+
+/* The indexes of the lines of the list `lines` (bytes only) that `test` finds, as a new list. */
 static PyObject *
-lines_with_duplicates(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+matching_lines(PyObject *lines, LineTest test, Py_ssize_t max_depth)
 {
-    (void)module;
-    Py_ssize_t max_depth;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "lines_with_duplicates(lines, max_depth) takes 2 arguments");
-        return NULL;
-    }
-    if (!PyList_CheckExact(args[0])) {
+    if (!PyList_CheckExact(lines)) {
         PyErr_SetString(PyExc_TypeError, "lines must be a list of bytes");
         return NULL;
     }
-    if (parse_depth(args[1], &max_depth) < 0) {
-        return NULL;
-    }
-    PyObject *lines = args[0];
     PyObject *found = PyList_New(0);
     if (found == NULL) {
         return NULL;
@@ -1031,13 +1025,12 @@ lines_with_duplicates(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(found);
             return NULL;
         }
-        int repeats = repeats_a_name((const unsigned char *)PyBytes_AS_STRING(line), PyBytes_GET_SIZE(line),
-                                     max_depth);
-        if (repeats < 0) {
+        int matches = test((const unsigned char *)PyBytes_AS_STRING(line), PyBytes_GET_SIZE(line), max_depth);
+        if (matches < 0) {
             Py_DECREF(found);
             return NULL;
         }
-        if (repeats) {
+        if (matches) {
             PyObject *index = PyLong_FromSsize_t(i);
             if (index == NULL || PyList_Append(found, index) < 0) {
                 Py_XDECREF(index);
@@ -1048,6 +1041,21 @@ lines_with_duplicates(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     return found;
+}
+
+static PyObject *
+lines_with_duplicates(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    Py_ssize_t max_depth;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "lines_with_duplicates(lines, max_depth) takes 2 arguments");
+        return NULL;
+    }
+    if (parse_depth(args[1], &max_depth) < 0) {
+        return NULL;
+    }
+    return matching_lines(args[0], repeats_a_name, max_depth);
 }
 
 static PyObject *
@@ -1174,37 +1182,18 @@ first_noncharacter(PyObject *module, PyObject *arg)
     return at < 0 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(at);
 }
 
+static int
+holds_noncharacter(const unsigned char *text, Py_ssize_t size, Py_ssize_t max_depth)
+{
+    (void)max_depth;
+    return find_noncharacter(text, size) >= 0;
+}
+
 static PyObject *
 lines_with_noncharacters(PyObject *module, PyObject *lines)
 {
     (void)module;
-    if (!PyList_CheckExact(lines)) {
-        PyErr_SetString(PyExc_TypeError, "lines must be a list of bytes");
-        return NULL;
-    }
-    PyObject *found = PyList_New(0);
-    if (found == NULL) {
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lines); i++) {
-        PyObject *line = PyList_GET_ITEM(lines, i);
-        if (!PyBytes_CheckExact(line)) {
-            PyErr_Format(PyExc_TypeError, "line %zd is %.100s, not bytes", i, Py_TYPE(line)->tp_name);
-            Py_DECREF(found);
-            return NULL;
-        }
-        if (find_noncharacter((const unsigned char *)PyBytes_AS_STRING(line), PyBytes_GET_SIZE(line)) < 0) {
-            continue;
-        }
-        PyObject *index = PyLong_FromSsize_t(i);
-        if (index == NULL || PyList_Append(found, index) < 0) {
-            Py_XDECREF(index);
-            Py_DECREF(found);
-            return NULL;
-        }
-        Py_DECREF(index);
-    }
-    return found;
+    return matching_lines(lines, holds_noncharacter, 0);
 }
 
 static PyMethodDef jsonscan_methods[] = {
