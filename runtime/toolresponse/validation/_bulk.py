@@ -452,30 +452,41 @@ class Decoded(NamedTuple):
 def decode_lines(name: str, lines: list[bytes], first_line: int) -> Decoded:
     """JSON lines ``lines`` decoded, the first being line ``first_line`` of ``name``: each value
     with its line, and a located record for each line that is not I-JSON (blank lines skipped)."""
+    numbers: list[int | None] = []
+    values: list[Any] = []
+    problems: list[Record] = []
+    for number, value in _decoded(name, lines, first_line, problems.append):
+        numbers.append(number)
+        values.append(value)
+    return Decoded(name, numbers, values, problems, sum(map(len, lines)) + len(lines))
+
+
+def _decoded(
+    name: str, lines: list[bytes], first_line: int, refused: Callable[[Record], None]
+) -> Iterator[tuple[int, Any]]:
+    """Each I-JSON line of ``lines`` as (its line number, its value), in order; the located record
+    of a line that is not I-JSON goes to ``refused`` before the next value comes (blank lines
+    are skipped). A caller that checks each value as it comes frees it at once, while it is
+    still in the processor's cache, rather than a batch later."""
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     # The native scans read the whole batch in one call each; only a line they flag is read
     # again, by the strict I-JSON reader, which says why.
     suspects = set(lines_with_noncharacters(lines))
     suspects.update(lines_with_duplicates(lines, MAX_NESTING))
-    numbers: list[int | None] = []
-    values: list[Any] = []
-    problems: list[Record] = []
-    for index, line in enumerate(lines):
+    for number, line in enumerate(lines, first_line):
         try:
             value = loads(line)
         except decode_error as error:
             if not _is_blank(line):
-                problems.append(_located(name, first_line + index, _line_error(line, error)))
+                refused(_located(name, number, _line_error(line, error)))
             continue
-        if suspects and index in suspects:
-            refused = _refusal(name, first_line + index, line)
-            if refused is not None:
-                problems.append(refused)
+        if suspects and number - first_line in suspects:
+            refusal = _refusal(name, number, line)
+            if refusal is not None:
+                refused(refusal)
                 continue
-        numbers.append(first_line + index)
-        values.append(value)
-    return Decoded(name, numbers, values, problems, sum(map(len, lines)) + len(lines))
+        yield number, value
 
 
 @contextmanager
@@ -507,29 +518,23 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
 def _check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
     if not options.explain:
         return _count_lines(lines, options.judge)
-    decoded = decode_lines(name, lines, first_line)
     judge = options.judge
     is_valid = judge.verdict()
     keep_valid = options.keep_valid
+    first = options.first
     records: list[Record] = []
     append = records.append
-    valid = invalid = 0
-    for number, value in zip(decoded.lines, decoded.values, strict=True):
+    valid = 0
+    # A line that is not I-JSON is appended to the records as it is met: they stay in line order.
+    for number, value in _decoded(name, lines, first_line, append):
         if is_valid(value):
             valid += 1
             if keep_valid:
                 append(Record(name, number, None, ()))
             continue
-        invalid += 1
-        append(Record.invalid(name, number, judge.explain(value, first=options.first)))
-    invalid += len(decoded.problems)
-    if decoded.problems:
-        records = sorted([*records, *decoded.problems], key=_line_of) if records else decoded.problems
-    return Batch(valid, invalid, records, decoded.size)
-
-
-def _line_of(record: Record) -> int:
-    return record.line or 0
+        append(Record.invalid(name, number, judge.explain(value, first=first)))
+    invalid = len(records) - valid if keep_valid else len(records)
+    return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
 
 
 def _count_lines(lines: list[bytes], judge: Judge) -> Batch:
