@@ -37,7 +37,10 @@ from toolresponse.validation.native import (
     lines_with_duplicates_python,
     path_at,
     path_at_python,
+    triage,
+    triage_python,
 )
+from toolresponse.validation.native.jsonscan import PASSED, REFUSED, SUSPECT, UNREADABLE
 
 POINTER_DEPTH = 32
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -111,6 +114,111 @@ def test_lines_with_duplicates_agrees_with_its_python_twin(seed: int) -> None:
     native = lines_with_duplicates(lines, MAX_NESTING)
     assert expected == [index for index in native if index in readable]
     assert expected  # the batch has its repeated names
+
+
+TRIAGE_LINES = [
+    b'{"status": "success", "text": "ok"}',  # accepted by the verdict below
+    b'{"status": "ok", "text": "no"}',  # refused by it
+    b"",  # blank lines get no entry, whatever the white space
+    b"  \t\r",
+    b'{"status": "success", "text": "a", "text": "b"}',  # a repeated name: suspect
+    b'{"status": "success", "text": "\\uFFFE"}',  # an escaped noncharacter: suspect
+    b'{"status": "success", "text": "\xef\xbf\xbf"}',  # a raw one
+    b'{"status": "success", "text": "cut',  # unreadable
+    b"NaN",
+    b"\x0b",  # a vertical tab is no JSON white space
+    b'[{"a": 1}, {"a": 2}]',  # equal names in two objects are no repetition
+]
+
+
+FLAGGED = [SUSPECT, SUSPECT, SUSPECT, UNREADABLE, UNREADABLE, UNREADABLE]
+"""The kinds of lines 4 to 9 of ``TRIAGE_LINES``, whatever the verdict."""
+
+
+def _comparable(result: tuple[int, list[tuple[int, int, object]]]) -> tuple[int, list[tuple[object, ...]]]:
+    accepted, entries = result
+    shown: list[tuple[object, ...]] = [
+        (index, kind, (type(found), str(found)) if kind == UNREADABLE else found)
+        for index, kind, found in entries
+    ]
+    return accepted, shown
+
+
+def _accepts_success(value: object) -> bool:
+    return isinstance(value, dict) and value.get("status") == "success"
+
+
+@needs_extensions
+@pytest.mark.parametrize("verdict", [_accepts_success, None], ids=["verdict", "no-verdict"])
+@pytest.mark.parametrize("keep", [False, True], ids=["drop", "keep"])
+def test_triage_agrees_with_its_python_twin(verdict: object, keep: bool) -> None:
+    """The C loop over a batch sets aside the same lines, with the same kinds and values, in line
+    order, and counts the same accepted lines, as its Python twin."""
+    arguments = (TRIAGE_LINES, orjson.loads, orjson.JSONDecodeError, verdict, MAX_NESTING, keep)
+    expected = _comparable(triage_python(*arguments))  # type: ignore[arg-type]
+    assert expected == _comparable(triage(*arguments))  # type: ignore[arg-type]
+    kinds = [kind for _, kind, _ in expected[1]]
+    if verdict is None:
+        assert [
+            PASSED,
+            PASSED,
+            SUSPECT,
+            SUSPECT,
+            SUSPECT,
+            UNREADABLE,
+            UNREADABLE,
+            UNREADABLE,
+            PASSED,
+        ] == kinds
+        assert 3 == expected[0]
+    else:
+        refused_or_kept = [PASSED, REFUSED] if keep else [REFUSED]
+        assert [
+            *refused_or_kept,
+            SUSPECT,
+            SUSPECT,
+            SUSPECT,
+            UNREADABLE,
+            UNREADABLE,
+            UNREADABLE,
+            REFUSED,
+        ] == kinds
+        assert 1 == expected[0]
+
+
+@needs_extensions
+@pytest.mark.parametrize("scan", [triage, triage_python], ids=["c", "python"])
+def test_triage_lets_the_errors_of_its_callables_through(scan: object) -> None:
+    """An error of the verdict, or of the decoder that is not its decode error, is raised, not
+    taken for a verdict."""
+
+    def broken_verdict(value: object) -> bool:
+        raise LookupError("the verdict broke")
+
+    def broken_loads(line: bytes) -> object:
+        raise MemoryError
+
+    with pytest.raises(LookupError, match="the verdict broke"):
+        scan([b"{}"], orjson.loads, orjson.JSONDecodeError, broken_verdict, MAX_NESTING, False)  # type: ignore[operator]
+    with pytest.raises(MemoryError):
+        scan([b"{}"], broken_loads, orjson.JSONDecodeError, None, MAX_NESTING, False)  # type: ignore[operator]
+
+
+@needs_extensions
+def test_triage_survives_a_verdict_that_empties_the_batch() -> None:
+    """The verdict is Python code: one that clears the list being read ends the loop early,
+    without a read of a line that is gone."""
+    lines = [b"{}", b"{}", b"{}"]
+
+    def clearing(value: object) -> bool:
+        lines.clear()
+        return True
+
+    assert (1, []) == triage(lines, orjson.loads, orjson.JSONDecodeError, clearing, MAX_NESTING, False)
+    with pytest.raises(TypeError, match="list of bytes"):
+        triage((b"{}",), orjson.loads, orjson.JSONDecodeError, None, MAX_NESTING, False)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="line 0 is str, not bytes"):
+        triage(["{}"], orjson.loads, orjson.JSONDecodeError, None, MAX_NESTING, False)  # type: ignore[list-item]
 
 
 @needs_extensions

@@ -46,9 +46,10 @@ that follows, is checked here.
 A URL (``scheme://...``) names one stored object, read through fsspec, and so
 is a ``.gz`` or ``.zst`` file (read as what its name says without that extension).
 
-The fast path is orjson and jsonschema-rs ``is_valid`` per line, and the
-duplicate-name scan of ``_ijson`` (``lines_with_duplicates``, in C) per batch;
-only an invalid line goes on to have its violations explained.
+The fast path is one call per batch of lines (``native.triage``, in C): per line
+orjson, the noncharacter and duplicate-name scans, and jsonschema-rs ``is_valid``
+(or a dialect's verdict), without a turn of the interpreter; only the lines it sets
+aside, invalid or flagged, come back to Python to be explained.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ from ._ranges import (
     without_compression,
 )
 from ._validate import ExplanationCache, validate_json
-from .native import lines_with_duplicates, lines_with_noncharacters
+from .native import PASSED, SUSPECT, UNREADABLE, triage
 
 __all__ = [
     "BATCH_BYTES",
@@ -455,38 +456,36 @@ def decode_lines(name: str, lines: list[bytes], first_line: int) -> Decoded:
     numbers: list[int | None] = []
     values: list[Any] = []
     problems: list[Record] = []
-    for number, value in _decoded(name, lines, first_line, problems.append):
+    _, entries = triage(lines, orjson.loads, orjson.JSONDecodeError, None, MAX_NESTING, True)
+    for number, value, _ in _second_look(name, lines, first_line, entries, problems.append):
         numbers.append(number)
         values.append(value)
     return Decoded(name, numbers, values, problems, sum(map(len, lines)) + len(lines))
 
 
-def _decoded(
-    name: str, lines: list[bytes], first_line: int, refused: Callable[[Record], None]
-) -> Iterator[tuple[int, Any]]:
-    """Each I-JSON line of ``lines`` as (its line number, its value), in order; the located record
-    of a line that is not I-JSON goes to ``refused`` before the next value comes (blank lines
-    are skipped). A caller that checks each value as it comes frees it at once, while it is
-    still in the processor's cache, rather than a batch later."""
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
-    # The native scans read the whole batch in one call each; only a line they flag is read
-    # again, by the strict I-JSON reader, which says why.
-    suspects = set(lines_with_noncharacters(lines))
-    suspects.update(lines_with_duplicates(lines, MAX_NESTING))
-    for number, line in enumerate(lines, first_line):
-        try:
-            value = loads(line)
-        except decode_error as error:
-            if not _is_blank(line):
-                refused(_located(name, number, _line_error(line, error)))
-            continue
-        if suspects and number - first_line in suspects:
-            refusal = _refusal(name, number, line)
-            if refusal is not None:
+def _second_look(
+    name: str,
+    lines: list[bytes],
+    first_line: int,
+    entries: list[tuple[int, int, Any]],
+    refused: Callable[[Record], None],
+) -> Iterator[tuple[int, Any, bool | None]]:
+    """The lines ``triage`` set aside, as (line number, value, verdict) in order: the verdict is
+    None for a line a scan flagged that the strict I-JSON reader then cleared (nobody judged it
+    yet). The located record of a line that is not I-JSON goes to ``refused`` instead, before the
+    next line comes."""
+    for index, kind, found in entries:
+        number = first_line + index
+        if kind == UNREADABLE:
+            refused(_located(name, number, _line_error(lines[index], found)))
+        elif kind != SUSPECT:
+            yield number, found, kind == PASSED
+        else:
+            refusal = _refusal(name, number, lines[index])
+            if refusal is None:
+                yield number, found, None
+            else:
                 refused(refusal)
-                continue
-        yield number, value
 
 
 @contextmanager
@@ -516,46 +515,29 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
 
 
 def _check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
-    if not options.explain:
-        return _count_lines(lines, options.judge)
     judge = options.judge
     is_valid = judge.verdict()
-    keep_valid = options.keep_valid
+    keep_valid = options.keep_valid and options.explain
+    valid, entries = triage(lines, orjson.loads, orjson.JSONDecodeError, is_valid, MAX_NESTING, keep_valid)
+    size = sum(map(len, lines)) + len(lines)
+    if not options.explain:
+        # Verdicts only (``--quiet``): a line a scan flagged counts as invalid unread.
+        return Batch(valid, len(entries), [], size)
     first = options.first
     records: list[Record] = []
     append = records.append
-    valid = 0
     # A line that is not I-JSON is appended to the records as it is met: they stay in line order.
-    for number, value in _decoded(name, lines, first_line, append):
-        if is_valid(value):
-            valid += 1
+    for number, value, accepted in _second_look(name, lines, first_line, entries, append):
+        if accepted is None:
+            accepted = is_valid(value)
+            valid += accepted
+        if accepted:
             if keep_valid:
                 append(Record(name, number, None, ()))
             continue
         append(Record.invalid(name, number, judge.explain(value, first=first)))
     invalid = len(records) - valid if keep_valid else len(records)
-    return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
-
-
-def _count_lines(lines: list[bytes], judge: Judge) -> Batch:
-    """Only the counts of valid and invalid lines (for ``--quiet``): nothing is explained."""
-    is_valid = judge.verdict()
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
-    failing = set(lines_with_duplicates(lines, MAX_NESTING))
-    failing.update(lines_with_noncharacters(lines))
-    valid = invalid = 0
-    for index, line in enumerate(lines):
-        try:
-            obj = loads(line)
-        except decode_error:
-            invalid += not _is_blank(line)
-            continue
-        if is_valid(obj) and not (failing and index in failing):
-            valid += 1
-        else:
-            invalid += 1
-    return Batch(valid, invalid, [], sum(map(len, lines)) + len(lines))
+    return Batch(valid, invalid, records, size)
 
 
 def check_document(name: str, data: bytes, options: Options) -> Batch:

@@ -4,7 +4,9 @@
   position and the noncharacter scan; its twins are in ``jsonscan.py``. This
   package exposes the ones that run, ``first_duplicate``,
   ``lines_with_duplicates``, ``path_at``, ``first_noncharacter`` and
-  ``lines_with_noncharacters``, and ``NATIVE_SCANS`` says whether they are the C ones.
+  ``lines_with_noncharacters``, and ``triage`` (the validator's per-line loop over a
+  batch: decode, scan, judge; the kinds of its entries are ``PASSED``, ``REFUSED``,
+  ``SUSPECT`` and ``UNREADABLE``), and ``NATIVE_SCANS`` says whether they are the C ones.
 - ``_projector.c``: the projection that keys the explanation cache; its twin is
   ``Projection.project`` of the validator's engine module. It reads a
   ``ProjectionPlan`` (``projector.py``); ``projector_of(projection)`` gives the
@@ -25,6 +27,10 @@ from functools import partial
 from typing import Any, Protocol
 
 from .jsonscan import (
+    PASSED,
+    REFUSED,
+    SUSPECT,
+    UNREADABLE,
     Path,
     duplicate_member,
     first_duplicate_python,
@@ -34,12 +40,17 @@ from .jsonscan import (
     lines_with_noncharacters_python,
     path_at_python,
     string_token_value,
+    triage_python,
 )
 from .projector import ProjectionPlan, check_plan_fields
 
 __all__ = [
     "NATIVE_PROJECTOR",
     "NATIVE_SCANS",
+    "PASSED",
+    "REFUSED",
+    "SUSPECT",
+    "UNREADABLE",
     "PlannedProjection",
     "ProjectionPlan",
     "check_plan_fields",
@@ -57,6 +68,8 @@ __all__ = [
     "path_at_python",
     "projector_of",
     "string_token_value",
+    "triage",
+    "triage_python",
 ]
 
 first_duplicate: Callable[[bytes, int], tuple[int, Path] | None]
@@ -64,6 +77,11 @@ lines_with_duplicates: Callable[[list[bytes], int], list[int]]
 path_at: Callable[[bytes, int, int], Path | None]
 first_noncharacter: Callable[[bytes], int | None]
 lines_with_noncharacters: Callable[[list[bytes]], list[int]]
+Triage = Callable[
+    [list[bytes], Callable[[bytes], Any], type[Exception], Callable[[Any], bool] | None, int, bool],
+    tuple[int, list[tuple[int, int, Any]]],
+]
+triage: Triage
 try:
     from ._jsonscan import (
         first_duplicate,
@@ -71,6 +89,7 @@ try:
         lines_with_duplicates,
         lines_with_noncharacters,
         path_at,
+        triage,
     )
 except ImportError:
     first_duplicate = first_duplicate_python
@@ -78,6 +97,7 @@ except ImportError:
     path_at = path_at_python
     first_noncharacter = first_noncharacter_python
     lines_with_noncharacters = lines_with_noncharacters_python
+    triage = triage_python
 NATIVE_SCANS = first_duplicate is not first_duplicate_python
 """Whether the scans are the C extension's."""
 

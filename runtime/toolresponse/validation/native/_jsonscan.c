@@ -30,6 +30,12 @@
  *   lines_with_noncharacters(lines)
  *       The indexes of the lines (a list of bytes) that first_noncharacter finds one in.
  *
+ *   triage(lines, loads, decode_error, verdict, max_depth, keep)
+ *       The validator's loop over a batch of lines, each decoded by `loads`, scanned by the
+ *       two scans above and judged by `verdict`, without a turn of the interpreter per line:
+ *       (accepted, entries), an entry (index, kind, found) for each line that needs a second
+ *       look (kinds as in jsonscan.py: refused, suspect, unreadable; and accepted with `keep`).
+ *
  * Paths are tuples of str (member names, escapes decoded) and int (indexes).
  * Member names are compared after decoding their escapes ("\u0061" is "a");
  * a lone surrogate escape decodes to its three-byte form, as Python's
@@ -1196,6 +1202,147 @@ lines_with_noncharacters(PyObject *module, PyObject *lines)
     return matching_lines(lines, holds_noncharacter, 0);
 }
 
+/* --- triage: the per-line loop of the validator, in one pass over a batch of lines. --- */
+
+enum { TRIAGE_PASSED = 0, TRIAGE_REFUSED = 1, TRIAGE_SUSPECT = 2, TRIAGE_UNREADABLE = 3 };
+
+static int
+is_blank(const unsigned char *text, Py_ssize_t size)
+{
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (!is_space(text[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The exception being raised, taken (no traceback: no Python frame ran between it and us). */
+static PyObject *
+take_exception(void)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    Py_XDECREF(type);
+    Py_XDECREF(traceback);
+    return value;
+#endif
+}
+
+/* Append (index, kind, found) to `out`: 0, or -1 with an exception set. Steals `found`. */
+static int
+append_entry(PyObject *out, Py_ssize_t index, int kind, PyObject *found)
+{
+    PyObject *entry = found == NULL ? NULL : Py_BuildValue("(niN)", index, kind, found);
+    if (entry == NULL) {
+        return -1;
+    }
+    int failed = PyList_Append(out, entry);
+    Py_DECREF(entry);
+    return failed;
+}
+
+/* One line: decode, scan, judge; its entry (if it gets one) appended to `out`, `*valid` counted.
+ * 0, or -1 with an exception set. */
+static int
+triage_line(PyObject *line, Py_ssize_t index, PyObject *const *args, int keep, PyObject *out, Py_ssize_t *valid,
+            Py_ssize_t max_depth)
+{
+    PyObject *loads = args[1], *decode_error = args[2], *verdict = args[3];
+    const unsigned char *text = (const unsigned char *)PyBytes_AS_STRING(line);
+    Py_ssize_t size = PyBytes_GET_SIZE(line);
+    PyObject *value = PyObject_Vectorcall(loads, &line, 1, NULL);
+    if (value == NULL) {
+        if (!PyErr_ExceptionMatches(decode_error)) {
+            return -1;
+        }
+        PyObject *error = take_exception();
+        if (is_blank(text, size)) {
+            Py_XDECREF(error);
+            return 0;
+        }
+        return append_entry(out, index, TRIAGE_UNREADABLE, error);
+    }
+    int suspect = find_noncharacter(text, size) >= 0;
+    if (!suspect) {
+        suspect = repeats_a_name(text, size, max_depth);
+        if (suspect < 0) {
+            Py_DECREF(value);
+            return -1;
+        }
+    }
+    if (suspect) {
+        return append_entry(out, index, TRIAGE_SUSPECT, value);
+    }
+    int accepted = 1;
+    if (verdict != Py_None) {
+        PyObject *answer = PyObject_Vectorcall(verdict, &value, 1, NULL);
+        accepted = answer == NULL ? -1 : PyObject_IsTrue(answer);
+        Py_XDECREF(answer);
+        if (accepted < 0) {
+            Py_DECREF(value);
+            return -1;
+        }
+    }
+    if (accepted) {
+        ++*valid;
+        if (!keep) {
+            Py_DECREF(value);
+            return 0;
+        }
+        return append_entry(out, index, TRIAGE_PASSED, value);
+    }
+    return append_entry(out, index, TRIAGE_REFUSED, value);
+}
+
+static PyObject *
+triage(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    Py_ssize_t max_depth;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "triage(lines, loads, decode_error, verdict, max_depth, keep) takes 6 arguments");
+        return NULL;
+    }
+    PyObject *lines = args[0];
+    if (!PyList_CheckExact(lines)) {
+        PyErr_SetString(PyExc_TypeError, "lines must be a list of bytes");
+        return NULL;
+    }
+    int keep = PyObject_IsTrue(args[5]);
+    if (keep < 0 || parse_depth(args[4], &max_depth) < 0) {
+        return NULL;
+    }
+    keep = keep || args[3] == Py_None;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        return NULL;
+    }
+    Py_ssize_t valid = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lines); i++) {
+        PyObject *line = PyList_GET_ITEM(lines, i);
+        if (!PyBytes_CheckExact(line)) {
+            PyErr_Format(PyExc_TypeError, "line %zd is %.100s, not bytes", i, Py_TYPE(line)->tp_name);
+            Py_DECREF(out);
+            return NULL;
+        }
+        /* The line is held while it is read: the verdict is Python code, which may change the list. */
+        Py_INCREF(line);
+        int failed = triage_line(line, i, args, keep, out, &valid, max_depth);
+        Py_DECREF(line);
+        if (failed < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return Py_BuildValue("(nN)", valid, out);
+}
+
 static PyMethodDef jsonscan_methods[] = {
     {"first_duplicate", (PyCFunction)(void (*)(void))first_duplicate, METH_FASTCALL,
      "first_duplicate(data, max_depth, /)\n--\n\n"
@@ -1216,6 +1363,13 @@ static PyMethodDef jsonscan_methods[] = {
     {"lines_with_noncharacters", (PyCFunction)lines_with_noncharacters, METH_O,
      "lines_with_noncharacters(lines, /)\n--\n\n"
      "The indexes of the lines (a list of bytes) that hold a noncharacter, raw or escaped."},
+    {"triage", (PyCFunction)(void (*)(void))triage, METH_FASTCALL,
+     "triage(lines, loads, decode_error, verdict, max_depth, keep, /)\n--\n\n"
+     "Each line of `lines` (a list of bytes) decoded by `loads`, scanned, and judged by `verdict`\n"
+     "(None: every line is accepted): (accepted, entries), entries (index, kind, found) in line\n"
+     "order for each line refused (1, the value), flagged by a scan (2, the value, not judged) or\n"
+     "not decoded (3, the `decode_error` raised; blank lines are skipped), and, with `keep`, for\n"
+     "each line accepted (0, the value)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -9,6 +9,9 @@
 - ``first_noncharacter_python(data)``: the byte offset of the first noncharacter
   (U+FDD0-U+FDEF, U+nFFFE, U+nFFFF), raw or escaped, or None;
   ``lines_with_noncharacters_python(lines)`` the indexes of the lines holding one.
+- ``triage_python(lines, loads, decode_error, verdict, max_depth, keep)``: the
+  validator's per-line loop over a batch (decode, scan, judge), which sets aside
+  only the lines that need a second look.
 
 The token loops ``duplicate_member`` and ``_slots_at`` are iterative, so no
 nesting exhausts Python's stack. ``duplicate_member`` runs behind a screen,
@@ -28,11 +31,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
 import orjson
 
 __all__ = [
+    "PASSED",
+    "REFUSED",
+    "SUSPECT",
+    "UNREADABLE",
     "duplicate_member",
     "first_duplicate_python",
     "first_noncharacter_python",
@@ -41,9 +49,19 @@ __all__ = [
     "lines_with_noncharacters_python",
     "path_at_python",
     "string_token_value",
+    "triage_python",
 ]
 
 Path = tuple[str | int, ...]
+
+PASSED: Final = 0
+"""A triage entry's kind: the verdict accepted the line's value (listed only when kept)."""
+REFUSED: Final = 1
+"""The verdict refused the value."""
+SUSPECT: Final = 2
+"""A scan found a noncharacter or a repeated member name: the value was not judged."""
+UNREADABLE: Final = 3
+"""The line is no JSON text: the entry holds the decoder's error."""
 
 _ESCAPED_COLON_BYTES = b"\\u003"
 _ESCAPED_COLON_TEXT = "\\u003"
@@ -228,3 +246,39 @@ def lines_with_noncharacters_python(lines: list[bytes]) -> list[int]:
     """The extension's ``lines_with_noncharacters`` in Python."""
     search = _NONCHARACTER.search
     return [index for index, line in enumerate(lines) if search(line) is not None]
+
+
+def triage_python(
+    lines: list[bytes],
+    loads: Callable[[bytes], Any],
+    decode_error: type[Exception],
+    verdict: Callable[[Any], bool] | None,
+    max_depth: int,
+    keep: bool,
+) -> tuple[int, list[tuple[int, int, Any]]]:
+    """The extension's ``triage`` in Python: each line decoded by ``loads``, scanned, and judged by
+    ``verdict`` (None: every line is accepted, and kept). Returns how many lines were accepted,
+    and an entry ``(index, kind, found)`` in line order for each line ``REFUSED`` (the value),
+    ``SUSPECT`` (the value, not judged) or ``UNREADABLE`` (the ``decode_error`` raised; a line of
+    nothing but JSON white space gets none), and with ``keep`` for each ``PASSED`` (the value)."""
+    keep = keep or verdict is None
+    suspects = set(lines_with_noncharacters_python(lines))
+    suspects.update(lines_with_duplicates_python(lines, max_depth))
+    accepted = 0
+    entries: list[tuple[int, int, Any]] = []
+    for index, line in enumerate(lines):
+        try:
+            value = loads(line)
+        except decode_error as error:
+            if line.strip(b" \t\r\n"):
+                entries.append((index, UNREADABLE, error))
+            continue
+        if index in suspects:
+            entries.append((index, SUSPECT, value))
+        elif verdict is None or verdict(value):
+            accepted += 1
+            if keep:
+                entries.append((index, PASSED, value))
+        else:
+            entries.append((index, REFUSED, value))
+    return accepted, entries
