@@ -186,6 +186,61 @@ def test_triage_agrees_with_its_python_twin(verdict: object, keep: bool) -> None
         assert 1 == expected[0]
 
 
+_NONCHARACTERS = ["\ufdd0", "\ufffe", "\U0001fffe", "\U0010ffff"]
+
+
+def _with_noncharacter(text: str, rng: random.Random) -> bytes:
+    """``text`` with a noncharacter in a string of it, raw or escaped, or as it is."""
+    choice = rng.random()
+    if choice < 0.4 or '"v:al"' not in text:
+        return text.encode("utf-8")
+    character = rng.choice(_NONCHARACTERS)
+    written = json.dumps(character) if choice < 0.7 else json.dumps(character, ensure_ascii=False)
+    return text.replace('"v:al"', written, 1).encode("utf-8")
+
+
+@needs_extensions
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.integers(min_value=0, max_value=2**32))
+def test_triage_agrees_with_its_python_twin_on_random_lines(seed: int) -> None:
+    """Random lines (names repeated at any depth, escaped or not; noncharacters raw and escaped;
+    lines cut short; padding that moves every byte across the 64-byte blocks of the C scans):
+    the C loop flags, refuses and counts what the Python twin does. It reads a line name by
+    name only when the value has fewer members than the text has colons, and for a
+    noncharacter only when a byte or an escape may begin one: neither shortcut misses one."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(8):
+        text = random_json_text(rng)
+        for spelling in _spellings(text):
+            line = _with_noncharacter(spelling.decode("utf-8"), rng)
+            lines.append(b" " * rng.randrange(64) + line)
+    lines.append(lines[0][: len(lines[0]) // 2])
+    rng.shuffle(lines)
+    for verdict in (None, _accepts_success, bool):
+        arguments = (lines, orjson.loads, orjson.JSONDecodeError, verdict, MAX_NESTING, False)
+        expected = _comparable(triage_python(*arguments))  # type: ignore[arg-type]
+        assert expected == _comparable(triage(*arguments))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"a": 1, "\\u0061": 2}',  # the same name, once escaped
+        b'{"x": [{"k": 1, "k": 1}]}',  # deep in an array
+        b'{"k": {"k": 1}, "k": 2}',
+        b" " * 62 + b'{"a": "\\uFFFF"}',  # an escape that crosses a block boundary
+        b" " * 63 + b'["\\uFDD0"]',
+        b" " * 60 + '{"a": "\ufdef"}'.encode(),  # a raw noncharacter across a boundary
+    ],
+)
+@needs_extensions
+def test_triage_flags_the_lines_that_are_not_i_json(line: bytes) -> None:
+    """Lines that orjson reads but I-JSON refuses are set aside as suspect, each read again."""
+    accepted, entries = triage([line], orjson.loads, orjson.JSONDecodeError, bool, MAX_NESTING, False)
+    assert (0, [(0, SUSPECT)]) == (accepted, [(index, kind) for index, kind, _ in entries])
+
+
 @needs_extensions
 @pytest.mark.parametrize("scan", [triage, triage_python], ids=["c", "python"])
 def test_triage_lets_the_errors_of_its_callables_through(scan: object) -> None:

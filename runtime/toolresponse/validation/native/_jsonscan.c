@@ -639,6 +639,21 @@ lowest_bit(uint64_t bits)
 #endif
 }
 
+static inline int
+population(uint64_t bits)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(bits);
+#else
+    int count = 0;
+    while (bits != 0) {
+        bits &= bits - 1;
+        count++;
+    }
+    return count;
+#endif
+}
+
 /* The bytes of one block that find_names looks at, one bit each. */
 typedef struct {
     uint64_t quote;
@@ -1233,6 +1248,119 @@ take_exception(void)
 #endif
 }
 
+/* The bytes of a block that may begin a noncharacter: a byte of 0xEF and above (every
+ * noncharacter's UTF-8 form begins with 0xEF to 0xF4), and a "u" (of a \u escape, when a
+ * backslash escapes it), one bit each. */
+static inline void
+rare_bytes(const unsigned char *block, uint64_t *high, uint64_t *u)
+{
+#if defined(HAVE_SSE2)
+    const __m128i lead = _mm_set1_epi8((char)0xEF);
+    const __m128i letter = _mm_set1_epi8('u');
+    *high = 0;
+    *u = 0;
+    for (int part = 0; part < BLOCK / 16; part++) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(block + 16 * part));
+        int shift = 16 * part;
+        __m128i is_high = _mm_cmpeq_epi8(_mm_max_epu8(bytes, lead), bytes);
+        *high |= (uint64_t)(uint16_t)_mm_movemask_epi8(is_high) << shift;
+        *u |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, letter)) << shift;
+    }
+#else
+    *high = 0;
+    *u = 0;
+    for (int at = 0; at < BLOCK; at++) {
+        uint64_t bit = (uint64_t)1 << at;
+        if (block[at] >= 0xEF) {
+            *high |= bit;
+        }
+        else if (block[at] == 'u') {
+            *u |= bit;
+        }
+    }
+#endif
+}
+
+/* The colons outside strings of the text [text, text + size) (in well-formed JSON, one per
+ * member of every object, repeated names included), read 64 bytes at a time as find_names
+ * reads; *rare is set when the text may hold a noncharacter (rare_bytes found a byte of 0xEF
+ * and above, or a \u escape), and is otherwise left as it was. */
+static Py_ssize_t
+structural_colons(const unsigned char *text, Py_ssize_t size, int *rare)
+{
+    uint64_t escape_carry = 0;
+    uint64_t inside = 0;
+    uint64_t maybe = 0;
+    Py_ssize_t colons = 0;
+    for (Py_ssize_t base = 0; base < size; base += BLOCK) {
+        const unsigned char *block = text + base;
+        unsigned char tail[BLOCK];
+        if (size - base < BLOCK) {
+            memset(tail, 0, BLOCK);
+            memcpy(tail, block, (size_t)(size - base));
+            block = tail;
+        }
+        Masks masks;
+        classify(block, &masks);
+        uint64_t escaped = 0;
+        if (masks.backslash | escape_carry) {
+            escaped = escaped_bytes(masks.backslash, &escape_carry);
+        }
+        uint64_t in_string = prefix_parity(masks.quote & ~escaped) ^ inside;
+        inside = (uint64_t)0 - (in_string >> 63);
+        colons += population(masks.colon & ~in_string);
+        uint64_t high, u;
+        rare_bytes(block, &high, &u);
+        maybe |= high | (u & escaped);
+    }
+    if (maybe != 0) {
+        *rare = 1;
+    }
+    return colons;
+}
+
+/* The members of every object in the decoded value `value` (a parser keeps one of two equal
+ * names, so a text that repeats a name has more colons than its value has members), or -1 when
+ * the value nests deeper than `depth` more levels. */
+static Py_ssize_t
+members_of(PyObject *value, Py_ssize_t depth)
+{
+    Py_ssize_t count = 0;
+    if (PyDict_CheckExact(value)) {
+        if (depth == 0) {
+            return -1;
+        }
+        PyObject *key, *item;
+        Py_ssize_t at = 0;
+        count = PyDict_GET_SIZE(value);
+        while (PyDict_Next(value, &at, &key, &item)) {
+            if (PyDict_CheckExact(item) || PyList_CheckExact(item)) {
+                Py_ssize_t inner = members_of(item, depth - 1);
+                if (inner < 0) {
+                    return -1;
+                }
+                count += inner;
+            }
+        }
+    }
+    else if (PyList_CheckExact(value)) {
+        if (depth == 0) {
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
+            PyObject *item = PyList_GET_ITEM(value, i);
+            if (PyDict_CheckExact(item) || PyList_CheckExact(item)) {
+                Py_ssize_t inner = members_of(item, depth - 1);
+                if (inner < 0) {
+                    return -1;
+                }
+                count += inner;
+            }
+        }
+    }
+    return count;
+}
+
 /* Append (index, kind, found) to `out`: 0, or -1 with an exception set. Steals `found`. */
 static int
 append_entry(PyObject *out, Py_ssize_t index, int kind, PyObject *found)
@@ -1267,13 +1395,20 @@ triage_line(PyObject *line, Py_ssize_t index, PyObject *const *args, int keep, P
         }
         return append_entry(out, index, TRIAGE_UNREADABLE, error);
     }
-    int suspect = find_noncharacter(text, size) >= 0;
-    if (!suspect) {
+    /* A repeated name shows as a member fewer in the value than colons in the text: only then
+     * is the text read name by name (the value is exactly the text's, the parser having read
+     * it); only a text with a byte or an escape that can begin a noncharacter is read for one. */
+    int rare = 0;
+    int suspect = 0;
+    if (members_of(value, max_depth) != structural_colons(text, size, &rare)) {
         suspect = repeats_a_name(text, size, max_depth);
         if (suspect < 0) {
             Py_DECREF(value);
             return -1;
         }
+    }
+    if (!suspect && rare) {
+        suspect = find_noncharacter(text, size) >= 0;
     }
     if (suspect) {
         return append_entry(out, index, TRIAGE_SUSPECT, value);
