@@ -833,27 +833,90 @@ visit(Scan *scan, Py_ssize_t base, uint64_t events, Py_ssize_t *found)
     return SCAN_DONE;
 }
 
+/* The bytes of a block that may begin a noncharacter: a byte of 0xEF and above (every
+ * noncharacter's UTF-8 form begins with 0xEF to 0xF4), and a "u" (of a \u escape, when a
+ * backslash escapes it), one bit each. */
+static inline void
+rare_bytes(const unsigned char *block, uint64_t *high, uint64_t *u)
+{
+#if defined(HAVE_SSE2)
+    const __m128i lead = _mm_set1_epi8((char)0xEF);
+    const __m128i letter = _mm_set1_epi8('u');
+    *high = 0;
+    *u = 0;
+    for (int part = 0; part < BLOCK / 16; part++) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(block + 16 * part));
+        int shift = 16 * part;
+        __m128i is_high = _mm_cmpeq_epi8(_mm_max_epu8(bytes, lead), bytes);
+        *high |= (uint64_t)(uint16_t)_mm_movemask_epi8(is_high) << shift;
+        *u |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, letter)) << shift;
+    }
+#else
+    *high = 0;
+    *u = 0;
+    for (int at = 0; at < BLOCK; at++) {
+        uint64_t bit = (uint64_t)1 << at;
+        if (block[at] >= 0xEF) {
+            *high |= bit;
+        }
+        else if (block[at] == 'u') {
+            *u |= bit;
+        }
+    }
+#endif
+}
+
+/* Where a string runs on from one block into the next. */
+typedef struct {
+    uint64_t escape_carry; /* 1: the next block's first byte is escaped */
+    uint64_t inside;       /* all ones: the next block begins inside a string */
+} Strings;
+
+/* What one block of 64 bytes holds, one bit a byte. */
+typedef struct {
+    Masks masks;
+    uint64_t escaped;   /* the bytes a backslash escapes */
+    uint64_t in_string; /* the bytes from an opening quote up to, not including, its closing one */
+    uint64_t high;      /* with `rare`: the bytes of 0xEF and above */
+    uint64_t u;         /* with `rare`: the bytes "u" */
+} Block;
+
+/* Read the block at `base` of the text [text, text + size) (the last one padded with zeros),
+ * carrying `strings` on to the next block; with `rare`, rare_bytes too. */
+static inline void
+read_block(const unsigned char *text, Py_ssize_t size, Py_ssize_t base, int rare, Strings *strings, Block *out)
+{
+    const unsigned char *block = text + base;
+    unsigned char tail[BLOCK];
+    if (size - base < BLOCK) {
+        memset(tail, 0, BLOCK);
+        memcpy(tail, block, (size_t)(size - base));
+        block = tail;
+    }
+    classify(block, &out->masks);
+    out->escaped = 0;
+    if (out->masks.backslash | strings->escape_carry) {
+        out->escaped = escaped_bytes(out->masks.backslash, &strings->escape_carry);
+    }
+    out->in_string = prefix_parity(out->masks.quote & ~out->escaped) ^ strings->inside;
+    /* all ones when the block ends inside a string: the top bit, spread by unsigned negation
+     * (well defined, unlike a right shift of a negative int64_t) */
+    strings->inside = (uint64_t)0 - (out->in_string >> 63);
+    out->high = 0;
+    out->u = 0;
+    if (rare) {
+        rare_bytes(block, &out->high, &out->u);
+    }
+}
+
 static Outcome
 find_names(Scan *scan, Py_ssize_t size, Py_ssize_t *found)
 {
-    uint64_t escape_carry = 0;
-    uint64_t inside = 0; /* all ones while a string runs on from the last block */
+    Strings strings = {0, 0};
     for (Py_ssize_t base = 0; base < size; base += BLOCK) {
-        const unsigned char *block = scan->text + base;
-        unsigned char tail[BLOCK];
-        if (size - base < BLOCK) {
-            memset(tail, 0, BLOCK);
-            memcpy(tail, block, (size_t)(size - base));
-            block = tail;
-        }
-        Masks masks;
-        classify(block, &masks);
-        uint64_t escaped = (masks.backslash | escape_carry) ? escaped_bytes(masks.backslash, &escape_carry) : 0;
-        uint64_t in_string = prefix_parity(masks.quote & ~escaped) ^ inside;
-        /* all ones when the block ends inside a string: the top bit, spread by unsigned negation
-         * (well defined, unlike a right shift of a negative int64_t) */
-        inside = (uint64_t)0 - (in_string >> 63);
-        uint64_t events = (masks.brace | masks.colon) & ~in_string;
+        Block block;
+        read_block(scan->text, size, base, 0, &strings, &block);
+        uint64_t events = (block.masks.brace | block.masks.colon) & ~block.in_string;
         if (events != 0) {
             Outcome outcome = visit(scan, base, events, found);
             if (outcome != SCAN_DONE) {
@@ -1248,70 +1311,20 @@ take_exception(void)
 #endif
 }
 
-/* The bytes of a block that may begin a noncharacter: a byte of 0xEF and above (every
- * noncharacter's UTF-8 form begins with 0xEF to 0xF4), and a "u" (of a \u escape, when a
- * backslash escapes it), one bit each. */
-static inline void
-rare_bytes(const unsigned char *block, uint64_t *high, uint64_t *u)
-{
-#if defined(HAVE_SSE2)
-    const __m128i lead = _mm_set1_epi8((char)0xEF);
-    const __m128i letter = _mm_set1_epi8('u');
-    *high = 0;
-    *u = 0;
-    for (int part = 0; part < BLOCK / 16; part++) {
-        __m128i bytes = _mm_loadu_si128((const __m128i *)(block + 16 * part));
-        int shift = 16 * part;
-        __m128i is_high = _mm_cmpeq_epi8(_mm_max_epu8(bytes, lead), bytes);
-        *high |= (uint64_t)(uint16_t)_mm_movemask_epi8(is_high) << shift;
-        *u |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, letter)) << shift;
-    }
-#else
-    *high = 0;
-    *u = 0;
-    for (int at = 0; at < BLOCK; at++) {
-        uint64_t bit = (uint64_t)1 << at;
-        if (block[at] >= 0xEF) {
-            *high |= bit;
-        }
-        else if (block[at] == 'u') {
-            *u |= bit;
-        }
-    }
-#endif
-}
-
 /* The colons outside strings of the text [text, text + size) (in well-formed JSON, one per
- * member of every object, repeated names included), read 64 bytes at a time as find_names
- * reads; *rare is set when the text may hold a noncharacter (rare_bytes found a byte of 0xEF
- * and above, or a \u escape), and is otherwise left as it was. */
+ * member of every object, repeated names included); *rare is set when the text may hold a
+ * noncharacter (a byte of 0xEF and above, or a \u escape), and is otherwise left as it was. */
 static Py_ssize_t
 structural_colons(const unsigned char *text, Py_ssize_t size, int *rare)
 {
-    uint64_t escape_carry = 0;
-    uint64_t inside = 0;
+    Strings strings = {0, 0};
     uint64_t maybe = 0;
     Py_ssize_t colons = 0;
     for (Py_ssize_t base = 0; base < size; base += BLOCK) {
-        const unsigned char *block = text + base;
-        unsigned char tail[BLOCK];
-        if (size - base < BLOCK) {
-            memset(tail, 0, BLOCK);
-            memcpy(tail, block, (size_t)(size - base));
-            block = tail;
-        }
-        Masks masks;
-        classify(block, &masks);
-        uint64_t escaped = 0;
-        if (masks.backslash | escape_carry) {
-            escaped = escaped_bytes(masks.backslash, &escape_carry);
-        }
-        uint64_t in_string = prefix_parity(masks.quote & ~escaped) ^ inside;
-        inside = (uint64_t)0 - (in_string >> 63);
-        colons += population(masks.colon & ~in_string);
-        uint64_t high, u;
-        rare_bytes(block, &high, &u);
-        maybe |= high | (u & escaped);
+        Block block;
+        read_block(text, size, base, 1, &strings, &block);
+        colons += population(block.masks.colon & ~block.in_string);
+        maybe |= block.high | (block.u & block.escaped);
     }
     if (maybe != 0) {
         *rare = 1;
