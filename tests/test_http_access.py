@@ -83,11 +83,14 @@ def token_server() -> Iterator[tuple[str, CountingRegistry]]:
         pytest.param({"Host": "evil.example"}, "host", id="foreign Host (DNS rebinding)"),
         pytest.param({"Host": "evil.example:8000"}, "host", id="foreign Host with a port"),
         pytest.param({"Host": "127.0.0.1.evil.example"}, "host", id="a name that starts like loopback"),
+        pytest.param({"Host": "[::1]evil.example"}, "host", id="a bracketed loopback with more after it"),
+        pytest.param({"Host": "localhost:evil"}, "host", id="loopback with a port that is no number"),
         pytest.param({"Origin": "http://evil.example"}, "origin", id="foreign Origin"),
         pytest.param(
             {"Origin": "http://localhost.evil.example:3000"}, "origin", id="an origin like loopback"
         ),
         pytest.param({"Origin": "null"}, "origin", id="Origin null (a sandboxed page)"),
+        pytest.param({"Origin": "http://[::1]evil.example"}, "origin", id="an origin like [::1]"),
     ],
 )
 def test_a_foreign_host_or_origin_is_refused_on_loopback(

@@ -129,14 +129,24 @@ def is_loopback(host: str) -> bool:
 
 
 def _normal_host(value: str) -> str:
-    """A host name as compared: lower case, no port, no brackets, no trailing dot."""
+    """A host name as compared: lower case, no port, no brackets, no trailing dot. A value that is
+    no host with an optional port (``[::1]evil``, ``localhost:x``) is kept whole, so that it
+    matches no name it merely begins with."""
     value = value.strip().lower()
     if value.startswith("["):
-        end = value.find("]")
-        name = value[1:end] if end > 0 else value[1:]
+        name, bracket, port = value[1:].partition("]")
+        if not bracket or not _is_port_suffix(port):
+            return value
     else:
-        name = value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+        name, colon, port = value.partition(":") if value.count(":") == 1 else (value, "", "")
+        if colon and not _is_port_suffix(colon + port):
+            return value
     return name.rstrip(".")
+
+
+def _is_port_suffix(text: str) -> bool:
+    """Whether ``text`` is what may follow a host: nothing, or a colon and a port number."""
+    return not text or (text[0] == ":" and text[1:].isascii() and text[1:].isdigit())
 
 
 def _normal_origin(value: str) -> str:
