@@ -371,6 +371,24 @@ def test_dangling_and_looping_links_in_a_directory_are_reported(
     assert "a dangling symbolic link" in err.splitlines()[0]
 
 
+def test_links_to_files_are_followed_and_links_to_directories_are_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a directory a link to a response file is checked; a link to a directory is not walked
+    (no loop, no tree read twice), and naming it checks it."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "bad.jsonl").write_bytes(b'{"status": "ok", "text": "x"}\n')
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "good.jsonl").write_bytes(b'{"status": "success", "text": "ok"}\n')
+    (tree / "linked.jsonl").symlink_to(tree / "good.jsonl")
+    (tree / "more").symlink_to(elsewhere, target_is_directory=True)
+    (tree / "loop").symlink_to(tree, target_is_directory=True)
+    assert (0, "2 valid, 0 invalid\n") == run(capsys, str(tree))[:2]
+    assert 1 == run(capsys, str(tree / "more"))[0]
+
+
 def test_an_empty_directory_is_reported_and_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -36,7 +36,8 @@ exit status:
      over 64 MiB (2 wins over 1: the verdict "all valid" could not be reached)
 
 A line holding only a vertical tab or a form feed is not blank (neither is JSON white
-space). At most 100 violations are shown per response, then "... and N more"."""
+space). In a directory, links to files are followed, links to directories are not (name
+one to check it). At most 100 violations are shown per response, then "... and N more"."""
 
 
 def _jobs(text: str) -> int:
