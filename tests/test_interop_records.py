@@ -14,6 +14,7 @@ from toolresponse.interop import (
     from_langchain,
     from_openai_chat,
     from_openai_responses,
+    from_toolresponse,
     model_text,
     to_helloagents,
     to_openai_chat,
@@ -95,6 +96,18 @@ def test_a_value_that_is_not_json_is_a_dialect_error() -> None:
     with pytest.raises(DialectError) as caught:
         from_openai_chat({"role": "tool", "tool_call_id": "c", "content": b"x"})
     assert ["/content"] == [error.pointer for error in caught.value.errors]
+
+
+@pytest.mark.parametrize(
+    ("record", "pointer"),
+    [({"status": "ok", "text": "x"}, "/status"), ({"status": "success", "text": b"x"}, "/text")],
+    ids=["not in the schema", "not JSON"],
+)
+def test_a_record_that_is_no_toolresponse_is_a_dialect_error(record: Any, pointer: str) -> None:
+    """The ``toolresponse`` dialect keeps the contract of every ``from_``: ``DialectError``."""
+    with pytest.raises(DialectError) as caught:
+        from_toolresponse(record)
+    assert ("toolresponse", pointer) == (caught.value.dialect, caught.value.best.pointer)
 
 
 def test_a_helloagents_code_that_is_not_standard_is_named_with_the_nearest() -> None:

@@ -30,10 +30,16 @@ def to_toolresponse(response: ToolResponse) -> dict[str, Any]:
 
 
 def from_toolresponse(record: Any) -> ToolResponse:
-    """The response the wire object ``record`` is (``ToolResponse.from_dict``)."""
-    from .._response import ToolResponse  # the table itself loads no response: `validate` lists it
+    """The response the wire object ``record`` is (``ToolResponse.from_dict``); a record that is
+    none raises ``DialectError`` naming the dialect ``toolresponse``, as every ``from_`` does."""
+    # The table itself loads no response: `validate` lists it.
+    from .._errors import DialectError, ResponseValidationError
+    from .._response import ToolResponse
 
-    return ToolResponse.from_dict(record)
+    try:
+        return ToolResponse.from_dict(record)
+    except ResponseValidationError as error:  # a value that is not JSON (JsonValueError) too
+        raise DialectError("toolresponse", error.errors) from None
 
 
 def _same(record: Any) -> Any:
