@@ -717,6 +717,48 @@ def test_the_result_reason_masks_a_credential_quoted_by_the_provider(
     assert "Authorization: Bearer ***" in result.reason
 
 
+@pytest.mark.parametrize(
+    ("finish_reason", "outcome", "reason"),
+    [
+        ("stop", RunOutcome.ANSWERED, "the model answered"),
+        ("length", RunOutcome.INCOMPLETE, "cut off at its output limit"),
+        ("content_filter", RunOutcome.INCOMPLETE, "filter stopped"),
+    ],
+)
+def test_a_reply_cut_off_is_an_incomplete_answer(
+    mode: str,
+    clock: FakeClock,
+    calls: Calls,
+    serve: Serve,
+    finish_reason: str,
+    outcome: RunOutcome,
+    reason: str,
+) -> None:
+    """A final reply that did not end by itself (its output limit, a content filter) is not
+    "answered": the run is "incomplete", keeps the text so far, and says why."""
+    body = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": finish_reason,
+                "message": {"role": "assistant", "content": "The answer is"},
+            }
+        ],
+    }
+    server = serve([ScriptedCompletion(body=body)])
+    result = _run(_agent(server.base_url, _registry(calls), clock), "Add.", mode)
+    assert (outcome, "The answer is", outcome is RunOutcome.ANSWERED) == (
+        result.outcome,
+        result.answer,
+        result.answered,
+    )
+    assert reason in result.reason
+
+
 def test_arguments_sent_as_an_object_are_answered_invalid_format(
     mode: str, clock: FakeClock, calls: Calls, serve: Serve, tmp_path: Path
 ) -> None:

@@ -6,7 +6,7 @@ One run (``Agent.run(task)`` or ``await Agent.arun(task)``)::
     messages = [system, user task]
     repeat up to max_steps times:
         reply = model(messages, tools)          # model errors: retried with backoff, else "model_error"
-        no tool calls in the reply  ->  "answered" with its text
+        no tool calls in the reply  ->  "answered" with its text ("incomplete" if it was cut off)
         run the reply's tool calls concurrently (at most max_parallel_tools at once),
             each through the registry (and so its breaker):
             - a retryable error is retried by the loop first (bounded backoff, honouring retry_after_ms);
@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from toolresponse_generated import ErrorCode
 
@@ -65,6 +65,13 @@ DEFAULT_MODEL_RETRY = RetryPolicy(max_retries=3, initial_delay_s=1.0, max_delay_
 """Retries of a failed model call (429, 5xx, connection, timeout): three, at most 60 s of waiting."""
 
 
+_CUT_OFF: Final = {
+    "length": "the model's reply was cut off at its output limit (finish_reason 'length')",
+    "content_filter": "the provider's filter stopped the model's reply (finish_reason 'content_filter')",
+}
+"""The finish reasons of a reply that did not end by itself, and what the run's reason says."""
+
+
 class RunOutcome(StrEnum):
     """How a run ended."""
 
@@ -74,6 +81,9 @@ class RunOutcome(StrEnum):
     """The model still called tools when the step budget ran out."""
     MODEL_ERROR = "model_error"
     """The model could not be reached or answered with an error, after the retries allowed."""
+    INCOMPLETE = "incomplete"
+    """The model's final reply was cut off before it ended (``finish_reason`` ``length``: its
+    output limit; ``content_filter``: the provider's filter): ``answer`` is its text so far."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -337,6 +347,9 @@ class Agent:
     def _answered(self, state: _RunState, task: str, index: int, reply: ModelReply) -> AgentResult:
         state.messages.append(reply.to_message())
         state.steps.append(AgentStep(index=index, reply=reply))
+        cut_off = _CUT_OFF.get(reply.finish_reason or "")
+        if cut_off is not None:
+            return self._finish(state, task, RunOutcome.INCOMPLETE, reply.content or "", cut_off)
         return self._finish(state, task, RunOutcome.ANSWERED, reply.content or "", "the model answered")
 
     def _finish(
