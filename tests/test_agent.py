@@ -32,6 +32,7 @@ from toolresponse.agent import (
 )
 from toolresponse.cli import main as cli
 from toolresponse.testing import FakeClock
+from toolresponse.validation import is_valid
 
 TOOL_RETRY = RetryPolicy(
     max_retries=2, initial_delay_s=0.1, multiplier=2.0, max_delay_s=5.0, max_total_wait_s=10.0
@@ -715,6 +716,40 @@ def test_the_result_reason_masks_a_credential_quoted_by_the_provider(
     assert RunOutcome.MODEL_ERROR == result.outcome
     assert secret not in result.reason
     assert "Authorization: Bearer ***" in result.reason
+
+
+def test_calls_past_the_limit_of_a_turn_are_not_run_and_the_model_is_told(
+    mode: str, clock: FakeClock, calls: Calls, serve: Serve
+) -> None:
+    """A reply asking for more tool calls than ``max_tool_calls_per_step`` runs the first ones;
+    each of the others gets a tool message (every call is answered) saying it did not run and
+    may be asked for again, and a RATE_LIMIT response in the record; the run goes on."""
+    many = ScriptedReply(
+        tool_calls=tuple(
+            ScriptedToolCall(name="add", arguments={"a": n, "b": 1}, id=f"c{n}") for n in range(5)
+        )
+    )
+    server = serve([many, _answer("ok")])
+    result = _run(_agent(server.base_url, _registry(calls), clock, max_tool_calls_per_step=3), "Add.", mode)
+    assert (RunOutcome.ANSWERED, {"add": 3}) == (result.outcome, calls.counts)
+    records = result.steps[0].tool_calls
+    assert [True, True, True, False, False] == [record.executed for record in records]
+    assert [None, None, None, "RATE_LIMIT", "RATE_LIMIT"] == [
+        record.response.code.value if record.response.code else None for record in records
+    ]
+    messages = server.tool_messages()
+    assert ["c0", "c1", "c2", "c3", "c4"] == [message["tool_call_id"] for message in messages]
+    assert messages[3]["content"].startswith("NOT EXECUTED: this reply asked for 5 tool calls and at most 3")
+    assert all(is_valid(record.response.to_dict()) for record in records)
+
+
+def test_the_limit_of_calls_per_turn_is_a_positive_count() -> None:
+    with pytest.raises(ValueError, match="max_tool_calls_per_step must be an int >= 1, not 0"):
+        Agent(
+            ToolRegistry(),
+            OpenAIChatModel("m", base_url="http://127.0.0.1:9", env={}),
+            max_tool_calls_per_step=0,
+        )
 
 
 @pytest.mark.parametrize(

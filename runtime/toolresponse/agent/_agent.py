@@ -13,6 +13,7 @@ One run (``Agent.run(task)`` or ``await Agent.arun(task)``)::
             - a call that already failed twice with the same arguments (after those retries) is not run again;
             - a refused call (ACCESS_DENIED, PERMISSION_DENIED: a policy, a person) is never retried,
               and the same call is not run again;
+            - calls past max_tool_calls_per_step (32) in one reply are not run: RATE_LIMIT, "ask again";
         append one tool message per call, in the model's order, written from the status
     "max_steps"
 
@@ -192,6 +193,16 @@ class _Attempted:
     waited_s: float
 
 
+@dataclass(frozen=True)
+class _Blocked:
+    """A call the loop does not run this turn: the response that stands for it, the tool message
+    the model reads, and what the trace says of it."""
+
+    response: ToolResponse
+    text: str
+    traced: Mapping[str, Any]
+
+
 @dataclass(slots=True)
 class _ToolAttempts:
     """Where one tool call's attempts stand: its arguments, the answers so far, seconds waited."""
@@ -224,6 +235,7 @@ class Agent:
         max_steps: int = 10,
         max_parallel_tools: int = 4,
         max_failures_per_call: int = 2,
+        max_tool_calls_per_step: int = 32,
         tool_retry: RetryPolicy = DEFAULT_TOOL_RETRY,
         model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
         trace: TraceTarget | None = None,
@@ -236,6 +248,7 @@ class Agent:
             ("max_steps", max_steps),
             ("max_parallel_tools", max_parallel_tools),
             ("max_failures_per_call", max_failures_per_call),
+            ("max_tool_calls_per_step", max_tool_calls_per_step),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an int >= 1, not {value!r}")
@@ -247,6 +260,7 @@ class Agent:
         self.max_steps = max_steps
         self.max_parallel_tools = max_parallel_tools
         self.max_failures_per_call = max_failures_per_call
+        self.max_tool_calls_per_step = max_tool_calls_per_step
         self.tool_retry = tool_retry
         self.model_retry = model_retry
         self._trace_target = trace
@@ -484,16 +498,44 @@ class Agent:
         for call in reply.tool_calls:
             _trace_call(state, "tool_request", index, call, arguments=_arguments_for_trace(call))
 
-    def _plans(self, state: _RunState, reply: ModelReply) -> list[tuple[ToolCall, ToolResponse | None]]:
-        """Each call with, when the guard refuses it, the earlier failure it would repeat."""
-        plans: list[tuple[ToolCall, ToolResponse | None]] = []
-        for call in reply.tool_calls:
+    def _plans(self, state: _RunState, reply: ModelReply) -> list[tuple[ToolCall, _Blocked | None]]:
+        """Each call with, when it is not to run, why: the guard refuses a call that would repeat an
+        earlier failure, and calls past ``max_tool_calls_per_step`` wait for the next turn."""
+        plans: list[tuple[ToolCall, _Blocked | None]] = []
+        asked = len(reply.tool_calls)
+        for position, call in enumerate(reply.tool_calls):
             key = (call.name, canonical_arguments(_arguments(call)))
             blocked = None
             if state.failures.get(key, 0) >= self.max_failures_per_call:
-                blocked = state.last_failure[key]
+                failures = state.failures[key]
+                last = state.last_failure[key]
+                blocked = _Blocked(
+                    last,
+                    guard_text(call.name, failures, last),
+                    {"failures": failures, "code": last.code.value if last.code else None},
+                )
+            elif position >= self.max_tool_calls_per_step:
+                blocked = self._over_the_limit(call, asked)
             plans.append((call, blocked))
         return plans
+
+    def _over_the_limit(self, call: ToolCall, asked: int) -> _Blocked:
+        limit = self.max_tool_calls_per_step
+        message = (
+            f"this reply asked for {asked} tool calls and at most {limit} run per turn: "
+            f"{call.name!r} did not run"
+        )
+        response = ToolResponse.error(
+            ErrorCode.RATE_LIMIT,
+            message,
+            details={"asked": asked, "limit": limit},
+            context={"tool_name": call.name, "call_id": call.id},
+        )
+        text = (
+            f"NOT EXECUTED: {message}. Ask for it again in your next reply if you still need it, "
+            f"at most {limit} calls in one reply."
+        )
+        return _Blocked(response, text, {"code": ErrorCode.RATE_LIMIT.value, "limit": limit})
 
     def _retry_wait(
         self, state: _RunState, index: int, call: ToolCall, attempted: list[ToolResponse], waited: float
@@ -607,7 +649,7 @@ class Agent:
         state: _RunState,
         index: int,
         reply: ModelReply,
-        plans: Sequence[tuple[ToolCall, ToolResponse | None]],
+        plans: Sequence[tuple[ToolCall, _Blocked | None]],
         outcomes: Sequence[_Attempted],
     ) -> None:
         """Write the tool messages in the model's order and update the repeated-failure guard."""
@@ -616,19 +658,11 @@ class Agent:
         for call, blocked in plans:
             key = (call.name, canonical_arguments(_arguments(call)))
             if blocked is not None:
-                failures = state.failures[key]
-                text = guard_text(call.name, failures, blocked)
+                text = blocked.text
                 record = ToolCallRecord(
-                    call=call, response=blocked, attempts=(), executed=False, feedback=text
+                    call=call, response=blocked.response, attempts=(), executed=False, feedback=text
                 )
-                _trace_call(
-                    state,
-                    "tool_blocked",
-                    index,
-                    call,
-                    failures=failures,
-                    code=blocked.code.value if blocked.code else None,
-                )
+                _trace_call(state, "tool_blocked", index, call, **blocked.traced)
             else:
                 attempted = next(done)
                 response = attempted.attempts[-1]
