@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .._numbers import is_finite_number
+
 
 @dataclass(frozen=True, kw_only=True)
 class RetryPolicy:
@@ -32,12 +34,7 @@ class RetryPolicy:
             raise ValueError(f"max_retries must be an int >= 0, not {self.max_retries!r}")
         for name in ("initial_delay_s", "max_delay_s", "max_total_wait_s"):
             value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-                or value < 0
-            ):
+            if not is_finite_number(value) or value < 0:
                 raise ValueError(f"{name} must be a finite number of seconds >= 0, not {value!r}")
         if not math.isfinite(self.multiplier) or self.multiplier < 1:
             raise ValueError(f"multiplier must be >= 1, not {self.multiplier!r}")

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import os
 import signal
 import socket
@@ -32,6 +31,8 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from .._numbers import is_finite_number
 
 __all__ = [
     "DEFAULT_HOST",
@@ -65,12 +66,7 @@ class ConnectionLimits:
     def __post_init__(self) -> None:
         for name in ("head_timeout_s", "keep_alive_s", "max_connections", "max_head_bytes"):
             value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-                or value <= 0
-            ):
+            if not is_finite_number(value) or value <= 0:
                 raise ValueError(f"{name} must be a finite number > 0, not {value!r}")
         for name in ("keep_alive_s", "max_connections", "max_head_bytes"):
             if not isinstance(getattr(self, name), int):

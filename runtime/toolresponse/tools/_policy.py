@@ -68,7 +68,6 @@ import asyncio
 import fnmatch
 import inspect
 import logging
-import math
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable
@@ -79,6 +78,7 @@ from typing import Any, ClassVar, Final, Protocol
 
 from toolresponse_generated import ErrorCode
 
+from .._numbers import is_finite_number
 from .._response import ToolResponse
 from ._tool import (
     AsyncWait,
@@ -562,12 +562,7 @@ class AccessControl:
         if approver is not None and not callable(approver):
             raise TypeError(f"approver must be a function of an ApprovalRequest, not {approver!r}")
         timeout = approval_timeout_s
-        if (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, int | float)
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
+        if not is_finite_number(timeout) or timeout <= 0:
             raise ValueError(f"approval_timeout_s must be a finite number of seconds > 0, not {timeout!r}")
         self.policies = policies
         self.approver = approver

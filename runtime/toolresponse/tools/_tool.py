@@ -68,7 +68,6 @@ import contextvars
 import dataclasses
 import inspect
 import logging
-import math
 import re
 import threading
 import time
@@ -83,6 +82,7 @@ import orjson
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
+from .._numbers import is_finite_number
 from .._response import ToolResponse, loads_strict, owned_response, trusted_response, with_call_info
 from .._violation import SchemaViolation
 from ..validation import (
@@ -721,13 +721,7 @@ class _Coroutine:
 def _check_timeout(value: Any, where: str) -> float | None:
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value <= 0
-        or value > threading.TIMEOUT_MAX
-    ):
+    if not is_finite_number(value) or value <= 0 or value > threading.TIMEOUT_MAX:
         raise ToolDefinitionError(
             f"{where}: timeout_s must be a positive number of seconds up to {threading.TIMEOUT_MAX:g}"
             f" (the longest wait a thread can make) or None, not {value!r}"
