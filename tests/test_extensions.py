@@ -200,8 +200,8 @@ def test_triage_agrees_with_its_python_twin_on_random_lines(seed: int) -> None:
     rng.shuffle(lines)
     for verdict in (None, _accepts_success, bool):
         arguments = (lines, orjson.loads, orjson.JSONDecodeError, verdict, MAX_NESTING, False)
-        expected = _comparable(triage_python(*arguments))  # type: ignore[arg-type]
-        assert expected == _comparable(triage(*arguments))  # type: ignore[arg-type]
+        expected = _comparable(triage_python(*arguments))
+        assert expected == _comparable(triage(*arguments))
 
 
 @pytest.mark.parametrize(

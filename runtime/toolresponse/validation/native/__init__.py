@@ -32,6 +32,7 @@ from .jsonscan import (
     SUSPECT,
     UNREADABLE,
     Path,
+    Triage,
     duplicate_member,
     first_duplicate_python,
     first_noncharacter_python,
@@ -77,10 +78,6 @@ lines_with_duplicates: Callable[[list[bytes], int], list[int]]
 path_at: Callable[[bytes, int, int], Path | None]
 first_noncharacter: Callable[[bytes], int | None]
 lines_with_noncharacters: Callable[[list[bytes]], list[int]]
-Triage = Callable[
-    [list[bytes], Callable[[bytes], Any], type[Exception], Callable[[Any], bool] | None, int, bool],
-    tuple[int, list[tuple[int, int, Any]]],
-]
 triage: Triage
 try:
     from ._jsonscan import (

@@ -1090,22 +1090,40 @@ repeats_a_name(const unsigned char *text, Py_ssize_t size, Py_ssize_t max_depth)
 /* A test of one line: 1 it holds what is looked for, 0 not, -1 an error (set). */
 typedef int (*LineTest)(const unsigned char *text, Py_ssize_t size, Py_ssize_t max_depth);
 
+/* Whether `lines` is a list (of bytes, as line_at checks); 0 with a TypeError set if not. */
+static int
+is_list_of_lines(PyObject *lines)
+{
+    if (!PyList_CheckExact(lines)) {
+        PyErr_SetString(PyExc_TypeError, "lines must be a list of bytes");
+        return 0;
+    }
+    return 1;
+}
+
+/* Line `i` of the list `lines` (borrowed), or NULL with a TypeError naming it if it is no bytes. */
+static PyObject *
+line_at(PyObject *lines, Py_ssize_t i)
+{
+    PyObject *line = PyList_GET_ITEM(lines, i);
+    if (!PyBytes_CheckExact(line)) {
+        PyErr_Format(PyExc_TypeError, "line %zd is %.100s, not bytes", i, Py_TYPE(line)->tp_name);
+        return NULL;
+    }
+    return line;
+}
+
 /* The indexes of the lines of the list `lines` (bytes only) that `test` finds, as a new list. */
 static PyObject *
 matching_lines(PyObject *lines, LineTest test, Py_ssize_t max_depth)
 {
-    if (!PyList_CheckExact(lines)) {
-        PyErr_SetString(PyExc_TypeError, "lines must be a list of bytes");
-        return NULL;
-    }
-    PyObject *found = PyList_New(0);
+    PyObject *found = is_list_of_lines(lines) ? PyList_New(0) : NULL;
     if (found == NULL) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lines); i++) {
-        PyObject *line = PyList_GET_ITEM(lines, i);
-        if (!PyBytes_CheckExact(line)) {
-            PyErr_Format(PyExc_TypeError, "line %zd is %.100s, not bytes", i, Py_TYPE(line)->tp_name);
+        PyObject *line = line_at(lines, i);
+        if (line == NULL) {
             Py_DECREF(found);
             return NULL;
         }
@@ -1458,8 +1476,7 @@ triage(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *lines = args[0];
-    if (!PyList_CheckExact(lines)) {
-        PyErr_SetString(PyExc_TypeError, "lines must be a list of bytes");
+    if (!is_list_of_lines(lines)) {
         return NULL;
     }
     int keep = PyObject_IsTrue(args[5]);
@@ -1473,9 +1490,8 @@ triage(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_ssize_t valid = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lines); i++) {
-        PyObject *line = PyList_GET_ITEM(lines, i);
-        if (!PyBytes_CheckExact(line)) {
-            PyErr_Format(PyExc_TypeError, "line %zd is %.100s, not bytes", i, Py_TYPE(line)->tp_name);
+        PyObject *line = line_at(lines, i);
+        if (line == NULL) {
             Py_DECREF(out);
             return NULL;
         }

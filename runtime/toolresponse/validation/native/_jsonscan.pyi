@@ -1,7 +1,6 @@
 # Types of the C extension toolresponse.validation.native._jsonscan (_jsonscan.c).
 
-from collections.abc import Callable
-from typing import Any
+from .jsonscan import Triage
 
 def first_duplicate(data: bytes, max_depth: int, /) -> tuple[int, tuple[str | int, ...]] | None:
     """The byte offset and instance path of the first repeated member name of the well-formed
@@ -22,14 +21,6 @@ def first_noncharacter(data: bytes, /) -> int | None:
 def lines_with_noncharacters(lines: list[bytes], /) -> list[int]:
     """The indexes of the lines that hold a noncharacter, raw or escaped."""
 
-def triage(
-    lines: list[bytes],
-    loads: Callable[[bytes], Any],
-    decode_error: type[Exception],
-    verdict: Callable[[Any], bool] | None,
-    max_depth: int,
-    keep: bool,
-    /,
-) -> tuple[int, list[tuple[int, int, Any]]]:
-    """Each line decoded by ``loads``, scanned, and judged by ``verdict``: how many were accepted,
-    and an entry (index, kind, found) in line order for each line that needs a second look."""
+triage: Triage
+"""Each line decoded by ``loads``, scanned, and judged by ``verdict``: how many were accepted,
+and an entry (index, kind, found) in line order for each line that needs a second look."""

@@ -54,6 +54,13 @@ __all__ = [
 
 Path = tuple[str | int, ...]
 
+Triage = Callable[
+    [list[bytes], Callable[[bytes], Any], type[Exception], Callable[[Any], bool] | None, int, bool],
+    tuple[int, list[tuple[int, int, Any]]],
+]
+"""``triage(lines, loads, decode_error, verdict, max_depth, keep)``: how many lines were accepted,
+and an entry (index, kind, found) for each line set aside (see ``triage_python``)."""
+
 PASSED: Final = 0
 """A triage entry's kind: the verdict accepted the line's value (listed only when kept)."""
 REFUSED: Final = 1
