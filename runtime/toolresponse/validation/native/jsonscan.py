@@ -250,9 +250,15 @@ def first_noncharacter_python(data: bytes) -> int | None:
 
 
 def lines_with_noncharacters_python(lines: list[bytes]) -> list[int]:
-    """The extension's ``lines_with_noncharacters`` in Python."""
+    """The extension's ``lines_with_noncharacters`` in Python. Only a line with a byte above 0x7F
+    (a raw noncharacter's UTF-8 form begins with 0xEF to 0xF4) or a ``\\u`` (an escaped one) is
+    searched: the expression is slow, and most lines hold neither."""
     search = _NONCHARACTER.search
-    return [index for index, line in enumerate(lines) if search(line) is not None]
+    return [
+        index
+        for index, line in enumerate(lines)
+        if (not line.isascii() or b"\\u" in line) and search(line) is not None
+    ]
 
 
 def triage_python(
