@@ -87,8 +87,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="toolresponse-scale-"))
     workdir.mkdir(parents=True, exist_ok=True)
     corpus = args.corpus or workdir / "corpus.jsonl"
+    # The processes measured, and the Dask workers (started from this process), read and write
+    # their bytecode in the work directory, as an installed package has it cached; otherwise
+    # every start would compile the package again (PYTHONDONTWRITEBYTECODE may be set here).
     environment = cached_bytecode_environment(workdir / "bytecode")
-    os.environ.update(environment)  # the Dask workers are started from this process
+    os.environ.clear()
+    os.environ.update(environment)
     try:
         if args.corpus is None:
             lines, size = build_corpus(corpus, args.lines)
