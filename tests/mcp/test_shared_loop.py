@@ -5,11 +5,14 @@ once all end, through a real server."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +21,42 @@ from toolresponse.mcp import attach
 from toolresponse.mcp._loop import LoopShutDown, SharedLoop
 
 SDK_SERVER = Path(__file__).parent / "sdk_server.py"
+BOUND_S = 30.0
+"""How long a test waits for what must end before it says it hung (no bound on speed)."""
+
+
+class Caller:
+    """A call made in a daemon thread of its own, so that a test bounds its wait for the call:
+    one that hangs fails the test instead of stalling the suite."""
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        self._outcome: list[tuple[bool, Any]] = []
+        self._thread = threading.Thread(target=self._run, args=(function,), daemon=True)
+        self._thread.start()
+
+    def _run(self, function: Callable[[], Any]) -> None:
+        try:
+            self._outcome.append((True, function()))
+        except BaseException as error:
+            self._outcome.append((False, error))
+
+    def ended(self) -> tuple[bool, Any]:
+        """``(True, value)`` or ``(False, what it raised)``; fails the test if the call hangs."""
+        self._thread.join(BOUND_S)
+        assert not self._thread.is_alive(), "the call did not end"
+        return self._outcome[0]
+
+    def value(self) -> Any:
+        returned, value = self.ended()
+        if not returned:
+            raise value
+        return value
+
+    def raised(self) -> BaseException:
+        returned, value = self.ended()
+        assert not returned, f"the call returned {value!r}"
+        assert isinstance(value, BaseException)
+        return value
 
 
 @pytest.fixture
@@ -130,6 +169,42 @@ def test_a_synchronous_wait_on_the_loop_itself_is_refused(shared: SharedLoop) ->
 
     with pytest.raises(RuntimeError, match="never end"):
         shared.wait(nested())
+
+
+def test_many_threads_and_loops_waiting_at_once_each_get_their_own_answer(shared: SharedLoop) -> None:
+    async def echo(value: int) -> int:
+        for _ in range(value % 4):
+            await asyncio.sleep(0)
+        return value
+
+    def from_a_thread(base: int) -> list[int]:
+        return [shared.wait(echo(base + n)) for n in range(40)]
+
+    async def from_a_loop(base: int) -> list[int]:
+        return list(await asyncio.gather(*(shared.wait_async(echo(base + n)) for n in range(40))))
+
+    callers = [Caller(functools.partial(from_a_thread, 1000 * k)) for k in range(12)]
+    callers += [Caller(functools.partial(asyncio.run, from_a_loop(1000 * k))) for k in range(12, 16)]
+    assert [[1000 * k + n for n in range(40)] for k in range(16)] == [caller.value() for caller in callers]
+
+
+def test_an_idle_loop_costs_no_cpu(shared: SharedLoop) -> None:
+    asyncio.run(shared.wait_async(_thread_ident()))
+    shared.wait(_thread_ident())
+    before = time.process_time()
+    time.sleep(1.5)
+    assert time.process_time() - before < 0.5
+
+
+def test_shutdown_from_a_coroutine_on_the_loop_does_not_wait_for_itself(shared: SharedLoop) -> None:
+    async def shut_down() -> str:
+        shared.shutdown()
+        return "done"
+
+    waited = Caller(lambda: shared.wait(shut_down()))
+    returned, value = waited.ended()
+    assert ("done" == value) if returned else isinstance(value, LoopShutDown)
+    assert not shared.alive
 
 
 def test_remote_calls_from_threads_and_a_loop_at_once_all_succeed() -> None:
