@@ -171,6 +171,16 @@ def test_a_synchronous_wait_on_the_loop_itself_is_refused(shared: SharedLoop) ->
         shared.wait(nested())
 
 
+def test_a_parked_loop_is_run_again_after_a_waiting_thread_took_it_from_its_own_thread(
+    shared: SharedLoop,
+) -> None:
+    asyncio.run(shared.wait_async(_thread_ident()))  # the loop's own thread runs it
+    shared.wait(_thread_ident())  # this thread asked for it, ran it, and left it parked
+    ran = threading.Event()
+    shared.loop.call_soon_threadsafe(ran.set)  # what the server might send meanwhile
+    assert ran.wait(BOUND_S)
+
+
 def test_many_threads_and_loops_waiting_at_once_each_get_their_own_answer(shared: SharedLoop) -> None:
     async def echo(value: int) -> int:
         for _ in range(value % 4):

@@ -76,9 +76,9 @@ class SharedLoop:
                     free = self._driver is None and self._wanting == 0
                     if free and self._handed > 0:
                         break
-                    if self._handed > 0 or self._wanting > 0:
-                        turns.wait()  # the thread running the loop tells when it leaves
-                        continue
+                    # Timed even while another thread runs the loop or waits to: a thread that
+                    # leaves it tells only when work is left, so this one looks again after a
+                    # quiet spell (else a loop taken from this thread stays parked for good).
                     taken = self._turns_taken
                     quiet = not turns.wait(QUIET_S) and taken == self._turns_taken
                     if quiet and self._driver is None and self._wanting == 0:
