@@ -59,6 +59,33 @@ class Caller:
         return value
 
 
+def _until(condition: Callable[[], bool]) -> None:
+    """Wait (bounded) until ``condition`` holds, polling: for a state another thread reaches."""
+    deadline = time.monotonic() + BOUND_S
+    while not condition():
+        assert time.monotonic() < deadline, "the state was never reached"
+        time.sleep(0.005)
+
+
+class Forever:
+    """Coroutines that wait until cancelled, counting those started and those cancelled."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.started = 0
+        self.cancelled = 0
+
+    async def wait(self) -> None:
+        with self._lock:
+            self.started += 1
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            with self._lock:
+                self.cancelled += 1
+            raise
+
+
 @pytest.fixture
 def shared() -> Iterator[SharedLoop]:
     loop = SharedLoop("test-shared-loop")
@@ -204,6 +231,50 @@ def test_an_idle_loop_costs_no_cpu(shared: SharedLoop) -> None:
     before = time.process_time()
     time.sleep(1.5)
     assert time.process_time() - before < 0.5
+
+
+def test_shutdown_ends_every_waiters_work_with_loop_shut_down(shared: SharedLoop) -> None:
+    forever = Forever()
+    callers = [Caller(lambda: shared.wait(forever.wait())) for _ in range(6)]
+    callers += [Caller(lambda: asyncio.run(shared.wait_async(forever.wait()))) for _ in range(3)]
+    _until(lambda: forever.started == 9)
+    shared.shutdown()
+    assert [LoopShutDown] * 9 == [type(caller.raised()) for caller in callers]
+    assert 9 == forever.cancelled
+    assert shared.loop.is_closed()
+
+
+def test_work_handed_while_the_loop_shuts_down_ends(shared: SharedLoop) -> None:
+    async def echo(value: int) -> int:
+        await asyncio.sleep(0)
+        return value
+
+    def keep_waiting() -> int:
+        waits = 0
+        while True:
+            try:
+                shared.wait(echo(waits))
+            except LoopShutDown:
+                return waits
+            waits += 1
+
+    callers = [Caller(keep_waiting) for _ in range(8)]
+    _until(lambda: shared._handed > 0)
+    shared.shutdown()
+    for caller in callers:
+        caller.value()
+
+
+def test_shutdown_from_two_threads_at_once_and_again_returns(shared: SharedLoop) -> None:
+    forever = Forever()
+    waiter = Caller(lambda: shared.wait(forever.wait()))
+    _until(lambda: forever.started == 1)
+    closers = [Caller(shared.shutdown) for _ in range(2)]
+    for closer in closers:
+        closer.value()
+    shared.shutdown()
+    assert isinstance(waiter.raised(), LoopShutDown)
+    assert not shared.alive
 
 
 def test_shutdown_from_a_coroutine_on_the_loop_does_not_wait_for_itself(shared: SharedLoop) -> None:

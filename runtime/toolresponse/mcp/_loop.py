@@ -14,6 +14,9 @@ Between calls the loop is parked for at most ``QUIET_S``: a thread that calls
 again sooner finds it free, and after a quiet spell the loop's own thread runs
 it again, so that what the server sends between calls (a notification, a ping,
 its end) is handled as it comes.
+
+At ``shutdown`` the loop's own thread runs the loop a last time, to end what was
+handed to it (cancelled; each waiter gets ``LoopShutDown``), and closes it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Final, TypeVar
 
@@ -67,7 +71,7 @@ class SharedLoop:
     def _serve(self) -> None:
         """Run the loop whenever work was handed to it, or it has been parked for ``QUIET_S``, and
         no other thread runs it or waits to; until a waiting thread asks for it or the loop shuts
-        down."""
+        down, and then end what was left on it (``_finish``)."""
         me = threading.get_ident()
         turns = self._turns
         while True:
@@ -84,7 +88,7 @@ class SharedLoop:
                     if quiet and self._driver is None and self._wanting == 0:
                         break  # parked through a quiet spell: run it, for what the server sends
                 if self._stopping:
-                    return
+                    break
                 self._driver = me
                 self._yield_asked = False
             try:
@@ -93,32 +97,72 @@ class SharedLoop:
                 with turns:
                     self._driver = None
                     turns.notify_all()
+        self._finish()
+
+    def _finish(self) -> None:
+        """After ``shutdown``: once the thread running the loop has left it (its run was stopped),
+        run the loop until every task on it has ended, cancelled, and every coroutine handed to
+        it too (a waiter that handed one just before the shutdown gets its end, never a silence),
+        then close the loop. Bounded: a task that will not end leaves the loop open."""
+        with self._turns:
+            if not self._turns.wait_for(lambda: self._driver is None, _JOIN_TIMEOUT_S):
+                return
+            self._driver = threading.get_ident()
+        cancelled: set[asyncio.Task[Any]] = set()
+        deadline = time.monotonic() + _JOIN_TIMEOUT_S
+        while True:
+            tasks = asyncio.all_tasks(self.loop)
+            with self._turns:
+                handed = self._handed
+            if not tasks and not handed:
+                break
+            if time.monotonic() > deadline:
+                return
+            for task in tasks - cancelled:
+                task.cancel()
+            cancelled |= tasks
+            ending = asyncio.wait(tasks, timeout=QUIET_S) if tasks else asyncio.sleep(0.001)
+            with contextlib.suppress(RuntimeError):  # a stop asked before the shutdown ends it early
+                self.loop.run_until_complete(ending)
+        self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+        self.loop.close()
 
     # -- waiting from a thread ----------------------------------------------------------------
 
     def wait(self, coroutine: Coroutine[Any, Any, T], timeout_s: float | None = None) -> T:
         """Run ``coroutine`` on the loop and wait for its end (at most ``timeout_s``: then
-        ``TimeoutError``), running the loop in this thread when no other thread runs it."""
+        ``TimeoutError``), running the loop in this thread when no other thread runs it;
+        ``LoopShutDown`` when the loop shuts down first."""
         running = _running_loop()
         if running is self.loop:
             coroutine.close()
             raise RuntimeError("a synchronous MCP call made on its own connection's loop would never end")
         if running is None and self._take_turn():
-            try:
-                if timeout_s is None:
-                    return self.loop.run_until_complete(coroutine)
-                return self.loop.run_until_complete(asyncio.wait_for(coroutine, timeout_s))
-            finally:
-                with self._turns:
-                    self._driver = None
-                    if self._handed or self._wanting:  # else the loop's own thread sleeps on
-                        self._turns.notify_all()
+            return self._drive(coroutine if timeout_s is None else asyncio.wait_for(coroutine, timeout_s))
         done = threading.Lock()
         done.acquire()
         started = self._hand(coroutine, lambda _task: done.release())
         if not done.acquire(timeout=-1 if timeout_s is None else timeout_s):
             raise TimeoutError(f"the MCP connection's loop did not end the work within {timeout_s:g} s")
+        if started[0].cancelled() and self._stopping:
+            raise LoopShutDown("the MCP connection's loop shut down before the work ended")
         return started[0].result()
+
+    def _drive(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run the loop in this thread (which has taken its turn) until ``coroutine`` ends, or the
+        loop is stopped by ``shutdown`` (then ``LoopShutDown``: the loop's own thread ends it)."""
+        task = self.loop.create_task(coroutine)
+        try:
+            return self.loop.run_until_complete(task)
+        except RuntimeError:
+            if self._stopping and not task.done():
+                raise LoopShutDown("the MCP connection's loop shut down before the work ended") from None
+            raise
+        finally:
+            with self._turns:
+                self._driver = None
+                if self._handed or self._wanting or self._stopping:  # else the loop's own thread sleeps on
+                    self._turns.notify_all()
 
     def _take_turn(self) -> bool:
         """Make this thread the one running the loop, when nobody runs it or its own thread does
@@ -152,7 +196,7 @@ class SharedLoop:
         if caller is self.loop:
             return await coroutine
         answer: asyncio.Future[T] = caller.create_future()
-        started = self._hand(coroutine, lambda ended: _hand_back(caller, ended, answer))
+        started = self._hand(coroutine, lambda ended: _hand_back(caller, ended, answer, self._stopping))
         try:
             return await answer
         except asyncio.CancelledError:
@@ -193,24 +237,18 @@ class SharedLoop:
     # -- the end ------------------------------------------------------------------------------
 
     def shutdown(self) -> None:
-        """Cancel what still runs on the loop and stop its thread; idempotent."""
+        """Cancel what still runs on the loop, end it and stop its thread, and wait for that
+        (unless called from the thread that runs the loop); idempotent."""
         with self._turns:
+            first = not self._stopping
             self._stopping = True
-            running = self._driver is not None
+            driver = self._driver
             self._turns.notify_all()
-        if running:
+        if first and driver is not None:  # whoever runs the loop leaves it to the loop's own thread
             with contextlib.suppress(RuntimeError):
-                self.loop.call_soon_threadsafe(self._cancel_all_and_stop)
-        else:
-            for task in asyncio.all_tasks(self.loop):
-                task.cancel()
-        if self._thread is not threading.current_thread():
+                self.loop.call_soon_threadsafe(self.loop.stop)
+        if threading.get_ident() not in (self._thread.ident, driver):
             self._thread.join(_JOIN_TIMEOUT_S)
-
-    def _cancel_all_and_stop(self) -> None:
-        for task in asyncio.all_tasks(self.loop):
-            task.cancel()
-        self.loop.stop()
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -220,11 +258,17 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-def _hand_back(caller: asyncio.AbstractEventLoop, ended: asyncio.Task[T], answer: asyncio.Future[T]) -> None:
-    """Settle ``answer`` (a future of the ``caller`` loop) as the task ``ended`` ended, on that loop."""
+def _hand_back(
+    caller: asyncio.AbstractEventLoop, ended: asyncio.Task[T], answer: asyncio.Future[T], shut_down: bool
+) -> None:
+    """Settle ``answer`` (a future of the ``caller`` loop) as the task ``ended`` ended, on that loop
+    (``LoopShutDown`` when it was cancelled by the loop's ``shutdown``)."""
 
     def settle() -> None:
         if answer.done():  # the await was cancelled
+            return
+        if ended.cancelled() and shut_down:
+            answer.set_exception(LoopShutDown("the MCP connection's loop shut down before the work ended"))
             return
         if ended.cancelled():
             answer.cancel()
