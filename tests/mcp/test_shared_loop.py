@@ -288,6 +288,45 @@ def test_shutdown_from_a_coroutine_on_the_loop_does_not_wait_for_itself(shared: 
     assert not shared.alive
 
 
+def test_an_interrupt_in_the_driving_thread_cancels_its_work_and_leaves_the_loop_usable(
+    shared: SharedLoop,
+) -> None:
+    forever = Forever()
+
+    def interrupt() -> None:
+        raise KeyboardInterrupt
+
+    async def interrupted() -> None:
+        asyncio.get_running_loop().call_soon(interrupt)  # as a signal would, in the middle
+        await forever.wait()
+
+    with pytest.raises(KeyboardInterrupt):
+        shared.wait(interrupted())
+    _until(lambda: forever.cancelled == 1)
+    assert 42 == Caller(lambda: shared.wait(_answer(42))).value()
+    assert 43 == shared.wait(_answer(43))
+
+
+@pytest.mark.parametrize("driving", [True, False], ids=["driving", "handed"])
+def test_a_wait_that_times_out_cancels_its_work(shared: SharedLoop, driving: bool) -> None:
+    forever = Forever()
+    other = Forever()
+    if not driving:  # another thread runs the loop: this wait hands its work over
+        driver = Caller(lambda: shared.wait(other.wait()))
+        _until(lambda: other.started == 1)
+    with pytest.raises(TimeoutError):
+        shared.wait(forever.wait(), timeout_s=0.2)
+    _until(lambda: forever.cancelled == 1)
+    if not driving:
+        shared.shutdown()
+        assert isinstance(driver.raised(), LoopShutDown)
+
+
+async def _answer(value: int) -> int:
+    await asyncio.sleep(0)
+    return value
+
+
 def test_remote_calls_from_threads_and_a_loop_at_once_all_succeed() -> None:
     registry = ToolRegistry()
     with attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=60.0):

@@ -15,7 +15,8 @@ again sooner finds it free, and after a quiet spell the loop's own thread runs
 it again, so that what the server sends between calls (a notification, a ping,
 its end) is handled as it comes.
 
-At ``shutdown`` the loop's own thread runs the loop a last time, to end what was
+Work whose waiter goes away (an interrupt, its timeout) is cancelled. At
+``shutdown`` the loop's own thread runs the loop a last time, to end what was
 handed to it (cancelled; each waiter gets ``LoopShutDown``), and closes it.
 """
 
@@ -131,7 +132,8 @@ class SharedLoop:
 
     def wait(self, coroutine: Coroutine[Any, Any, T], timeout_s: float | None = None) -> T:
         """Run ``coroutine`` on the loop and wait for its end (at most ``timeout_s``: then
-        ``TimeoutError``), running the loop in this thread when no other thread runs it;
+        ``TimeoutError``), running the loop in this thread when no other thread runs it. The
+        coroutine is cancelled when the wait ends without it (its timeout, an interrupt);
         ``LoopShutDown`` when the loop shuts down first."""
         running = _running_loop()
         if running is self.loop:
@@ -142,20 +144,30 @@ class SharedLoop:
         done = threading.Lock()
         done.acquire()
         started = self._hand(coroutine, lambda _task: done.release())
-        if not done.acquire(timeout=-1 if timeout_s is None else timeout_s):
+        try:
+            ended = done.acquire(timeout=-1 if timeout_s is None else timeout_s)
+        except BaseException:  # an interrupt: nobody waits for the work any more
+            self._cancel_soon(started)
+            raise
+        if not ended:
+            self._cancel_soon(started)
             raise TimeoutError(f"the MCP connection's loop did not end the work within {timeout_s:g} s")
         if started[0].cancelled() and self._stopping:
             raise LoopShutDown("the MCP connection's loop shut down before the work ended")
         return started[0].result()
 
     def _drive(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run the loop in this thread (which has taken its turn) until ``coroutine`` ends, or the
-        loop is stopped by ``shutdown`` (then ``LoopShutDown``: the loop's own thread ends it)."""
+        """Run the loop in this thread (which has taken its turn) until ``coroutine`` ends; if this
+        thread leaves before that (an interrupt, the loop stopped by ``shutdown``), the coroutine
+        is cancelled, to be ended by whoever runs the loop next."""
         task = self.loop.create_task(coroutine)
         try:
             return self.loop.run_until_complete(task)
-        except RuntimeError:
-            if self._stopping and not task.done():
+        except BaseException as error:
+            if task.done() and not task.cancelled():
+                raise  # the coroutine's own exception
+            task.cancel()
+            if self._stopping and not isinstance(error, KeyboardInterrupt | SystemExit):
                 raise LoopShutDown("the MCP connection's loop shut down before the work ended") from None
             raise
         finally:
@@ -200,8 +212,7 @@ class SharedLoop:
         try:
             return await answer
         except asyncio.CancelledError:
-            with contextlib.suppress(RuntimeError):  # the loop has closed
-                self.loop.call_soon_threadsafe(lambda: started[0].cancel())  # queued after the start
+            self._cancel_soon(started)
             raise
 
     # -- handing work to the loop --------------------------------------------------------------
@@ -233,6 +244,11 @@ class SharedLoop:
     def _ended(self, _task: asyncio.Task[Any]) -> None:
         with self._turns:
             self._handed -= 1
+
+    def _cancel_soon(self, started: list[asyncio.Task[Any]]) -> None:
+        """Cancel the task that ``_hand`` starts, from any thread: queued after its start."""
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the task has ended
+            self.loop.call_soon_threadsafe(lambda: started[0].cancel())
 
     # -- the end ------------------------------------------------------------------------------
 
