@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -16,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from toolresponse import ToolRegistry, ToolStatus
-from toolresponse.mcp import attach
+from toolresponse import ErrorCode, ToolRegistry, ToolResponse, ToolStatus
+from toolresponse.mcp import McpConnection, attach
 from toolresponse.mcp._loop import LoopShutDown, SharedLoop
 
 SDK_SERVER = Path(__file__).parent / "sdk_server.py"
@@ -343,3 +345,151 @@ def test_remote_calls_from_threads_and_a_loop_at_once_all_succeed() -> None:
             ]
             statuses = [status for future in futures for status in future.result(timeout=300)]
     assert [ToolStatus.SUCCESS] * 60 == statuses
+
+
+# -- through a real server, from many threads and loops ------------------------------------
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[ToolRegistry, McpConnection]]:
+    """The SDK-written test server, with a timeout long enough for a busy machine (no speed bound)."""
+    registry = ToolRegistry()
+    with attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=60.0) as connection:
+        yield registry, connection
+
+
+def _hanging(connection: McpConnection) -> int:
+    """How many calls of ``hang`` the server has in progress."""
+    response = connection.call("hanging")
+    assert ToolStatus.SUCCESS is response.status, response.text
+    count: int = response.data["result"]
+    return count
+
+
+def test_each_of_many_threads_and_loops_calling_at_once_gets_its_own_answer(
+    server: tuple[ToolRegistry, McpConnection],
+) -> None:
+    registry, _ = server
+
+    def from_a_thread(name: str) -> list[str]:
+        return [registry.execute("echo", {"text": f"{name}-{n}"}).text for n in range(10)]
+
+    async def from_a_loop(name: str) -> list[str]:
+        calls = (registry.aexecute("echo", {"text": f"{name}-{n}"}) for n in range(10))
+        return [response.text for response in await asyncio.gather(*calls)]
+
+    callers = [Caller(functools.partial(from_a_thread, f"t{k}")) for k in range(12)]
+    callers += [Caller(functools.partial(asyncio.run, from_a_loop(f"l{k}"))) for k in range(4)]
+    names = [f"t{k}" for k in range(12)] + [f"l{k}" for k in range(4)]
+    assert [[f"{name}-{n}" for n in range(10)] for name in names] == [caller.value() for caller in callers]
+
+
+def test_an_idle_connection_costs_no_cpu(server: tuple[ToolRegistry, McpConnection]) -> None:
+    registry, _ = server
+    assert ToolStatus.SUCCESS is asyncio.run(registry.aexecute("noop")).status
+    assert ToolStatus.SUCCESS is registry.execute("noop").status
+    before = time.process_time()
+    time.sleep(1.5)
+    assert time.process_time() - before < 0.5
+
+
+def test_calls_past_their_timeout_while_others_go_on_each_answer_in_time() -> None:
+    registry = ToolRegistry()
+    with attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=4.0) as connection:
+        hangs = [Caller(lambda: registry.execute("hang")) for _ in range(3)]
+        hangs += [Caller(lambda: asyncio.run(registry.aexecute("hang")))]
+
+        def echo_until_the_hangs_end() -> set[bool]:
+            echoed = set()
+            while _hanging(connection):
+                echoed.add("go on" == registry.execute("echo", {"text": "go on"}).text)
+            return echoed
+
+        echoes = [Caller(echo_until_the_hangs_end) for _ in range(3)]
+        assert [ErrorCode.TIMEOUT] * 4 == [caller.value().code for caller in hangs]
+        assert [True] * 3 == [all(caller.value()) for caller in echoes]
+        assert ToolStatus.SUCCESS is registry.execute("noop").status
+
+
+def test_a_server_dying_mid_call_ends_every_call_in_flight_with_a_network_error(
+    server: tuple[ToolRegistry, McpConnection],
+) -> None:
+    registry, connection = server
+    hangs = [Caller(lambda: registry.execute("hang")) for _ in range(5)]
+    hangs += [Caller(lambda: asyncio.run(registry.aexecute("hang"))) for _ in range(2)]
+    _until(lambda: 7 == _hanging(connection))
+    died = registry.execute("die")
+    assert [ErrorCode.NETWORK_ERROR] * 8 == [died.code] + [caller.value().code for caller in hangs]
+    assert ToolStatus.SUCCESS is registry.execute("noop").status  # the call after reconnects
+
+
+def test_an_interrupt_during_a_synchronous_call_cancels_the_remote_call(
+    server: tuple[ToolRegistry, McpConnection],
+) -> None:
+    registry, connection = server
+
+    def interrupt_once_in_flight() -> None:
+        _until(lambda: 1 == _hanging(connection))
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)  # as Ctrl-C does
+
+    assert threading.current_thread() is threading.main_thread()
+    interrupter = Caller(interrupt_once_in_flight)
+    with pytest.raises(KeyboardInterrupt):
+        registry.execute("hang")
+    interrupter.value()
+    _until(lambda: 0 == _hanging(connection))
+    assert ToolStatus.SUCCESS is registry.execute("noop").status
+
+
+def test_closing_from_two_threads_at_once_and_again_returns(
+    server: tuple[ToolRegistry, McpConnection],
+) -> None:
+    registry, connection = server
+    closers = [Caller(connection.close) for _ in range(2)]
+    for closer in closers:
+        closer.value()
+    connection.close()
+    assert "is closed" in registry.execute("noop").text
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["execute", "aexecute"])
+def test_closing_from_a_listener_returns(
+    server: tuple[ToolRegistry, McpConnection], asynchronous: bool
+) -> None:
+    registry, connection = server
+    registry.add_listener(lambda _event: connection.close())
+
+    def call() -> ToolResponse:
+        return asyncio.run(registry.aexecute("noop")) if asynchronous else registry.execute("noop")
+
+    assert ToolStatus.SUCCESS is Caller(call).value().status
+    assert connection.closed
+    assert "is closed" in Caller(call).value().text
+
+
+_EXIT_WITH_CALLS_IN_FLIGHT = """
+import asyncio, sys, threading
+from toolresponse import ToolRegistry
+from toolresponse.mcp import attach
+
+registry = ToolRegistry()
+connection = attach(registry, [sys.executable, sys.argv[1]], timeout_s=60.0)
+assert registry.execute("noop").status.value == "success"
+threading.Thread(target=registry.execute, args=("hang",), daemon=True).start()
+threading.Thread(target=asyncio.run, args=(registry.aexecute("hang"),), daemon=True).start()
+while registry.execute("hanging").data["result"] < 2:
+    pass
+"""
+
+
+def test_the_interpreter_exits_with_calls_in_flight_on_an_open_connection() -> None:
+    """No hang at exit, and the session is ended there: the server (whose stderr is the
+    child's) exits cleanly rather than into a broken pipe."""
+    ran = subprocess.run(
+        [sys.executable, "-c", _EXIT_WITH_CALLS_IN_FLIGHT, str(SDK_SERVER)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (0, "") == (ran.returncode, ran.stderr)
