@@ -441,6 +441,38 @@ def test_an_interrupt_during_a_synchronous_call_cancels_the_remote_call(
     assert ToolStatus.SUCCESS is registry.execute("noop").status
 
 
+@pytest.mark.parametrize("attempt", range(3))  # the race it once lost is won by chance at times
+def test_closing_while_threads_and_loops_keep_calling_answers_each_call(
+    server: tuple[ToolRegistry, McpConnection], attempt: int
+) -> None:
+    """Callers retry the retryable NETWORK_ERROR until the connection is closed: calls are made
+    all through the close, the shutdown of the loop too."""
+    registry, connection = server
+
+    def call_until_closed() -> set[tuple[ToolStatus, bool]]:
+        seen = set()
+        while True:
+            response = registry.execute("noop")
+            seen.add((response.status, response.is_error and "is closed" in response.text))
+            if response.is_error and connection.closed:
+                return seen
+
+    async def acall_until_closed() -> set[tuple[ToolStatus, bool]]:
+        seen = set()
+        while True:
+            response = await registry.aexecute("noop")
+            seen.add((response.status, response.is_error and "is closed" in response.text))
+            if response.is_error and connection.closed:
+                return seen
+
+    callers = [Caller(call_until_closed) for _ in range(8)]
+    callers += [Caller(functools.partial(asyncio.run, acall_until_closed())) for _ in range(2)]
+    assert ToolStatus.SUCCESS is registry.execute("noop").status
+    connection.close()
+    answers = set().union(*(caller.value() for caller in callers))
+    assert answers <= {(ToolStatus.SUCCESS, False), (ToolStatus.ERROR, True)}
+
+
 def test_closing_from_two_threads_at_once_and_again_returns(
     server: tuple[ToolRegistry, McpConnection],
 ) -> None:

@@ -21,7 +21,8 @@ calls, the next call) answers NETWORK_ERROR and the connection is marked
 broken; the call after reconnects (starts the command again, or opens the URL
 again) once, and answers NETWORK_ERROR if that fails too. The tools stay registered either way,
 so a model sees a retryable error, never a vanished tool. After ``close()`` no
-reconnection is tried: calls answer NETWORK_ERROR saying the connection is closed.
+reconnection is tried: the calls in flight then, and all calls after, answer NETWORK_ERROR saying
+the connection is closed.
 """
 
 from __future__ import annotations
@@ -377,6 +378,8 @@ class McpConnection:
                 },
             )
         self._broken(session)
+        if self._closed:  # the connection was closed under the call: it is not coming back
+            return self._closed_error()
         return _network_error(
             f"The MCP server {self.description} went away during the call of tool {tool!r}: "
             f"{type(error).__name__}: {error}. The next call reconnects.",
