@@ -20,7 +20,7 @@ import pytest
 
 from toolresponse import ErrorCode, ToolRegistry, ToolResponse, ToolStatus
 from toolresponse.mcp import McpConnection, attach
-from toolresponse.mcp._loop import LoopShutDown, SharedLoop
+from toolresponse.mcp._loop import LoopShutDown, ReentrantWait, SharedLoop
 
 SDK_SERVER = Path(__file__).parent / "sdk_server.py"
 BOUND_S = 30.0
@@ -196,7 +196,7 @@ def test_a_synchronous_wait_on_the_loop_itself_is_refused(shared: SharedLoop) ->
     async def nested() -> None:
         shared.wait(_thread_ident())
 
-    with pytest.raises(RuntimeError, match="never end"):
+    with pytest.raises(ReentrantWait, match="never end"):
         shared.wait(nested())
 
 
@@ -497,6 +497,20 @@ def test_closing_from_a_listener_returns(
     assert ToolStatus.SUCCESS is Caller(call).value().status
     assert connection.closed
     assert "is closed" in Caller(call).value().text
+
+
+def test_a_synchronous_call_from_a_coroutine_on_the_connections_loop_answers_an_error(
+    server: tuple[ToolRegistry, McpConnection],
+) -> None:
+    registry, connection = server
+
+    async def call_back() -> tuple[ToolResponse, ToolResponse]:
+        return connection.call("noop"), registry.execute("noop")
+
+    direct, registered = Caller(lambda: connection.run(call_back())).value()
+    assert [ErrorCode.EXECUTION_ERROR] * 2 == [direct.code, registered.code]
+    assert "own connection's loop" in direct.text
+    assert ToolStatus.SUCCESS is registry.execute("noop").status
 
 
 _EXIT_WITH_CALLS_IN_FLIGHT = """

@@ -42,7 +42,7 @@ from .._errors import DialectError, McpConnectError, ToolDefinitionError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools import Tool, ToolRegistry, mask_secrets
-from ._loop import LoopShutDown, SharedLoop
+from ._loop import LoopShutDown, ReentrantWait, SharedLoop
 
 __all__ = ["DEFAULT_TIMEOUT_S", "McpConnectError", "McpConnection", "McpTool", "attach", "connect"]
 
@@ -302,6 +302,13 @@ class McpConnection:
             return self.run(self._call(tool, dict(arguments or {})))
         except LoopShutDown:  # closed while the call was being made
             return self._closed_error()
+        except ReentrantWait:
+            return ToolResponse.error(
+                ErrorCode.EXECUTION_ERROR,
+                f"The MCP tool {tool!r} was called synchronously from a coroutine on its own connection's"
+                " loop, where the call could never end; await it there (acall, aexecute) instead.",
+                details={"server": self.description},
+            )
 
     def _closed_error(self) -> ToolResponse:
         return _network_error(

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Final, TypeVar
 
-__all__ = ["LoopShutDown", "SharedLoop"]
+__all__ = ["LoopShutDown", "ReentrantWait", "SharedLoop"]
 
 T = TypeVar("T")
 
@@ -41,6 +41,11 @@ a turn) before its own thread runs it again, to handle what the server sends bet
 
 class LoopShutDown(RuntimeError):
     """Work handed to a ``SharedLoop`` that has shut down."""
+
+
+class ReentrantWait(RuntimeError):
+    """A synchronous wait made from a coroutine running on the loop it would wait on: the loop
+    cannot run the work while it runs the waiter, so the wait would never end."""
 
 
 class SharedLoop:
@@ -138,7 +143,7 @@ class SharedLoop:
         running = _running_loop()
         if running is self.loop:
             coroutine.close()
-            raise RuntimeError("a synchronous MCP call made on its own connection's loop would never end")
+            raise ReentrantWait("a synchronous MCP call made on its own connection's loop would never end")
         if running is None and self._take_turn():
             return self._drive(coroutine if timeout_s is None else asyncio.wait_for(coroutine, timeout_s))
         done = threading.Lock()
