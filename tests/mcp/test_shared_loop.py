@@ -309,6 +309,25 @@ def test_an_interrupt_in_the_driving_thread_cancels_its_work_and_leaves_the_loop
     assert 43 == shared.wait(_answer(43))
 
 
+def test_an_interrupt_in_a_thread_that_handed_its_work_over_cancels_the_work(shared: SharedLoop) -> None:
+    forever = Forever()
+    driver = Caller(lambda: shared.wait(forever.wait()))  # another thread runs the loop
+    _until(lambda: forever.started == 1)
+
+    def interrupt_once_handed() -> None:
+        _until(lambda: forever.started == 2)
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)  # as Ctrl-C does
+
+    assert threading.current_thread() is threading.main_thread()
+    interrupter = Caller(interrupt_once_handed)
+    with pytest.raises(KeyboardInterrupt):
+        shared.wait(forever.wait())
+    interrupter.value()
+    _until(lambda: forever.cancelled == 1)
+    shared.shutdown()
+    assert isinstance(driver.raised(), LoopShutDown)
+
+
 @pytest.mark.parametrize("driving", [True, False], ids=["driving", "handed"])
 def test_a_wait_that_times_out_cancels_its_work(shared: SharedLoop, driving: bool) -> None:
     forever = Forever()
@@ -497,6 +516,21 @@ def test_closing_from_a_listener_returns(
     assert ToolStatus.SUCCESS is Caller(call).value().status
     assert connection.closed
     assert "is closed" in Caller(call).value().text
+
+
+def test_closing_from_a_coroutine_on_the_connections_loop_returns(
+    server: tuple[ToolRegistry, McpConnection],
+) -> None:
+    registry, connection = server
+
+    async def close() -> str:
+        connection.close()
+        return "closed"
+
+    returned, value = Caller(lambda: connection.run(close())).ended()
+    assert ("closed" == value) if returned else isinstance(value, LoopShutDown)
+    assert connection.closed
+    assert "is closed" in registry.execute("noop").text
 
 
 def test_a_synchronous_call_from_a_coroutine_on_the_connections_loop_answers_an_error(
