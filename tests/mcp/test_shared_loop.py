@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -265,6 +265,43 @@ def test_work_handed_while_the_loop_shuts_down_ends(shared: SharedLoop) -> None:
     shared.shutdown()
     for caller in callers:
         caller.value()
+    assert shared.loop.is_closed()
+
+
+def test_a_stop_asked_for_by_a_shutdown_after_the_run_ended_does_not_cut_the_loops_end_short(
+    shared: SharedLoop,
+) -> None:
+    """The thread running the loop is done (its run is ending) when a shutdown asks that run to
+    stop: the request comes late, and is left for the loop's end."""
+    busy, free = threading.Event(), threading.Event()
+
+    def be_busy() -> None:
+        busy.set()
+        free.wait(BOUND_S)
+
+    def queued() -> int:
+        return len(shared.loop._ready)  # type: ignore[attr-defined]  # the loop's callbacks to run
+
+    async def ticks() -> AsyncIterator[None]:
+        while True:
+            yield
+
+    left_open = ticks()  # an async generator that the loop's end closes (as the SDK leaves some)
+
+    async def end_busy() -> str:
+        await anext(left_open)
+        asyncio.get_running_loop().call_soon(be_busy)  # runs as the run is told to end
+        return "done"
+
+    driver = Caller(lambda: shared.wait(end_busy()))
+    assert busy.wait(BOUND_S)
+    before = queued()
+    closer = Caller(shared.shutdown)
+    _until(lambda: queued() == before + 1)  # the shutdown's request to stop
+    free.set()
+    assert "done" == driver.value()
+    closer.value()
+    assert shared.loop.is_closed()
 
 
 def test_shutdown_from_two_threads_at_once_and_again_returns(shared: SharedLoop) -> None:
@@ -490,6 +527,7 @@ def test_closing_while_threads_and_loops_keep_calling_answers_each_call(
     connection.close()
     answers = set().union(*(caller.value() for caller in callers))
     assert answers <= {(ToolStatus.SUCCESS, False), (ToolStatus.ERROR, True)}
+    assert connection._shared.loop.is_closed()  # its end ran to the end
 
 
 def test_closing_from_two_threads_at_once_and_again_returns(

@@ -64,6 +64,8 @@ class SharedLoop:
         """How many times a waiting thread has run the loop (tells a quiet spell from a busy one)."""
         self._yield_asked = False
         self._stopping = False
+        self._finishing = False
+        """Whether the loop's own thread is ending the loop after ``shutdown`` (``_finish``)."""
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 
@@ -109,11 +111,18 @@ class SharedLoop:
         """After ``shutdown``: once the thread running the loop has left it (its run was stopped),
         run the loop until every task on it has ended, cancelled, and every coroutine handed to
         it too (a waiter that handed one just before the shutdown gets its end, never a silence),
-        then close the loop. Bounded: a task that will not end leaves the loop open."""
+        then close the loop. Bounded: a task that will not end leaves the loop open.
+
+        A request to stop a run that comes late (a shutdown's, or the end of a waiting thread's
+        run whose work ended as the run was stopped) must not cut these runs short: the first run
+        takes what is queued, and ``_leave`` does nothing from then on."""
         with self._turns:
             if not self._turns.wait_for(lambda: self._driver is None, _JOIN_TIMEOUT_S):
                 return
             self._driver = threading.get_ident()
+            self._finishing = True
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
         cancelled: set[asyncio.Task[Any]] = set()
         deadline = time.monotonic() + _JOIN_TIMEOUT_S
         while True:
@@ -127,9 +136,9 @@ class SharedLoop:
             for task in tasks - cancelled:
                 task.cancel()
             cancelled |= tasks
-            ending = asyncio.wait(tasks, timeout=QUIET_S) if tasks else asyncio.sleep(0.001)
-            with contextlib.suppress(RuntimeError):  # a stop asked before the shutdown ends it early
-                self.loop.run_until_complete(ending)
+            self.loop.run_until_complete(
+                asyncio.wait(tasks, timeout=QUIET_S) if tasks else asyncio.sleep(0.001)
+            )
         self.loop.run_until_complete(self.loop.shutdown_asyncgens())
         self.loop.close()
 
@@ -193,7 +202,7 @@ class SharedLoop:
                 try:
                     if not self._yield_asked:
                         self._yield_asked = True
-                        self.loop.call_soon_threadsafe(self.loop.stop)
+                        self.loop.call_soon_threadsafe(self._leave)
                     while self._driver == own and not self._stopping:
                         self._turns.wait()
                 finally:
@@ -246,6 +255,13 @@ class SharedLoop:
         self.loop.call_soon_threadsafe(start)
         return started
 
+    def _leave(self) -> None:
+        """End the current run of the loop (called on the loop, as a thread that wants the loop or
+        a shutdown asks); not once the loop is being ended, which a request that comes late (the
+        run it was meant for over) must not cut short."""
+        if not self._finishing:
+            self.loop.stop()
+
     def _ended(self, _task: asyncio.Task[Any]) -> None:
         with self._turns:
             self._handed -= 1
@@ -267,7 +283,7 @@ class SharedLoop:
             self._turns.notify_all()
         if first and driver is not None:  # whoever runs the loop leaves it to the loop's own thread
             with contextlib.suppress(RuntimeError):
-                self.loop.call_soon_threadsafe(self.loop.stop)
+                self.loop.call_soon_threadsafe(self._leave)
         if threading.get_ident() not in (self._thread.ident, driver):
             self._thread.join(_JOIN_TIMEOUT_S)
 
