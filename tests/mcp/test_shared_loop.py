@@ -530,6 +530,39 @@ def test_closing_while_threads_and_loops_keep_calling_answers_each_call(
     assert connection._shared.loop.is_closed()  # its end ran to the end
 
 
+_FIRST_START_ONLY = """
+import pathlib, runpy, sys, time
+
+starts = pathlib.Path(sys.argv[1])
+first = not starts.exists()
+with starts.open("a") as log:
+    log.write("start\\n")
+if not first:
+    time.sleep(1)  # the server restarts slowly, then fails: calls meet a connection reconnecting
+    sys.exit(1)
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_a_call_waiting_to_reconnect_when_the_connection_closes_does_not_reconnect(tmp_path: Path) -> None:
+    starts = tmp_path / "starts"
+    registry = ToolRegistry()
+    command = [sys.executable, "-c", _FIRST_START_ONLY, str(starts), str(SDK_SERVER)]
+    connection = attach(registry, command, timeout_s=60.0)
+    assert ErrorCode.NETWORK_ERROR is registry.execute("die").code
+    reconnecting = Caller(lambda: registry.execute("noop"))
+    _until(lambda: ["start", "start"] == starts.read_text().split())  # the restart is under way
+    restart = connection._session_task
+    waiting = Caller(lambda: registry.execute("noop"))  # waits for that reconnection to end
+    _until(lambda: connection._lock is not None and len(connection._lock._waiters or ()) == 1)
+    connection.close()
+    assert ErrorCode.NETWORK_ERROR is reconnecting.value().code  # the restart failed
+    assert "is closed" in waiting.value().text
+    assert restart is connection._session_task  # no session was begun after the close
+    assert connection._shared.loop.is_closed()
+
+
 def test_closing_from_two_threads_at_once_and_again_returns(
     server: tuple[ToolRegistry, McpConnection],
 ) -> None:

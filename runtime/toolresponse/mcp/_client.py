@@ -211,10 +211,14 @@ class McpConnection:
             self._client = None
 
     async def _connected(self) -> Any:
-        """The SDK client, connecting (again) when there is none; raises on failure."""
+        """The SDK client, connecting (again) when there is none; raises on failure, and
+        ``McpConnectError`` once the connection is closed (a call that waited here while it was
+        closed must not start the server again)."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            if self._closed:
+                raise McpConnectError(self._closed_error())
             task = self._session_task
             if self._client is not None and task is not None and not task.done():
                 return self._client
@@ -323,6 +327,8 @@ class McpConnection:
         if client is None or session is None or session.done():
             try:
                 client = await self._connected()
+            except McpConnectError as error:
+                return error.response
             except Exception as error:
                 return self._connect_failure(error)
             session = self._session_task
