@@ -2,8 +2,10 @@
 
 Run as ``python tests/mcp/sdk_server.py``: it serves over stdio. Its tools are
 what the client tests need from a peer they did not write: a no-op (the
-benchmark's baseline), a text-only error, a tool that kills the server
-mid-call, and one that never answers.
+benchmark's baseline), an echo (which caller got which answer), a text-only
+error, a tool that kills the server mid-call, one that never answers, and a
+count of the calls of that one still in progress (so a test knows when they
+are all in flight, or that a cancelled one has ended here too).
 """
 
 from __future__ import annotations
@@ -15,12 +17,19 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("sdk-test-server")
+_hanging = 0
 
 
 @server.tool()
 def noop() -> str:
     """Do nothing."""
     return "ok"
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Answer with the text given."""
+    return text
 
 
 @server.tool()
@@ -37,9 +46,20 @@ def die() -> str:
 
 @server.tool()
 async def hang() -> str:
-    """Never answer."""
-    await anyio.sleep_forever()
+    """Never answer (until the call is cancelled)."""
+    global _hanging
+    _hanging += 1
+    try:
+        await anyio.sleep_forever()
+    finally:
+        _hanging -= 1
     return "never"
+
+
+@server.tool()
+def hanging() -> int:
+    """How many calls of ``hang`` are in progress."""
+    return _hanging
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ calls, the next call) answers NETWORK_ERROR and the connection is marked
 broken; the call after reconnects (starts the command again, or opens the URL
 again) once, and answers NETWORK_ERROR if that fails too. The tools stay registered either way,
 so a model sees a retryable error, never a vanished tool. After ``close()`` no
-reconnection is tried: calls answer NETWORK_ERROR saying the connection is closed.
+reconnection is tried: the calls in flight then, and all calls after, answer NETWORK_ERROR saying
+the connection is closed.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from .._errors import DialectError, McpConnectError, ToolDefinitionError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools import Tool, ToolRegistry, mask_secrets
-from ._loop import LoopShutDown, SharedLoop
+from ._loop import LoopShutDown, ReentrantWait, SharedLoop
 
 __all__ = ["DEFAULT_TIMEOUT_S", "McpConnectError", "McpConnection", "McpTool", "attach", "connect"]
 
@@ -210,10 +211,14 @@ class McpConnection:
             self._client = None
 
     async def _connected(self) -> Any:
-        """The SDK client, connecting (again) when there is none; raises on failure."""
+        """The SDK client, connecting (again) when there is none; raises on failure, and
+        ``McpConnectError`` once the connection is closed (a call that waited here while it was
+        closed must not start the server again)."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            if self._closed:
+                raise McpConnectError(self._closed_error())
             task = self._session_task
             if self._client is not None and task is not None and not task.done():
                 return self._client
@@ -301,6 +306,13 @@ class McpConnection:
             return self.run(self._call(tool, dict(arguments or {})))
         except LoopShutDown:  # closed while the call was being made
             return self._closed_error()
+        except ReentrantWait:
+            return ToolResponse.error(
+                ErrorCode.EXECUTION_ERROR,
+                f"The MCP tool {tool!r} was called synchronously from a coroutine on its own connection's"
+                " loop, where the call could never end; await it there (acall, aexecute) instead.",
+                details={"server": self.description},
+            )
 
     def _closed_error(self) -> ToolResponse:
         return _network_error(
@@ -315,6 +327,8 @@ class McpConnection:
         if client is None or session is None or session.done():
             try:
                 client = await self._connected()
+            except McpConnectError as error:
+                return error.response
             except Exception as error:
                 return self._connect_failure(error)
             session = self._session_task
@@ -377,6 +391,8 @@ class McpConnection:
                 },
             )
         self._broken(session)
+        if self._closed:  # the connection was closed under the call: it is not coming back
+            return self._closed_error()
         return _network_error(
             f"The MCP server {self.description} went away during the call of tool {tool!r}: "
             f"{type(error).__name__}: {error}. The next call reconnects.",
