@@ -23,6 +23,7 @@ from toolresponse.validation import (
     Options,
     Record,
     ResponseJudge,
+    _bulk,
     check,
     check_lines,
     decoded_records,
@@ -189,7 +190,7 @@ class _KillsItsWorker(ResponseJudge):
         return verdict
 
 
-def test_a_worker_that_dies_loses_no_line(tmp_path: Path) -> None:
+def test_a_worker_that_dies_loses_no_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Its work, and all the work after it, is checked by the process that started it: the records
     of one process, nothing lost, nothing doubled, no wait."""
     rng = random.Random(2)
@@ -202,6 +203,7 @@ def test_a_worker_that_dies_loses_no_line(tmp_path: Path) -> None:
     lines[100] = b'{"status": "success", "text": "kill"}'  # in the first range: the first a worker gets
     log = tmp_path / "log.jsonl"
     log.write_bytes(b"\n".join(lines) + b"\n")
+    monkeypatch.setattr(_bulk, "BATCH_BYTES", 1 << 20)  # ranges of 1 MiB: the file is cut in four
     assert log.stat().st_size > 3 << 20
     options = Options(judge=_KillsItsWorker())
     one = list(check(expand([str(log)]), options, stdin=io.BytesIO()))

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolresponse.cli import main
-from toolresponse.validation import Options, Source, check, expand, open_input, split_ranges
+from toolresponse.validation import Options, Source, _bulk, check, expand, open_input, split_ranges
 from toolresponse.validation._ranges import read_range
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
@@ -102,10 +102,18 @@ def test_a_block_below_one_byte_is_refused() -> None:
 # -- the command: --jobs 2 against one process ----------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def units_of_one_mib(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Units of work of 1 MiB (the default is 4 MiB), so that the test files are cut in several."""
+    monkeypatch.setattr(_bulk, "BATCH_BYTES", 1 << 20)
+
+
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A JSON-lines file of about 3.5 MB: cut into several ranges (of about 1 MiB) by --jobs."""
-    return write_corpus(tmp_path_factory.mktemp("jobs") / "big.jsonl", 12_000)
+    """A JSON-lines file of about 2 MB: cut into ranges (of about 1 MiB) by --jobs."""
+    path = write_corpus(tmp_path_factory.mktemp("jobs") / "big.jsonl", 12_000)
+    assert 1 < len(split_ranges(str(path), "big", path.stat().st_size, 1 << 20))
+    return path
 
 
 @pytest.mark.parametrize("output_format", ["text", "json", "jsonl"])
