@@ -73,6 +73,12 @@ def _call(
     return ScriptedReply(tool_calls=(ScriptedToolCall(name=name, arguments=arguments or {}, id=call_id),))
 
 
+def _completion(message: dict[str, Any], *, finish_reason: str) -> dict[str, Any]:
+    """A chat completion body of one choice, ``message``, ended by ``finish_reason``."""
+    choice = {"index": 0, "finish_reason": finish_reason, "message": message}
+    return {"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice]}
+
+
 def _answer(text: str = "done") -> ScriptedReply:
     return ScriptedReply(content=text)
 
@@ -771,19 +777,7 @@ def test_a_reply_cut_off_is_an_incomplete_answer(
 ) -> None:
     """A final reply that did not end by itself (its output limit, a content filter) is not
     "answered": the run is "incomplete", keeps the text so far, and says why."""
-    body = {
-        "id": "c",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "m",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": finish_reason,
-                "message": {"role": "assistant", "content": "The answer is"},
-            }
-        ],
-    }
+    body = _completion({"role": "assistant", "content": "The answer is"}, finish_reason=finish_reason)
     server = serve([ScriptedCompletion(body=body)])
     result = _run(_agent(server.base_url, _registry(calls), clock), "Add.", mode)
     assert (outcome, "The answer is", outcome is RunOutcome.ANSWERED) == (
@@ -798,26 +792,13 @@ def test_arguments_sent_as_an_object_are_answered_invalid_format(
     mode: str, clock: FakeClock, calls: Calls, serve: Serve, tmp_path: Path
 ) -> None:
     """Arguments that are an object, not text, reach the model as INVALID_FORMAT; the run goes on."""
-    body = {
-        "id": "c",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "m",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {"id": "c1", "type": "function", "function": {"name": "add", "arguments": {"a": 1}}}
-                    ],
-                },
-            }
-        ],
-        "usage": {"prompt_tokens": "many", "completion_tokens": None},
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "add", "arguments": {"a": 1}}}],
     }
+    body = _completion(message, finish_reason="tool_calls")
+    body["usage"] = {"prompt_tokens": "many", "completion_tokens": None}
     server = serve([ScriptedCompletion(body=body), _answer("ok")])
     trace = tmp_path / "trace.jsonl"
     result = _run(_agent(server.base_url, _registry(calls), clock, trace=trace), "Add.", mode)
