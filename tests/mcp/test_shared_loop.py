@@ -4,6 +4,7 @@ once all end, through a real server."""
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import functools
 import signal
@@ -388,6 +389,35 @@ def test_an_interrupt_in_a_thread_that_handed_its_work_over_cancels_the_work(sha
     with pytest.raises(KeyboardInterrupt):
         shared.wait(forever.wait())
     interrupter.value()
+    _until(lambda: forever.cancelled == 1)
+    shared.shutdown()
+    assert isinstance(driver.raised(), LoopShutDown)
+
+
+def test_an_interrupt_that_comes_just_before_the_wait_blocks_is_not_lost(shared: SharedLoop) -> None:
+    """A signal whose C handler has run but whose Python handler is pending does not interrupt a
+    lock's wait (the race a Ctrl-C lands in when it comes just before a thread blocks):
+    ``interrupt_main`` makes exactly that state. The waiting thread acts on it within its poll,
+    not after the work ends (never, here); a real SIGINT unsticks the test if it does not."""
+    forever = Forever()
+    driver = Caller(lambda: shared.wait(forever.wait()))  # another thread runs the loop
+    _until(lambda: forever.started == 1)
+    interrupted = threading.Event()
+    second_needed: list[bool] = []
+
+    def interrupt_pending() -> None:
+        _until(lambda: forever.started == 2)
+        _thread.interrupt_main()  # pending, as a signal that came before the wait blocked
+        if not interrupted.wait(BOUND_S / 3):
+            second_needed.append(True)
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+
+    interrupter = Caller(interrupt_pending)
+    with pytest.raises(KeyboardInterrupt):
+        shared.wait(forever.wait())
+    interrupted.set()
+    interrupter.value()
+    assert [] == second_needed, "the pending interrupt was held back until a second one came"
     _until(lambda: forever.cancelled == 1)
     shared.shutdown()
     assert isinstance(driver.raised(), LoopShutDown)

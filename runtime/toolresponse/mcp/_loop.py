@@ -39,6 +39,13 @@ QUIET_S: Final = 0.05
 a turn) before its own thread runs it again, to handle what the server sends between calls."""
 
 
+INTERRUPT_POLL_S: Final = 0.25
+"""The longest a thread waiting on the loop blocks at once. A signal (Ctrl-C) that arrives just
+before a thread blocks on a lock runs its C handler but does not interrupt the lock's wait, which
+without a limit would hold its KeyboardInterrupt back until the work ends, perhaps never; back
+in Python after at most this long, the thread raises it."""
+
+
 class LoopShutDown(RuntimeError):
     """Work handed to a ``SharedLoop`` that has shut down."""
 
@@ -159,7 +166,7 @@ class SharedLoop:
         done.acquire()
         started = self._hand(coroutine, lambda _task: done.release())
         try:
-            ended = done.acquire(timeout=-1 if timeout_s is None else timeout_s)
+            ended = _acquired(done, timeout_s)
         except BaseException:  # an interrupt: nobody waits for the work any more
             self._cancel_soon(started)
             raise
@@ -204,7 +211,7 @@ class SharedLoop:
                         self._yield_asked = True
                         self.loop.call_soon_threadsafe(self._leave)
                     while self._driver == own and not self._stopping:
-                        self._turns.wait()
+                        self._turns.wait(INTERRUPT_POLL_S)
                 finally:
                     self._wanting -= 1
             if self._driver is not None or self._stopping:
@@ -286,6 +293,18 @@ class SharedLoop:
                 self.loop.call_soon_threadsafe(self._leave)
         if threading.get_ident() not in (self._thread.ident, driver):
             self._thread.join(_JOIN_TIMEOUT_S)
+
+
+def _acquired(lock: threading.Lock, timeout_s: float | None) -> bool:
+    """``lock.acquire(timeout=timeout_s)`` (None: no limit), blocking ``INTERRUPT_POLL_S`` at most
+    at a time, so that a signal whose handler is pending is acted on (see ``INTERRUPT_POLL_S``)."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while True:
+        wait = INTERRUPT_POLL_S if deadline is None else min(INTERRUPT_POLL_S, deadline - time.monotonic())
+        if wait <= 0:
+            return lock.acquire(blocking=False)
+        if lock.acquire(timeout=wait):
+            return True
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
