@@ -96,6 +96,16 @@ def shared() -> Iterator[SharedLoop]:
     loop.shutdown()
 
 
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt, as in an interactive Python, whatever this process
+    inherited: a command a shell starts in the background ignores SIGINT, and Python then
+    leaves it ignored (a test that sends one would wait for good)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 async def _thread_ident() -> int:
     await asyncio.sleep(0)
     return threading.get_ident()
@@ -375,6 +385,7 @@ def test_an_interrupt_in_the_driving_thread_cancels_its_work_and_leaves_the_loop
     assert 43 == shared.wait(_answer(43))
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_an_interrupt_in_a_thread_that_handed_its_work_over_cancels_the_work(shared: SharedLoop) -> None:
     forever = Forever()
     driver = Caller(lambda: shared.wait(forever.wait()))  # another thread runs the loop
@@ -394,6 +405,7 @@ def test_an_interrupt_in_a_thread_that_handed_its_work_over_cancels_the_work(sha
     assert isinstance(driver.raised(), LoopShutDown)
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_an_interrupt_that_comes_just_before_the_wait_blocks_is_not_lost(shared: SharedLoop) -> None:
     """A signal whose C handler has run but whose Python handler is pending does not interrupt a
     lock's wait (the race a Ctrl-C lands in when it comes just before a thread blocks):
@@ -535,6 +547,7 @@ def test_a_server_dying_mid_call_ends_every_call_in_flight_with_a_network_error(
     assert ToolStatus.SUCCESS is registry.execute("noop").status  # the call after reconnects
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_an_interrupt_during_a_synchronous_call_cancels_the_remote_call(
     server: tuple[ToolRegistry, McpConnection],
 ) -> None:
