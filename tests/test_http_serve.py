@@ -35,7 +35,14 @@ def start_server(*arguments: str) -> tuple[subprocess.Popen[str], str]:
 
 @pytest.fixture
 def served() -> Iterator[tuple[subprocess.Popen[str], str]]:
-    process, url = start_server(DEMO)
+    # The server must see Ctrl+C as a terminal sends it: a suite started in the background by a
+    # shell inherits SIGINT ignored, and a child started from it would too (a handler set here is
+    # reset to the default in the child, an ignored signal is not).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process, url = start_server(DEMO)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         yield process, url
     finally:
