@@ -217,6 +217,11 @@ def first_duplicate_python(data: bytes, max_depth: int) -> tuple[int, Path] | No
         value = orjson.loads(data)
     except orjson.JSONDecodeError as error:
         raise ValueError(f"not JSON text orjson reads: {error}") from None
+    return _first_duplicate_of(data, value)
+
+
+def _first_duplicate_of(data: bytes, value: Any) -> tuple[int, Path] | None:
+    """``first_duplicate_python`` of ``data``, which orjson has read as ``value``."""
     if not has_duplicate_members(data, value):
         return None
     text = data.decode("utf-8")
@@ -253,12 +258,11 @@ def lines_with_noncharacters_python(lines: list[bytes]) -> list[int]:
     """The extension's ``lines_with_noncharacters`` in Python. Only a line with a byte above 0x7F
     (a raw noncharacter's UTF-8 form begins with 0xEF to 0xF4) or a ``\\u`` (an escaped one) is
     searched: the expression is slow, and most lines hold neither."""
-    search = _NONCHARACTER.search
-    return [
-        index
-        for index, line in enumerate(lines)
-        if (not line.isascii() or b"\\u" in line) and search(line) is not None
-    ]
+    return [index for index, line in enumerate(lines) if _holds_noncharacter(line)]
+
+
+def _holds_noncharacter(line: bytes) -> bool:
+    return (not line.isascii() or b"\\u" in line) and _NONCHARACTER.search(line) is not None
 
 
 def triage_python(
@@ -273,10 +277,10 @@ def triage_python(
     ``verdict`` (None: every line is accepted, and kept). Returns how many lines were accepted,
     and an entry ``(index, kind, found)`` in line order for each line ``REFUSED`` (the value),
     ``SUSPECT`` (the value, not judged) or ``UNREADABLE`` (the ``decode_error`` raised; a line of
-    nothing but JSON white space gets none), and with ``keep`` for each ``PASSED`` (the value)."""
+    nothing but JSON white space gets none), and with ``keep`` for each ``PASSED`` (the value).
+    ``max_depth`` bounds the C scan; a value orjson reads nests within it (1,024 levels), and the
+    Python scan, iterative, needs no bound."""
     keep = keep or verdict is None
-    suspects = set(lines_with_noncharacters_python(lines))
-    suspects.update(lines_with_duplicates_python(lines, max_depth))
     accepted = 0
     entries: list[tuple[int, int, Any]] = []
     for index, line in enumerate(lines):
@@ -286,7 +290,7 @@ def triage_python(
             if line.strip(b" \t\r\n"):
                 entries.append((index, UNREADABLE, error))
             continue
-        if index in suspects:
+        if _holds_noncharacter(line) or _first_duplicate_of(line, value) is not None:
             entries.append((index, SUSPECT, value))
         elif verdict is None or verdict(value):
             accepted += 1
