@@ -546,11 +546,7 @@ def _check_lines(name: str, lines: list[bytes], first_line: int, options: Option
             if keep_valid:
                 append(Record(name, number, None, ()))
             continue
-        violations = explain(value)
-        if len(violations) <= MAX_VIOLATIONS:
-            append(Record(name, number, None, violations))
-        else:
-            append(Record.invalid(name, number, violations))
+        append(Record.invalid(name, number, explain(value)))
     invalid = len(records) - valid if keep_valid else len(records)
     return Batch(valid, invalid, records, size)
 
