@@ -1350,43 +1350,49 @@ structural_colons(const unsigned char *text, Py_ssize_t size, int *rare)
     return colons;
 }
 
+static Py_ssize_t members_of(PyObject *value, Py_ssize_t depth);
+
+/* Add the members of `item` (a member's value or an item) to *count: 0, or -1 when it nests
+ * deeper than `depth` more levels. */
+static int
+add_members(PyObject *item, Py_ssize_t depth, Py_ssize_t *count)
+{
+    Py_ssize_t inner = members_of(item, depth);
+    if (inner < 0) {
+        return -1;
+    }
+    *count += inner;
+    return 0;
+}
+
 /* The members of every object in the decoded value `value` (a parser keeps one of two equal
  * names, so a text that repeats a name has more colons than its value has members), or -1 when
  * the value nests deeper than `depth` more levels. */
 static Py_ssize_t
 members_of(PyObject *value, Py_ssize_t depth)
 {
+    int is_object = PyDict_CheckExact(value);
+    if (!is_object && !PyList_CheckExact(value)) {
+        return 0;
+    }
+    if (depth == 0) {
+        return -1;
+    }
     Py_ssize_t count = 0;
-    if (PyDict_CheckExact(value)) {
-        if (depth == 0) {
-            return -1;
-        }
+    if (is_object) {
         PyObject *key, *item;
         Py_ssize_t at = 0;
         count = PyDict_GET_SIZE(value);
         while (PyDict_Next(value, &at, &key, &item)) {
-            if (PyDict_CheckExact(item) || PyList_CheckExact(item)) {
-                Py_ssize_t inner = members_of(item, depth - 1);
-                if (inner < 0) {
-                    return -1;
-                }
-                count += inner;
+            if (add_members(item, depth - 1, &count) < 0) {
+                return -1;
             }
         }
+        return count;
     }
-    else if (PyList_CheckExact(value)) {
-        if (depth == 0) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
+        if (add_members(PyList_GET_ITEM(value, i), depth - 1, &count) < 0) {
             return -1;
-        }
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
-            PyObject *item = PyList_GET_ITEM(value, i);
-            if (PyDict_CheckExact(item) || PyList_CheckExact(item)) {
-                Py_ssize_t inner = members_of(item, depth - 1);
-                if (inner < 0) {
-                    return -1;
-                }
-                count += inner;
-            }
         }
     }
     return count;
