@@ -392,6 +392,23 @@ def test_policies_apply_to_an_anonymous_caller() -> None:
     assert (200, 5) == (allowed[0], allowed[1]["data"]["result"])
 
 
+def test_an_unknown_name_is_answered_with_the_tools_the_caller_may_see() -> None:
+    """A misspelt name is answered 404 NOT_FOUND naming and suggesting only the tools the caller may
+    see: not ``secret`` to an anonymous caller, which the token's subject is offered."""
+    rules = AccessRules.of(token=TOKEN)
+    authorization = {"Authorization": f"Bearer {TOKEN}"}
+    with (
+        serve_in_background(create_app(guarded_registry())) as url,
+        serve_in_background(create_app(guarded_registry(), access=rules)) as token_url,
+    ):
+        status, anonymous = _invoked(url, "secre", {})
+        _, bearer = _invoked(token_url, "secre", {}, **authorization)
+    details = anonymous["error_info"]["details"]
+    assert (404, [], ["calculator"]) == (status, details["suggestions"], details["available"])
+    assert "No tool named 'secre'. Available tools: calculator." == anonymous["text"]
+    assert ["secret"] == bearer["error_info"]["details"]["suggestions"]
+
+
 def test_a_request_with_the_token_is_the_bearer_caller() -> None:
     """With the token the caller is "bearer", which the anonymous deny-list does not concern."""
     rules = AccessRules.of(token=TOKEN)

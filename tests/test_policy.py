@@ -185,6 +185,28 @@ def test_a_denied_call_never_runs_and_says_why(
     assert {} == ran.counts
 
 
+@pytest.mark.parametrize(("policy", "tool", "caller", "code", "rule"), ALLOW_DENY)
+def test_an_unknown_name_is_answered_with_the_tools_the_caller_may_see(
+    mode: str, ran: Ran, policy: Any, tool: str, caller: str, code: ErrorCode, rule: str
+) -> None:
+    """A misspelt name is answered NOT_FOUND naming, in its text, ``details.available`` and
+    ``details.suggestions``, only the tools the caller may see: never the hidden one it is closest
+    to (which a registry without policies suggests)."""
+    misspelt = tool[:-1]
+    registry = make_registry(ran, AccessControl(policy))
+    unguarded = call(make_registry(ran, None), mode, misspelt).error_info
+    assert unguarded is not None
+    assert tool == (unguarded.details or {})["suggestions"][0]
+    response = call(registry, mode, misspelt, caller=caller)
+    assert response.error_info is not None
+    details = response.error_info.details or {}
+    assert ErrorCode.NOT_FOUND == response.code
+    assert registry.names(caller=caller) == details["available"]
+    assert tool not in details["available"]
+    assert tool not in details["suggestions"]
+    assert tool not in re.findall(r"[\w-]+", response.text)
+
+
 @pytest.mark.parametrize(
     ("policy", "tool", "caller"),
     [

@@ -1,9 +1,10 @@
 """``ToolRegistry``: named tools, called so that every answer is a valid ToolResponse.
 
 A call goes: look the tool up (an unknown name is ``NOT_FOUND`` with the
-nearest registered names, and never reaches the breaker); ask the access
-policies, if any (``AccessControl``: a denial, or a person's refusal, is answered
-without running the tool or telling the breaker); ask the breaker
+nearest names among the tools the caller may see, and never reaches the
+breaker); ask the access policies, if any (``AccessControl``: a denial, or a
+person's refusal, is answered without running the tool or telling the
+breaker); ask the breaker
 (``admit``: a refusal is answered without running the tool); parse and check
 the parameters, run the tool under its timeout, check its result (see
 ``Tool.call``); tell the breaker (``record``); tell the listeners
@@ -275,9 +276,16 @@ class ToolRegistry:
         ``caller``, only the tools the access policies let that caller see (a deny-list or an
         allow-list hides a tool; an argument rule or an approval does not: see
         ``AccessControl.visible``). A registry without policies shows every tool to everyone."""
+        if caller is None:
+            return [prepared.spec for prepared in self._tools.values()]
+        return self._visible(caller)
+
+    def _visible(self, caller: Any) -> list[ToolSpec]:
+        """The tools ``caller`` may see: all of them without access policies; with policies, none
+        for a caller that is not an identity."""
         specs = [prepared.spec for prepared in self._tools.values()]
         access = self._access
-        if caller is None or access is None:
+        if access is None:
             return specs
         writing = self._writing
         return [spec for spec in specs if access.visible(caller, spec, writes=spec.name in writing)]
@@ -391,7 +399,7 @@ class ToolRegistry:
         asked for (``approved``: the tool a person approved, not asked about again)."""
         prepared = self._tools.get(name) if type(name) is str else None
         if prepared is None:
-            return self._answered(name, call_id, self._not_found(name, params, call_id), known=False)
+            return self._answered(name, call_id, self._not_found(name, params, call_id, caller), known=False)
         access = self._access
         if access is not None and approved is not prepared:
             verdict = access.check(
@@ -448,10 +456,10 @@ class ToolRegistry:
             answer = pending.replaced(self._clock)
         return self._answered(name, call_id, answer.response, known=True, denied_by=answer.rule)
 
-    def _not_found(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:
+    def _not_found(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
         start = self._clock()
         try:
-            response = self._unknown_tool(name, params, call_id)
+            response = self._unknown_tool(name, params, call_id, caller)
         except Exception as error:
             response = internal_error(str(type(name).__name__), error)
         time_ms = (self._clock() - start) * 1000.0
@@ -459,8 +467,10 @@ class ToolRegistry:
             response, {"time_ms": time_ms if time_ms > 0.0 else 0.0}, response.context or {}
         )
 
-    def _unknown_tool(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:
-        names = list(self._tools)
+    def _unknown_tool(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
+        """NOT_FOUND for a name not registered, naming (and suggesting) only the tools ``caller``
+        may see."""
+        names = [spec.name for spec in self._visible(caller)]
         shown = _safe(name, 200) if isinstance(name, str) else _safe(repr(name), 200)
         near = suggestions(shown, names)
         text = f"No tool named {shown!r}."
