@@ -2,9 +2,10 @@
 
 A call goes: look the tool up (an unknown name is ``NOT_FOUND`` with the
 nearest names among the tools the caller may see, and never reaches the
-breaker); ask the access policies, if any (``AccessControl``: a denial, or a
-person's refusal, is answered without running the tool or telling the
-breaker); ask the breaker
+breaker); ask the access policies, if any (``AccessControl``: a tool hidden
+from the caller is answered exactly as an unknown name, before its parameters
+are read; a denial, or a person's refusal, is answered without running the
+tool or telling the breaker); ask the breaker
 (``admit``: a refusal is answered without running the tool); parse and check
 the parameters, run the tool under its timeout, check its result (see
 ``Tool.call``); tell the breaker (``record``); tell the listeners
@@ -30,7 +31,7 @@ from .._response import ToolResponse, with_call_info
 from .._suggest import did_you_mean, suggestions
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
-from ._policy import LOCAL_CALLER, AccessControl, Denial, PendingApproval, tool_writes
+from ._policy import LOCAL_CALLER, AccessControl, Denial, Hidden, PendingApproval, tool_writes
 from ._provider_schemas import tool_schemas
 from ._tool import (
     DEFAULT_MAX_THREADS,
@@ -266,10 +267,16 @@ class ToolRegistry:
         prepared = self._tools.get(name)
         return None if prepared is None else prepared.tool
 
-    def spec(self, name: str) -> ToolSpec | None:
-        """How the tool registered under ``name`` is described, or None."""
+    def spec(self, name: str, *, caller: str | None = None) -> ToolSpec | None:
+        """How the tool registered under ``name`` is described, or None; with ``caller``, None
+        also for a tool the access policies hide from that caller (``AccessControl.visible``)."""
         prepared = self._tools.get(name)
-        return None if prepared is None else prepared.spec
+        if prepared is None:
+            return None
+        access = self._access
+        if caller is None or access is None:
+            return prepared.spec
+        return prepared.spec if access.visible(caller, prepared.spec, writes=name in self._writing) else None
 
     def list_tools(self, *, caller: str | None = None) -> list[ToolSpec]:
         """Every tool's name, description, parameters, output schema and timeout, in order; with
@@ -412,6 +419,9 @@ class ToolRegistry:
             )
             if isinstance(verdict, Denial):
                 return self._answered(name, call_id, verdict.response, known=True, denied_by=verdict.rule)
+            if isinstance(verdict, Hidden):  # to this caller, there is no such tool
+                response = self._not_found(name, params, call_id, caller)
+                return self._answered(name, call_id, response, known=True, denied_by=verdict.rule)
             if verdict is not None:
                 return verdict
         breaker = self._breaker
@@ -468,8 +478,8 @@ class ToolRegistry:
         )
 
     def _unknown_tool(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
-        """NOT_FOUND for a name not registered, naming (and suggesting) only the tools ``caller``
-        may see."""
+        """NOT_FOUND for a tool ``caller`` cannot call, naming (and suggesting) only the tools it
+        may see: the same answer for a tool that is not registered and for one hidden from it."""
         names = [spec.name for spec in self._visible(caller)]
         shown = _safe(name, 200) if isinstance(name, str) else _safe(repr(name), 200)
         near = suggestions(shown, names)
