@@ -14,6 +14,7 @@ import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -428,6 +429,62 @@ def test_a_list_of_paths_is_checked_item_by_item(mode: str, ran: Ran, sandbox: P
     assert (PERMISSION, "paths") == denial(response)[:2]
     assert "outside" in denial(response)[2]["reason"]
     assert {"copy": 1} == ran.counts
+
+
+class Move(Tool):
+    """A tool whose path parameters have other names than ``path``, one of them with the characters
+    of a glob pattern."""
+
+    name = "move"
+    description = "Move a file."
+    parameters = MappingProxyType(
+        {
+            "type": "object",
+            "properties": {
+                "src_path": {"type": "string"},
+                "dest_path": {"type": "string"},
+                "backup[1]": {"type": "string"},
+                "mode": {"type": "string"},
+            },
+        }
+    )
+
+    def run(self, params: dict[str, Any]) -> ToolResponse:
+        return ToolResponse.success("moved")
+
+
+@pytest.mark.parametrize(
+    ("params", "checked"),
+    [
+        pytest.param("*path", ["src_path", "dest_path"], id="a star"),
+        pytest.param(["src_*", "dest_path"], ["src_path", "dest_path"], id="a pattern and a name"),
+        pytest.param("?est_path", ["dest_path"], id="a question mark"),
+        pytest.param("[sd]*_path", ["src_path", "dest_path"], id="a set"),
+        pytest.param("backup[1]", ["backup[1]"], id="a name that reads as a pattern"),
+        pytest.param("*", ["src_path", "dest_path", "backup[1]", "mode"], id="every parameter"),
+    ],
+)
+def test_path_parameters_are_named_by_glob_patterns(
+    mode: str, ran: Ran, sandbox: Path, params: Any, checked: list[str]
+) -> None:
+    """``params`` are names or glob patterns matched against each parameter of the call: every
+    parameter a pattern matches is confined, one it does not match is not concerned; a name with
+    a pattern's characters also matches itself."""
+    registry = make_registry(ran, AccessControl(PathsWithin(sandbox, params=params)))
+    registry.register(Move)
+    inside = str(sandbox / "sub" / "note.txt")
+    outside = str(sandbox.parent / "outside.txt")
+    arguments = dict.fromkeys(("src_path", "dest_path", "backup[1]", "mode"), inside)
+    assert call(registry, mode, "move", arguments).is_success
+    refused: list[str] = []
+    for name in arguments:
+        response = call(registry, mode, "move", {**arguments, name: outside})
+        if not response.is_success:
+            code, rule, details = denial(response)
+            assert (PERMISSION, "paths") == (code, rule)
+            assert details["reason"].startswith(f"parameter {name!r}: ")
+            refused.append(name)
+    assert checked == refused
 
 
 def test_a_relative_path_resolves_against_the_current_directory_by_default(

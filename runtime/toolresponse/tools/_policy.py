@@ -375,9 +375,14 @@ class ArgumentRule(_Scoped):
 
 
 class PathsWithin(_Scoped):
-    """Path parameters confined to a directory: each of ``params`` present in a call (a string,
-    or a list of strings) must name ``root`` or something under it once resolved, symlinks
-    followed (``Path.resolve()`` then ``is_relative_to``); else PERMISSION_DENIED.
+    """Path parameters confined to a directory: each parameter of a call that ``params`` names (a
+    string, or a list of strings) must name ``root`` or something under it once resolved,
+    symlinks followed (``Path.resolve()`` then ``is_relative_to``); else PERMISSION_DENIED.
+
+    ``params`` are names or glob patterns (``fnmatch``, case-sensitive, as ``tools`` and
+    ``callers`` are), matched against the names of the call's top-level parameters, so one rule
+    covers tools that name their paths differently (``"*path"``: ``path``, ``src_path``,
+    ``dest_path``); a name that holds a pattern's characters (``backup[1]``) also matches itself.
 
     A relative path is resolved against ``base`` (default: the current directory at the time of
     the call, as a tool opening it would). The check is made when the call is asked about: a
@@ -395,20 +400,20 @@ class PathsWithin(_Scoped):
         base: str | os.PathLike[str] | None = None,
     ) -> None:
         super().__init__(tools, callers)
-        self.params = _Glob(params, "params").patterns
+        self.params = _Glob(params, "params")
+        self._names = frozenset(self.params.patterns)
         self.root = _directory(root, "root")
         self.base = None if base is None else _directory(base, "base")
 
     def __repr__(self) -> str:
-        return f"PathsWithin({str(self.root)!r}, params={list(self.params)!r})"
+        return f"PathsWithin({str(self.root)!r}, params={self.params!r})"
 
     def __call__(self, request: AccessRequest, /) -> Decision | None:
         if not self.applies(request):
             return None
-        for name in self.params:
-            if name not in request.params:
+        for name, value in request.params.items():
+            if name not in self._names and not self.params(name):
                 continue
-            value = request.params[name]
             values = value if isinstance(value, list) else [value]
             for item in values:
                 problem = self._problem(item)
