@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from toolresponse import AccessControl, DenyList, ReadOnly, ToolRegistry, validate
+from toolresponse import AccessControl, ArgumentRule, DenyList, ReadOnly, ToolRegistry, validate
 from toolresponse.cli import main as cli_main
 from toolresponse.http import (
     ANONYMOUS_CALLER,
@@ -334,12 +334,22 @@ def test_serve_with_a_token_file_requires_the_token(tmp_path: Path) -> None:
 # -- the registry's policies, on behalf of the request's caller ------------------------------
 
 
+def _no_powers(expression: str) -> str | None:
+    return "no powers" if "**" in expression else None
+
+
 def guarded_registry() -> ToolRegistry:
-    """The calculator, a ``secret`` tool anonymous callers may not use, and a ``wipe`` tool that
-    writes, behind a read-only rule for everyone."""
+    """The calculator, which may not raise to a power, a ``secret`` tool anonymous callers may not
+    use, and a ``wipe`` tool that writes, behind a read-only rule for everyone."""
     from toolresponse.demo.calculator import Calculator
 
-    registry = ToolRegistry(access=AccessControl(DenyList("secret", callers=ANONYMOUS_CALLER), ReadOnly()))
+    registry = ToolRegistry(
+        access=AccessControl(
+            DenyList("secret", callers=ANONYMOUS_CALLER),
+            ReadOnly(),
+            ArgumentRule("expression", _no_powers, tools="calculator"),
+        )
+    )
     registry.register(Calculator())
 
     @registry.tool
@@ -368,28 +378,69 @@ def _invoked(url: str, tool: str, body: Any, **headers: str) -> tuple[int, dict[
     return answer.status_code, payload
 
 
+def _as_seen(answer: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """What a client reads of an answer (status and body), but its timing."""
+    status, payload = answer
+    del payload["stats"]["time_ms"]
+    return status, payload
+
+
 def test_policies_apply_to_an_anonymous_caller() -> None:
     """Without a token the caller is "anonymous": GET /tools leaves out what it may not call, a call
-    of a hidden tool is 403 ACCESS_DENIED (deny-list) or PERMISSION_DENIED (read-only) naming the
-    caller, and an allowed tool runs."""
+    of a hidden tool is 404 NOT_FOUND naming only the tools the caller may see, an argument rule
+    refuses 403 PERMISSION_DENIED naming the caller, and an allowed tool runs."""
     with serve_in_background(create_app(guarded_registry())) as url:
         listed = _listed(url)
-        denied = _invoked(url, "secret", {})
-        refused = _invoked(url, "wipe", {})
+        hidden = _invoked(url, "secret", {})
+        writing = _invoked(url, "wipe", {})
+        refused = _invoked(url, "calculator", {"expression": "2 ** 8"})
         allowed = _invoked(url, "calculator", CALCULATE)
     assert ["calculator"] == listed
-    assert (403, "ACCESS_DENIED", "deny_list", ANONYMOUS_CALLER) == (
-        denied[0],
-        denied[1]["error_info"]["code"],
-        denied[1]["error_info"]["details"]["policy"],
-        denied[1]["error_info"]["details"]["caller"],
-    )
-    assert (403, "PERMISSION_DENIED", "read_only") == (
+    for name, (status, payload) in (("secret", hidden), ("wipe", writing)):
+        assert (404, "NOT_FOUND", f"No tool named '{name}'. Available tools: calculator.") == (
+            status,
+            payload["error_info"]["code"],
+            payload["text"],
+        )
+    assert (403, "PERMISSION_DENIED", "arguments", ANONYMOUS_CALLER) == (
         refused[0],
         refused[1]["error_info"]["code"],
         refused[1]["error_info"]["details"]["policy"],
+        refused[1]["error_info"]["details"]["caller"],
     )
     assert (200, 5) == (allowed[0], allowed[1]["data"]["result"])
+
+
+@pytest.mark.parametrize("body", [{}, {"bogus": [1]}], ids=["valid", "invalid"])
+def test_a_hidden_tool_answers_as_a_server_without_it(body: dict[str, Any]) -> None:
+    """To an anonymous caller, a call of ``secret`` or ``wipe``, with valid arguments or not, gets the
+    very status and body a server without those tools gives, timing aside: no schema, no refusal."""
+    without = guarded_registry()
+    without.unregister("secret")
+    without.unregister("wipe")
+    with (
+        serve_in_background(create_app(guarded_registry())) as url,
+        serve_in_background(create_app(without)) as without_url,
+    ):
+        for name in ("secret", "wipe"):
+            assert _as_seen(_invoked(without_url, name, body)) == _as_seen(_invoked(url, name, body))
+
+
+def test_an_unknown_name_is_answered_with_the_tools_the_caller_may_see() -> None:
+    """A misspelt name is answered 404 NOT_FOUND naming and suggesting only the tools the caller may
+    see: not ``secret`` to an anonymous caller, which the token's subject is offered."""
+    rules = AccessRules.of(token=TOKEN)
+    authorization = {"Authorization": f"Bearer {TOKEN}"}
+    with (
+        serve_in_background(create_app(guarded_registry())) as url,
+        serve_in_background(create_app(guarded_registry(), access=rules)) as token_url,
+    ):
+        status, anonymous = _invoked(url, "secre", {})
+        _, bearer = _invoked(token_url, "secre", {}, **authorization)
+    details = anonymous["error_info"]["details"]
+    assert (404, [], ["calculator"]) == (status, details["suggestions"], details["available"])
+    assert "No tool named 'secre'. Available tools: calculator." == anonymous["text"]
+    assert ["secret"] == bearer["error_info"]["details"]["suggestions"]
 
 
 def test_a_request_with_the_token_is_the_bearer_caller() -> None:

@@ -14,6 +14,7 @@ import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -145,7 +146,7 @@ def test_no_policy_allows_every_call(mode: str, ran: Ran) -> None:
     assert {"read_file": 1} == ran.counts
 
 
-ALLOW_DENY = [
+HIDING = [
     pytest.param(AllowList(["read_*"]), "remove_file", LOCAL_CALLER, ACCESS, "allow_list", id="allow-list"),
     pytest.param(DenyList("remove_*"), "remove_file", LOCAL_CALLER, ACCESS, "deny_list", id="deny-list"),
     pytest.param(
@@ -167,22 +168,89 @@ ALLOW_DENY = [
     pytest.param(ReadOnly(), "write_file", LOCAL_CALLER, PERMISSION, "read_only", id="read-only-function"),
     pytest.param(ReadOnly(), "deploy", LOCAL_CALLER, PERMISSION, "read_only", id="read-only-tool-attribute"),
 ]
+"""Policies that hide a tool from a caller: the policy, the tool, the caller, and the code and the
+rule of the policy's own refusal."""
 
 
-@pytest.mark.parametrize(("policy", "tool", "caller", "code", "rule"), ALLOW_DENY)
-def test_a_denied_call_never_runs_and_says_why(
+def _params_of(tool: str) -> dict[str, Any]:
+    return {"path": "a", "text": "x"} if tool == "write_file" else {} if tool == "deploy" else {"path": "a"}
+
+
+def _as_seen(response: ToolResponse) -> dict[str, Any]:
+    """What the caller reads of an answer, but its timing."""
+    seen = response.to_dict()
+    del seen["stats"]["time_ms"]
+    return seen
+
+
+@pytest.mark.parametrize(("policy", "tool", "caller", "code", "rule"), HIDING)
+def test_each_list_and_read_only_refuses_with_its_code_and_reason(
+    policy: Any, tool: str, caller: str, code: ErrorCode, rule: str
+) -> None:
+    """Asked about a call it refuses, each built-in rule answers its code, its rule and a reason naming
+    the tool and the caller (what a policy composed into another one sees)."""
+    spec = make_registry(Ran(), None).spec(tool)
+    assert spec is not None
+    request = AccessRequest(
+        caller=caller, tool=tool, params=_params_of(tool), writes=tool != "remove_file", spec=spec
+    )
+    decision = policy(request)
+    assert (Verdict.DENY, code, rule) == (decision.verdict, decision.code, decision.rule)
+    assert tool in decision.reason
+    assert caller in decision.reason
+
+
+@pytest.mark.parametrize(("policy", "tool", "caller", "code", "rule"), HIDING)
+@pytest.mark.parametrize(
+    "params",
+    [
+        pytest.param("valid", id="valid"),
+        pytest.param({"path": 3, "text": 4, "extra": True}, id="invalid"),
+        pytest.param('{"path": "a"', id="not-json"),
+        pytest.param(None, id="none"),
+    ],
+)
+def test_a_hidden_tool_is_answered_as_a_tool_that_is_not_there(
+    mode: str, ran: Ran, policy: Any, tool: str, caller: str, code: ErrorCode, rule: str, params: Any
+) -> None:
+    """A call of a tool hidden from the caller gets, whatever its parameters, the very answer a
+    registry without that tool gives the caller (NOT_FOUND, the same text and details, no schema):
+    access is decided before the parameters are read, and the tool never runs. The policies after
+    the hiding one are not asked; the listeners are told the rule that hid it."""
+    params = _params_of(tool) if params == "valid" else params
+    asked: list[AccessRequest] = []
+    events: list[ToolCallEvent] = []
+    registry = make_registry(ran, AccessControl(policy, asked.append))
+    registry.add_listener(events.append)
+    without = make_registry(Ran(), AccessControl(policy, asked.append))
+    without.unregister(tool)
+    response = call(registry, mode, tool, params, caller=caller)
+    assert ErrorCode.NOT_FOUND == response.code
+    assert _as_seen(call(without, mode, tool, params, caller=caller)) == _as_seen(response)
+    assert ([], {}) == (asked, ran.counts)
+    assert [(tool, ErrorCode.NOT_FOUND, rule)] == [(e.tool, e.code, e.denied_by) for e in events]
+
+
+@pytest.mark.parametrize(("policy", "tool", "caller", "code", "rule"), HIDING)
+def test_an_unknown_name_is_answered_with_the_tools_the_caller_may_see(
     mode: str, ran: Ran, policy: Any, tool: str, caller: str, code: ErrorCode, rule: str
 ) -> None:
-    """Each built-in rule refuses with its code, its rule in details.policy, the caller and a reason."""
+    """A misspelt name is answered NOT_FOUND naming, in its text, ``details.available`` and
+    ``details.suggestions``, only the tools the caller may see: never the hidden one it is closest
+    to (which a registry without policies suggests)."""
+    misspelt = tool[:-1]
     registry = make_registry(ran, AccessControl(policy))
-    params = {"path": "a", "text": "x"} if tool == "write_file" else {} if tool == "deploy" else {"path": "a"}
-    response = call(registry, mode, tool, params, caller=caller)
-    got_code, got_rule, details = denial(response)
-    assert (code, rule, caller) == (got_code, got_rule, details["caller"])
-    assert tool in details["reason"]
-    assert not response.is_retryable
-    assert {"tool_name": tool, "params_input": params} == response.context
-    assert {} == ran.counts
+    unguarded = call(make_registry(ran, None), mode, misspelt).error_info
+    assert unguarded is not None
+    assert tool == (unguarded.details or {})["suggestions"][0]
+    response = call(registry, mode, misspelt, caller=caller)
+    assert response.error_info is not None
+    details = response.error_info.details or {}
+    assert ErrorCode.NOT_FOUND == response.code
+    assert registry.names(caller=caller) == details["available"]
+    assert tool not in details["available"]
+    assert tool not in details["suggestions"]
+    assert tool not in re.findall(r"[\w-]+", response.text)
 
 
 @pytest.mark.parametrize(
@@ -213,7 +281,7 @@ def test_writes_given_at_registration_overrides_the_tool_attribute(mode: str, ra
     registry.unregister("deploy")
     registry.register(Deploy())
     assert registry.writes("deploy")
-    assert PERMISSION == call(registry, mode, "deploy").code
+    assert ErrorCode.NOT_FOUND == call(registry, mode, "deploy").code  # hidden by read-only mode
 
 
 def test_policies_compose_and_the_first_deny_wins(mode: str, ran: Ran) -> None:
@@ -361,6 +429,62 @@ def test_a_list_of_paths_is_checked_item_by_item(mode: str, ran: Ran, sandbox: P
     assert (PERMISSION, "paths") == denial(response)[:2]
     assert "outside" in denial(response)[2]["reason"]
     assert {"copy": 1} == ran.counts
+
+
+class Move(Tool):
+    """A tool whose path parameters have other names than ``path``, one of them with the characters
+    of a glob pattern."""
+
+    name = "move"
+    description = "Move a file."
+    parameters = MappingProxyType(
+        {
+            "type": "object",
+            "properties": {
+                "src_path": {"type": "string"},
+                "dest_path": {"type": "string"},
+                "backup[1]": {"type": "string"},
+                "mode": {"type": "string"},
+            },
+        }
+    )
+
+    def run(self, params: dict[str, Any]) -> ToolResponse:
+        return ToolResponse.success("moved")
+
+
+@pytest.mark.parametrize(
+    ("params", "checked"),
+    [
+        pytest.param("*path", ["src_path", "dest_path"], id="a star"),
+        pytest.param(["src_*", "dest_path"], ["src_path", "dest_path"], id="a pattern and a name"),
+        pytest.param("?est_path", ["dest_path"], id="a question mark"),
+        pytest.param("[sd]*_path", ["src_path", "dest_path"], id="a set"),
+        pytest.param("backup[1]", ["backup[1]"], id="a name that reads as a pattern"),
+        pytest.param("*", ["src_path", "dest_path", "backup[1]", "mode"], id="every parameter"),
+    ],
+)
+def test_path_parameters_are_named_by_glob_patterns(
+    mode: str, ran: Ran, sandbox: Path, params: Any, checked: list[str]
+) -> None:
+    """``params`` are names or glob patterns matched against each parameter of the call: every
+    parameter a pattern matches is confined, one it does not match is not concerned; a name with
+    a pattern's characters also matches itself."""
+    registry = make_registry(ran, AccessControl(PathsWithin(sandbox, params=params)))
+    registry.register(Move)
+    inside = str(sandbox / "sub" / "note.txt")
+    outside = str(sandbox.parent / "outside.txt")
+    arguments = dict.fromkeys(("src_path", "dest_path", "backup[1]", "mode"), inside)
+    assert call(registry, mode, "move", arguments).is_success
+    refused: list[str] = []
+    for name in arguments:
+        response = call(registry, mode, "move", {**arguments, name: outside})
+        if not response.is_success:
+            code, rule, details = denial(response)
+            assert (PERMISSION, "paths") == (code, rule)
+            assert details["reason"].startswith(f"parameter {name!r}: ")
+            refused.append(name)
+    assert checked == refused
 
 
 def test_a_relative_path_resolves_against_the_current_directory_by_default(
@@ -517,26 +641,41 @@ def test_ask_timed_out_is_a_denial(
 # -- what sees a denial ---------------------------------------------------------------------------
 
 
-def test_a_denied_call_leaves_the_breaker_untouched(mode: str, ran: Ran) -> None:
-    """Denials are not failures the breaker counts: with a threshold of 1, the circuit stays closed."""
+def _refuse_removals(request: AccessRequest) -> Decision | None:
+    return Decision.deny("no removals", code=ACCESS) if request.tool == "remove_file" else None
+
+
+@pytest.mark.parametrize(
+    ("policy", "code"),
+    [
+        pytest.param(_refuse_removals, ACCESS, id="denied"),
+        pytest.param(DenyList("remove_file"), ErrorCode.NOT_FOUND, id="hidden"),
+    ],
+)
+def test_a_denied_call_leaves_the_breaker_untouched(
+    mode: str, ran: Ran, policy: Any, code: ErrorCode
+) -> None:
+    """Denials (and calls of a hidden tool) are not failures the breaker counts: with a threshold of
+    1, the circuit stays closed."""
     clock = FakeClock()
     breaker = CircuitBreaker(failure_threshold=1, recovery_timeout_s=10, clock=clock)
-    registry = make_registry(ran, AccessControl(DenyList("remove_file")), breaker=breaker, clock=clock)
+    registry = make_registry(ran, AccessControl(policy), breaker=breaker, clock=clock)
     for _ in range(3):
-        assert ACCESS == call(registry, mode, "remove_file", {"path": "a"}).code
+        assert code == call(registry, mode, "remove_file", {"path": "a"}).code
     assert {} == breaker.statuses()
     assert CircuitState.CLOSED == breaker.state("remove_file")
 
 
 def test_a_denial_does_not_take_the_half_open_probe(mode: str, ran: Ran) -> None:
-    """A denied call while the circuit is half-open leaves the probe to the next allowed call."""
+    """A denied call (here of a tool hidden from the caller) while the circuit is half-open leaves the
+    probe to the next allowed call."""
     clock = FakeClock()
     breaker = CircuitBreaker(failure_threshold=1, recovery_timeout_s=10, clock=clock)
     access = AccessControl(DenyList("read_file", callers="guest"))
     registry = make_registry(ran, access, breaker=breaker, clock=clock)
     breaker.open("read_file")
     clock.advance(10)
-    assert ACCESS == call(registry, mode, "read_file", {"path": "a"}, caller="guest").code
+    assert ErrorCode.NOT_FOUND == call(registry, mode, "read_file", {"path": "a"}, caller="guest").code
     assert call(registry, mode, "read_file", {"path": "a"}).is_success
     assert CircuitState.CLOSED == breaker.state("read_file")
 
@@ -544,31 +683,43 @@ def test_a_denial_does_not_take_the_half_open_probe(mode: str, ran: Ran) -> None
 def test_listeners_and_the_trace_see_a_denial_and_the_report_counts_it(
     mode: str, ran: Ran, tmp_path: Path
 ) -> None:
-    """The ToolCallEvent names the rule (``denied_by``); the JSONL trace keeps it; the report counts it."""
+    """The ToolCallEvent names the rule (``denied_by``), also of a hidden tool's call (answered as an
+    unknown tool's) and of a denial; the JSONL trace keeps it; the report counts it."""
     events: list[ToolCallEvent] = []
     path = tmp_path / "registry.jsonl"
     writer = JsonlTraceWriter(path)
-    registry = make_registry(ran, AccessControl(DenyList("remove_file"), ReadOnly(callers="guest")))
+    no_copies = ArgumentRule("paths", lambda paths: "no copies", tools="copy")
+    registry = make_registry(
+        ran, AccessControl(DenyList("remove_file"), ReadOnly(callers="guest"), no_copies)
+    )
     registry.add_listener(events.append)
     registry.add_listener(writer)
     call(registry, mode, "remove_file", {"path": "a"})
     call(registry, mode, "write_file", {"path": "a", "text": "x"}, caller="guest")
+    call(registry, mode, "copy", {"paths": ["a"]})
     call(registry, mode, "read_file", {"path": "a"})
+    call(registry, mode, "missing")
     writer.close()
-    assert [("remove_file", "deny_list"), ("write_file", "read_only"), ("read_file", None)] == [
-        (event.tool, event.denied_by) for event in events
+    expected = [
+        ("remove_file", "deny_list"),
+        ("write_file", "read_only"),
+        ("copy", "arguments"),
+        ("read_file", None),
+        ("missing", None),
     ]
+    assert expected == [(event.tool, event.denied_by) for event in events]
     lines = [json.loads(line) for line in path.read_text().splitlines()]
-    assert ["deny_list", "read_only", None] == [line.get("denied_by") for line in lines]
-    assert ["ACCESS_DENIED", "PERMISSION_DENIED", None] == [line["code"] for line in lines]
+    assert [rule for _, rule in expected] == [line.get("denied_by") for line in lines]
+    assert ["NOT_FOUND", "NOT_FOUND", "PERMISSION_DENIED", None, "NOT_FOUND"] == [
+        line["code"] for line in lines
+    ]
     summary = summarise([path])
-    assert (1, 1, 0) == tuple(
-        summary.tools[name].denied for name in ("remove_file", "write_file", "read_file")
-    )
+    assert (1, 1, 1, 0, 0) == tuple(summary.tools[name].denied for name, _ in expected)
     assert {"read_only": 1} == summary.tools["write_file"].denied_by_rule
     text = render_text(summary)
     assert "remove_file: 1 denied (deny_list 1)" in text.splitlines()
     assert "write_file: 1 denied (read_only 1)" in text.splitlines()
+    assert "copy: 1 denied (arguments 1)" in text.splitlines()
 
 
 def test_a_tools_own_denial_is_counted_by_the_report(tmp_path: Path) -> None:
@@ -608,7 +759,7 @@ def test_policies_are_safe_to_share_between_threads(ran: Ran) -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    assert {name: (ACCESS if name.startswith("guest") else None) for name in results} == results
+    assert {name: (ErrorCode.NOT_FOUND if name.startswith("guest") else None) for name in results} == results
     assert {"remove_file": 4} == ran.counts
 
 

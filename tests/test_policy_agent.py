@@ -15,8 +15,10 @@ import pytest
 
 from toolresponse import (
     AccessControl,
+    AccessRequest,
     ApprovalRequest,
     CircuitBreaker,
+    Decision,
     DenyList,
     ErrorCode,
     PathsWithin,
@@ -121,6 +123,14 @@ def _registry(ran: Ran, access: AccessControl, clock: FakeClock, **options: Any)
     return registry
 
 
+def _no_deletes_today(request: AccessRequest) -> Decision | None:
+    """A policy that refuses by who calls and when, so it hides nothing from a listing."""
+    if not request.tool.startswith("delete_"):
+        return None
+    reason = f"caller {request.caller!r} may not delete today"
+    return Decision.deny(reason, code=ErrorCode.ACCESS_DENIED, rule="schedule")
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
@@ -129,11 +139,11 @@ def clock() -> FakeClock:
 def test_a_denied_call_is_told_to_the_model_as_refused_and_not_run(
     mode: str, clock: FakeClock, serve: Serve, tmp_path: Path
 ) -> None:
-    """ACCESS_DENIED from a deny-list: the tool never runs, the breaker stays clean, the model reads
+    """ACCESS_DENIED from a policy: the tool never runs, the breaker stays clean, the model reads
     that the call was refused, why, and not to call the tool again; trace and report see it."""
     ran = Ran()
     breaker = CircuitBreaker(failure_threshold=1, clock=clock)
-    registry = _registry(ran, AccessControl(DenyList("delete_*")), clock, breaker=breaker)
+    registry = _registry(ran, AccessControl(_no_deletes_today), clock, breaker=breaker)
     server = serve([_call("delete_file", {"path": "/etc/hosts"}, "c1"), ScriptedReply(content="I may not.")])
     trace = tmp_path / "run.jsonl"
     result = _run(_agent(server.base_url, registry, clock, trace=trace), "Delete /etc/hosts.", mode)
@@ -143,17 +153,33 @@ def test_a_denied_call_is_told_to_the_model_as_refused_and_not_run(
     (message,) = server.tool_messages()
     content = message["content"]
     assert content.startswith("ERROR ACCESS_DENIED: Call of tool 'delete_file' refused: ")
-    assert "is on the deny-list of caller 'local'" in content
+    assert "caller 'local' may not delete today" in content
     assert "The call was refused and did not run. An access policy refused it." in content
     assert "You may not use 'delete_file': do not call it again." in content
     assert {} == breaker.statuses()
     events = [json.loads(line) for line in trace.read_text().splitlines()]
     (result_event,) = [event for event in events if event["event"] == "tool_result"]
-    assert ("ACCESS_DENIED", "deny_list") == (result_event["code"], result_event["denied_by"])
+    assert ("ACCESS_DENIED", "schedule") == (result_event["code"], result_event["denied_by"])
     assert [] == [event for event in events if event["event"] == "tool_retry"]
     summary = summarise([trace])
-    assert {"deny_list": 1} == summary.tools["delete_file"].denied_by_rule
-    assert "delete_file: 1 denied (deny_list 1)" in render_text(summary).splitlines()
+    assert {"schedule": 1} == summary.tools["delete_file"].denied_by_rule
+    assert "delete_file: 1 denied (schedule 1)" in render_text(summary).splitlines()
+
+
+def test_a_tool_hidden_from_the_loop_is_not_offered_to_the_model(
+    mode: str, clock: FakeClock, serve: Serve
+) -> None:
+    """The model is offered the tools the loop's caller ("local") may see: a deny-list hides
+    ``delete_file``; a call of it anyway is answered as an unknown tool's, naming only the others."""
+    ran = Ran()
+    registry = _registry(ran, AccessControl(DenyList("delete_*")), clock)
+    server = serve([_call("delete_file", {"path": "/etc/hosts"}, "c1"), ScriptedReply(content="gone?")])
+    result = _run(_agent(server.base_url, registry, clock), "Delete /etc/hosts.", mode)
+    offered = [tool["function"]["name"] for tool in server.requests[0]["tools"]]
+    assert ["read_file", "vault"] == offered
+    assert (ErrorCode.NOT_FOUND, []) == (result.tool_calls[0].response.code, ran.names)
+    (message,) = server.tool_messages()
+    assert message["content"].endswith("Call one of the available tools by its exact name: read_file, vault.")
 
 
 def test_a_path_outside_the_root_is_refused_with_the_reason(

@@ -43,7 +43,7 @@ from toolresponse_generated import ErrorCode
 from .._errors import ModelError
 from .._response import ToolResponse
 from ..interop import to_openai_chat
-from ..tools import mask_secrets
+from ..tools import LOCAL_CALLER, mask_secrets
 from ._feedback import feedback_text, guard_text, is_denial
 from ._models import ChatModel, ModelReply, TokenUsage, ToolCall, checked_reply
 from ._retry import RetryPolicy
@@ -338,8 +338,10 @@ class Agent:
         if self.system_prompt:
             messages.append({"role": "system", "content": self.system_prompt})
         messages.append({"role": "user", "content": task})
-        tools = [dict(schema) for schema in self.registry.tool_schemas("openai")]
-        names = tuple(self.registry.names())
+        # The tools the loop's own calls may see (it calls as LOCAL_CALLER): a tool the policies
+        # hide from it would only be answered as unknown.
+        tools = [dict(schema) for schema in self.registry.tool_schemas("openai", caller=LOCAL_CALLER)]
+        names = tuple(self.registry.names(caller=LOCAL_CALLER))
         trace.emit(
             "run_start",
             task=task,

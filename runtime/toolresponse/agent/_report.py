@@ -3,7 +3,9 @@
 For each tool: calls, success/partial/error counts, errors by code, p50/p95/max
 ``time_ms``, circuit-breaker trips (transitions to open) and denials (calls
 refused ACCESS_DENIED or PERMISSION_DENIED, by an access policy, a person or
-the tool itself; those an access policy refused by rule); for the whole
+the tool itself, and calls of a tool an access policy hid from the caller,
+which the caller reads as NOT_FOUND and the registry's trace names the rule
+of; those an access policy refused by rule); for the whole
 trace: runs and how they ended, model calls, tokens and duration. ``--html``
 writes the same as one self-contained HTML page (inline CSS and SVG, no
 script, nothing fetched) with a latency chart per tool.
@@ -61,6 +63,11 @@ class ToolCall:
     denied_by: str | None = None
     """The access rule that refused the call, when the trace names one."""
 
+    @property
+    def refused(self) -> bool:
+        """Whether an access rule or the tool refused the call."""
+        return self.status == "error" and (self.denied_by is not None or self.code in _DENIAL_CODES)
+
 
 @dataclass
 class ToolSummary:
@@ -82,17 +89,15 @@ class ToolSummary:
 
     @property
     def denied(self) -> int:
-        """The calls refused: ACCESS_DENIED or PERMISSION_DENIED."""
-        return sum(1 for call in self.calls if call.status == "error" and call.code in _DENIAL_CODES)
+        """The calls refused: ACCESS_DENIED or PERMISSION_DENIED, or an access rule named (the call
+        of a tool hidden from its caller is answered NOT_FOUND, and the registry's trace names the
+        rule that hid it)."""
+        return sum(1 for call in self.calls if call.refused)
 
     @property
     def denied_by_rule(self) -> dict[str, int]:
         """The refused calls by the access rule that refused them (``(tool)`` when none is named)."""
-        rules = Counter(
-            call.denied_by or "(tool)"
-            for call in self.calls
-            if call.status == "error" and call.code in _DENIAL_CODES
-        )
+        rules = Counter(call.denied_by or "(tool)" for call in self.calls if call.refused)
         return dict(sorted(rules.items(), key=lambda item: (-item[1], item[0])))
 
     @property

@@ -43,7 +43,8 @@ The access rules (``AccessRules``; loopback names and origins, no token, by defa
 checked before anything else (``AccessGuard``), so that a refused request reads no body and
 runs nothing. A request let through calls the registry on behalf of ``AccessRules.caller``
 (``"bearer"`` with a token, ``"anonymous"`` without), and ``GET /tools`` lists only the tools
-that caller may see (``ToolRegistry.list_tools(caller=...)``), when the registry takes a
+that caller may see (``ToolRegistry.list_tools(caller=...)``; the registry answers a call of
+a tool hidden from the caller as a call of a tool not served), when the registry takes a
 ``caller`` (a ``ToolRegistry`` does; a registry-like object without it is served as it is).
 
 Every answer has a ToolResponse body; the Content-Type of a request is not

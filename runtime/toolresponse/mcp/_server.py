@@ -6,7 +6,8 @@ their parameter schemas, ``outputSchema`` where a tool has one) and ``tools/call
 through ``registry.aexecute(..., caller=...)``, so that the access policies, timeouts, the
 breaker, parameter validation and listeners apply; every answer is ``to_mcp(response)``
 (``toolresponse.interop``), an error one included (ACCESS_DENIED, CIRCUIT_OPEN, TIMEOUT,
-INVALID_PARAM and an unknown tool alike: the model reads them and can correct itself).
+INVALID_PARAM and an unknown tool alike: the model reads them and can correct itself; a tool
+hidden from the caller is, to it, an unknown tool).
 
 ``serve_stdio(registry)`` runs it over stdin/stdout (caller ``"stdio"``). ``http_app(registry,
 access=...)`` is the streamable-HTTP ASGI app (``/mcp``) behind the HTTP binding's own access

@@ -6,9 +6,11 @@ on behalf of one caller.
 may see (``ToolRegistry.tool_schemas("mcp", caller=...)``: a deny-list or an allow-list hides
 a tool), ``call(McpToolCall)`` the ``tools/call`` through ``registry.aexecute(...,
 caller=...)``, so that the access policies, timeouts, the breaker, parameter validation and
-listeners apply. The SDK's handlers are thin adapters over these two methods, which is also
-where an instrumentation (``toolresponse.otel``) wraps a served call to put the MCP request's
-attributes on its tool span.
+listeners apply (a call of a hidden tool is answered as an unknown tool's), and
+``input_schema(name)`` the parameters schema the SDK checks ``Mcp-Param-*`` headers against
+(none for a tool hidden from the caller). The SDK's handlers are thin adapters over these
+methods; ``call`` is also where an instrumentation (``toolresponse.otel``) wraps a served
+call to put the MCP request's attributes on its tool span.
 
 The caller identities (see ``docs/security.md``): over streamable HTTP, the identity the HTTP
 binding's access rules give a request (``AccessRules.caller``: ``"bearer"`` with a token,
@@ -67,8 +69,9 @@ class McpToolService:
         return self.registry.tool_schemas("mcp", caller=self.caller)
 
     def input_schema(self, tool: str) -> dict[str, Any] | None:
-        """The parameters schema of ``tool``, or None for a tool not served."""
-        spec = self.registry.spec(tool)
+        """The parameters schema of ``tool``, or None for a tool not served to the caller (one the
+        access policies hide from it included)."""
+        spec = self.registry.spec(tool, caller=self.caller)
         return None if spec is None else spec.parameters
 
     async def call(self, request: McpToolCall) -> ToolResponse:

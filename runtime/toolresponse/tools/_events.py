@@ -38,7 +38,8 @@ class ToolCallEvent:
     response: ToolResponse = field(compare=False, repr=False)
     """The response the caller got."""
     denied_by: str | None = None
-    """The access rule that refused the call (``details.policy`` of the denial), or None."""
+    """The access rule that refused the call (``details.policy`` of the denial), or that hid the
+    tool from the caller (the call then answered NOT_FOUND, as an unknown tool's), or None."""
 
     def to_dict(self) -> dict[str, Any]:
         """The event as one JSON object (``event: "tool_call"``), every member present; and

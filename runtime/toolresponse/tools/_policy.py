@@ -4,7 +4,11 @@ A ``ToolRegistry`` built with ``access=AccessControl(policy, ..., approver=...)`
 asks its policies about every call once the tool is found and before the
 circuit breaker is asked::
 
-    lookup -> policies -> (a person, when a policy asks) -> breaker -> parameters, run ...
+    lookup -> hidden? -> policies -> (a person, when a policy asks) -> breaker -> parameters, run ...
+
+A tool hidden from the caller (see Hiding, below) is, to that caller, not there:
+its call is answered as a call of a tool the registry does not have, before its
+parameters are read, and no policy is asked.
 
 Each policy is called with an ``AccessRequest``: who calls (``caller``: a
 token's subject given by a face, ``LOCAL_CALLER`` for a call made in-process),
@@ -47,15 +51,19 @@ fails closed: the call is denied ``PERMISSION_DENIED`` with policy ``error``
 
 The listeners' ``ToolCallEvent`` of a denied call has ``denied_by`` set to the rule.
 
-Listing: ``AccessControl.visible(caller, spec, writes=...)`` says whether a caller may see a
-tool in a listing (``ToolRegistry.list_tools(caller=...)``, what the MCP ``tools/list`` and
-HTTP ``GET /tools`` show). It is asked without parameters, so only a policy whose answer does
-not depend on them can hide a tool: one with a ``may_list(caller, spec, writes)`` method that
-answers False when it would refuse every call of that tool by that caller. ``AllowList``,
-``DenyList`` and ``ReadOnly`` have one (they hide what they would refuse); argument rules and
-approvals do not (a call may pass them), nor does a plain function. A ``may_list`` that raises
-hides the tool. The listing is a courtesy to the caller, not the boundary: every call is
-asked about again.
+Hiding: ``AccessControl.visible(caller, spec, writes=...)`` says whether a caller may see a
+tool: in a listing (``ToolRegistry.list_tools(caller=...)``, what the MCP ``tools/list`` and
+HTTP ``GET /tools`` show) and as a tool at all. It is asked without parameters, so only a
+policy whose answer does not depend on them can hide a tool: one with a ``may_list(caller,
+spec, writes)`` method that answers False when it would refuse every call of that tool by that
+caller. ``AllowList``, ``DenyList`` and ``ReadOnly`` have one (they hide what they would
+refuse); argument rules and approvals do not (a call may pass them), nor does a plain
+function. A ``may_list`` that raises hides the tool. A call of a hidden tool, whatever its
+parameters, gets the answer of a call of an unknown tool (``NOT_FOUND``, naming and suggesting
+only the tools the caller may see), so that a caller cannot tell a hidden tool from one that is
+not there nor read its schema; the listeners' event names the rule that hid it in ``denied_by``
+(``AccessControl.hidden_by``). Such a policy's own refusal (its ``code``, its reason) is what
+it answers when asked directly, as by a policy that composes it.
 
 The policies read the parameters once, before the call; the tool then runs on them as the
 caller passed them (JSON text parsed again to the same value). An in-process caller that
@@ -271,8 +279,8 @@ class _ToolList:
     """What an allow-list and a deny-list share: the tools and callers they match, the refusal's
     code and wording; a list says only which calls it lets through (``_lets``)."""
 
-    _RULE: ClassVar[str]
-    """``details.policy`` of a refusal."""
+    rule: ClassVar[str]
+    """``details.policy`` of a refusal, and what a hidden tool's call names as ``denied_by``."""
     _REFUSAL: ClassVar[str]
     """Where a refused tool stands, in the refusal's reason ("is on the deny-list")."""
 
@@ -299,7 +307,7 @@ class _ToolList:
         return Decision.deny(
             f"tool {request.tool!r} {self._REFUSAL} of caller {request.caller!r}",
             code=self.code,
-            rule=self._RULE,
+            rule=self.rule,
         )
 
     def __repr__(self) -> str:
@@ -308,9 +316,10 @@ class _ToolList:
 
 class AllowList(_ToolList):
     """Callers matching ``callers`` may call only the tools matching ``tools``; other callers are
-    not concerned. Refusals are ACCESS_DENIED unless ``code`` says otherwise."""
+    not concerned. The other tools are hidden from them (see the module's docstring); asked
+    directly, it refuses ACCESS_DENIED unless ``code`` says otherwise."""
 
-    _RULE = "allow_list"
+    rule = "allow_list"
     _REFUSAL = "is not on the allow-list"
 
     def _lets(self, caller: str, tool: str) -> bool:
@@ -318,10 +327,11 @@ class AllowList(_ToolList):
 
 
 class DenyList(_ToolList):
-    """Callers matching ``callers`` may not call the tools matching ``tools``. Refusals are
-    ACCESS_DENIED unless ``code`` says otherwise."""
+    """Callers matching ``callers`` may not call the tools matching ``tools``, which are hidden from
+    them (see the module's docstring); asked directly, it refuses ACCESS_DENIED unless ``code``
+    says otherwise."""
 
-    _RULE = "deny_list"
+    rule = "deny_list"
     _REFUSAL = "is on the deny-list"
 
     def _lets(self, caller: str, tool: str) -> bool:
@@ -365,9 +375,14 @@ class ArgumentRule(_Scoped):
 
 
 class PathsWithin(_Scoped):
-    """Path parameters confined to a directory: each of ``params`` present in a call (a string,
-    or a list of strings) must name ``root`` or something under it once resolved, symlinks
-    followed (``Path.resolve()`` then ``is_relative_to``); else PERMISSION_DENIED.
+    """Path parameters confined to a directory: each parameter of a call that ``params`` names (a
+    string, or a list of strings) must name ``root`` or something under it once resolved,
+    symlinks followed (``Path.resolve()`` then ``is_relative_to``); else PERMISSION_DENIED.
+
+    ``params`` are names or glob patterns (``fnmatch``, case-sensitive, as ``tools`` and
+    ``callers`` are), matched against the names of the call's top-level parameters, so one rule
+    covers tools that name their paths differently (``"*path"``: ``path``, ``src_path``,
+    ``dest_path``); a name that holds a pattern's characters (``backup[1]``) also matches itself.
 
     A relative path is resolved against ``base`` (default: the current directory at the time of
     the call, as a tool opening it would). The check is made when the call is asked about: a
@@ -385,20 +400,20 @@ class PathsWithin(_Scoped):
         base: str | os.PathLike[str] | None = None,
     ) -> None:
         super().__init__(tools, callers)
-        self.params = _Glob(params, "params").patterns
+        self.params = _Glob(params, "params")
+        self._names = frozenset(self.params.patterns)
         self.root = _directory(root, "root")
         self.base = None if base is None else _directory(base, "base")
 
     def __repr__(self) -> str:
-        return f"PathsWithin({str(self.root)!r}, params={list(self.params)!r})"
+        return f"PathsWithin({str(self.root)!r}, params={self.params!r})"
 
     def __call__(self, request: AccessRequest, /) -> Decision | None:
         if not self.applies(request):
             return None
-        for name in self.params:
-            if name not in request.params:
+        for name, value in request.params.items():
+            if name not in self._names and not self.params(name):
                 continue
-            value = request.params[name]
             values = value if isinstance(value, list) else [value]
             for item in values:
                 problem = self._problem(item)
@@ -433,7 +448,10 @@ def _directory(value: Any, what: str) -> Path:
 
 
 class ReadOnly:
-    """Callers matching ``callers`` may not call tools marked as writing (PERMISSION_DENIED)."""
+    """Callers matching ``callers`` may not call tools marked as writing, which are hidden from them
+    (see the module's docstring); asked directly, it refuses PERMISSION_DENIED."""
+
+    rule: ClassVar[str] = "read_only"
 
     def __init__(self, *, callers: str | Iterable[str] = "*") -> None:
         self.callers = _Glob(callers, "callers")
@@ -450,7 +468,7 @@ class ReadOnly:
         return Decision.deny(
             f"tool {request.tool!r} writes, and tools are read-only for caller {request.caller!r}",
             code=ErrorCode.PERMISSION_DENIED,
-            rule="read_only",
+            rule=self.rule,
         )
 
 
@@ -535,6 +553,14 @@ def decide(policies: Iterable[Policy], request: AccessRequest) -> Decision:
 
 
 @dataclass(frozen=True, slots=True)
+class Hidden:
+    """A call of a tool the caller may not see: the registry answers it as it answers a call of a
+    tool it does not have, and tells its listeners ``rule`` (the rule that hid the tool)."""
+
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
 class Denial:
     """A refused call's answer (already timed, with its context) and the rule that refused it."""
 
@@ -573,30 +599,39 @@ class AccessControl:
         return f"AccessControl({', '.join(map(repr, self.policies))})"
 
     def visible(self, caller: str, spec: ToolSpec, *, writes: bool = False) -> bool:
-        """Whether ``caller`` may see the tool ``spec`` listed: no policy's ``may_list`` hides it
-        (see the module's docstring). A caller that is not an identity sees nothing; a ``may_list``
-        that raises or answers something else than a bool hides the tool (and is logged)."""
+        """Whether ``caller`` may see the tool ``spec``: in a listing, and as a tool at all (see
+        the module's docstring and ``hidden_by``)."""
+        return self.hidden_by(caller, spec, writes=writes) is None
+
+    def hidden_by(self, caller: Any, spec: ToolSpec, *, writes: bool = False) -> str | None:
+        """The rule that hides the tool ``spec`` from ``caller``, or None when no policy's
+        ``may_list`` hides it: the policy's ``rule`` (``"hidden"`` for a policy without one).
+        A caller that is not an identity sees nothing (``"caller"``); a ``may_list`` that raises or
+        answers something else than a bool hides the tool (``"error"``, and is logged)."""
         if type(caller) is not str or not caller:
-            return False
+            return "caller"
         for policy in self.policies:
             may_list = getattr(policy, "may_list", None)
             if may_list is None:
                 continue
             try:
                 shown = may_list(caller, spec, writes)
+                rule = getattr(policy, "rule", None)
             except Exception as error:
                 _log.error("the access policy %r failed listing tool %r", policy, spec.name, exc_info=error)
-                return False
-            if shown is not True:
-                if shown is not False:
-                    _log.error(
-                        "the access policy %r answered %s, not a bool, listing tool %r",
-                        policy,
-                        type(shown).__name__,
-                        spec.name,
-                    )
-                return False
-        return True
+                return "error"
+            if shown is True:
+                continue
+            if shown is not False:
+                _log.error(
+                    "the access policy %r answered %s, not a bool, listing tool %r",
+                    policy,
+                    type(shown).__name__,
+                    spec.name,
+                )
+                return "error"
+            return rule if isinstance(rule, str) and rule else "hidden"
+        return None
 
     def check(
         self,
@@ -607,8 +642,9 @@ class AccessControl:
         call_id: str | None,
         writes: bool,
         clock: Callable[[], float],
-    ) -> Denial | PendingApproval | None:
-        """Ask the policies about a call: None when it may go on, a ``Denial``, or a
+    ) -> Denial | Hidden | PendingApproval | None:
+        """Ask the policies about a call: None when it may go on, a ``Denial``, ``Hidden`` for a
+        tool the caller may not see (decided before its parameters are read), or a
         ``PendingApproval`` that a person must answer first."""
         start = clock()
         params_input: Any = None
@@ -622,6 +658,9 @@ class AccessControl:
                 return _denial(prepared, decision, _identity(caller), None, call_id, start, clock)
             if not self.policies:
                 return None
+            hidden = self.hidden_by(caller, prepared.spec, writes=writes)
+            if hidden is not None:
+                return Hidden(hidden)
             parsed, params_input = prepared.arguments(params)
             if isinstance(parsed, ToolResponse):
                 return None  # INVALID_PARAM: the call itself answers it, and runs nothing

@@ -1,9 +1,11 @@
 """``ToolRegistry``: named tools, called so that every answer is a valid ToolResponse.
 
 A call goes: look the tool up (an unknown name is ``NOT_FOUND`` with the
-nearest registered names, and never reaches the breaker); ask the access
-policies, if any (``AccessControl``: a denial, or a person's refusal, is answered
-without running the tool or telling the breaker); ask the breaker
+nearest names among the tools the caller may see, and never reaches the
+breaker); ask the access policies, if any (``AccessControl``: a tool hidden
+from the caller is answered exactly as an unknown name, before its parameters
+are read; a denial, or a person's refusal, is answered without running the
+tool or telling the breaker); ask the breaker
 (``admit``: a refusal is answered without running the tool); parse and check
 the parameters, run the tool under its timeout, check its result (see
 ``Tool.call``); tell the breaker (``record``); tell the listeners
@@ -29,7 +31,7 @@ from .._response import ToolResponse, with_call_info
 from .._suggest import did_you_mean, suggestions
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
-from ._policy import LOCAL_CALLER, AccessControl, Denial, PendingApproval, tool_writes
+from ._policy import LOCAL_CALLER, AccessControl, Denial, Hidden, PendingApproval, tool_writes
 from ._provider_schemas import tool_schemas
 from ._tool import (
     DEFAULT_MAX_THREADS,
@@ -265,19 +267,32 @@ class ToolRegistry:
         prepared = self._tools.get(name)
         return None if prepared is None else prepared.tool
 
-    def spec(self, name: str) -> ToolSpec | None:
-        """How the tool registered under ``name`` is described, or None."""
+    def spec(self, name: str, *, caller: str | None = None) -> ToolSpec | None:
+        """How the tool registered under ``name`` is described, or None; with ``caller``, None
+        also for a tool the access policies hide from that caller (``AccessControl.visible``)."""
         prepared = self._tools.get(name)
-        return None if prepared is None else prepared.spec
+        if prepared is None:
+            return None
+        access = self._access
+        if caller is None or access is None:
+            return prepared.spec
+        return prepared.spec if access.visible(caller, prepared.spec, writes=name in self._writing) else None
 
     def list_tools(self, *, caller: str | None = None) -> list[ToolSpec]:
         """Every tool's name, description, parameters, output schema and timeout, in order; with
         ``caller``, only the tools the access policies let that caller see (a deny-list or an
         allow-list hides a tool; an argument rule or an approval does not: see
         ``AccessControl.visible``). A registry without policies shows every tool to everyone."""
+        if caller is None:
+            return [prepared.spec for prepared in self._tools.values()]
+        return self._visible(caller)
+
+    def _visible(self, caller: Any) -> list[ToolSpec]:
+        """The tools ``caller`` may see: all of them without access policies; with policies, none
+        for a caller that is not an identity."""
         specs = [prepared.spec for prepared in self._tools.values()]
         access = self._access
-        if caller is None or access is None:
+        if access is None:
             return specs
         writing = self._writing
         return [spec for spec in specs if access.visible(caller, spec, writes=spec.name in writing)]
@@ -391,7 +406,7 @@ class ToolRegistry:
         asked for (``approved``: the tool a person approved, not asked about again)."""
         prepared = self._tools.get(name) if type(name) is str else None
         if prepared is None:
-            return self._answered(name, call_id, self._not_found(name, params, call_id), known=False)
+            return self._answered(name, call_id, self._not_found(name, params, call_id, caller), known=False)
         access = self._access
         if access is not None and approved is not prepared:
             verdict = access.check(
@@ -404,6 +419,9 @@ class ToolRegistry:
             )
             if isinstance(verdict, Denial):
                 return self._answered(name, call_id, verdict.response, known=True, denied_by=verdict.rule)
+            if isinstance(verdict, Hidden):  # to this caller, there is no such tool
+                response = self._not_found(name, params, call_id, caller)
+                return self._answered(name, call_id, response, known=True, denied_by=verdict.rule)
             if verdict is not None:
                 return verdict
         breaker = self._breaker
@@ -448,10 +466,10 @@ class ToolRegistry:
             answer = pending.replaced(self._clock)
         return self._answered(name, call_id, answer.response, known=True, denied_by=answer.rule)
 
-    def _not_found(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:
+    def _not_found(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
         start = self._clock()
         try:
-            response = self._unknown_tool(name, params, call_id)
+            response = self._unknown_tool(name, params, call_id, caller)
         except Exception as error:
             response = internal_error(str(type(name).__name__), error)
         time_ms = (self._clock() - start) * 1000.0
@@ -459,8 +477,10 @@ class ToolRegistry:
             response, {"time_ms": time_ms if time_ms > 0.0 else 0.0}, response.context or {}
         )
 
-    def _unknown_tool(self, name: Any, params: Any, call_id: str | None) -> ToolResponse:
-        names = list(self._tools)
+    def _unknown_tool(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
+        """NOT_FOUND for a tool ``caller`` cannot call, naming (and suggesting) only the tools it
+        may see: the same answer for a tool that is not registered and for one hidden from it."""
+        names = [spec.name for spec in self._visible(caller)]
         shown = _safe(name, 200) if isinstance(name, str) else _safe(repr(name), 200)
         near = suggestions(shown, names)
         text = f"No tool named {shown!r}."
