@@ -614,3 +614,31 @@ def test_a_malformed_file_names_itself(tmp_path: Path) -> None:
     (tmp_path / "b.json").write_text("{}")
     with pytest.raises(SchemaDiffError, match=r"a\.json"):
         diff_schemas(tmp_path / "a.json", tmp_path / "b.json")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        ({"const": 1}, {"const": 1.0}, True),
+        ({"const": 1}, {"const": True}, True),
+        ({"const": [0]}, {"const": [False]}, True),
+        ({"const": {"a": [1, {"b": None}], "c": "é"}}, {"const": {"c": "é", "a": [1, {"b": None}]}}, False),
+        ({"enum": [{"x": 1, "y": 2}]}, {"enum": [{"y": 2, "x": 1}]}, False),
+    ],
+)
+def test_values_are_the_same_exactly_when_they_are_the_same_json(
+    old: dict[str, Any], new: dict[str, Any], changed: bool
+) -> None:
+    """1, 1.0 and true are three JSON values; members in another order are the same value."""
+    diff = diff_schema_sets(SchemaSet("old", {"s.json": old}), SchemaSet("new", {"s.json": new}))
+    assert changed == bool(diff.changes)
+
+
+def test_a_schema_that_contains_itself_is_refused() -> None:
+    """A schema set built in code whose schema contains itself is no JSON: a ValueError, not a hang."""
+    looped: dict[str, Any] = {"type": "object"}
+    looped["not"] = looped
+    with pytest.raises(ValueError, match="contains itself"):
+        diff_schema_sets(
+            SchemaSet("old", {"s.json": {"type": "string"}}), SchemaSet("new", {"s.json": looped})
+        )

@@ -116,3 +116,75 @@ def test_the_check_compat_command_confirms_with_json_schema_diff(
     assert {"document": "tool-response.schema.json", "grew": False, "shrank": True} in report["set_check"][
         "verdicts"
     ]
+
+
+# -- deep schemas: answered as deep as the reader reads ---------------------------------------
+
+# Each keyword's nesting as text (a schema this deep cannot go through json.dumps): what opens
+# and closes one level, the pointer of one level, and how many levels fit in the reader's 1024
+# (one for the document, one for the innermost schema).
+DEEP = {
+    "not": ('{"not":', "}", "/not", 1022),
+    "items": ('{"items":', "}", "/items", 1022),
+    "allOf": ('{"allOf":[', "]}", "/allOf/0", 511),
+    "anyOf": ('{"anyOf":[', "]}", "/anyOf/0", 511),
+    "properties": ('{"properties":{"a":', "}}", "/properties/a", 511),
+    "$defs": ('{"$defs":{"a":', "}}", "/$defs/a", 511),
+}
+
+
+def _deep(directory: Path, keyword: str, levels: int, leaf: str) -> Path:
+    opening, closing, _, _ = DEEP[keyword]
+    schema = opening * levels + f'{{"type":"{leaf}"}}' + closing * levels
+    directory.mkdir()
+    path = directory / "deep.schema.json"
+    path.write_text('{"$schema":"https://json-schema.org/draft/2020-12/schema","allOf":[' + schema + "]}")
+    return path
+
+
+@pytest.mark.parametrize("keyword", DEEP)
+def test_a_schema_nested_as_deep_as_the_reader_reads_is_compared(
+    keyword: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A schema nested through one keyword to the reader's limit: the same on both sides exits 0
+    with no change; a type changed at the bottom is found there (exit 1, a real finding)."""
+    _, _, step, fits = DEEP[keyword]
+    levels = fits - 1  # the document's own allOf takes one level of two (an array and an object)
+    old = _deep(tmp_path / "old", keyword, levels, "string")
+    same = _deep(tmp_path / "same", keyword, levels, "string")
+    new = _deep(tmp_path / "new", keyword, levels, "integer")
+
+    assert 0 == main(["schema", "diff", str(old), str(same)])
+    assert "0 changes from" in capsys.readouterr().out
+    assert 1 == main(["schema", "diff", str(old), str(new), "--format", "json"])
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    pointer = "deep.schema.json#/allOf/0" + step * levels + "/type"
+    assert [(pointer, "type"), (pointer, "type")] == [(c["pointer"], c["keyword"]) for c in changes]
+
+
+def test_a_schema_nested_deeper_than_the_reader_reads_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One level past the reader's limit: exit 2 and one line saying so, no traceback."""
+    old = _deep(tmp_path / "old", "not", 1022, "string")
+    new = _deep(tmp_path / "new", "not", 1022, "integer")
+    assert 2 == main(["schema", "diff", str(old), str(new)])
+    err = capsys.readouterr().err
+    assert 1 == len(err.splitlines())
+    assert "nested deeper than 1024 levels" in err
+
+
+def test_a_deep_schema_the_set_check_cannot_bundle_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--json-schema-diff on a schema too deep to bundle into one document: exit 2 and one line
+    naming the document and what to do, before the program is run."""
+    old = _deep(tmp_path / "old", "not", 1000, "string")
+    new = _deep(tmp_path / "new", "not", 1000, "integer")
+    program = str(tmp_path / "no-such-program")
+    assert 2 == main(["schema", "diff", str(old), str(new), "--json-schema-diff", program])
+    err = capsys.readouterr().err
+    assert [
+        "toolresponse schema diff: deep.schema.json: nested too deeply to bundle for json-schema-diff; "
+        "compare it without --json-schema-diff"
+    ] == err.splitlines()

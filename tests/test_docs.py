@@ -1,4 +1,5 @@
-"""The protocol document covers the schema: a block per member, every example, the conventions.
+"""The protocol document covers the schema: a block per member, every example, the conventions;
+and the README holds true: an install line for every extra, every Python snippet runs as it is.
 
 Member names are read from ``schema/v1/tool-response.schema.json`` (the top-level
 ``properties`` and the ``properties`` of each ``$defs`` entry they reference), so a
@@ -8,12 +9,19 @@ member added to the schema without prose fails here.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from toolresponse.agent import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS_DIR = ROOT / "docs"
@@ -210,3 +218,66 @@ def test_relative_links_resolve(doc: str) -> None:
         elif anchor not in anchors:
             broken.append(target)
     assert [] == broken
+
+
+# -- the README ------------------------------------------------------------------------------
+
+README = ROOT / "README.md"
+PYPROJECT = ROOT / "pyproject.toml"
+INSTALL_LINE = re.compile(r"^pip install '\.\[(?P<extras>[^\]]+)\]'", re.MULTILINE)
+PYTHON_SNIPPET = re.compile(r"^```python\n(?P<code>.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def readme_snippets() -> list[str]:
+    """The README's Python snippets, in order."""
+    return [match["code"] for match in PYTHON_SNIPPET.finditer(doc_text(README))]
+
+
+def test_the_readme_has_an_install_line_for_every_extra() -> None:
+    """Each optional extra of pyproject.toml is installed by a line of the README, and no line names
+    an extra that does not exist."""
+    declared = set(tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["optional-dependencies"])
+    shown = {
+        extra.strip()
+        for line in INSTALL_LINE.finditer(doc_text(README))
+        for extra in line["extras"].split(",")
+    }
+    assert sorted(declared) == sorted(shown)
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ScriptedChatServer]:
+    """An OpenAI-compatible model on loopback for the agent's snippet: one calculator call, then
+    the answer."""
+    script = [
+        ScriptedReply(tool_calls=(ScriptedToolCall(name="calculator", arguments={"expression": "2 + 3"}),)),
+        ScriptedReply(content="2 + 3 = 5"),
+    ]
+    with ScriptedChatServer(script) as server:
+        yield server
+
+
+@pytest.mark.parametrize(
+    "snippet", readme_snippets(), ids=[code.splitlines()[0][:60] for code in readme_snippets()]
+)
+def test_each_readme_python_snippet_runs_on_its_own(
+    snippet: str, chat_server: ScriptedChatServer, tmp_path: Path
+) -> None:
+    """Each Python snippet of the README runs alone in a fresh interpreter, as a reader would paste
+    it: every name it uses is defined or imported in it. The model the agent's snippet reads from
+    the environment is a scripted one on loopback; an MCP server it starts is the pinned one."""
+    environment = {
+        **{name: value for name, value in os.environ.items() if name != "OPENAI_API_KEY"},
+        "OPENAI_BASE_URL": chat_server.base_url,
+        "TOOLRESPONSE_MODEL": chat_server.model,
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+    }
+    finished = subprocess.run(
+        [sys.executable, "-c", snippet],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert 0 == finished.returncode, finished.stderr

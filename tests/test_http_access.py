@@ -3,7 +3,6 @@ refusal to serve a non-loopback address without one; each on a real server on lo
 
 from __future__ import annotations
 
-import io
 import logging
 import subprocess
 import sys
@@ -14,7 +13,15 @@ from typing import Any
 import httpx
 import pytest
 
-from toolresponse import AccessControl, ArgumentRule, DenyList, ReadOnly, ToolRegistry, validate
+from toolresponse import (
+    AccessControl,
+    ArgumentRule,
+    ConformanceTokenError,
+    DenyList,
+    ReadOnly,
+    ToolRegistry,
+    validate,
+)
 from toolresponse.cli import main as cli_main
 from toolresponse.http import (
     ANONYMOUS_CALLER,
@@ -25,7 +32,6 @@ from toolresponse.http import (
     create_app,
     is_loopback,
     load_token,
-    report_conformance,
     run_conformance,
     serve_in_background,
 )
@@ -465,12 +471,53 @@ def test_the_runner_passes_a_token_server_with_the_token(token_server: tuple[str
     assert [] == report.failed_checks()
 
 
-def test_the_runner_without_the_token_fails_naming_401(token_server: tuple[str, CountingRegistry]) -> None:
-    """Without the token, the tool list answers 401 and the run fails."""
+@pytest.mark.parametrize(
+    ("token", "expected"),
+    [
+        pytest.param(
+            None,
+            "needs a bearer token (GET /tools answered 401 Unauthorized without one): give it with "
+            f"--token-file FILE or the environment variable {TOKEN_ENV}",
+            id="no token",
+        ),
+        pytest.param(
+            "not-" + TOKEN,
+            "refused the bearer token given (GET /tools answered 401 Unauthorized): check the token in "
+            f"--token-file FILE or the environment variable {TOKEN_ENV}",
+            id="a wrong token",
+        ),
+    ],
+)
+def test_the_cli_runner_without_the_token_says_so_in_one_line(
+    token_server: tuple[str, CountingRegistry],
+    token: str | None,
+    expected: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A server that answers the first request 401: exit 2, nothing checked, one line naming how to
+    pass a token (and never the token given), instead of a failure per check."""
+    url, registry = token_server
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    argv = ["conformance", url, "--max-examples", "3"]
+    if token is not None:
+        (tmp_path / "token").write_text(token, encoding="utf-8")
+        argv += ["--token-file", str(tmp_path / "token")]
+    assert 2 == cli_main(argv)
+    out = capsys.readouterr()
+    assert ("", [f"toolresponse conformance: {url} {expected}"]) == (out.out, out.err.splitlines())
+    assert 0 == registry.calls
+
+
+def test_the_runner_without_the_token_raises_a_token_error(
+    token_server: tuple[str, CountingRegistry],
+) -> None:
+    """run_conformance on a server that wants a token it was not given: ConformanceTokenError."""
     url, _ = token_server
-    out = io.StringIO()
-    assert 1 == report_conformance(url, max_examples=5, seed=1, timeout_s=10, out=out)
-    assert "HTTP status 401, expected 200" in out.getvalue()
+    with pytest.raises(ConformanceTokenError, match="needs a bearer token") as raised:
+        run_conformance(url, max_examples=3)
+    assert False is raised.value.token_given
 
 
 def test_the_cli_runner_reads_the_token_from_the_environment(

@@ -97,15 +97,12 @@ def test_a_partial_result_is_marked_partial_and_not_an_error(otel: OtelCapture) 
 
 
 def test_a_tool_error_is_an_error_span_with_its_code(otel: OtelCapture) -> None:
-    """A failing tool: status ERROR, error.type the code, retryability and category, secret masked."""
+    """A failing tool: status ERROR described by the code alone (the message quotes the exception),
+    error.type the code, retryability and category."""
     response = _registry().execute("fail", {"api_key": SECRET})
 
     span = otel.span("execute_tool fail")
-    assert StatusCode.ERROR == span.status.status_code
-    assert SECRET not in (span.status.description or "")
-    assert span.status.description.startswith(
-        "Tool 'fail' failed: RuntimeError: upstream refused the key sk-"
-    )
+    assert (StatusCode.ERROR, "EXECUTION_ERROR") == (span.status.status_code, span.status.description)
     assert {
         **_common("fail", "Always fails."),
         "toolresponse.status": "error",
@@ -129,14 +126,14 @@ def test_invalid_parameters_are_an_error_span(otel: OtelCapture) -> None:
 
 def test_an_unknown_tool_is_a_span_too(otel: OtelCapture) -> None:
     """A name no tool has: a span (named execute_tool alone: the name is the caller's to choose)
-    with the name as its tool attribute, NOT_FOUND, no description and no breaker state; the
-    duration metric counts it under one fixed tool name."""
+    with the fixed tool name _unknown (the name asked for is recorded only with content capture),
+    NOT_FOUND, no description and no breaker state."""
     _registry(breaker=CircuitBreaker()).execute("ad", {"a": 1}, call_id="c9")
 
     span = otel.span("execute_tool")
-    assert StatusCode.ERROR == span.status.status_code
+    assert (StatusCode.ERROR, "NOT_FOUND") == (span.status.status_code, span.status.description)
     assert {
-        **_common("ad", call_id="c9"),
+        **_common("_unknown", call_id="c9"),
         "toolresponse.status": "error",
         "toolresponse.partial": False,
         "toolresponse.time_ms": 0.0,
@@ -147,7 +144,9 @@ def test_an_unknown_tool_is_a_span_too(otel: OtelCapture) -> None:
 
 
 def test_a_name_that_is_not_text_is_shown_as_its_repr(otel: OtelCapture) -> None:
-    """A tool name that is not a string still gets a span, its repr as the tool attribute."""
+    """A tool name that is not a string still gets a span, its repr as the tool attribute (with
+    content capture on)."""
+    otel.instrument(capture_content=True)
     _registry().execute(42, {})  # type: ignore[arg-type]
 
     attributes = otel.span("execute_tool").attributes
@@ -403,8 +402,8 @@ def test_arguments_and_results_are_not_recorded_by_default(otel: OtelCapture) ->
 
 
 def test_with_content_capture_arguments_and_results_are_recorded_masked(otel: OtelCapture) -> None:
-    """The opt-in records the parameters and the response (without its context) as JSON, secrets
-    masked in both."""
+    """The opt-in records the parameters and the response (without its context) as JSON, and the
+    error message as the status description, secrets masked in all three."""
     otel.instrument(capture_content=True)
     registry = _registry()
     registry.execute("add", {"a": 1, "b": 2})
@@ -419,6 +418,10 @@ def test_with_content_capture_arguments_and_results_are_recorded_masked(otel: Ot
     result = json.loads(fail.attributes["gen_ai.tool.call.result"])
     assert "EXECUTION_ERROR" == result["error_info"]["code"]
     assert "context" not in result
+    assert SECRET not in fail.status.description
+    assert fail.status.description.startswith(
+        "Tool 'fail' failed: RuntimeError: upstream refused the key sk-"
+    )
 
 
 def test_no_attribute_of_any_span_holds_the_secret(otel: OtelCapture) -> None:

@@ -193,12 +193,48 @@ def test_a_line_that_is_not_utf8_is_skipped(tmp_path: Path, capsys: pytest.Captu
     assert capsys.readouterr().err.startswith(f"toolresponse report: {trace}:2: not UTF-8 text")
 
 
-def test_an_empty_trace_reports_no_tool_calls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A trace with no tool results still reports, saying so."""
-    trace = tmp_path / "t.jsonl"
-    trace.write_text("\n", encoding="utf-8")
+def test_a_trace_without_tool_results_reports_no_tool_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trace with a run but no tool results still reports, saying so."""
+    trace = _write(
+        tmp_path / "t.jsonl",
+        [{"event": "run_start", "run_id": "r1"}, {"event": "run_end", "run_id": "r1", "outcome": "answered"}],
+    )
     assert 0 == main(["report", str(trace)])
     assert "no tool calls" == capsys.readouterr().out.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "it has no line that is not blank"),
+        (b"\n  \n\n", "it has no line that is not blank"),
+        (
+            b'plain text\n[1, 2]\n{"no_event": true}\n',
+            "3 lines, none readable; line 1: not JSON: Expecting value at column 1",
+        ),
+        (
+            b'\xff\xfe{"event"\n',
+            "1 line, none readable; line 1: not UTF-8 text (invalid start byte)",
+        ),
+    ],
+    ids=["empty", "blank lines", "no line an event", "not UTF-8"],
+)
+def test_a_trace_with_no_readable_line_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, reason: str
+) -> None:
+    """A file of which no line can be read is no trace: exit 2, one line naming it and why, no
+    report (not an empty summary with exit 0), even beside a good trace."""
+    good = _write(tmp_path / "good.jsonl", [_result("add", "success", 1.0)])
+    unread = tmp_path / "unread.jsonl"
+    unread.write_bytes(content)
+    assert 2 == main(["report", str(good), str(unread)])
+    captured = capsys.readouterr()
+    assert ("", [f"toolresponse report: {unread}: no trace event in it ({reason})"]) == (
+        captured.out,
+        captured.err.splitlines(),
+    )
 
 
 def test_the_registry_own_trace_is_reported_with_its_breaker_trips(tmp_path: Path) -> None:

@@ -53,6 +53,9 @@ if TYPE_CHECKING:
         ConformanceError as ConformanceError,
     )
     from ._errors import (
+        ConformanceTokenError as ConformanceTokenError,
+    )
+    from ._errors import (
         IJsonError as IJsonError,
     )
     from ._errors import (
@@ -242,6 +245,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._errors": (
         "AgentError",
         "ConformanceError",
+        "ConformanceTokenError",
         "DialectError",
         "IJsonError",
         "IJsonRule",

@@ -9,6 +9,7 @@
     ├── ToolDefinitionError             a tool that cannot be registered (name, signature, schema)
     ├── RegistryLoadError               ``MODULE:FACTORY`` does not name a ToolRegistry (serve)
     ├── ConformanceError                a conformance run that cannot be made (document, extra)
+    │   └── ConformanceTokenError       the server wants a bearer token the run has not (401)
     ├── McpConnectError                 an MCP server that cannot be reached or listed; ``.response`` says why
     └── AgentError                      anything the agent raises on purpose
         ├── ModelConfigError            a chat model cannot be built (missing extra, no model name, no key)
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentError",
     "ConformanceError",
+    "ConformanceTokenError",
     "DialectError",
     "IJsonError",
     "IJsonRule",
@@ -193,6 +195,17 @@ class RegistryLoadError(ToolResponseError):
 class ConformanceError(ToolResponseError):
     """A conformance run cannot be made: the document is missing or cannot be resolved, or an
     extra is missing."""
+
+
+class ConformanceTokenError(ConformanceError):
+    """The server answered the run's first request 401: it needs a bearer token, and the run has
+    none (``token_given`` False) or not the one it accepts (True). Nothing else is checked."""
+
+    token_given: bool
+
+    def __init__(self, message: str, *, token_given: bool) -> None:
+        super().__init__(message)
+        self.token_given = token_given
 
 
 class McpConnectError(ToolResponseError):

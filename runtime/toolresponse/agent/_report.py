@@ -20,6 +20,8 @@ clamped to 2**53 - 1 (``MAX_TOKEN_COUNT``), anything else counts 0. A line
 that still cannot be read (not JSON, not an object, no ``event``, a status
 or error code the protocol does not have) is kept in ``TraceSummary.skipped``
 as a ``TraceFormatError`` with its file and line, and the rest is summarised.
+A file of which no line could be read (empty, or every line unreadable) is no
+trace: ``TraceSummary.unread()`` names it, and the command refuses it.
 
 Text taken from a trace (tool names, outcomes, codes) is shown with C0 and C1
 control characters, bidirectional controls, lone surrogates and backslashes
@@ -131,6 +133,8 @@ class TraceSummary:
     files: list[str] = field(default_factory=list)
     skipped: list[TraceFormatError] = field(default_factory=list)
     """The lines that could not be read, each with its file and line number."""
+    read: Counter[str] = field(default_factory=Counter)
+    """How many lines of each file were read, by file name."""
 
     @property
     def runs(self) -> int:
@@ -139,6 +143,24 @@ class TraceSummary:
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    def unread(self) -> list[str]:
+        """One line for each file of which no line could be read: it is empty, or (with how many
+        and the first reason) none of its lines is a trace event."""
+        lines = []
+        for name in self.files:
+            if self.read[name]:
+                continue
+            skipped = [error for error in self.skipped if error.path == name]
+            if not skipped:
+                lines.append(f"{name}: no trace event in it (it has no line that is not blank)")
+                continue
+            count, first = len(skipped), skipped[0]
+            lines.append(
+                f"{name}: no trace event in it ({count} line{'' if count == 1 else 's'}, none readable; "
+                f"line {first.line}: {first.reason})"
+            )
+        return lines
 
     def tool(self, name: str) -> ToolSummary:
         summary = self.tools.get(name)
@@ -243,6 +265,8 @@ def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
                     _add(summary, line)
             except TraceFormatError as exc:
                 summary.skipped.append(exc)
+            else:
+                summary.read[name] += 1
         if not agent_results:
             _add_registry_calls(summary, registry_calls)
     return summary

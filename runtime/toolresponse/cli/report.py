@@ -3,8 +3,11 @@
 The summary and both renderings are the agent's (``toolresponse.agent``:
 ``summarise``, ``render_text``, ``render_html``); this module parses the
 command line. A line that cannot be read is reported on standard error as
-``FILE:LINE: reason (line skipped)`` and the rest is summarised. Exit status
-0, or 1 when a trace file cannot be opened or the HTML page cannot be written.
+``FILE:LINE: reason (line skipped)`` and the rest is summarised. A file of
+which no line can be read (empty, or no line a trace event) is no trace: one
+line says so, and nothing is summarised. Exit status 0; 1 when a trace file
+cannot be opened or the HTML page cannot be written; 2 when a file holds no
+readable line.
 Whatever the traces hold, the output is written in the terminal's encoding
 (characters it lacks as backslash escapes), control characters escaped.
 """
@@ -43,6 +46,11 @@ def run(args: argparse.Namespace) -> int:
     except TraceFormatError as exc:
         _say(str(exc))
         return 1
+    unread = summary.unread()
+    for line in unread:
+        _say(line)
+    if unread:
+        return 2
     for skipped in summary.skipped:
         _say(f"{skipped} (line skipped)")
     _write(sys.stdout, render_text(summary))

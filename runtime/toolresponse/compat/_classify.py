@@ -8,13 +8,18 @@ same (annotations). Inside ``if`` and ``not`` the direction flips or splits,
 so a change there is treated as shrinking (``condition-changed``). Where a
 ``$ref`` points elsewhere, the two targets are compared in its place; where it
 points to the same schema, that schema is compared where it is defined.
+
+Nothing here recurses on the depth of a schema: each comparison yields the
+subschema comparisons it needs and one loop makes them, depth first, and
+canonical texts are built with an explicit stack, so that a schema nested as
+deeply as the reader accepts (``MAX_NESTING``) is compared like any other.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -108,9 +113,61 @@ class SchemaDiff:
         return f"v{self.major + 1}" if self.major is not None else "a new major version"
 
 
+def _scalar(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+class _CanonicalTexts:
+    """Canonical texts of JSON values: equal for equal JSON values only (Python's ``1 == 1.0 ==
+    True`` is not JSON's), compact, members sorted by name.
+
+    Each array's and object's text is built once, from its children's, and kept (with the value,
+    so that its ``id`` stays its own) for the next time it is asked for: a walk that compares every
+    subschema of a chain nested a thousand levels deep builds each level's text once, not once per
+    level above it. Built with an explicit stack, whatever the depth.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Any, str]] = {}
+
+    def __call__(self, value: Any) -> str:
+        if not isinstance(value, dict | list):
+            return _scalar(value)
+        known = self._known
+        pending, started = [value], set()
+        while pending:
+            node = pending[-1]
+            if id(node) in known:
+                pending.pop()
+                continue
+            children = node.values() if isinstance(node, dict) else node
+            missing = [
+                child for child in children if isinstance(child, dict | list) and id(child) not in known
+            ]
+            if not missing:
+                pending.pop()
+                known[id(node)] = (node, self._joined(node))
+                continue
+            if id(node) in started:
+                raise ValueError("a value that contains itself is not JSON")
+            started.add(id(node))
+            pending.extend(missing)
+        return known[id(value)][1]
+
+    def _joined(self, node: dict[str, Any] | list[Any]) -> str:
+        """The text of ``node``, whose children's texts are known."""
+        if isinstance(node, list):
+            return "[" + ",".join(self._child(element) for element in node) + "]"
+        members = (_scalar(name) + ":" + self._child(node[name]) for name in sorted(node))
+        return "{" + ",".join(members) + "}"
+
+    def _child(self, value: Any) -> str:
+        return self._known[id(value)][1] if isinstance(value, dict | list) else _scalar(value)
+
+
 def _canonical(value: Any) -> str:
-    """A text equal for equal JSON values only (Python's ``1 == 1.0 == True`` is not JSON's)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    """The canonical text of one value (``_CanonicalTexts``)."""
+    return _CanonicalTexts()(value)
 
 
 def _show(value: Any) -> str:
@@ -179,12 +236,27 @@ class _Place(NamedTuple):
         return self._replace(path=[*self.path, *keys])
 
 
+class _Compare(NamedTuple):
+    """A comparison of two subschemas that the walk is to make next (``what`` names the place, for
+    the false/true rules)."""
+
+    old: Any
+    new: Any
+    place: _Place
+    what: str
+
+
+_Steps = Iterator[_Compare]
+"""A comparison in progress: the subschema comparisons it needs, each made in full before it goes on."""
+
+
 @dataclass
 class _Walk:
     old: SchemaSet
     new: SchemaSet
     changes: list[Change] = field(default_factory=list)
     _followed: set[tuple[str, str, str, str]] = field(default_factory=set)
+    text: _CanonicalTexts = field(default_factory=_CanonicalTexts)
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -210,11 +282,25 @@ class _Walk:
             if name not in self.new.documents:
                 self.emit("schema-removed", _Place(name, name, []), "", f"schema document {name} was removed")
                 continue
-            self.schema(self.old.documents[name], self.new.documents[name], _Place(name, name, []), "schema")
+            self.compare(
+                _Compare(self.old.documents[name], self.new.documents[name], _Place(name, name, []), "schema")
+            )
 
-    def schema(self, old: Any, new: Any, place: _Place, what: str) -> None:
-        """Compare two subschemas; ``what`` names the place for the false/true rules."""
-        if _canonical(old) == _canonical(new):
+    def compare(self, first: _Compare) -> None:
+        """Make the comparison ``first`` and every one it needs, depth first, in one loop: the
+        depth of a schema is the length of a list here, never of the call stack."""
+        pending = [self.schema(first)]
+        while pending:
+            step = next(pending[-1], None)
+            if step is None:
+                pending.pop()
+            else:
+                pending.append(self.schema(step))
+
+    def schema(self, compare: _Compare) -> _Steps:
+        """Compare two subschemas."""
+        old, new, place, what = compare
+        if self.text(old) == self.text(new):
             return
         if old is False or new is False:
             if old is False and new is not False:
@@ -233,17 +319,17 @@ class _Walk:
             message = f"member {place.path[-1]!r} accepted any value; it now has a schema"
             self.emit("property-constrained", place, "properties", message)
             return
-        self.keywords(old, new, place)
+        yield from self.keywords(old, new, place)
 
-    def keywords(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
+    def keywords(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> _Steps:
         members_done = False
         for key in [*new, *(key for key in old if key not in new)]:
-            if key in old and key in new and _canonical(old[key]) == _canonical(new[key]):
+            if key in old and key in new and self.text(old[key]) == self.text(new[key]):
                 continue
             at = place.at(key)
             if key in _MEMBERS:
                 if not members_done:
-                    self.members(old, new, place)
+                    yield from self.members(old, new, place)
                     members_done = True
             elif key in _LOWER_BOUNDS or key in _UPPER_BOUNDS:
                 self.bound(key, old.get(key), new.get(key), at)
@@ -263,9 +349,9 @@ class _Walk:
             elif key == "$id":
                 self.emit("id-changed", at, key, _was(old, new, key), anywhere=True)
             elif key == "$defs":
-                self.definitions(old.get(key, {}), new.get(key, {}), at)
+                yield from self.definitions(old.get(key, {}), new.get(key, {}), at)
             elif key == "$ref":
-                self.reference(old, new, at)
+                yield from self.reference(old, new, at)
             elif key == "type":
                 self.type(old, new, at)
             elif key == "enum":
@@ -277,34 +363,32 @@ class _Walk:
             elif key in _OTHER_CONSTRAINTS:
                 self.constraint(key, old, new, place)
             elif key in _SUBSCHEMAS:
-                self.schema(old.get(key, True), new.get(key, True), at, key)
+                yield _Compare(old.get(key, True), new.get(key, True), at, key)
             elif key in {"not", "if"}:
-                self.schema(old.get(key, {}), new.get(key, {}), at._replace(conditional=True), key)
+                yield _Compare(old.get(key, {}), new.get(key, {}), at._replace(conditional=True), key)
             elif key in {"allOf", "anyOf", "oneOf", "prefixItems"}:
-                self.applicators(key, old, new, place)
+                yield from self.applicators(key, old, new, place)
             elif key == "dependentSchemas":
                 for name in {*old.get(key, {}), *new.get(key, {})}:
-                    self.schema(
-                        old.get(key, {}).get(name, True), new.get(key, {}).get(name, True), at.at(name), key
-                    )
+                    before, after = old.get(key, {}).get(name, True), new.get(key, {}).get(name, True)
+                    yield _Compare(before, after, at.at(name), key)
             else:
                 message = f"keyword {key} {_was(old, new, key)}; the classifier does not know it"
                 self.emit("unknown-keyword-changed", at, key, message)
 
     # -- keywords ------------------------------------------------------------------------------
 
-    def members(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
+    def members(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> _Steps:
         old_properties, new_properties = old.get("properties", {}), new.get("properties", {})
         for name in [*new_properties, *(name for name in old_properties if name not in new_properties)]:
-            self.schema(
-                _member_schema(old, name), _member_schema(new, name), place.at("properties", name), "property"
-            )
+            before, after = _member_schema(old, name), _member_schema(new, name)
+            yield _Compare(before, after, place.at("properties", name), "property")
         old_patterns, new_patterns = old.get("patternProperties", {}), new.get("patternProperties", {})
         old_rest, new_rest = old.get("additionalProperties", True), new.get("additionalProperties", True)
         for pattern in [*new_patterns, *(p for p in old_patterns if p not in new_patterns)]:
             before, after = old_patterns.get(pattern, old_rest), new_patterns.get(pattern, new_rest)
-            self.schema(before, after, place.at("patternProperties", pattern), "pattern")
-        self.schema(old_rest, new_rest, place.at("additionalProperties"), "additional")
+            yield _Compare(before, after, place.at("patternProperties", pattern), "pattern")
+        yield _Compare(old_rest, new_rest, place.at("additionalProperties"), "additional")
 
     def type(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
         old_types, new_types = _types(old), _types(new)
@@ -322,8 +406,8 @@ class _Walk:
         if "enum" not in new:
             self.emit("enum-lifted", at, "enum", "the closed set of values was lifted")
             return
-        old_values = [_canonical(value) for value in old["enum"]]
-        new_values = [_canonical(value) for value in new["enum"]]
+        old_values = [self.text(value) for value in old["enum"]]
+        new_values = [self.text(value) for value in new["enum"]]
         for index, value in enumerate(old_values):
             if value not in new_values:
                 self.emit(
@@ -372,7 +456,7 @@ class _Walk:
             rule = "constraint-tightened"  # added, or changed: the direction is not decided, so shrinking
         self.was(rule, place, key, old, new)
 
-    def applicators(self, key: str, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
+    def applicators(self, key: str, old: dict[str, Any], new: dict[str, Any], place: _Place) -> _Steps:
         if key in {"anyOf", "oneOf"} and (key not in old or key not in new):
             self.was("constraint-tightened" if key in new else "constraint-relaxed", place, key, old, new)
             return
@@ -382,9 +466,9 @@ class _Walk:
         for index in range(max(len(old_items), len(new_items))):
             before = old_items[index] if index < len(old_items) else missing
             after = new_items[index] if index < len(new_items) else missing
-            self.schema(before, after, place.at(key, index), key)
+            yield _Compare(before, after, place.at(key, index), key)
 
-    def definitions(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
+    def definitions(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> _Steps:
         for name in new:
             if name not in old:
                 self.emit("definition-added", at.at(name), "$defs", f"new definition {name}", anywhere=True)
@@ -393,9 +477,9 @@ class _Walk:
                 message = f"definition {name} was removed"
                 self.emit("definition-removed", at.at(name), "$defs", message, anywhere=True)
             else:
-                self.schema(old[name], new[name], at.at(name), "definition")
+                yield _Compare(old[name], new[name], at.at(name), "definition")
 
-    def reference(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
+    def reference(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> _Steps:
         if "$ref" not in old or "$ref" not in new:
             rule = "constraint-tightened" if "$ref" in new else "constraint-relaxed"
             self.emit(rule, at, "$ref", f"$ref {_was(old, new, '$ref')}")
@@ -412,7 +496,7 @@ class _Walk:
         self._followed.add(key)
         before = len(self.changes)
         target = _Place(old_target_file, new_target_file, new_path, at.conditional)
-        self.schema(old_target, new_target, target, "reference")
+        yield _Compare(old_target, new_target, target, "reference")
         if len(self.changes) == before:
             message = f"$ref changed from {old['$ref']} to {new['$ref']}, which accept the same values"
             self.emit("ref-retargeted", at, "$ref", message)
@@ -431,11 +515,11 @@ class _Walk:
                 continue
             before, after = old[code], new[code]
             if not isinstance(before, dict) or not isinstance(after, dict):
-                if _canonical(before) != _canonical(after):
+                if self.text(before) != self.text(after):
                     self.emit("code-metadata-changed", at.at(code), "x-error-codes", code, anywhere=True)
                 continue
             for name in [*after, *(name for name in before if name not in after)]:
-                if _canonical(before.get(name)) != _canonical(after.get(name)):
+                if self.text(before.get(name)) != self.text(after.get(name)):
                     rule = _CODE_FIELDS.get(name, "code-metadata-changed")
                     message = f"{code}: {name} {_was(before, after, name)}"
                     self.emit(rule, at.at(code, name), "x-error-codes", message, anywhere=True)

@@ -164,16 +164,24 @@ def _run(program: Sequence[str], old: Any, new: Any, document: str) -> SetVerdic
     return SetVerdict(document, grew=added is not False, shrank=removed is not False)
 
 
+def _verdict(program: Sequence[str], old: SchemaSet, new: SchemaSet, document: str) -> SetVerdict:
+    """json-schema-diff's verdict on one document, bundled on both sides; a document nested too
+    deeply to bundle (references inlined, written as one JSON text) is refused, saying so."""
+    try:
+        return _run(program, old.bundle(document), new.bundle(document), document)
+    except RecursionError:
+        raise SchemaDiffError(
+            document,
+            "nested too deeply to bundle for json-schema-diff; compare it without --json-schema-diff",
+        ) from None
+
+
 def confirm_with_json_schema_diff(
     diff: SchemaDiff, old: SchemaSet, new: SchemaSet, program: Sequence[str]
 ) -> SetCheck:
     """Run json-schema-diff (``program``, e.g. ``["node_modules/.bin/json-schema-diff"]``) over every
     document both sides have, bundled, and compare its directions with the classifier's."""
-    verdicts = tuple(
-        _run(program, old.bundle(name), new.bundle(name), name)
-        for name in new.documents
-        if name in old.documents
-    )
+    verdicts = tuple(_verdict(program, old, new, name) for name in new.documents if name in old.documents)
     tool = {GREW for verdict in verdicts if verdict.grew} | {SHRANK for verdict in verdicts if verdict.shrank}
     visible = [change for change in diff.changes if is_visible_to_set_diff(change)]
     classifier = {_direction(change) for change in visible}

@@ -39,7 +39,10 @@ to such a code. The stateful phase is off: the binding has no links between
 operations.
 
 A server that requires a bearer token is checked with one (``token``: every request of the
-run carries ``Authorization: Bearer <token>``); the token is never printed.
+run carries ``Authorization: Bearer <token>``); the token is never printed. A server that
+answers the run's first request (``GET /tools``) 401 is not checked at all: every check would
+fail the same way, so the run is refused with ``ConformanceTokenError``, saying whether a token
+was given.
 
 An answer that the server's HTTP layer gives before the application sees the request (a
 status such as 400, 408, 413, 431 or 503 with a body that is not JSON, as uvicorn answers HTTP
@@ -48,7 +51,7 @@ never judged as a ToolResponse body: the binding leaves the transport its own re
 conforming request the runner sends must not get one.
 
 The exit status is 0 when everything passed, 1 when anything failed (or the
-server could not be reached), 2 for a usage error.
+server could not be reached), 2 for a usage error (a token missing or refused included).
 """
 
 from __future__ import annotations
@@ -88,11 +91,13 @@ from toolresponse_generated.http_binding import (
     SUCCESS_STATUS,
     TOOL_NAME_PARAMETER,
     TOOL_NAME_PATTERN,
+    UNAUTHORIZED_STATUS,
 )
 
-from .._errors import ConformanceError, MalformedJsonError
+from .._errors import ConformanceError, ConformanceTokenError, MalformedJsonError
 from .._response import loads_strict
 from ..validation import validate
+from ._access import TOKEN_ENV
 from ._refs import rewrite_refs
 
 __all__ = [
@@ -104,6 +109,7 @@ __all__ = [
     "CheckResult",
     "ConformanceError",
     "ConformanceReport",
+    "ConformanceTokenError",
     "Fixture",
     "add_tool_operations",
     "binding_document",
@@ -902,6 +908,25 @@ def _check_url(url: str) -> str:
     return url.rstrip("/")
 
 
+def _check_token(client: Any, base: str, token: str | None) -> None:
+    """Refuse the run when the server answers its first request 401 (``ConformanceTokenError``).
+    A server that cannot be reached is left to the checks, which report it."""
+    import httpx
+
+    try:
+        status = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH).status_code
+    except httpx.HTTPError:
+        return
+    if status != UNAUTHORIZED_STATUS:
+        return
+    answered = f"{LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} answered {status} {HTTPStatus(status).phrase}"
+    if token is None:
+        raise ConformanceTokenError(
+            f"{base} needs a bearer token ({answered} without one)", token_given=False
+        )
+    raise ConformanceTokenError(f"{base} refused the bearer token given ({answered})", token_given=True)
+
+
 def run_conformance(
     url: str,
     *,
@@ -915,7 +940,8 @@ def run_conformance(
     """Check the server at ``url`` against the binding; ``progress`` is told each result as it comes.
 
     Raises ``ValueError`` for a bad URL or budget and ``ConformanceError`` when the run cannot be
-    made (an extra missing, the document or the fixtures missing or malformed). ``document`` is a
+    made (an extra missing, the document or the fixtures missing or malformed; the subclass
+    ``ConformanceTokenError`` when the server answers the first request 401). ``document`` is a
     resolved binding document (default: ``resolved_binding_document()``); one that still refers to
     another file is refused, since schemathesis would check nothing under such a reference.
     ``token``: the server's bearer token, sent with every request (None: none).
@@ -939,13 +965,14 @@ def run_conformance(
     fixtures = load_fixtures()
     report = ConformanceReport(url=base)
     headers = {} if token is None else {"Authorization": f"{BEARER_SCHEME} {token}"}
-    schema = _schemathesis_schema(
-        resolved, base, max_examples=max_examples, seed=seed, timeout_s=timeout_s, headers=headers
-    )
-    in_force = _schemas_in_force(schema, resolved, base)
-    report.results.append(in_force)
-    tell(in_force)
     with httpx.Client(base_url=base, timeout=timeout_s, follow_redirects=False, headers=headers) as client:
+        _check_token(client, base, token)
+        schema = _schemathesis_schema(
+            resolved, base, max_examples=max_examples, seed=seed, timeout_s=timeout_s, headers=headers
+        )
+        in_force = _schemas_in_force(schema, resolved, base)
+        report.results.append(in_force)
+        tell(in_force)
         tools = _run_binding_checks(report, client, resolved, fixtures, tell)
     if tools is None or not in_force.passed:
         return report
@@ -987,27 +1014,35 @@ def _print_result(result: CheckResult, out: TextIO) -> None:
 def report_conformance(
     url: str, *, max_examples: int, seed: int, timeout_s: float, out: TextIO, token: str | None = None
 ) -> int:
-    """Run the suite against ``url``, print each result to ``out``, and return the exit status."""
+    """Run the suite against ``url``, print each result to ``out``, and return the exit status.
+
+    A run that cannot be made is one line on standard error (exit status 2), with nothing on
+    ``out``: the heading is printed with the first result."""
     try:
         base = _check_url(url)
     except ValueError as error:
         print(f"toolresponse conformance: {error}", file=sys.stderr)
         return 2
-    print(
+    heading = [
         f"toolresponse conformance: {base} against the ToolResponse v1 HTTP binding"
         f" (schemathesis: seed {seed}, at most {max_examples} cases per operation and phase"
-        f"{'; with a bearer token' if token is not None else ''})",
-        file=out,
-    )
+        f"{'; with a bearer token' if token is not None else ''})"
+    ]
+
+    def progress(result: CheckResult) -> None:
+        while heading:
+            print(heading.pop(), file=out)
+        _print_result(result, out)
+
     try:
         report = run_conformance(
-            base,
-            max_examples=max_examples,
-            seed=seed,
-            timeout_s=timeout_s,
-            progress=lambda result: _print_result(result, out),
-            token=token,
+            base, max_examples=max_examples, seed=seed, timeout_s=timeout_s, progress=progress, token=token
         )
+    except ConformanceTokenError as error:
+        how = "check the token in" if error.token_given else "give it with"
+        where = f"--token-file FILE or the environment variable {TOKEN_ENV}"
+        print(f"toolresponse conformance: {error}: {how} {where}", file=sys.stderr)
+        return 2
     except (ValueError, ConformanceError) as error:
         print(f"toolresponse conformance: {error}", file=sys.stderr)
         return 2

@@ -12,10 +12,11 @@
 * every ``Agent`` run an ``invoke_agent`` span with the run's ``chat {model}``
   spans (model, token usage, finish reasons) and tool spans as children.
 
-Arguments, results and messages are recorded only when
-``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` (or
-``instrument(capture_content=True)``) asks for them, and always with secrets
-masked. ``mcp_request`` adds the MCP conventions' attributes to the tool
+Arguments, results and messages, and the texts that may quote them (error
+messages and exception texts as status descriptions, an unknown tool's name),
+are recorded only when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``
+(or ``instrument(capture_content=True)``) asks for them, and always with
+secrets masked. ``mcp_request`` adds the MCP conventions' attributes to the tool
 spans of one MCP request. The conventions followed: ``SEMCONV_VERSION``.
 
 The instrumentation needs only ``opentelemetry-api`` and

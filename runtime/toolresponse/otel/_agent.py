@@ -10,7 +10,10 @@ for the whole run, so that every model call and every tool call of the run
 (the last reply's), ``toolresponse.agent.outcome``, ``toolresponse.agent.run_id``
 and ``toolresponse.agent.steps``. A run that ends ``model_error`` or ``max_steps``
 has status ERROR and ``error.type`` the model's error code (``RATE_LIMIT``,
-``TIMEOUT``, ``NETWORK_ERROR``, ``API_ERROR``) or ``max_steps``.
+``TIMEOUT``, ``NETWORK_ERROR``, ``API_ERROR``) or ``max_steps``. The description of
+an ERROR status is its ``error.type``, and only with content capture on the run's
+reason or the error's message (masked): a provider's message or an exception's
+text may quote the conversation.
 
 Each call of the model (every attempt: retries are separate calls) is a span
 ``chat {model}`` of kind CLIENT with ``gen_ai.operation.name`` (``chat``),
@@ -52,8 +55,8 @@ from ._telemetry import (
     current,
     end_in_error,
     end_span,
-    masked_text,
     server_attributes,
+    status_description,
     with_error_type,
 )
 
@@ -175,7 +178,9 @@ def _end_run(
                 attributes[names.RESPONSE_FINISH_REASONS] = [result.steps[-1].reply.finish_reason]
             if error_type is not None:
                 attributes[names.ERROR_TYPE] = error_type
-                span.set_status(Status(StatusCode.ERROR, masked_text(result.reason)))
+                span.set_status(
+                    Status(StatusCode.ERROR, status_description(telemetry, error_type, result.reason))
+                )
             span.set_attributes(attributes)
         telemetry.agent_duration.record(duration, _agent_metric_attributes(agent, error_type))
     except Exception:  # the telemetry never changes the run's result
@@ -189,7 +194,7 @@ def _end_run_raised(
 ) -> None:
     duration = time.perf_counter() - started
     error_type = type(error).__qualname__
-    end_in_error(span, token, error_type, str(error) or error_type)
+    end_in_error(telemetry, span, token, error_type, str(error) or error_type)
     telemetry.agent_duration.record(duration, _agent_metric_attributes(agent, error_type))
 
 
@@ -370,7 +375,7 @@ def _finish_chat_error(
     run = _CURRENT_RUN.get()
     if run is not None:
         run.last_error = error_type
-    end_in_error(span, token, error_type, message)
+    end_in_error(telemetry, span, token, error_type, message)
     telemetry.chat_duration.record(duration, _chat_metric_attributes(model, None, error_type))
 
 

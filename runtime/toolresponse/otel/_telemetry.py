@@ -3,8 +3,10 @@
 ``ToolResponseInstrumentor.instrument`` builds one ``Telemetry`` and installs
 it; the wrappers read it on every call and, once ``uninstrument`` has removed
 it, call straight through (a wrapper someone kept a reference to stays harmless).
-Content (arguments, results, messages) is always masked with the trace
-writer's ``mask_secrets`` before it becomes an attribute.
+Content (arguments, results, messages, and the texts that may quote them: an
+error's message, an exception's text, a tool name the caller chose) reaches a
+span only with content capture on, and is always masked with the trace
+writer's ``mask_secrets`` first.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ __all__ = [
     "end_in_error",
     "end_span",
     "install",
-    "masked_text",
     "server_attributes",
+    "status_description",
     "uninstall",
     "with_error_type",
 ]
@@ -154,12 +156,21 @@ def end_span(span: trace.Span, token: object) -> None:
     span.end()
 
 
-def end_in_error(span: trace.Span, token: object, error_type: str, message: str) -> None:
-    """End the span with ``error.type`` and an ERROR status (the message, secrets masked)."""
+def status_description(telemetry: Telemetry, error_type: str, message: str) -> str:
+    """The description of an ERROR status: with content capture on, ``message`` (secrets masked,
+    cut to 300 characters); off, ``error_type`` alone, since a message may quote an argument's
+    value, an exception's text or a tool name the caller chose."""
+    return _masked_text(message) if telemetry.capture_content else error_type
+
+
+def end_in_error(
+    telemetry: Telemetry, span: trace.Span, token: object, error_type: str, message: str
+) -> None:
+    """End the span with ``error.type`` and an ERROR status (``status_description``)."""
     try:
         if span.is_recording():
             span.set_attribute(names.ERROR_TYPE, error_type)
-            span.set_status(Status(StatusCode.ERROR, masked_text(message)))
+            span.set_status(Status(StatusCode.ERROR, status_description(telemetry, error_type, message)))
     finally:
         end_span(span, token)
 
@@ -185,7 +196,7 @@ def content_json(value: Any) -> str:
         return str(mask_secrets(repr(value)))
 
 
-def masked_text(text: str, limit: int = _TEXT_LIMIT) -> str:
+def _masked_text(text: str, limit: int = _TEXT_LIMIT) -> str:
     """``text`` with secrets masked, cut to ``limit`` characters (for a span status description)."""
     masked = str(mask_secrets(text))
     return masked if len(masked) <= limit else masked[: limit - 1] + "…"

@@ -5,13 +5,16 @@ answer (an unknown tool's NOT_FOUND, the breaker's CIRCUIT_OPEN, TIMEOUT, the
 tool's own result), is one span named ``execute_tool {tool}`` of kind
 INTERNAL, current while the registry runs the call, so that spans the tool
 makes nest under it. Its status is ERROR exactly when the response's status
-is error (the description is the error message, secrets masked); success and
-partial leave it unset, as instrumentations should.
+is error (the description is the error code, or with content capture on the
+error message, secrets masked: a message may quote an argument's value, an
+exception's text or the name asked for); success and partial leave it unset,
+as instrumentations should.
 
 Attributes (see ``_conventions`` for the names):
 
-* at the start: ``gen_ai.operation.name`` (``execute_tool``), ``gen_ai.tool.name``,
-  ``gen_ai.tool.type`` (``function``), ``gen_ai.tool.call.id`` and
+* at the start: ``gen_ai.operation.name`` (``execute_tool``), ``gen_ai.tool.name``
+  (for a name the registry does not have, ``_unknown``, or with content capture on the
+  name as asked, masked), ``gen_ai.tool.type`` (``function``), ``gen_ai.tool.call.id`` and
   ``gen_ai.tool.description`` when known, and the MCP attributes of ``mcp_request``;
 * at the end: ``toolresponse.status``, ``toolresponse.partial``,
   ``toolresponse.time_ms`` (``stats.time_ms``), the circuit's
@@ -58,7 +61,7 @@ from ._telemetry import (
     current,
     end_in_error,
     end_span,
-    masked_text,
+    status_description,
     with_error_type,
 )
 
@@ -138,7 +141,8 @@ def wrap_aexecute(original: AsyncExecute) -> AsyncExecute:
 
 
 UNKNOWN_TOOL = "_unknown"
-"""The tool name of the duration metric for a call of a tool the registry does not have."""
+"""The tool name of the duration metric for a call of a tool the registry does not have, and of
+its span without content capture (the name is whatever the caller sent)."""
 
 
 def _shown(name: Any) -> str:
@@ -167,7 +171,7 @@ def _started(
 
 def _start(telemetry: Telemetry, registry: ToolRegistry, name: Any, params: Any, call_id: Any) -> _ToolCall:
     known = type(name) is str and name in registry
-    tool = name if known else _shown(name)
+    tool = name if known else _shown(name) if telemetry.capture_content else UNKNOWN_TOOL
     attributes: dict[str, Any] = {
         names.OPERATION_NAME: "execute_tool",
         names.TOOL_NAME: tool,
@@ -210,7 +214,9 @@ def _finish(telemetry: Telemetry, call: _ToolCall, response: ToolResponse) -> No
         if span.is_recording():
             span.set_attributes(_end_attributes(telemetry, call, response))
             if code is not None:
-                span.set_status(Status(StatusCode.ERROR, masked_text(response.text)))
+                span.set_status(
+                    Status(StatusCode.ERROR, status_description(telemetry, code.value, response.text))
+                )
         telemetry.tool_duration.record(
             duration, _metric_attributes(call, status, None if code is None else code.value)
         )
@@ -257,7 +263,7 @@ def _raised(telemetry: Telemetry, call: _ToolCall, error: BaseException) -> None
     """The call raised (KeyboardInterrupt, SystemExit, cancellation): the span ends in error."""
     duration = time.perf_counter() - call.started
     error_type = type(error).__qualname__
-    end_in_error(call.span, call.token, error_type, str(error) or error_type)
+    end_in_error(telemetry, call.span, call.token, error_type, str(error) or error_type)
     telemetry.tool_duration.record(duration, _metric_attributes(call, "error", error_type))
 
 
