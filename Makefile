@@ -23,7 +23,7 @@ venv: $(STAMP)
 # npm development packages (TypeScript generator, ajv), exactly as package-lock.json pins them.
 NPM_STAMP := node_modules/.installed-stamp
 
-$(NPM_STAMP): package.json package-lock.json
+$(NPM_STAMP): package.json package-lock.json packages/typescript/package.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NPM_STAMP)
 
