@@ -8,7 +8,7 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed-stamp
 PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: all venv node-modules generate check-generated check-compat lint test demo bench conformance-http clean
+.PHONY: all venv node-modules ts-build generate check-generated check-compat lint test demo bench conformance-http clean
 
 all: test
 
@@ -23,13 +23,24 @@ venv: $(STAMP)
 # npm development packages (TypeScript generator, ajv), exactly as package-lock.json pins them.
 NPM_STAMP := node_modules/.installed-stamp
 
-$(NPM_STAMP): package.json package-lock.json
+$(NPM_STAMP): package.json package-lock.json packages/typescript/package.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NPM_STAMP)
 
 node-modules: $(NPM_STAMP)
 
-## generate: write everything derived from schema/v1 (models, metadata, bundle, doc tables)
+# The TypeScript package (npm: toolresponse), compiled by tsc into packages/typescript/dist.
+TS_PACKAGE := packages/typescript
+TS_BUILD := $(TS_PACKAGE)/dist/index.js
+
+$(TS_BUILD): $(NPM_STAMP) $(TS_PACKAGE)/package.json $(TS_PACKAGE)/tsconfig.json $(shell find $(TS_PACKAGE)/src -name '*.ts')
+	rm -rf $(TS_PACKAGE)/dist
+	node_modules/.bin/tsc -p $(TS_PACKAGE)
+
+## ts-build: compile the TypeScript package
+ts-build: $(TS_BUILD)
+
+## generate: write everything derived from schema/v1 (models, metadata, bundle, doc tables, TypeScript sources)
 generate: $(STAMP) $(NPM_STAMP)
 	$(PY) codegen/generate.py
 	node codegen/typescript.mjs
@@ -39,12 +50,13 @@ check-generated: $(STAMP) $(NPM_STAMP)
 	$(PY) codegen/generate.py --check
 	node codegen/typescript.mjs --check
 
-## lint: ruff, mypy --strict over the hand-written code, and the layer contracts (import-linter)
-lint: $(STAMP)
+## lint: ruff, mypy --strict over the hand-written code, the layer contracts (import-linter), and prettier over the TypeScript package
+lint: $(STAMP) $(NPM_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+	node_modules/.bin/prettier --check $(TS_PACKAGE)/src $(TS_PACKAGE)/test $(TS_PACKAGE)/*.json
 
 ## check-compat: every change of schema/v1 since the released baseline, classified; only compatible ones pass
 BASELINE := schema/baseline/v1.0.0
@@ -52,9 +64,9 @@ check-compat: $(STAMP) $(NPM_STAMP)
 	$(BIN)/toolresponse schema diff $(BASELINE) schema/v1 --fail-on behaviour \
 		--json-schema-diff node_modules/.bin/json-schema-diff
 
-## test: drift checks, lint and the whole test suite
-test: check-generated check-compat lint $(NPM_STAMP)
-	node tests/conformance/node/run-fixtures.mjs
+## test: drift checks, lint, the TypeScript package's tests (node --test) and the whole Python suite
+test: check-generated check-compat lint $(TS_BUILD)
+	node --test $(TS_PACKAGE)/test/*.test.mjs
 	TOOLRESPONSE_REQUIRE_NATIVE=1 $(BIN)/pytest
 
 ## demo: the project's demos, with nothing configured
@@ -77,4 +89,4 @@ conformance-http: $(STAMP)
 	$(BIN)/toolresponse conformance "$$url"; status=$$?; kill $$pid; wait $$pid; exit $$status
 
 clean:
-	rm -rf $(VENV) node_modules build dist .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) node_modules build dist $(TS_PACKAGE)/dist .mypy_cache .pytest_cache .ruff_cache

@@ -1,21 +1,29 @@
-// Generate the TypeScript types derived from schema/v1, or check that they are current.
+// Generate the TypeScript sources derived from schema/v1, or check that they are current.
 //
-//   node codegen/typescript.mjs           writes generated/typescript/
+//   node codegen/typescript.mjs           writes packages/typescript/src/generated/
 //   node codegen/typescript.mjs --check   builds the same files in memory, prints a
 //                                         unified diff of whatever differs from the
 //                                         files on disk and exits 1 naming `make generate`
 //
-// Outputs, all deterministic (no timestamps; the pinned tool versions come from
+// The files are the generated part of the TypeScript package (packages/typescript,
+// published to npm as `toolresponse`); its hand-written sources import them. Outputs,
+// all deterministic (no timestamps; the pinned tool versions come from
 // package-lock.json through node_modules):
 //
-// * generated/typescript/tool-response.ts: the ToolResponse, ErrorInfo, Stats
-//   and Context types and the ToolStatus and ErrorCode unions, by
-//   json-schema-to-typescript from schema/v1/tool-response.schema.json;
-// * generated/typescript/error-codes.ts: each code's category, default
-//   retryability, HTTP status and meaning (ERROR_CODE_INFO), read from the
-//   annotations of schema/v1/error-code.schema.json, which
-//   json-schema-to-typescript does not emit;
-// * generated/typescript/index.ts: re-exports both.
+// * tool-response.ts: the ToolResponse, ErrorInfo, Stats and Context types and
+//   the ToolStatus and ErrorCode unions, by json-schema-to-typescript from
+//   schema/v1/tool-response.schema.json;
+// * error-codes.ts: each code's category, default retryability, HTTP status and
+//   meaning (ERROR_CODE_INFO), read from the annotations of
+//   schema/v1/error-code.schema.json, which json-schema-to-typescript does not emit;
+// * schema.ts: the schema the package validates with, as one document
+//   (TOOL_RESPONSE_SCHEMA): the bundle that codegen/generate.py writes
+//   (generated/python/toolresponse_generated/tool-response.v1.schema.json, every
+//   referenced file inlined under $defs), taken as it is, so that one bundler
+//   serves both languages. `make generate` runs generate.py first.
+//
+// Both modes also check that the package's version (packages/typescript/package.json,
+// and its entry in package-lock.json) is the version in pyproject.toml.
 //
 // Before json-schema-to-typescript sees it, the schema is bundled and
 // normalised in memory (schema/ is never changed):
@@ -32,8 +40,7 @@
 //
 // What TypeScript cannot express (error_info required when status is error,
 // minimums and minimum lengths, only x- names beyond the listed members) stays
-// the schema's job: validate with it (tests/conformance/node/run-fixtures.mjs
-// shows how with ajv).
+// the schema's job: the package's validate() checks it with ajv.
 //
 // Both modes type-check the generated files in memory with the pinned
 // TypeScript compiler under its strictest options, together with every file
@@ -48,7 +55,11 @@ import { fileURLToPath } from "node:url";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SCHEMA_DIR = path.join(ROOT, "schema", "v1");
 const EXAMPLES_DIR = path.join(SCHEMA_DIR, "examples");
-const OUT_DIR = path.join(ROOT, "generated", "typescript");
+const PACKAGE_DIR = path.join(ROOT, "packages", "typescript");
+const OUT_DIR = path.join(PACKAGE_DIR, "src", "generated");
+const BUNDLE = path.join(ROOT, "generated", "python", "toolresponse_generated", "tool-response.v1.schema.json");
+const PYPROJECT = path.join(ROOT, "pyproject.toml");
+const LOCK_FILE = path.join(ROOT, "package-lock.json");
 const ROOT_SCHEMA = "tool-response.schema.json";
 const ERROR_CODE_SCHEMA = "error-code.schema.json";
 const STATUS_SCHEMA = "status.schema.json";
@@ -333,16 +344,57 @@ function errorCodesSource(byId) {
   return lines.join("\n");
 }
 
-function indexSource() {
+async function schemaSource() {
+  const bundle = await loadJson(BUNDLE).catch((error) => {
+    if (error?.code === "ENOENT")
+      throw new SchemaError(`${relative(BUNDLE)} is missing: run \`${COMMAND}\` (codegen/generate.py writes it)`);
+    throw error;
+  });
+  if (typeof bundle.$id !== "string") throw new SchemaError(`${relative(BUNDLE)}: no $id`);
   return [
-    header("schema/v1").trimEnd(),
-    "/** ToolResponse v1 for TypeScript: the types and the error-code metadata. */",
+    header(`schema/v1 (the bundle ${relative(BUNDLE)})`).trimEnd(),
+    "/**",
+    " * The ToolResponse v1 JSON Schema (draft 2020-12) as one document: every file of schema/v1",
+    " * that the root references is inlined under $defs. Deeply frozen: it is what validate() compiles.",
+    " */",
     "",
-    'export type { Context, ErrorCode, ErrorInfo, Stats, ToolResponse, ToolStatus } from "./tool-response.js";',
-    'export type { ErrorCategory, ErrorCodeInfo } from "./error-codes.js";',
-    'export { ERROR_CODE_INFO, ERROR_CODES, TOOL_STATUSES, isErrorCode, isToolStatus } from "./error-codes.js";',
+    "/** A JSON Schema document, read-only. */",
+    "export interface SchemaDocument {",
+    "  readonly $id: string;",
+    "  readonly [member: string]: unknown;",
+    "}",
+    "",
+    "function frozen<T>(value: T): T {",
+    '  if (value !== null && typeof value === "object") {',
+    "    for (const member of Object.values(value)) frozen(member);",
+    "    Object.freeze(value);",
+    "  }",
+    "  return value;",
+    "}",
+    "",
+    `export const TOOL_RESPONSE_SCHEMA: SchemaDocument = frozen(${JSON.stringify(bundle)});`,
     "",
   ].join("\n");
+}
+
+/** What is wrong with the package's version: it must be pyproject.toml's, in package.json and in the lock. */
+async function versionProblems() {
+  const pyproject = await readFile(PYPROJECT, "utf8");
+  const project = /^\[project\]\n([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(pyproject)?.[1] ?? "";
+  const version = /^version\s*=\s*"([^"]+)"/m.exec(project)?.[1];
+  if (version === undefined) return [`pyproject.toml: no version in [project]`];
+  const manifestFile = path.join(PACKAGE_DIR, "package.json");
+  const manifest = await loadJson(manifestFile);
+  const lock = await loadJson(LOCK_FILE);
+  const locked = lock.packages?.[relative(PACKAGE_DIR)]?.version;
+  const problems = [];
+  if (manifest.version !== version)
+    problems.push(`${relative(manifestFile)}: version ${JSON.stringify(manifest.version)}, not pyproject.toml's ${JSON.stringify(version)}`);
+  if (locked !== version)
+    problems.push(
+      `package-lock.json: ${relative(PACKAGE_DIR)} at version ${JSON.stringify(locked)}, not ${JSON.stringify(version)} (run \`npm install\` after editing package.json)`,
+    );
+  return problems;
 }
 
 /** Type-check the generated sources (and the examples as ToolResponse values) in memory; the diagnostics, or none. */
@@ -358,8 +410,8 @@ async function typeCheck(ts, sources) {
   overlay.set(
     examplesFile,
     [
-      'import type { ToolResponse } from "./index.js";',
-      'import { ERROR_CODE_INFO, ERROR_CODES } from "./index.js";',
+      'import type { ToolResponse } from "./tool-response.js";',
+      'import { ERROR_CODE_INFO, ERROR_CODES } from "./error-codes.js";',
       `export const examples: readonly ToolResponse[] = [\n${exampleValues.join("\n")}\n];`,
       "export const statuses: readonly number[] = ERROR_CODES.map((code) => ERROR_CODE_INFO[code].httpStatus);",
       "",
@@ -458,7 +510,7 @@ async function outputs(tools) {
   return new Map([
     [path.join(OUT_DIR, "tool-response.ts"), await format(await toolResponseSource(tools, byId))],
     [path.join(OUT_DIR, "error-codes.ts"), await format(errorCodesSource(byId))],
-    [path.join(OUT_DIR, "index.ts"), await format(indexSource())],
+    [path.join(OUT_DIR, "schema.ts"), await format(await schemaSource())],
   ]);
 }
 
@@ -466,7 +518,7 @@ function parseArguments(argv) {
   const known = new Set(["--check"]);
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(
-      `usage: node ${SCRIPT} [--check]\n\nWrite generated/typescript/ from schema/v1; --check fails with a diff if it is stale.\n`,
+      `usage: node ${SCRIPT} [--check]\n\nWrite packages/typescript/src/generated/ from schema/v1; --check fails with a diff if it is stale.\n`,
     );
     process.exit(0);
   }
@@ -478,6 +530,13 @@ function parseArguments(argv) {
 
 async function main(argv) {
   const { check } = parseArguments(argv);
+  const versions = await versionProblems();
+  if (versions.length) {
+    process.stderr.write(
+      `${SCRIPT}: the TypeScript package's version is not the package version:\n${versions.map((p) => `  ${p}\n`).join("")}`,
+    );
+    return 1;
+  }
   const tools = await importTools();
   const expected = await outputs(tools);
   const diagnostics = await typeCheck(tools.ts, expected);

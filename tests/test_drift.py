@@ -165,3 +165,62 @@ def test_a_document_that_contradicts_itself_fails_the_check_with_the_reason(fres
     assert 1 == result.returncode
     assert "limit_bytes 1048576" in result.stderr
     assert "x-max-body-bytes is 2048" in result.stderr
+
+
+TS_GENERATED = "packages/typescript/src/generated"
+
+
+@pytest.fixture
+def ts_checkout(tmp_path: Path) -> Path:
+    """A copy of what the TypeScript generator reads and writes, with the repository's npm
+    packages (the pinned generator tools) linked in."""
+    checkout = copy_checkout(tmp_path)
+    for name in ("package.json", "package-lock.json", "packages/typescript/package.json"):
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, checkout / name)
+    shutil.copytree(ROOT / TS_GENERATED, checkout / TS_GENERATED)
+    if not (ROOT / "node_modules" / "json-schema-to-typescript").is_dir():
+        pytest.fail("node_modules is missing: run `make node-modules`")
+    (checkout / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
+    return checkout
+
+
+def ts_check(checkout: Path) -> subprocess.CompletedProcess[str]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the TypeScript generator needs Node.js")
+    return subprocess.run(
+        [node, str(checkout / "codegen" / "typescript.mjs"), "--check"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_stale_bundle_in_the_typescript_package_fails_the_check(ts_checkout: Path) -> None:
+    """The TypeScript package's schema.ts is the Python bundle's copy: a bundle changed (as `make
+    generate` rewrites it after a schema edit) makes the TypeScript check fail on schema.ts."""
+    edit_json(
+        ts_checkout / GENERATED / "tool-response.v1.schema.json",
+        lambda bundle: bundle["properties"]["text"].update({"description": "Edited."}),
+    )
+
+    result = ts_check(ts_checkout)
+
+    assert 1 == result.returncode, result.stderr
+    assert '+    text: { type: "string", description: "Edited." },' in result.stdout
+    assert f"{TS_GENERATED}/schema.ts" in result.stderr
+    assert "Run `make generate`" in result.stderr
+
+
+def test_a_typescript_package_version_other_than_pyprojects_fails_the_check(ts_checkout: Path) -> None:
+    """packages/typescript/package.json must carry pyproject.toml's version, and so must its lock entry."""
+    manifest = ts_checkout / "packages" / "typescript" / "package.json"
+    edit_json(manifest, lambda content: content.update(version="1.0.1"))
+
+    result = ts_check(ts_checkout)
+
+    assert 1 == result.returncode
+    assert 'packages/typescript/package.json: version "1.0.1", not pyproject.toml\'s "1.0.0"' in result.stderr
+    assert "package-lock.json" not in result.stderr

@@ -74,11 +74,18 @@ def test_validate_json_gives_the_verdict(case_id: str, test: dict[str, Any], eng
 
 @pytest.mark.parametrize(("case_id", "test"), CASES, ids=[case_id for case_id, _ in CASES])
 def test_the_bulk_path_and_the_python_twins_give_the_verdict(case_id: str, test: dict[str, Any]) -> None:
-    """As a JSON line (native scans) and through the Python twin scan, the same verdict."""
+    """As a JSON line (native scans) and through the Python twin scans, the same verdict."""
     line = test["json"].encode("utf-8")
     batch = check_lines("fixture", [line + b"\n"], 1, Options())
-    assert (test["valid"], test["valid"]) == (
-        batch.valid == 1,
-        scans.first_noncharacter_python(line) is None and scans.first_duplicate_python(line, 1024) is None,
-    )
+    assert (test["valid"], test["valid"]) == (batch.valid == 1, _twins_accept(line))
     assert scans.first_noncharacter(line) == scans.first_noncharacter_python(line)
+
+
+def _twins_accept(line: bytes) -> bool:
+    """Whether the Python twins of the scans find the line clean; a line orjson cannot read (a
+    syntax error, a lone surrogate, NaN), on which the duplicate scan raises, is not."""
+    try:
+        clean = scans.first_noncharacter_python(line) is None
+        return clean and scans.first_duplicate_python(line, 1024) is None
+    except ValueError:
+        return False
