@@ -20,7 +20,6 @@ from dask.base import compute
 from distributed import Client, LocalCluster, WorkerPlugin
 from test_jobs_ranges import cli, corpus, write_corpus
 
-from toolresponse.dask import _cluster as dask_cluster
 from toolresponse.dask import check_on, validate_paths
 from toolresponse.validation import Options, Record, check, expand
 
@@ -154,15 +153,43 @@ def test_a_local_cluster_from_the_command_line(capsys: pytest.CaptureFixture[str
 
 
 def test_an_unreachable_scheduler_is_a_usage_error(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """Nobody listening at the address: exit 2 and one line naming it, no traceback."""
-    monkeypatch.setattr(dask_cluster, "CONNECT_TIMEOUT", "1s")
     logs = write_corpus(tmp_path / "logs.jsonl", 10)
-    status, out, err = cli(capsys, "--scheduler", "tcp://127.0.0.1:9", str(logs))
+    status, out, err = cli(capsys, "--scheduler", "tcp://127.0.0.1:9", "--cluster-timeout", "1", str(logs))
     assert (2, "") == (status, out)
     assert err.startswith("toolresponse validate: cannot use the Dask scheduler at tcp://127.0.0.1:9: ")
     assert 1 == err.count("\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--cluster-timeout", "0"], "--cluster-timeout: must be a positive number of seconds, not 0"),
+        (["--cluster-timeout", "nan"], "--cluster-timeout: must be a positive number of seconds, not nan"),
+        (["--cluster-timeout", "soon"], "--cluster-timeout: 'soon' is not a number of seconds"),
+        (["--cluster-timeout", "5"], "--cluster-timeout bounds the waits of --scheduler, which is not given"),
+    ],
+)
+def test_a_cluster_timeout_is_a_positive_number_for_a_scheduler(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str], message: str
+) -> None:
+    """A wait that is no number, not positive, or without ``--scheduler`` to bound: exit 2, the reason."""
+    logs = write_corpus(tmp_path / "logs.jsonl", 10)
+    try:
+        status, _, err = cli(capsys, *args, str(logs))
+    except SystemExit as usage:  # argparse refuses the value itself
+        status, err = int(str(usage.code)), capsys.readouterr().err
+    assert 2 == status
+    assert message in err
+
+
+@pytest.mark.parametrize("timeout_s", [0, -1, float("inf"), float("nan")])
+def test_check_on_refuses_a_timeout_that_bounds_nothing(client: Client, timeout_s: float) -> None:
+    """``check_on(timeout_s=...)`` is a positive, finite number of seconds."""
+    with pytest.raises(ValueError, match="a cluster timeout is a positive number of seconds"):
+        next(check_on(client, [], Options(), timeout_s=timeout_s))
 
 
 def test_standard_input_on_a_scheduler_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,9 @@ zstandard) is imported only when a Dask function is used;
   compiled once per worker process and partition tasks reuse it.
 - ``check_on(client, sources, options)``: the batches of the bulk API, in input
   order, computed on a cluster (what ``toolresponse validate --scheduler`` runs);
-  ``connect(address)`` gives a client, ``connect("local")`` a local cluster.
+  ``connect(address)`` gives a client, ``connect("local")`` a local cluster. Every
+  wait on the cluster lasts at most ``timeout_s`` (``TIMEOUT_S``, 30 s, by default):
+  a scheduler without workers, or whose workers finish nothing, is a ``ClusterTimeout``.
 - ``check_partition(lines, name=..., first_line=...)``: JSON lines in, records
   out, lazily: what Spark's ``mapPartitions``, Ray's ``map_batches`` or a
   Beam ``DoFn`` calls.
@@ -27,6 +29,8 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._cluster import BLOCK_BYTES as BLOCK_BYTES
     from ._cluster import COLUMNS as COLUMNS
+    from ._cluster import TIMEOUT_S as TIMEOUT_S
+    from ._cluster import ClusterTimeout as ClusterTimeout
     from ._cluster import DaskUnavailable as DaskUnavailable
     from ._cluster import Validation as Validation
     from ._cluster import check_on as check_on
@@ -42,6 +46,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._cluster": (
         "BLOCK_BYTES",
         "COLUMNS",
+        "TIMEOUT_S",
+        "ClusterTimeout",
         "DaskUnavailable",
         "Validation",
         "check_on",

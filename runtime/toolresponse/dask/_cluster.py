@@ -10,7 +10,13 @@ it held; numbering the ranges after it is a small task per range (a chain per
 file), so that the records are exactly those of one process, in its order.
 
 A task is a pure function of its range: when a worker dies, the scheduler runs
-its tasks again elsewhere and every line is reported once.
+its tasks again elsewhere and every line is reported once. Local paths are made
+absolute where the call is made: a worker started in another directory reads the
+same file (a worker on another machine must see it at the same path).
+
+``check_on`` bounds every wait on the cluster by ``timeout_s``: a scheduler
+with no worker, or whose workers finish no task in that time (gone, stuck, busy
+with other work), is a ``ClusterTimeout``, never a wait without end.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .._numbers import is_finite_number
 from ..validation import (
     Batch,
     LineRange,
@@ -34,6 +41,7 @@ from ..validation import (
     check_range,
     expand,
     input_size,
+    is_url,
     renumber,
     split_ranges,
     splittable,
@@ -51,6 +59,8 @@ __all__ = [
     "BLOCK_BYTES",
     "COLUMNS",
     "EXTRA",
+    "TIMEOUT_S",
+    "ClusterTimeout",
     "DaskUnavailable",
     "Validation",
     "check_on",
@@ -62,12 +72,26 @@ __all__ = [
 BLOCK_BYTES = 16 << 20
 """About how many bytes of a JSON-lines file one task checks."""
 EXTRA = "pip install 'toolresponse[dask]'"
-CONNECT_TIMEOUT = "10s"
-"""How long ``connect`` waits for a scheduler to answer."""
+TIMEOUT_S = 30.0
+"""The longest wait on a cluster, in seconds, unless told otherwise: for its scheduler to answer
+(``connect``), for a first worker to join it, and for some task to finish (``check_on``). A task
+checks at most a range of ``BLOCK_BYTES``, so on a cluster that is not busy with other work one
+finishes within a few seconds. The default is that of ``distributed`` for connecting."""
 
 
 class DaskUnavailable(ImportError):
     """Dask or distributed is not installed."""
+
+
+class ClusterTimeout(TimeoutError):
+    """A wait on the cluster outlasted its bound: no worker joined the scheduler, or none of the
+    tasks in flight finished (the workers are gone, stuck, or busy with other work)."""
+
+
+def _timeout(timeout_s: float) -> float:
+    if not is_finite_number(timeout_s) or timeout_s <= 0:
+        raise ValueError(f"a cluster timeout is a positive number of seconds, not {timeout_s!r}")
+    return float(timeout_s)
 
 
 def _dask() -> Any:
@@ -92,9 +116,13 @@ def _plan(sources: Iterable[Source | Record], block_bytes: int) -> Iterator[Work
     for source in sources:
         if isinstance(source, Record):
             yield source
-        elif source.path == "-":
+            continue
+        if source.path == "-":
             raise ValueError("standard input cannot be read by Dask workers: name files or URLs")
-        elif source.mode == "lines" and splittable(source.path):
+        if not is_url(source.path):
+            # A worker's working directory is not this one: it is given the path from the root.
+            source = source._replace(path=os.path.abspath(source.path))
+        if source.mode == "lines" and splittable(source.path):
             size = source.size if source.size is not None else input_size(source.path)
             refused = None if size is None else unsplittable(source)
             if size is None:
@@ -110,9 +138,35 @@ def _plan(sources: Iterable[Source | Record], block_bytes: int) -> Iterator[Work
 def _run(work: LineRange | _Whole, options: Options) -> RangeResult[Batch]:
     """One task, where it runs: the range's batch and line count, or a whole input's batch."""
     if isinstance(work, LineRange):
-        return check_range(work, options)
-    batches = list(check([work.source], options, stdin=io.BytesIO()))
-    return RangeResult([merged(batches) if batches else Batch(0, 0, [], 0)], 0)
+        result = check_range(work, options)
+    else:
+        batches = list(check([work.source], options, stdin=io.BytesIO()))
+        result = RangeResult([merged(batches) if batches else Batch(0, 0, [], 0)], 0)
+    return _read_here(result)
+
+
+def _read_here(result: RangeResult[Batch]) -> RangeResult[Batch]:
+    """``result`` with each input that could not be opened naming the worker that tried: the
+    command that listed it may see a file where a worker does not."""
+    batch = result.parts[0]
+    if not any(_unopened(record) for record in batch.records):
+        return result
+    try:
+        from distributed import get_worker
+
+        where = f" (read on the Dask worker at {get_worker().address})"
+    except (ImportError, ValueError):  # not on a distributed worker: Dask's local schedulers
+        return result
+    records = [
+        record._replace(io_error=f"{record.io_error}{where}") if _unopened(record) else record
+        for record in batch.records
+    ]
+    return result._replace(parts=[batch._replace(records=records)])
+
+
+def _unopened(record: Record) -> bool:
+    """An input that could not be read at all (a line too long to read has its line number)."""
+    return record.io_error is not None and record.line is None
 
 
 def _done(record: Record) -> Batch:
@@ -274,14 +328,16 @@ def check_on(
     *,
     block_bytes: int = BLOCK_BYTES,
     window: int | None = None,
+    timeout_s: float = TIMEOUT_S,
 ) -> Iterator[Batch]:
     """The batches of ``sources`` checked on ``client``'s cluster, in input order (as ``check`` gives them).
 
     At most ``window`` tasks are in flight (by default four per worker thread), so neither the
-    scheduler nor this process holds more than that however many inputs there are."""
-    if window is None:
-        threads = sum(client.nthreads().values())
-        window = max(4 * threads, 8)
+    scheduler nor this process holds more than that however many inputs there are. No wait lasts
+    more than ``timeout_s`` seconds: for a first worker when the scheduler has none (asked when
+    the first task is to be sent), then for some task in flight to finish; past it,
+    ``ClusterTimeout``."""
+    timeout_s = _timeout(timeout_s)
     pending: deque[tuple[Any, bool]] = deque()
     offset = 0
 
@@ -290,6 +346,7 @@ def check_on(
         future, first = pending.popleft()
         if isinstance(future, Batch):
             return future
+        _finished(client, future, [item for item, _ in pending if not isinstance(item, Batch)], timeout_s)
         result: RangeResult[Batch] = future.result()
         future.release()
         offset = 0 if first else offset
@@ -301,26 +358,61 @@ def check_on(
         if isinstance(work, Record):
             pending.append((_done(work), True))
         else:
+            if window is None:
+                _wait_for_a_worker(client, timeout_s)
+                window = max(4 * sum(client.nthreads().values()), 8)
             pending.append((client.submit(_run, work, options, pure=True), _first_of_file(work)))
-        while len(pending) > window:
+        while window is not None and len(pending) > window:
             yield ready()
     while pending:
         yield ready()
 
 
+def _wait_for_a_worker(client: Client, timeout_s: float) -> None:
+    if client.nthreads():
+        return
+    try:
+        client.wait_for_workers(1, timeout=timeout_s)
+    except TimeoutError:
+        address = getattr(client.scheduler, "address", "ADDRESS")
+        raise ClusterTimeout(
+            f"no worker joined the scheduler in {timeout_s:g} s (start some with 'dask worker {address}';"
+            " one that failed to start says why in its output)"
+        ) from None
+
+
+def _finished(client: Client, future: Any, others: list[Any], timeout_s: float) -> None:
+    """Return once ``future`` has finished; ``ClusterTimeout`` when neither it nor any of ``others``
+    (the tasks in flight after it) finishes for ``timeout_s`` seconds."""
+    from distributed import wait
+
+    while not future.done():
+        running = [future, *(other for other in others if not other.done())]
+        try:
+            wait(running, timeout=timeout_s, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            workers = len(client.nthreads())
+            raise ClusterTimeout(
+                f"no task finished in {timeout_s:g} s ({workers} worker{'' if workers == 1 else 's'}"
+                " connected: gone, stuck, or busy with other work)"
+            ) from None
+
+
 @contextmanager
-def connect(scheduler: str, *, workers: int | None = None) -> Iterator[Client]:
+def connect(scheduler: str, *, workers: int | None = None, timeout_s: float = TIMEOUT_S) -> Iterator[Client]:
     """A client of the scheduler at ``scheduler`` (``tcp://host:8786``), or of a local cluster (``local``).
 
-    A local cluster has ``workers`` processes (the number of cores by default) of one thread each,
-    on 127.0.0.1, without a dashboard; it is closed on leaving."""
+    A scheduler that does not answer in ``timeout_s`` seconds is an ``OSError``. A local cluster
+    has ``workers`` processes (the number of cores by default) of one thread each, on 127.0.0.1,
+    without a dashboard; it is closed on leaving."""
+    timeout_s = _timeout(timeout_s)
     _dask()
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise DaskUnavailable(f"validating on Dask needs dask and distributed: {EXTRA}") from None
     if scheduler != "local":
-        with Client(scheduler, timeout=CONNECT_TIMEOUT) as client:
+        with Client(scheduler, timeout=timeout_s) as client:
             yield client
         return
     with (

@@ -286,8 +286,16 @@ def shown_path(path: str) -> str:
     )
 
 
+_ERRNO_OF = {FileNotFoundError: errno.ENOENT, PermissionError: errno.EACCES, IsADirectoryError: errno.EISDIR}
+
+
 def _reason(error: OSError) -> str:
-    return error.strerror or str(error) or type(error).__name__
+    """Why ``error`` happened, as a report line says it: the system's words for a missing file or a
+    refusal even where a storage library raised one naming only the path (fsspec does)."""
+    if error.strerror:
+        return error.strerror
+    number = _ERRNO_OF.get(type(error))
+    return os.strerror(number) if number is not None else str(error) or type(error).__name__
 
 
 def _io_record(name: str, error: OSError) -> Record:
