@@ -20,7 +20,7 @@ from dask.base import compute
 from distributed import Client, LocalCluster, WorkerPlugin
 from test_jobs_ranges import cli, corpus, write_corpus
 
-from toolresponse.dask import check_on, validate_paths
+from toolresponse.dask import TASK_RECORDS, check_on, validate_paths
 from toolresponse.validation import Options, Record, check, expand
 
 
@@ -144,6 +144,78 @@ def test_a_worker_killed_mid_run_loses_and_doubles_no_line(tmp_path: Path) -> No
     records = [record for batch in batches for record in batch.records]
     assert one_process_records([str(logs)], options) == records
     assert sum(batch.valid + batch.invalid for batch in batches) == len(records)
+
+
+INVALID = b'{"status": "sucess", "text": "typo in the status"}\n'
+VALID = b'{"status": "success", "text": "ok"}\n'
+
+
+def many_invalid(path: Path, invalid: int) -> Path:
+    """``invalid`` invalid responses, a valid one after every fifth, compressed when the name says so."""
+    data = b"".join(INVALID + (VALID if index % 5 == 4 else b"") for index in range(invalid))
+    path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
+    return path
+
+
+def counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the bulk API opens from now on (in this process), in order."""
+    from toolresponse.validation import _bulk, open_input
+
+    opened: list[str] = []
+
+    def counting(path: str) -> Any:
+        opened.append(path)
+        return open_input(path)
+
+    monkeypatch.setattr(_bulk, "open_input", counting)
+    return opened
+
+
+@pytest.mark.parametrize("name", ["many.jsonl", "many.jsonl.gz"], ids=["range", "compressed"])
+def test_no_task_holds_more_than_task_records_and_every_record_comes_back(
+    capsys: pytest.CaptureFixture[str], cluster: LocalCluster, client: Client, tmp_path: Path, name: str
+) -> None:
+    """2.5 x TASK_RECORDS invalid responses in one range, or one compressed file: each task's batch
+    holds at most TASK_RECORDS records (the task stopped and its rest went on), and the records,
+    in order, and the report are those of one process."""
+    logs = many_invalid(tmp_path / name, TASK_RECORDS * 5 // 2)
+    batches = list(check_on(client, expand([str(logs)]), Options()))
+    assert TASK_RECORDS >= max(len(batch.records) for batch in batches)
+    assert 3 <= len(batches)
+    assert one_process_records([str(logs)], Options()) == [r for batch in batches for r in batch.records]
+    expected = cli(capsys, "--format", "jsonl", str(logs))
+    assert expected == cli(capsys, "--format", "jsonl", "--scheduler", cluster.scheduler_address, str(logs))
+
+
+def test_a_compressed_file_is_read_once_however_many_tasks_check_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A cluster in this process (its worker a thread, so that opening can be counted): the tasks after
+    the first go on with the stream the one before left open, so the file is opened (and
+    decompressed) once, not once a task."""
+    logs = many_invalid(tmp_path / "many.jsonl.gz", 4000)
+    opened = counting_opens(monkeypatch)
+    local = LocalCluster(n_workers=1, processes=False, dashboard_address="127.0.0.1:0")
+    with local as cluster, Client(cluster) as c:
+        batches = list(check_on(c, expand([str(logs)]), Options(), task_records=500))
+    assert [str(logs)] == opened
+    assert 4000 == sum(len(batch.records) for batch in batches)
+    assert 8 <= len(batches)
+
+
+def test_a_worker_killed_while_it_holds_a_stream_open_loses_and_doubles_no_line(tmp_path: Path) -> None:
+    """The worker that reads a compressed file dies at its 3rd task: the task goes to the other
+    worker, which opens the file again and passes over the lines read before; every line once."""
+    logs = many_invalid(tmp_path / "many.jsonl.gz", 3000)
+    options = Options(keep_valid=True)
+    marker = tmp_path / "killed"
+    with start_cluster() as cluster, Client(cluster) as client:
+        client.register_plugin(KillOnce(str(marker), after=3))
+        batches = list(check_on(client, expand([str(logs)]), options, task_records=250))
+    assert marker.exists()
+    records = [record for batch in batches for record in batch.records]
+    assert one_process_records([str(logs)], options) == records
+    assert 250 >= max(len(batch.records) for batch in batches)
 
 
 def test_a_local_cluster_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

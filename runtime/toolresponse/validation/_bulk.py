@@ -59,8 +59,9 @@ import gc
 import os
 import re
 import stat
+import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import cache, partial
@@ -86,7 +87,7 @@ from ._ranges import (
     RangeResult,
     is_url,
     open_input,
-    run_range,
+    read_range,
     split_ranges,
     splittable,
     without_compression,
@@ -105,6 +106,7 @@ __all__ = [
     "RESPONSE_JUDGE",
     "Batch",
     "Decoded",
+    "InputReader",
     "Judge",
     "Options",
     "Record",
@@ -118,6 +120,7 @@ __all__ = [
     "decode_task",
     "decoded_records",
     "expand",
+    "merged",
     "renumber",
     "run_task",
     "shown_path",
@@ -619,19 +622,119 @@ def run_task(task: Task, options: Options) -> Batch:
     return Batch(0, 0 if record.io_error else 1, [record], 0)
 
 
-def check_range(task: LineRange, options: Options) -> RangeResult[Batch]:
+def check_range(task: LineRange, options: Options, *, max_records: int | None = None) -> RangeResult[Batch]:
     """Check the lines of one byte range, read where this runs; lines numbered from 1 in the range.
 
-    ``RangeResult.parts`` is one ``Batch``; ``renumber`` it by the lines of the ranges before."""
+    ``RangeResult.parts`` is one ``Batch``; ``renumber`` it by the lines of the ranges before.
+    With ``max_records`` (at least 1) it holds at most that many records: it stops at the line
+    where they would be more, and ``RangeResult.rest`` is the range of the lines after."""
+    room = sys.maxsize if max_records is None else max_records
+    if room < 1:
+        raise ValueError(f"max_records must be at least 1, not {max_records}")
+    parts: list[Batch] = []
+    number = 1
     try:
-        result = run_range(task, partial(check_lines, options=options), LOCAL_BATCH_BYTES)
+        with open_input(task.path) as stream:
+            for lines in read_range(stream, task.start, task.end, LOCAL_BATCH_BYTES):
+                while lines:
+                    # A line gives one record at most: no more lines are checked than there is room for.
+                    piece, lines = (lines, []) if len(lines) <= room else (lines[:room], lines[room:])
+                    batch = check_lines(task.name, piece, number, options)
+                    parts.append(batch)
+                    number += len(piece)
+                    room -= len(batch.records)
+                    if room <= 0:
+                        rest = task._replace(start=stream.tell() - sum(map(len, lines)))
+                        return RangeResult([merged(parts)], number - 1, rest)
     except OSError as error:
         return RangeResult([Batch(0, 0, [_io_record(task.name, error)], 0)], 0)
-    parts = result.parts
-    records = [record for part in parts for record in part.records]
-    valid = sum(part.valid for part in parts)
-    merged = Batch(valid, sum(part.invalid for part in parts), records, sum(part.size for part in parts))
-    return RangeResult([merged], result.lines)
+    return RangeResult([merged(parts)], number - 1)
+
+
+def merged(batches: Sequence[Batch]) -> Batch:
+    """One batch of several, records in their order."""
+    if len(batches) == 1:
+        return batches[0]
+    return Batch(
+        sum(batch.valid for batch in batches),
+        sum(batch.invalid for batch in batches),
+        [record for batch in batches for record in batch.records],
+        sum(batch.size for batch in batches),
+    )
+
+
+class InputReader:
+    """One input's responses checked a bounded number at a time, in order, as ``check`` reads them:
+    a reader can stop after any line and go on later (``read`` again), or be started again at
+    ``from_line`` in another process, which reads and passes over the lines before it unchecked
+    (no parse). ``close`` (or the end of the input) closes the input."""
+
+    def __init__(
+        self, source: Source | Record, options: Options, *, stdin: IO[bytes], from_line: int = 1
+    ) -> None:
+        self._tasks = tasks(source, stdin, LOCAL_BATCH_BYTES)
+        self._options = options
+        self._from = from_line
+        self._held: Task | None = None
+        self.next_line: int | None = from_line
+        """The line the next ``read`` starts at; None once the input is read to its end."""
+
+    def read(self, max_records: int) -> Batch:
+        """The next lines' batch, holding at most ``max_records`` records (at least 1), besides the
+        record of an input that could not be read."""
+        if max_records < 1:
+            raise ValueError(f"max_records must be at least 1, not {max_records}")
+        parts: list[Batch] = []
+        room = max_records
+        while room > 0 and (task := self._next()) is not None:
+            if isinstance(task, LinesTask) and len(task.lines) > room:
+                # A line gives one record at most: the lines past the room wait for the next read.
+                self._held = task._replace(first_line=task.first_line + room, lines=task.lines[room:])
+                task = task._replace(lines=task.lines[:room])
+            batch = run_task(task, self._options)
+            parts.append(batch)
+            room -= sum(record.io_error is None for record in batch.records)
+            self.next_line = _line_after(task)
+        if self.next_line is not None and self._held is None:
+            self._held = self._next()  # the end is known now, not by a read that finds nothing
+            if self._held is None:
+                self.next_line = None
+        return merged(parts) if parts else Batch(0, 0, [], 0)
+
+    def close(self) -> None:
+        self._tasks.close()
+
+    def _next(self) -> Task | None:
+        if self._held is not None:
+            task, self._held = self._held, None
+            return task
+        for task in self._tasks:
+            if self._from > 1:
+                if isinstance(task, LinesTask):
+                    if task.first_line + len(task.lines) <= self._from:
+                        continue
+                    if task.first_line < self._from:
+                        task = task._replace(
+                            first_line=self._from, lines=task.lines[self._from - task.first_line :]
+                        )
+                elif isinstance(task, DocumentTask):
+                    continue  # one response, read before
+                elif task.record.line is not None and task.record.line < self._from:
+                    continue  # a line too long to read, before
+                self._from = 1  # passed: the tasks after this one come after it
+            return task
+        self.next_line = None
+        return None
+
+
+def _line_after(task: Task) -> int | None:
+    """The line after a unit of work, or None when the input ends with it (a document, an input
+    that could not be read)."""
+    if isinstance(task, LinesTask):
+        return task.first_line + len(task.lines)
+    if isinstance(task, DoneTask) and task.record.line is not None:
+        return task.record.line + 1
+    return None
 
 
 def renumber(batch: Batch, offset: int) -> Batch:
@@ -827,7 +930,7 @@ def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterat
     yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
 
 
-def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int | None = None) -> Iterator[Task]:
+def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int | None = None) -> Generator[Task]:
     """The units of work of one input, read as they are needed; an unreadable input gives its record.
 
     JSON lines come in batches of about ``batch_bytes`` (``BATCH_BYTES`` by default)."""
