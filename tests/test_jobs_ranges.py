@@ -226,6 +226,27 @@ def test_jobs_two_numbers_lines_across_files_and_ranges(
     assert cli(capsys, *args) == cli(capsys, "--jobs", "2", *args)
 
 
+@pytest.mark.parametrize("keep_valid", [False, True], ids=["invalid", "every-response"])
+def test_no_unit_of_jobs_holds_more_than_unit_records(
+    monkeypatch: pytest.MonkeyPatch, big: Path, tmp_path: Path, keep_valid: bool
+) -> None:
+    """With 300 records a unit at most: a ranged file (its ranges stop there and go on in units of
+    their own) and a compressed one (read in batches of no more lines) give batches of at most 300
+    records, and the records of one process, in order."""
+    monkeypatch.setattr(_bulk, "UNIT_RECORDS", 300, raising=False)
+    packed = tmp_path / "big.jsonl.gz"
+    packed.write_bytes(gzip.compress(big.read_bytes()))
+    options = Options(keep_valid=keep_valid)
+    for path in (big, packed):
+        batches = list(check(expand([str(path)]), options, stdin=io.BytesIO(), jobs=2))
+        assert 300 >= max(len(batch.records) for batch in batches)
+        assert one_pass(path, options) == (
+            [record for batch in batches for record in batch.records],
+            sum(batch.valid for batch in batches),
+            sum(batch.invalid for batch in batches),
+        )
+
+
 def test_a_binary_file_is_one_invalid_response_with_jobs(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

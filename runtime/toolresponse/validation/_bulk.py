@@ -40,8 +40,9 @@ of known size is cut into byte ranges of about ``BATCH_BYTES`` that whoever chec
 one reads itself (``_ranges``), other inputs go in batches; a unit goes to the
 workers while fewer than ``IN_FLIGHT_PER_WORKER`` each wait, and is otherwise
 checked here; results come back in input order, each range's lines renumbered
-after the ranges before. A worker that dies loses nothing: its work, and all
-that follows, is checked here.
+after the ranges before. No unit holds more than ``UNIT_RECORDS`` records: a
+range stops there and its rest is the next unit, a batch has no more lines. A
+worker that dies loses nothing: its work, and all that follows, is checked here.
 
 A URL (``scheme://...``) names one stored object, read through fsspec, and so
 is a ``.gz`` or ``.zst`` file (read as what its name says without that extension).
@@ -773,7 +774,15 @@ def _ranges(source: Source | Record, stdin: IO[bytes], size: int) -> Iterator[Ta
             return
         yield from split_ranges(source.path, source.name, source.size, size)
         return
-    yield from tasks(source, stdin, size)
+    for task in tasks(source, stdin, size):
+        if isinstance(task, LinesTask) and len(task.lines) > UNIT_RECORDS:
+            # A line gives one record at most: a unit of no more lines holds no more records.
+            for start in range(0, len(task.lines), UNIT_RECORDS):
+                yield task._replace(
+                    first_line=task.first_line + start, lines=task.lines[start : start + UNIT_RECORDS]
+                )
+        else:
+            yield task
 
 
 def unsplittable(source: Source) -> Record | None:
@@ -994,6 +1003,10 @@ def check(
 IN_FLIGHT_PER_WORKER = 2
 """With ``--jobs``, how many units of work wait for each worker process (one checked, one next):
 a worker never waits for this process to hand it the next."""
+UNIT_RECORDS = 10_000
+"""With ``--jobs``, the most records a unit of work holds (some 5 MB): a batch of lines has no
+more lines, and a byte range stops there and goes on in a unit of its own, so that no process
+holds more however tiny and invalid the lines (a 4 MiB range can hold two million)."""
 
 
 def _check_in_processes(
@@ -1043,6 +1056,8 @@ def _check_in_processes(
             offset = 0 if first else offset
             batch = renumber(result.parts[0], offset)
             offset += result.lines
+            if result.rest is not None:  # the range stopped at UNIT_RECORDS: the rest is next
+                window.appendleft((result.rest, function, dispatch(result.rest, function), False))
             return batch
 
         def here(work: Any, function: Callable[[Any, Options], Any]) -> Future[Any]:
@@ -1054,21 +1069,24 @@ def _check_in_processes(
             waiting = sum(1 for *_, pending, _ in window if not pending.done())
             return broken or waiting >= IN_FLIGHT_PER_WORKER * workers
 
+        def dispatch(work: Any, function: Callable[[Any, Options], Any]) -> Future[Any]:
+            nonlocal broken
+            if isinstance(work, DoneTask) or pool_is_full():  # a verdict reached already, or no room
+                return here(work, function)
+            try:
+                return pool.submit(function, work, options)
+            except BrokenProcessPool:
+                broken = True
+                return here(work, function)
+
+        check_bounded_range = partial(check_range, max_records=UNIT_RECORDS)
         for source in sources:
             for work in _ranges(source, stdin, size):
                 function: Callable[[Any, Options], Any] = run_task
                 first: bool | None = None
                 if isinstance(work, LineRange):
-                    function, first = check_range, work.start == 0
-                if isinstance(work, DoneTask) or pool_is_full():  # a verdict reached already, or no room
-                    pending = here(work, function)
-                else:
-                    try:
-                        pending = pool.submit(function, work, options)
-                    except BrokenProcessPool:
-                        broken = True
-                        pending = here(work, function)
-                window.append((work, function, pending, first))
+                    function, first = check_bounded_range, work.start == 0
+                window.append((work, function, dispatch(work, function), first))
                 while window and (window[0][2].done() or len(window) > 2 * IN_FLIGHT_PER_WORKER * jobs):
                     yield ready()
         while window:
