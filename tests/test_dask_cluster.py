@@ -187,6 +187,20 @@ def test_no_task_holds_more_than_task_records_and_every_record_comes_back(
     assert expected == cli(capsys, "--format", "jsonl", "--scheduler", cluster.scheduler_address, str(logs))
 
 
+def test_a_task_reads_about_block_bytes_of_a_compressed_file(client: Client, tmp_path: Path) -> None:
+    """A compressed file of valid responses (no record to bound the task): each task reads about
+    ``block_bytes`` of it decompressed (a batch of 64 KiB past it at most), as a range holds, so
+    that no task runs for long and ``--cluster-timeout`` bounds a stuck one, not a large file."""
+    logs = tmp_path / "valid.jsonl.gz"
+    data = VALID * 30_000
+    logs.write_bytes(gzip.compress(data))
+    block = 128 << 10
+    batches = list(check_on(client, expand([str(logs)]), Options(), block_bytes=block))
+    assert block + (64 << 10) >= max(batch.size for batch in batches)
+    assert len(data) == sum(batch.size for batch in batches)
+    assert (30_000, []) == (sum(batch.valid for batch in batches), [r for b in batches for r in b.records])
+
+
 def test_a_compressed_file_is_read_once_however_many_tasks_check_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -180,14 +180,15 @@ def _keep_open(reader: InputReader) -> str:
     return name
 
 
-def _step(work: LineRange | _Whole, options: Options, limit: int) -> TaskResult:
-    """One task of the command line, where it runs: the records of ``work`` up to ``limit`` of them,
-    and the work left when it stopped there."""
+def _step(work: LineRange | _Whole, options: Options, limit: int, block_bytes: int) -> TaskResult:
+    """One task of the command line, where it runs: the records of ``work`` up to ``limit`` of them
+    (and of a stream, about ``block_bytes`` of it at most, as a range holds), and the work left
+    when it stopped there. Its work is bounded, so a task that does not end is one stuck."""
     if isinstance(work, LineRange):
         result = check_range(work, options, max_records=limit)
         return _read_here(TaskResult(result.parts[0], result.lines, rest=result.rest))
     reader = _reader(work, options)
-    batch = reader.read(limit)
+    batch = reader.read(limit, max_bytes=block_bytes)
     if reader.next_line is None:
         return _read_here(TaskResult(batch, 0))
     rest = work._replace(from_line=reader.next_line, reader=_keep_open(reader))
@@ -446,13 +447,14 @@ def check_on(
 ) -> Iterator[Batch]:
     """The batches of ``sources`` checked on ``client``'s cluster, in input order (as ``check`` gives them).
 
-    A task holds at most ``task_records`` records: one that reaches them stops and its work left is
-    sent at once (to the worker that holds the input open), so every record comes back, in order,
-    and a worker's memory does not grow with its input. At most ``window`` tasks are in flight
-    (by default four per worker thread), so neither the scheduler nor this process holds more than
-    that however many inputs there are. No wait lasts more than ``timeout_s`` seconds: for a first
-    worker when the scheduler has none (asked when the first task is to be sent), then for some
-    task in flight to finish; past it, ``ClusterTimeout``."""
+    A task holds at most ``task_records`` records and reads about ``block_bytes`` at most (a range;
+    of a compressed file, as many decompressed): one that reaches either stops and its work left
+    is sent at once (to the worker that holds the input open), so every record comes back, in
+    order, a worker's memory does not grow with its input, and no task runs for long. At most
+    ``window`` tasks are in flight (by default four per worker thread), so neither the scheduler
+    nor this process holds more than that however many inputs there are. No wait lasts more than
+    ``timeout_s`` seconds: for a first worker when the scheduler has none (asked when the first
+    task is to be sent), then for some task in flight to finish; past it, ``ClusterTimeout``."""
     timeout_s = _timeout(timeout_s)
     limit = _records_bound(task_records)
     # In input order: a verdict reached while listing (a Batch), a task in flight (a Future), or
@@ -462,7 +464,7 @@ def check_on(
 
     def send(work: LineRange | _Whole, where: str | None = None) -> Any:
         place: dict[str, Any] = {} if where is None else {"workers": [where], "allow_other_workers": True}
-        return client.submit(_step, work, options, limit, pure=True, **place)
+        return client.submit(_step, work, options, limit, block_bytes, pure=True, **place)
 
     def in_flight(item: Any) -> bool:
         return not isinstance(item, Batch | TaskResult)

@@ -680,14 +680,16 @@ class InputReader:
         self.next_line: int | None = from_line
         """The line the next ``read`` starts at; None once the input is read to its end."""
 
-    def read(self, max_records: int) -> Batch:
+    def read(self, max_records: int, max_bytes: int | None = None) -> Batch:
         """The next lines' batch, holding at most ``max_records`` records (at least 1), besides the
-        record of an input that could not be read."""
+        record of an input that could not be read; with ``max_bytes``, it stops after the batch of
+        about ``LOCAL_BATCH_BYTES`` that reaches that many bytes of input too."""
         if max_records < 1:
             raise ValueError(f"max_records must be at least 1, not {max_records}")
         parts: list[Batch] = []
         room = max_records
-        while room > 0 and (task := self._next()) is not None:
+        size = 0
+        while room > 0 and (max_bytes is None or size < max_bytes) and (task := self._next()) is not None:
             if isinstance(task, LinesTask) and len(task.lines) > room:
                 # A line gives one record at most: the lines past the room wait for the next read.
                 self._held = task._replace(first_line=task.first_line + room, lines=task.lines[room:])
@@ -695,6 +697,7 @@ class InputReader:
             batch = run_task(task, self._options)
             parts.append(batch)
             room -= sum(record.io_error is None for record in batch.records)
+            size += batch.size
             self.next_line = _line_after(task)
         if self.next_line is not None and self._held is None:
             self._held = self._next()  # the end is known now, not by a read that finds nothing
