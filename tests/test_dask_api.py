@@ -10,6 +10,7 @@ import gzip
 import io
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import dask
 import dask.bag
@@ -18,7 +19,7 @@ import pytest
 from dask.base import compute
 from test_jobs_ranges import corpus, write_corpus
 
-from toolresponse.dask import COLUMNS, Summary, check_partition, validate_bag, validate_paths
+from toolresponse.dask import COLUMNS, TASK_RECORDS, Summary, check_partition, validate_bag, validate_paths
 from toolresponse.validation import Options, Record, check, expand
 
 
@@ -80,6 +81,81 @@ def test_the_dataframe_has_a_row_per_violation(tmp_path: Path) -> None:
     keywords = [violation.keyword for record in records for violation in record.errors]
     assert keywords == list(frame["keyword"])
     assert [record.line for record in records for _ in record.errors] == list(frame["line"])
+
+
+@pytest.mark.parametrize("name", ["many.jsonl", "many.jsonl.gz"], ids=["range", "compressed"])
+def test_a_task_keeps_task_records_and_the_summary_counts_the_rest(tmp_path: Path, name: str) -> None:
+    """2.5 x TASK_RECORDS invalid responses in one task's work: its partition of the records holds
+    the first TASK_RECORDS; the summary counts every response, and as unlisted those left out."""
+    from test_dask_cluster import many_invalid
+
+    logs = many_invalid(tmp_path / name, TASK_RECORDS * 5 // 2)
+    validation = validate_paths([str(logs)])
+    sizes = validation.records.map_partitions(lambda part: [len(part)]).compute()
+    records, summary = compute(validation.records, validation.summary)
+    expected, counts = one_process([str(logs)])
+    assert [TASK_RECORDS] == sizes
+    assert expected[:TASK_RECORDS] == records
+    assert counts._replace(unlisted=len(expected) - TASK_RECORDS) == summary
+
+
+def test_a_partition_of_a_bag_keeps_task_records(tmp_path: Path) -> None:
+    """One partition of a bag holding 2.5 x TASK_RECORDS invalid lines: the first TASK_RECORDS
+    records, every line counted."""
+    from test_dask_cluster import many_invalid
+
+    logs = many_invalid(tmp_path / "many.jsonl", TASK_RECORDS * 5 // 2)
+    bag = dask.bag.read_text(str(logs), blocksize=None)
+    records, summary = compute(*validate_bag(bag, name=str(logs)))
+    expected, counts = one_process([str(logs)])
+    assert (expected[:TASK_RECORDS], counts._replace(unlisted=len(expected) - TASK_RECORDS)) == (
+        records,
+        summary,
+    )
+
+
+def test_the_graph_reads_a_compressed_file_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A task of the graph that stops at its bound goes on with the stream it holds open: one
+    opening of the file however many times it stopped."""
+    from test_dask_cluster import counting_opens, many_invalid
+
+    logs = many_invalid(tmp_path / "many.jsonl.gz", 3000)
+    opened = counting_opens(monkeypatch)
+    records, summary = compute(*validate_paths([str(logs)], task_records=100))
+    assert ([str(logs)], 100, 2900) == (opened, len(records), summary.unlisted)
+
+
+@pytest.mark.parametrize("name", ["a.jsonl", "a.jsonl.gz"])
+def test_records_and_summary_computed_together_run_each_task_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str
+) -> None:
+    """``dask.compute(v.records, v.summary)`` runs the one task of one input once (the summary used
+    to be a ``Delayed``, whose graph kept the tasks the bag's optimization had fused into its
+    partitions under other names, so every task ran twice)."""
+    from toolresponse.dask import _cluster
+
+    logs = tmp_path / name
+    data = corpus(300)
+    logs.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    runs: list[object] = []
+    run = _cluster._run
+
+    def counting(*args: Any) -> Any:
+        runs.append(args[0])
+        return run(*args)
+
+    monkeypatch.setattr(_cluster, "_run", counting)
+    validation = validate_paths([str(logs)])
+    records, summary = compute(validation.records, validation.summary)
+    assert 1 == len(runs)
+    assert one_process([str(logs)]) == (records, summary)
+
+
+@pytest.mark.parametrize("task_records", [0, -1, 1.5])
+def test_a_task_keeps_at_least_one_record(task_records: Any) -> None:
+    """``task_records`` is a whole number of at least 1."""
+    with pytest.raises(ValueError, match="a task keeps at least one record"):
+        validate_paths([], task_records=task_records)
 
 
 def test_memory_storage_is_read_through_fsspec() -> None:

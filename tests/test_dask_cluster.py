@@ -20,8 +20,7 @@ from dask.base import compute
 from distributed import Client, LocalCluster, WorkerPlugin
 from test_jobs_ranges import cli, corpus, write_corpus
 
-from toolresponse.dask import _cluster as dask_cluster
-from toolresponse.dask import check_on, validate_paths
+from toolresponse.dask import TASK_RECORDS, check_on, validate_paths
 from toolresponse.validation import Options, Record, check, expand
 
 
@@ -147,6 +146,92 @@ def test_a_worker_killed_mid_run_loses_and_doubles_no_line(tmp_path: Path) -> No
     assert sum(batch.valid + batch.invalid for batch in batches) == len(records)
 
 
+INVALID = b'{"status": "sucess", "text": "typo in the status"}\n'
+VALID = b'{"status": "success", "text": "ok"}\n'
+
+
+def many_invalid(path: Path, invalid: int) -> Path:
+    """``invalid`` invalid responses, a valid one after every fifth, compressed when the name says so."""
+    data = b"".join(INVALID + (VALID if index % 5 == 4 else b"") for index in range(invalid))
+    path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
+    return path
+
+
+def counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the bulk API opens from now on (in this process), in order."""
+    from toolresponse.validation import _bulk, open_input
+
+    opened: list[str] = []
+
+    def counting(path: str) -> Any:
+        opened.append(path)
+        return open_input(path)
+
+    monkeypatch.setattr(_bulk, "open_input", counting)
+    return opened
+
+
+@pytest.mark.parametrize("name", ["many.jsonl", "many.jsonl.gz"], ids=["range", "compressed"])
+def test_no_task_holds_more_than_task_records_and_every_record_comes_back(
+    capsys: pytest.CaptureFixture[str], cluster: LocalCluster, client: Client, tmp_path: Path, name: str
+) -> None:
+    """2.5 x TASK_RECORDS invalid responses in one range, or one compressed file: each task's batch
+    holds at most TASK_RECORDS records (the task stopped and its rest went on), and the records,
+    in order, and the report are those of one process."""
+    logs = many_invalid(tmp_path / name, TASK_RECORDS * 5 // 2)
+    batches = list(check_on(client, expand([str(logs)]), Options()))
+    assert TASK_RECORDS >= max(len(batch.records) for batch in batches)
+    assert 3 <= len(batches)
+    assert one_process_records([str(logs)], Options()) == [r for batch in batches for r in batch.records]
+    expected = cli(capsys, "--format", "jsonl", str(logs))
+    assert expected == cli(capsys, "--format", "jsonl", "--scheduler", cluster.scheduler_address, str(logs))
+
+
+def test_a_task_reads_about_block_bytes_of_a_compressed_file(client: Client, tmp_path: Path) -> None:
+    """A compressed file of valid responses (no record to bound the task): each task reads about
+    ``block_bytes`` of it decompressed (a batch of 64 KiB past it at most), as a range holds, so
+    that no task runs for long and ``--cluster-timeout`` bounds a stuck one, not a large file."""
+    logs = tmp_path / "valid.jsonl.gz"
+    data = VALID * 30_000
+    logs.write_bytes(gzip.compress(data))
+    block = 128 << 10
+    batches = list(check_on(client, expand([str(logs)]), Options(), block_bytes=block))
+    assert block + (64 << 10) >= max(batch.size for batch in batches)
+    assert len(data) == sum(batch.size for batch in batches)
+    assert (30_000, []) == (sum(batch.valid for batch in batches), [r for b in batches for r in b.records])
+
+
+def test_a_compressed_file_is_read_once_however_many_tasks_check_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A cluster in this process (its worker a thread, so that opening can be counted): the tasks after
+    the first go on with the stream the one before left open, so the file is opened (and
+    decompressed) once, not once a task."""
+    logs = many_invalid(tmp_path / "many.jsonl.gz", 4000)
+    opened = counting_opens(monkeypatch)
+    local = LocalCluster(n_workers=1, processes=False, dashboard_address="127.0.0.1:0")
+    with local as cluster, Client(cluster) as c:
+        batches = list(check_on(c, expand([str(logs)]), Options(), task_records=500))
+    assert [str(logs)] == opened
+    assert 4000 == sum(len(batch.records) for batch in batches)
+    assert 8 <= len(batches)
+
+
+def test_a_worker_killed_while_it_holds_a_stream_open_loses_and_doubles_no_line(tmp_path: Path) -> None:
+    """The worker that reads a compressed file dies at its 3rd task: the task goes to the other
+    worker, which opens the file again and passes over the lines read before; every line once."""
+    logs = many_invalid(tmp_path / "many.jsonl.gz", 3000)
+    options = Options(keep_valid=True)
+    marker = tmp_path / "killed"
+    with start_cluster() as cluster, Client(cluster) as client:
+        client.register_plugin(KillOnce(str(marker), after=3))
+        batches = list(check_on(client, expand([str(logs)]), options, task_records=250))
+    assert marker.exists()
+    records = [record for batch in batches for record in batch.records]
+    assert one_process_records([str(logs)], options) == records
+    assert 250 >= max(len(batch.records) for batch in batches)
+
+
 def test_a_local_cluster_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """``--scheduler local --jobs 2``: a cluster of two workers started and closed by the command."""
     logs = write_corpus(tmp_path / "logs.jsonl", 3000)
@@ -154,15 +239,43 @@ def test_a_local_cluster_from_the_command_line(capsys: pytest.CaptureFixture[str
 
 
 def test_an_unreachable_scheduler_is_a_usage_error(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """Nobody listening at the address: exit 2 and one line naming it, no traceback."""
-    monkeypatch.setattr(dask_cluster, "CONNECT_TIMEOUT", "1s")
     logs = write_corpus(tmp_path / "logs.jsonl", 10)
-    status, out, err = cli(capsys, "--scheduler", "tcp://127.0.0.1:9", str(logs))
+    status, out, err = cli(capsys, "--scheduler", "tcp://127.0.0.1:9", "--cluster-timeout", "1", str(logs))
     assert (2, "") == (status, out)
     assert err.startswith("toolresponse validate: cannot use the Dask scheduler at tcp://127.0.0.1:9: ")
     assert 1 == err.count("\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--cluster-timeout", "0"], "--cluster-timeout: must be a positive number of seconds, not 0"),
+        (["--cluster-timeout", "nan"], "--cluster-timeout: must be a positive number of seconds, not nan"),
+        (["--cluster-timeout", "soon"], "--cluster-timeout: 'soon' is not a number of seconds"),
+        (["--cluster-timeout", "5"], "--cluster-timeout bounds the waits of --scheduler, which is not given"),
+    ],
+)
+def test_a_cluster_timeout_is_a_positive_number_for_a_scheduler(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str], message: str
+) -> None:
+    """A wait that is no number, not positive, or without ``--scheduler`` to bound: exit 2, the reason."""
+    logs = write_corpus(tmp_path / "logs.jsonl", 10)
+    try:
+        status, _, err = cli(capsys, *args, str(logs))
+    except SystemExit as usage:  # argparse refuses the value itself
+        status, err = int(str(usage.code)), capsys.readouterr().err
+    assert 2 == status
+    assert message in err
+
+
+@pytest.mark.parametrize("timeout_s", [0, -1, float("inf"), float("nan")])
+def test_check_on_refuses_a_timeout_that_bounds_nothing(client: Client, timeout_s: float) -> None:
+    """``check_on(timeout_s=...)`` is a positive, finite number of seconds."""
+    with pytest.raises(ValueError, match="a cluster timeout is a positive number of seconds"):
+        next(check_on(client, [], Options(), timeout_s=timeout_s))
 
 
 def test_standard_input_on_a_scheduler_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -323,6 +323,34 @@ def test_a_line_of_only_a_vertical_tab_or_form_feed_is_not_blank(
     )
 
 
+@pytest.mark.parametrize("name", ["blank.jsonl.gz", "blank.log.gz"], ids=["json-lines", "sniffed"])
+def test_blank_lines_of_a_compressed_file_are_skipped_without_decoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """200,000 blank lines (LF, CRLF, white space) around two responses, in a file that expands a
+    thousandfold: the decoder is called for the two responses alone (and once more where the
+    first is read to tell JSON lines from a document), so blank lines cost no parse."""
+    import gzip
+
+    blanks = (b"\n" + b"\r\n" + b" \t \r\n" + b"\n") * 50_000
+    valid, invalid = b'{"status": "success", "text": "ok"}\n', b'{"status": "sucess", "text": "ok"}\n'
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(blanks + valid + blanks + invalid + blanks, 9))
+    calls = 0
+    loads = orjson.loads
+
+    def counting(data: bytes) -> object:
+        nonlocal calls
+        calls += 1
+        return loads(data)
+
+    monkeypatch.setattr(orjson, "loads", counting)
+    batches = list(check(expand([str(path)]), Options(), stdin=io.BytesIO()))
+    [record] = [record for batch in batches for record in batch.records]
+    assert (3 if name.endswith(".log.gz") else 2) == calls
+    assert (1, 1, 400_002) == (sum(b.valid for b in batches), sum(b.invalid for b in batches), record.line)
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
 def test_a_fifo_with_no_writer_is_an_io_error_not_a_wait(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -50,6 +50,16 @@ def _jobs(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EXIT_STATUS
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -93,6 +103,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="check on a Dask cluster: its scheduler's address (tcp://HOST:8786), or 'local' for a local "
         "cluster of --jobs workers (default: one per core); needs the extra toolresponse[dask]",
     )
+    parser.add_argument(
+        "--cluster-timeout",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="with --scheduler, the longest wait on the cluster (default 30): for its scheduler to answer, "
+        "for a first worker to join it, and for some task to finish; past it, exit 2 saying which",
+    )
 
 
 def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
@@ -107,6 +125,10 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
         judge = judge_of(args.dialect)
     if args.scheduler is not None:
         return _on_dask(args, paths, judge)
+    if args.cluster_timeout is not None:
+        unused = "--cluster-timeout bounds the waits of --scheduler, which is not given"
+        print(f"{PROGRAM}: {unused}", file=sys.stderr)
+        return EXIT_ERROR
     return report(
         expand(paths),
         out=sys.stdout,
@@ -125,17 +147,18 @@ def _on_dask(args: argparse.Namespace, paths: Sequence[str], judge: Judge) -> in
     if "-" in paths:
         print(f"{PROGRAM}: --scheduler reads files and URLs, not standard input", file=sys.stderr)
         return EXIT_ERROR
-    from ..dask import DaskUnavailable, check_on, connect
+    from ..dask import TIMEOUT_S, ClusterTimeout, DaskUnavailable, check_on, connect
 
     workers = args.jobs if args.jobs > 1 else None
+    timeout_s = TIMEOUT_S if args.cluster_timeout is None else args.cluster_timeout
 
     def on_cluster(
         sources: Sequence[Source | Record], options: Options, *, stdin: IO[bytes], jobs: int
     ) -> Iterator[Batch]:
-        return check_on(client, sources, options)
+        return check_on(client, sources, options, timeout_s=timeout_s)
 
     try:
-        with connect(args.scheduler, workers=workers) as client:
+        with connect(args.scheduler, workers=workers, timeout_s=timeout_s) as client:
             return report(
                 expand(paths),
                 out=sys.stdout,
@@ -149,6 +172,9 @@ def _on_dask(args: argparse.Namespace, paths: Sequence[str], judge: Judge) -> in
             )
     except DaskUnavailable as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
+    except ClusterTimeout as error:
+        where = f"the Dask cluster at {args.scheduler}"
+        print(f"{PROGRAM}: {where}: {error}; --cluster-timeout sets the wait", file=sys.stderr)
     except (OSError, TimeoutError) as error:
         print(f"{PROGRAM}: cannot use the Dask scheduler at {args.scheduler}: {error}", file=sys.stderr)
     except Exception as error:  # a task that failed on the cluster: a worker without toolresponse, say

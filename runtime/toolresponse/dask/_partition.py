@@ -7,16 +7,18 @@ the bulk API's ``Record``\\ s out, lazily, in pieces of about
 ``PIECE_LINES`` lines, so that memory stays flat however large the partition.
 The validator is compiled once per process, on the first piece.
 
-``Summary`` is what a whole run found; ``partition_result`` is the form the
-Dask graph moves between tasks: the partition's one ``Batch`` and how many
-lines it held (for numbering the partitions after it).
+``Summary`` is what a whole run found; ``TaskResult`` is the form the Dask
+graph moves between tasks: one task's ``Batch``, how many lines it read (for
+numbering the ranges after it), the records it left out, and the work it left.
+``partition_result`` gives a partition's, keeping at most ``TASK_RECORDS``
+records: a task's memory does not grow with its input.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..validation import (
     EXIT_ERROR,
@@ -24,15 +26,28 @@ from ..validation import (
     EXIT_VALID,
     Batch,
     Options,
-    RangeResult,
     Record,
     check_lines,
+    merged,
 )
 
-__all__ = ["PIECE_LINES", "Summary", "check_partition", "merged", "partition_result", "summarise"]
+__all__ = [
+    "PIECE_LINES",
+    "TASK_RECORDS",
+    "Summary",
+    "TaskResult",
+    "check_partition",
+    "kept",
+    "partition_result",
+    "summarise",
+]
 
 PIECE_LINES = 1024
 """Lines checked in one call of the bulk API's ``check_lines``."""
+TASK_RECORDS = 10_000
+"""About how many records one task holds at most (some 5 MB): past them, a task of the command
+line stops and hands back the work left, and a task of the Python API's graph counts the records
+it leaves out (``Summary.unlisted``). A record of an unreadable input is always kept."""
 
 
 class Summary(NamedTuple):
@@ -41,6 +56,8 @@ class Summary(NamedTuple):
     valid: int
     invalid: int
     unreadable: int
+    unlisted: int = 0
+    """Records counted but left out of ``Validation.records``: past the ``TASK_RECORDS`` a task keeps."""
 
     @property
     def exit_status(self) -> int:
@@ -73,33 +90,57 @@ def check_partition(
         number += len(piece)
 
 
-def merged(batches: Sequence[Batch]) -> Batch:
-    """One batch of several, records in their order."""
-    if len(batches) == 1:
-        return batches[0]
-    return Batch(
-        sum(batch.valid for batch in batches),
-        sum(batch.invalid for batch in batches),
-        [record for batch in batches for record in batch.records],
-        sum(batch.size for batch in batches),
-    )
+class TaskResult(NamedTuple):
+    """What one task found."""
+
+    batch: Batch
+    """Its records, numbered from line 1 of its range (of its input, for an input read whole)."""
+    lines: int
+    """How many lines of its range it read (0 for an input read whole: its records are numbered)."""
+    unlisted: int = 0
+    """Records found and left out of ``batch`` (counted in its ``valid`` and ``invalid``)."""
+    rest: Any = None
+    """The work left when the task stopped at ``TASK_RECORDS``, or None."""
+    where: str | None = None
+    """The worker that ran it, where the rest is best sent (it may hold the input open)."""
 
 
-def partition_result(lines: Iterable[str | bytes], name: str, options: Options) -> RangeResult[Batch]:
-    """One partition's batch, lines numbered from 1, and its count of lines."""
+def kept(batch: Batch, room: int) -> tuple[Batch, int]:
+    """``batch`` with at most ``room`` records (the first, and every unreadable input's besides),
+    and how many it left out."""
+    if len(batch.records) <= room:
+        return batch, 0
+    records: list[Record] = []
+    for record in batch.records:
+        if record.io_error is not None or room > 0:
+            records.append(record)
+            room -= record.io_error is None
+    return batch._replace(records=records), len(batch.records) - len(records)
+
+
+def partition_result(
+    lines: Iterable[str | bytes], name: str, options: Options, *, max_records: int = TASK_RECORDS
+) -> TaskResult:
+    """One partition's batch, lines numbered from 1, and its count of lines, holding at most
+    ``max_records`` records (the first; ``TaskResult.unlisted`` counts the others)."""
     batches = []
     number = 1
+    unlisted = 0
+    room = max_records
     for piece in _pieces(lines):
-        batches.append(check_lines(name, piece, number, options))
+        batch, left_out = kept(check_lines(name, piece, number, options), room)
+        room -= len(batch.records)  # check_lines makes no record of an unreadable input
+        unlisted += left_out
+        batches.append(batch)
         number += len(piece)
-    return RangeResult([merged(batches) if batches else Batch(0, 0, [], 0)], number - 1)
+    return TaskResult(merged(batches) if batches else Batch(0, 0, [], 0), number - 1, unlisted)
 
 
-def summarise(batches: Iterable[Batch]) -> Summary:
+def summarise(batches: Iterable[Batch], unlisted: int = 0) -> Summary:
     """The counts of ``batches`` (an unreadable input is a record with an ``io_error``)."""
     valid = invalid = unreadable = 0
     for batch in batches:
         valid += batch.valid
         invalid += batch.invalid
         unreadable += sum(record.io_error is not None for record in batch.records)
-    return Summary(valid, invalid, unreadable)
+    return Summary(valid, invalid, unreadable, unlisted)

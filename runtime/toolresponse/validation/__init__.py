@@ -17,7 +17,11 @@
   Dask): ``split_ranges(path, name, size, block)`` cuts a file into
   ``LineRange``\\ s at nominal offsets, ``check_range(range, options)`` reads
   and checks one where it runs (lines numbered from 1 in the range, and
-  counted), and ``renumber(batch, offset)`` puts its records at their lines.
+  counted; ``max_records`` stops it early, giving the range left), and
+  ``renumber(batch, offset)`` puts its records at their lines; ``merged``
+  makes one batch of several. ``InputReader(source, options, from_line=N)``
+  checks one input a bounded number of records at a time (``read``), so that a
+  reader can stop after any line and go on, here or in another process.
   ``open_input(path)`` opens local files, URLs and ``.gz``/``.zst`` files
   (those two through fsspec: the ``dask`` extra).
 
@@ -41,6 +45,9 @@ if TYPE_CHECKING:
     )
     from ._bulk import (
         Decoded as Decoded,
+    )
+    from ._bulk import (
+        InputReader as InputReader,
     )
     from ._bulk import (
         Judge as Judge,
@@ -80,6 +87,9 @@ if TYPE_CHECKING:
     )
     from ._bulk import (
         expand as expand,
+    )
+    from ._bulk import (
+        merged as merged,
     )
     from ._bulk import (
         renumber as renumber,
@@ -172,6 +182,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "RESPONSE_JUDGE",
         "Batch",
         "Decoded",
+        "InputReader",
         "Judge",
         "Options",
         "Record",
@@ -185,6 +196,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "decode_task",
         "decoded_records",
         "expand",
+        "merged",
         "renumber",
         "shown_path",
         "unsplittable",

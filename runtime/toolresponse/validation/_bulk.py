@@ -40,8 +40,9 @@ of known size is cut into byte ranges of about ``BATCH_BYTES`` that whoever chec
 one reads itself (``_ranges``), other inputs go in batches; a unit goes to the
 workers while fewer than ``IN_FLIGHT_PER_WORKER`` each wait, and is otherwise
 checked here; results come back in input order, each range's lines renumbered
-after the ranges before. A worker that dies loses nothing: its work, and all
-that follows, is checked here.
+after the ranges before. No unit holds more than ``UNIT_RECORDS`` records: a
+range stops there and its rest is the next unit, a batch has no more lines. A
+worker that dies loses nothing: its work, and all that follows, is checked here.
 
 A URL (``scheme://...``) names one stored object, read through fsspec, and so
 is a ``.gz`` or ``.zst`` file (read as what its name says without that extension).
@@ -59,8 +60,9 @@ import gc
 import os
 import re
 import stat
+import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import cache, partial
@@ -86,7 +88,7 @@ from ._ranges import (
     RangeResult,
     is_url,
     open_input,
-    run_range,
+    read_range,
     split_ranges,
     splittable,
     without_compression,
@@ -105,6 +107,7 @@ __all__ = [
     "RESPONSE_JUDGE",
     "Batch",
     "Decoded",
+    "InputReader",
     "Judge",
     "Options",
     "Record",
@@ -118,6 +121,7 @@ __all__ = [
     "decode_task",
     "decoded_records",
     "expand",
+    "merged",
     "renumber",
     "run_task",
     "shown_path",
@@ -286,8 +290,16 @@ def shown_path(path: str) -> str:
     )
 
 
+_ERRNO_OF = {FileNotFoundError: errno.ENOENT, PermissionError: errno.EACCES, IsADirectoryError: errno.EISDIR}
+
+
 def _reason(error: OSError) -> str:
-    return error.strerror or str(error) or type(error).__name__
+    """Why ``error`` happened, as a report line says it: the system's words for a missing file or a
+    refusal even where a storage library raised one naming only the path (fsspec does)."""
+    if error.strerror:
+        return error.strerror
+    number = _ERRNO_OF.get(type(error))
+    return os.strerror(number) if number is not None else str(error) or type(error).__name__
 
 
 def _io_record(name: str, error: OSError) -> Record:
@@ -611,19 +623,122 @@ def run_task(task: Task, options: Options) -> Batch:
     return Batch(0, 0 if record.io_error else 1, [record], 0)
 
 
-def check_range(task: LineRange, options: Options) -> RangeResult[Batch]:
+def check_range(task: LineRange, options: Options, *, max_records: int | None = None) -> RangeResult[Batch]:
     """Check the lines of one byte range, read where this runs; lines numbered from 1 in the range.
 
-    ``RangeResult.parts`` is one ``Batch``; ``renumber`` it by the lines of the ranges before."""
+    ``RangeResult.parts`` is one ``Batch``; ``renumber`` it by the lines of the ranges before.
+    With ``max_records`` (at least 1) it holds at most that many records: it stops at the line
+    where they would be more, and ``RangeResult.rest`` is the range of the lines after."""
+    room = sys.maxsize if max_records is None else max_records
+    if room < 1:
+        raise ValueError(f"max_records must be at least 1, not {max_records}")
+    parts: list[Batch] = []
+    number = 1
     try:
-        result = run_range(task, partial(check_lines, options=options), LOCAL_BATCH_BYTES)
+        with open_input(task.path) as stream:
+            for lines in read_range(stream, task.start, task.end, LOCAL_BATCH_BYTES):
+                while lines:
+                    # A line gives one record at most: no more lines are checked than there is room for.
+                    piece, lines = (lines, []) if len(lines) <= room else (lines[:room], lines[room:])
+                    batch = check_lines(task.name, piece, number, options)
+                    parts.append(batch)
+                    number += len(piece)
+                    room -= len(batch.records)
+                    if room <= 0:
+                        rest = task._replace(start=stream.tell() - sum(map(len, lines)))
+                        return RangeResult([merged(parts)], number - 1, rest)
     except OSError as error:
         return RangeResult([Batch(0, 0, [_io_record(task.name, error)], 0)], 0)
-    parts = result.parts
-    records = [record for part in parts for record in part.records]
-    valid = sum(part.valid for part in parts)
-    merged = Batch(valid, sum(part.invalid for part in parts), records, sum(part.size for part in parts))
-    return RangeResult([merged], result.lines)
+    return RangeResult([merged(parts)], number - 1)
+
+
+def merged(batches: Sequence[Batch]) -> Batch:
+    """One batch of several, records in their order."""
+    if len(batches) == 1:
+        return batches[0]
+    return Batch(
+        sum(batch.valid for batch in batches),
+        sum(batch.invalid for batch in batches),
+        [record for batch in batches for record in batch.records],
+        sum(batch.size for batch in batches),
+    )
+
+
+class InputReader:
+    """One input's responses checked a bounded number at a time, in order, as ``check`` reads them:
+    a reader can stop after any line and go on later (``read`` again), or be started again at
+    ``from_line`` in another process, which reads and passes over the lines before it unchecked
+    (no parse). ``close`` (or the end of the input) closes the input."""
+
+    def __init__(
+        self, source: Source | Record, options: Options, *, stdin: IO[bytes], from_line: int = 1
+    ) -> None:
+        self._tasks = tasks(source, stdin, LOCAL_BATCH_BYTES)
+        self._options = options
+        self._from = from_line
+        self._held: Task | None = None
+        self.next_line: int | None = from_line
+        """The line the next ``read`` starts at; None once the input is read to its end."""
+
+    def read(self, max_records: int, max_bytes: int | None = None) -> Batch:
+        """The next lines' batch, holding at most ``max_records`` records (at least 1), besides the
+        record of an input that could not be read; with ``max_bytes``, it stops after the batch of
+        about ``LOCAL_BATCH_BYTES`` that reaches that many bytes of input too."""
+        if max_records < 1:
+            raise ValueError(f"max_records must be at least 1, not {max_records}")
+        parts: list[Batch] = []
+        room = max_records
+        size = 0
+        while room > 0 and (max_bytes is None or size < max_bytes) and (task := self._next()) is not None:
+            if isinstance(task, LinesTask) and len(task.lines) > room:
+                # A line gives one record at most: the lines past the room wait for the next read.
+                self._held = task._replace(first_line=task.first_line + room, lines=task.lines[room:])
+                task = task._replace(lines=task.lines[:room])
+            batch = run_task(task, self._options)
+            parts.append(batch)
+            room -= sum(record.io_error is None for record in batch.records)
+            size += batch.size
+            self.next_line = _line_after(task)
+        if self.next_line is not None and self._held is None:
+            self._held = self._next()  # the end is known now, not by a read that finds nothing
+            if self._held is None:
+                self.next_line = None
+        return merged(parts) if parts else Batch(0, 0, [], 0)
+
+    def close(self) -> None:
+        self._tasks.close()
+
+    def _next(self) -> Task | None:
+        if self._held is not None:
+            task, self._held = self._held, None
+            return task
+        for task in self._tasks:
+            if self._from > 1:
+                if isinstance(task, LinesTask):
+                    if task.first_line + len(task.lines) <= self._from:
+                        continue
+                    if task.first_line < self._from:
+                        task = task._replace(
+                            first_line=self._from, lines=task.lines[self._from - task.first_line :]
+                        )
+                elif isinstance(task, DocumentTask):
+                    continue  # one response, read before
+                elif task.record.line is not None and task.record.line < self._from:
+                    continue  # a line too long to read, before
+                self._from = 1  # passed: the tasks after this one come after it
+            return task
+        self.next_line = None
+        return None
+
+
+def _line_after(task: Task) -> int | None:
+    """The line after a unit of work, or None when the input ends with it (a document, an input
+    that could not be read)."""
+    if isinstance(task, LinesTask):
+        return task.first_line + len(task.lines)
+    if isinstance(task, DoneTask) and task.record.line is not None:
+        return task.record.line + 1
+    return None
 
 
 def renumber(batch: Batch, offset: int) -> Batch:
@@ -662,7 +777,15 @@ def _ranges(source: Source | Record, stdin: IO[bytes], size: int) -> Iterator[Ta
             return
         yield from split_ranges(source.path, source.name, source.size, size)
         return
-    yield from tasks(source, stdin, size)
+    for task in tasks(source, stdin, size):
+        if isinstance(task, LinesTask) and len(task.lines) > UNIT_RECORDS:
+            # A line gives one record at most: a unit of no more lines holds no more records.
+            for start in range(0, len(task.lines), UNIT_RECORDS):
+                yield task._replace(
+                    first_line=task.first_line + start, lines=task.lines[start : start + UNIT_RECORDS]
+                )
+        else:
+            yield task
 
 
 def unsplittable(source: Source) -> Record | None:
@@ -819,7 +942,7 @@ def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterat
     yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
 
 
-def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int | None = None) -> Iterator[Task]:
+def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int | None = None) -> Generator[Task]:
     """The units of work of one input, read as they are needed; an unreadable input gives its record.
 
     JSON lines come in batches of about ``batch_bytes`` (``BATCH_BYTES`` by default)."""
@@ -883,6 +1006,10 @@ def check(
 IN_FLIGHT_PER_WORKER = 2
 """With ``--jobs``, how many units of work wait for each worker process (one checked, one next):
 a worker never waits for this process to hand it the next."""
+UNIT_RECORDS = 10_000
+"""With ``--jobs``, the most records a unit of work holds (some 5 MB): a batch of lines has no
+more lines, and a byte range stops there and goes on in a unit of its own, so that no process
+holds more however tiny and invalid the lines (a 4 MiB range can hold two million)."""
 
 
 def _check_in_processes(
@@ -932,6 +1059,8 @@ def _check_in_processes(
             offset = 0 if first else offset
             batch = renumber(result.parts[0], offset)
             offset += result.lines
+            if result.rest is not None:  # the range stopped at UNIT_RECORDS: the rest is next
+                window.appendleft((result.rest, function, dispatch(result.rest, function), False))
             return batch
 
         def here(work: Any, function: Callable[[Any, Options], Any]) -> Future[Any]:
@@ -943,21 +1072,24 @@ def _check_in_processes(
             waiting = sum(1 for *_, pending, _ in window if not pending.done())
             return broken or waiting >= IN_FLIGHT_PER_WORKER * workers
 
+        def dispatch(work: Any, function: Callable[[Any, Options], Any]) -> Future[Any]:
+            nonlocal broken
+            if isinstance(work, DoneTask) or pool_is_full():  # a verdict reached already, or no room
+                return here(work, function)
+            try:
+                return pool.submit(function, work, options)
+            except BrokenProcessPool:
+                broken = True
+                return here(work, function)
+
+        check_bounded_range = partial(check_range, max_records=UNIT_RECORDS)
         for source in sources:
             for work in _ranges(source, stdin, size):
                 function: Callable[[Any, Options], Any] = run_task
                 first: bool | None = None
                 if isinstance(work, LineRange):
-                    function, first = check_range, work.start == 0
-                if isinstance(work, DoneTask) or pool_is_full():  # a verdict reached already, or no room
-                    pending = here(work, function)
-                else:
-                    try:
-                        pending = pool.submit(function, work, options)
-                    except BrokenProcessPool:
-                        broken = True
-                        pending = here(work, function)
-                window.append((work, function, pending, first))
+                    function, first = check_bounded_range, work.start == 0
+                window.append((work, function, dispatch(work, function), first))
                 while window and (window[0][2].done() or len(window) > 2 * IN_FLIGHT_PER_WORKER * jobs):
                     yield ready()
         while window:

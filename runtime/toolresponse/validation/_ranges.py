@@ -29,7 +29,7 @@ import io
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any, Generic, NamedTuple, TypeVar
 
@@ -44,7 +44,6 @@ __all__ = [
     "is_url",
     "open_input",
     "read_range",
-    "run_range",
     "split_ranges",
     "splittable",
     "without_compression",
@@ -71,10 +70,12 @@ class LineRange(NamedTuple):
 
 
 class RangeResult(NamedTuple, Generic[T]):
-    """What a worker found in one range: its checker's answers, and how many lines the range held."""
+    """What a worker found in one range: its checker's answers, and how many lines it read."""
 
     parts: list[T]
     lines: int
+    rest: LineRange | None = None
+    """The lines of the range left unread when the reader stopped early (it may hold none), or None."""
 
 
 def is_url(path: str) -> bool:
@@ -233,18 +234,3 @@ def read_range(stream: IO[bytes], start: int, end: int | None, piece_bytes: int)
             # The range ends at a line start, so whole lines never run past it.
             remaining -= sum(map(len, lines))
         yield lines
-
-
-def run_range(
-    task: LineRange, check: Callable[[str, list[bytes], int], T], piece_bytes: int
-) -> RangeResult[T]:
-    """Read ``task``'s lines where it is stored and give each piece to ``check(name, lines, first_line)``.
-
-    Lines are numbered from 1 within the range. ``OSError`` is left to the caller."""
-    parts: list[T] = []
-    number = 1
-    with open_input(task.path) as stream:
-        for lines in read_range(stream, task.start, task.end, piece_bytes):
-            parts.append(check(task.name, lines, number))
-            number += len(lines)
-    return RangeResult(parts, number - 1)

@@ -70,6 +70,8 @@ SUSPECT: Final = 2
 UNREADABLE: Final = 3
 """The line is no JSON text: the entry holds the decoder's error."""
 
+_JSON_WHITE_SPACE: Final = b" \t\r\n"
+"""What a blank line holds, if anything (a vertical tab or a form feed is no JSON white space)."""
 _ESCAPED_COLON_BYTES = b"\\u003"
 _ESCAPED_COLON_TEXT = "\\u003"
 # The tokens the duplicate scan needs: strings matched whole, so that their content is never
@@ -277,18 +279,22 @@ def triage_python(
     ``verdict`` (None: every line is accepted, and kept). Returns how many lines were accepted,
     and an entry ``(index, kind, found)`` in line order for each line ``REFUSED`` (the value),
     ``SUSPECT`` (the value, not judged) or ``UNREADABLE`` (the ``decode_error`` raised; a line of
-    nothing but JSON white space gets none), and with ``keep`` for each ``PASSED`` (the value).
-    ``max_depth`` bounds the C scan; a value orjson reads nests within it (1,024 levels), and the
-    Python scan, iterative, needs no bound."""
+    nothing but JSON white space gets none, and is not decoded), and with ``keep`` for each
+    ``PASSED`` (the value). ``max_depth`` bounds the C scan; a value orjson reads nests within it
+    (1,024 levels), and the Python scan, iterative, needs no bound."""
     keep = keep or verdict is None
     accepted = 0
     entries: list[tuple[int, int, Any]] = []
+    white_space = _JSON_WHITE_SPACE
     for index, line in enumerate(lines):
+        # A blank line is skipped before the decoder sees it: the error it would raise costs
+        # about a microsecond to build.
+        if not line.strip(white_space):
+            continue
         try:
             value = loads(line)
         except decode_error as error:
-            if line.strip(b" \t\r\n"):
-                entries.append((index, UNREADABLE, error))
+            entries.append((index, UNREADABLE, error))
             continue
         if _holds_noncharacter(line) or _first_duplicate_of(line, value) is not None:
             entries.append((index, SUSPECT, value))
