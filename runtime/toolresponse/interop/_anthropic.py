@@ -8,7 +8,9 @@
 ``is_error`` says error or not; there is no code, no partial state and no room
 for data. ``to_anthropic`` writes a text block with the model text and, unless
 ``carry=False``, a second text block with the whole response as a trailer (see
-``_carry``), which ``from_anthropic`` gives back exactly. A block without one
+``_carry``), which ``from_anthropic`` gives back exactly; a trailer whose status
+contradicts ``is_error`` (absent: false) is refused with ``DialectError`` at
+``/is_error``, never believed over the flag. A block without one
 (written by another framework) is read as its text blocks joined, an error when
 ``is_error`` is true (the code from an ``ERROR CODE:`` or ``[CODE]:`` prefix,
 else EXECUTION_ERROR), else a success (or partial, by a ``PARTIAL:`` prefix);
@@ -22,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import call_id_or_context, carried, inferred, model_text, text_parts, trailer_of
+from ._carry import agreeing, call_id_or_context, carried, inferred, model_text, text_parts, trailer_of
 from ._shape import Shape, record_schema, text_or_blocks
 
 __all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
@@ -69,10 +71,12 @@ def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
     content = record.get("content", "")
     texts, others = ([content], []) if isinstance(content, str) else text_parts(content, "text")
     trailer = trailer_of(texts[-1]) if texts else None
+    is_error = record.get("is_error", False)
     if trailer is not None:
-        return trailer  # type: ignore[no-any-return]
+        flag = f"is_error is {'true' if is_error else 'false'}"
+        return agreeing("anthropic", trailer, is_error=is_error, flag=flag, carrier="its trailer")
     call_id = record["tool_use_id"]
-    wire = inferred("\n".join(texts), is_error=record.get("is_error", False), context=None)
+    wire = inferred("\n".join(texts), is_error=is_error, context=None)
     if others:
         wire["data"] = {"blocks": others}
     if call_id:

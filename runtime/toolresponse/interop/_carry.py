@@ -25,17 +25,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from toolresponse_generated import ErrorCode
 
+from .._errors import DialectError
 from .._response import ToolResponse
+from .._violation import SchemaViolation
 
 __all__ = [
     "TRAILER_END",
     "TRAILER_START",
+    "agreeing",
     "call_id_or_context",
     "carried",
     "inferred",
@@ -43,6 +46,8 @@ __all__ = [
     "text_parts",
     "trailer_of",
 ]
+
+_Carried = TypeVar("_Carried")
 
 TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
@@ -102,6 +107,22 @@ def trailer_of(content: str) -> Any:
         return orjson.loads(content[start + _START_LENGTH : -_END_LENGTH])
     except orjson.JSONDecodeError:
         return None
+
+
+def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier: str) -> _Carried:
+    """``wire``, the response a record carries, when its status agrees with the record's error flag
+    (``is_error``: the flag says error; ``flag``: the flag as ``NAME VALUE`` in the record's terms,
+    its member the pointer); else ``DialectError`` at the flag, naming ``carrier``, where the
+    response was found."""
+    status = wire.get("status") if isinstance(wire, Mapping) else None
+    if (status == "error") is is_error:
+        return wire
+    name = flag.split(" ", 1)[0]
+    message = (
+        f"{dialect} record: {flag}, but the response in {carrier} has status {status!r}: a record's"
+        f" {name} says error exactly for status error, and the record's own flag is not overruled"
+    )
+    raise DialectError(dialect, (SchemaViolation(pointer="/" + name, keyword="const", message=message),))
 
 
 def inferred(text: str, *, is_error: bool | None, context: Mapping[str, Any] | None) -> dict[str, Any]:

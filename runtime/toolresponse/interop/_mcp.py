@@ -35,6 +35,7 @@ from toolresponse_generated import ErrorCode, ToolStatus
 from .._errors import DialectError, ResponseValidationError
 from .._response import ToolResponse
 from .._violation import SchemaViolation
+from ._carry import agreeing
 from ._shape import Shape
 
 __all__ = [
@@ -225,15 +226,10 @@ def wire_from_mcp(record: Mapping[str, Any]) -> dict[str, Any]:
     is_error = record.get("isError", False)
     if carried is not None:
         wire = _carried(carried, texts, data)
-        if (wire.get("status") == "error") is not (is_error is True):
-            message = (
-                f"isError is {str(is_error).lower()}, but the response under {MCP_META_KEY} has status"
-                f" {wire.get('status')!r}: the binding has isError true exactly for status error"
-            )
-            raise DialectError(
-                _DIALECT, (SchemaViolation(pointer="/isError", keyword="const", message=message),)
-            )
-        return wire
+        flag = f"isError is {str(is_error).lower()}"
+        return agreeing(
+            _DIALECT, wire, is_error=is_error is True, flag=flag, carrier=f"_meta[{MCP_META_KEY!r}]"
+        )
     text = "\n".join(texts)
     if is_error:
         return _error(text, data, _failure_of(meta or {}))
