@@ -19,6 +19,7 @@ from toolresponse.interop import (
     to_anthropic,
     to_helloagents,
     to_openai_chat,
+    to_openai_responses,
 )
 
 INVALID = [
@@ -188,8 +189,8 @@ def test_helloagents_is_written_as_it_writes_itself() -> None:
 )
 def test_a_foreign_openai_message_is_read_by_its_prefix(content: str, expected: dict[str, Any]) -> None:
     """Without a trailer: ERROR CODE: / [CODE]: with a standard code is an error, PARTIAL: partial."""
-    read = from_openai_chat({"role": "tool", "tool_call_id": "", "content": content})
-    assert expected == read.to_dict()
+    read = from_openai_chat({"role": "tool", "tool_call_id": "c", "content": content})
+    assert {**expected, "context": {"call_id": "c"}} == read.to_dict()
 
 
 def test_the_trailer_is_the_last_line_whatever_the_text_holds() -> None:
@@ -300,3 +301,17 @@ def test_an_anthropic_error_without_trailer_stays_an_error() -> None:
     response = ToolResponse.error("NOT_FOUND", "gone", context={"call_id": "t"})
     back = from_anthropic(to_anthropic(response, carry=False))
     assert ("error", "NOT_FOUND", "gone") == (back.status.value, back.code and back.code.value, back.text)
+
+
+@pytest.mark.parametrize(
+    ("write", "member"),
+    [(to_anthropic, "tool_use_id"), (to_openai_chat, "tool_call_id"), (to_openai_responses, "call_id")],
+)
+def test_a_record_is_not_written_without_a_call_id(write: Any, member: str) -> None:
+    """No id given and none (or "") in context.call_id: DialectError naming the keyword to give."""
+    for response in (ToolResponse.success("x"), ToolResponse.success("x", context={"call_id": ""})):
+        with pytest.raises(DialectError) as caught:
+            write(response)
+        assert ("/context/call_id", "required") == (caught.value.best.pointer, caught.value.best.keyword)
+        assert f"{member}=ID" in caught.value.best.message
+    assert "given" == write(ToolResponse.success("x"), **{member: "given"})[member]

@@ -18,8 +18,8 @@ from toolresponse.cli import main
 from toolresponse.interop import dialect
 
 RESPONSES = [
-    ToolResponse.success("2 + 3 = 5", data={"sum": 5}),
-    ToolResponse.partial("First 2 of 9.", data={"returned": 2, "total": 9}),
+    ToolResponse.success("2 + 3 = 5", data={"sum": 5}, context={"call_id": "c1"}),
+    ToolResponse.partial("First 2 of 9.", data={"returned": 2, "total": 9}, context={"call_id": "c2"}),
     ToolResponse.error("NOT_FOUND", "x.py does not exist", context={"call_id": "c3"}),
 ]
 
@@ -164,3 +164,25 @@ def test_a_carried_response_that_contradicts_the_flag_is_reported_at_the_flag(
     status, out, _ = run(capsys, monkeypatch, "--from", "langchain", str(langchain))
     assert 1 == status
     assert out.startswith(f"{langchain}:1: /status: langchain record: status is 'error', but the response")
+
+
+@pytest.mark.parametrize(
+    ("name", "record", "pointer"),
+    [
+        ("anthropic", {"type": "tool_result", "tool_use_id": "", "content": "x"}, "/tool_use_id"),
+        ("openai-chat", {"role": "tool", "tool_call_id": "", "content": "x"}, "/tool_call_id"),
+        ("openai-responses", {"type": "function_call_output", "call_id": "", "output": "x"}, "/call_id"),
+    ],
+)
+def test_an_empty_call_id_is_reported_with_its_pointer(
+    name: str,
+    record: dict[str, Any],
+    pointer: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A record that answers no tool call (an empty id) is invalid in its dialect's own shape."""
+    status, out, _ = run(capsys, monkeypatch, "--from", name, "-", stdin=jsonl([record]))
+    assert 1 == status
+    assert out.startswith(f"<stdin>:1: {pointer}: {name} record: ")
+    assert out.splitlines()[0].endswith("[minLength]")

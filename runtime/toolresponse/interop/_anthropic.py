@@ -24,7 +24,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import agreeing, call_id_or_context, carried, inferred, model_text, text_parts, trailer_of
+from ._carry import (
+    CALL_ID,
+    agreeing,
+    call_id_or_context,
+    carried,
+    inferred,
+    model_text,
+    text_parts,
+    trailer_of,
+)
 from ._shape import Shape, record_schema, text_or_blocks
 
 __all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
@@ -34,7 +43,7 @@ ANTHROPIC_SHAPE: dict[str, Any] = record_schema(
     ["type", "tool_use_id"],
     {
         "type": {"const": "tool_result"},
-        "tool_use_id": {"type": "string"},
+        "tool_use_id": CALL_ID,
         "content": text_or_blocks({"type": "string"}, "text"),
         "is_error": {"type": "boolean"},
         "cache_control": {"type": ["object", "null"]},
@@ -51,7 +60,7 @@ def to_anthropic(
 ) -> dict[str, Any]:
     """The ``tool_result`` block of ``response``; ``is_error`` is true exactly for an error.
 
-    ``tool_use_id`` defaults to ``context.call_id`` ("" when there is none);
+    ``tool_use_id`` defaults to ``context.call_id``; without either, ``DialectError``;
     ``text`` is what the model reads (default ``model_text(response)``); with
     ``carry`` the whole response follows in a second text block.
     """
@@ -60,7 +69,7 @@ def to_anthropic(
         blocks.append({"type": "text", "text": carried("", response)})
     return {
         "type": "tool_result",
-        "tool_use_id": call_id_or_context(tool_use_id, response),
+        "tool_use_id": call_id_or_context(tool_use_id, response, dialect="anthropic", member="tool_use_id"),
         "content": blocks,
         "is_error": response.is_error,
     }

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import orjson
 
@@ -36,11 +36,13 @@ from .._response import ToolResponse
 from .._violation import SchemaViolation
 
 __all__ = [
+    "CALL_ID",
     "TRAILER_END",
     "TRAILER_START",
     "agreeing",
     "call_id_or_context",
     "carried",
+    "context_call_id",
     "inferred",
     "model_text",
     "text_parts",
@@ -71,13 +73,33 @@ def model_text(response: ToolResponse) -> str:
     return response.text
 
 
-def call_id_or_context(call_id: str | None, response: ToolResponse) -> str:
-    """The call id a record gets: ``call_id`` when given, else ``response``'s ``context.call_id``,
-    else "" (the dialects' id members are required strings)."""
-    if call_id is not None:
-        return call_id
+CALL_ID: Final = {"type": "string", "minLength": 1}
+"""The schema of a record's call id member: the id of the model's tool call the record answers
+(the provider matches the two; an empty id matches none)."""
+
+
+def context_call_id(response: ToolResponse) -> str | None:
+    """``response``'s ``context.call_id``, when it is a string."""
     known = (response.context or {}).get("call_id")
-    return known if isinstance(known, str) else ""
+    return known if isinstance(known, str) else None
+
+
+def call_id_or_context(call_id: str | None, response: ToolResponse, *, dialect: str, member: str) -> str:
+    """The call id a record of ``dialect`` gets in ``member`` (also the keyword of its ``to_``):
+    ``call_id`` when given, else ``response``'s ``context.call_id``. Without one (or with "") the
+    record cannot be written: ``DialectError`` at ``/context/call_id`` says how to give it."""
+    if call_id is None:
+        call_id = context_call_id(response)
+    if call_id:
+        return call_id
+    function = "to_" + dialect.replace("-", "_")
+    message = (
+        f"{dialect} record: no {member}: it answers one tool call by its id, and the response has no"
+        f" context.call_id; put the id in context.call_id (or pass {function}(..., {member}=ID))"
+    )
+    raise DialectError(
+        dialect, (SchemaViolation(pointer="/context/call_id", keyword="required", message=message),)
+    )
 
 
 def text_parts(blocks: Sequence[Mapping[str, Any]], text_type: str) -> tuple[list[str], list[Any]]:

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from .._response import ToolResponse
-from ._carry import agreeing, call_id_or_context, inferred, model_text
+from ._carry import agreeing, context_call_id, inferred, model_text
 from ._shape import Shape, record_schema
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def to_langchain(
     record: dict[str, Any] = {
         "type": "tool",
         "content": model_text(response) if text is None else text,
-        "tool_call_id": call_id_or_context(tool_call_id, response),
+        "tool_call_id": (context_call_id(response) or "") if tool_call_id is None else tool_call_id,
         "status": "error" if response.is_error else "success",
         "artifact": response.to_dict(),
     }
