@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import enum
+import json
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -97,3 +100,38 @@ def helloagents_view(response: ToolResponse) -> dict[str, Any]:
     if not wire.get("context"):
         wire.pop("context", None)
     return wire
+
+
+class HelloAgentsStatus(enum.Enum):
+    """HelloAgents 1.0's ``ToolStatus``: an enum whose values are the wire statuses."""
+
+    SUCCESS = "success"
+    PARTIAL = "partial"
+    ERROR = "error"
+
+
+@dataclass
+class HelloAgentsResponse:
+    """An object shaped as HelloAgents 1.0.1's ``ToolResponse`` (which needs Python 3.12): an enum
+    status, ``error_info`` a free dict serialised as "error", stats and context only when non-empty,
+    and ``to_json`` pretty-printed (two-space indent, non-ASCII kept)."""
+
+    status: HelloAgentsStatus
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    error_info: dict[str, Any] | None = None
+    stats: dict[str, Any] | None = None
+    context: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"status": self.status.value, "text": self.text, "data": self.data}
+        if self.error_info:
+            result["error"] = self.error_info
+        if self.stats:
+            result["stats"] = self.stats
+        if self.context:
+            result["context"] = self.context
+        return result
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)

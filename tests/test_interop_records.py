@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from interop_cases import HelloAgentsResponse, HelloAgentsStatus
 
 from toolresponse import DialectError, ResponseValidationError, ToolResponse
 from toolresponse.interop import (
@@ -63,9 +64,16 @@ INVALID = [
     (
         "helloagents",
         from_helloagents,
-        {"status": "success", "text": "x", "stats": {"time_ms": 1.5}},
+        {"status": "success", "text": "x", "stats": {"time_ms": -1.5}},
         "/stats/time_ms",
-        "type",
+        "minimum",
+    ),
+    (
+        "helloagents",
+        from_helloagents,
+        {"status": "error", "text": "x", "error": {"code": "NOT_FOUND"}},
+        "/error",
+        "required",
     ),
     (
         "helloagents",
@@ -146,6 +154,45 @@ HELLOAGENTS_RECORDS = [
     (
         {"status": "partial", "text": "1e+30", "data": {}, "error": None, "stats": None, "context": None},
         {"status": "partial", "text": "1e+30"},
+    ),
+    (
+        {"status": "success", "text": "4", "data": {}, "stats": {"time_ms": 0.42}},
+        {"status": "success", "text": "4", "stats": {"time_ms": 0.42}},
+    ),
+    (
+        {
+            "status": "error",
+            "text": "busy",
+            "data": {},
+            "error": {
+                "code": "RATE_LIMIT",
+                "message": "busy",
+                "retryable": True,
+                "retry_after_ms": 500,
+                "details": {"limit": 10},
+                "hint": "wait",
+                "upstream": {"status": 429},
+            },
+        },
+        {
+            "status": "error",
+            "text": "busy",
+            "error_info": {
+                "code": "RATE_LIMIT",
+                "message": "busy",
+                "retryable": True,
+                "retry_after_ms": 500,
+                "details": {"hint": "wait", "upstream": {"status": 429}, "limit": 10},
+            },
+        },
+    ),
+    (
+        {"status": "error", "text": "x", "error": {"code": "NOT_FOUND", "message": "x", "path": "a"}},
+        {
+            "status": "error",
+            "text": "x",
+            "error_info": {"code": "NOT_FOUND", "message": "x", "details": {"path": "a"}},
+        },
     ),
 ]
 
@@ -315,3 +362,25 @@ def test_a_record_is_not_written_without_a_call_id(write: Any, member: str) -> N
         assert ("/context/call_id", "required") == (caught.value.best.pointer, caught.value.best.keyword)
         assert f"{member}=ID" in caught.value.best.message
     assert "given" == write(ToolResponse.success("x"), **{member: "given"})[member]
+
+
+def test_a_helloagents_response_object_is_read_through_its_to_dict() -> None:
+    """HelloAgents' own ToolResponse (anything with ``to_dict()``) is read as the dict it writes."""
+    failed = HelloAgentsResponse(
+        HelloAgentsStatus.ERROR,
+        "工具执行时发生未处理的异常: boom",
+        error_info={"code": "INTERNAL_ERROR", "message": "工具执行时发生未处理的异常: boom"},
+        stats={"time_ms": 12.5},
+        context={"tool_name": "calc", "params_input": {"expression": "1/0"}},
+    )
+    assert {
+        "status": "error",
+        "text": "工具执行时发生未处理的异常: boom",
+        "error_info": {"code": "INTERNAL_ERROR", "message": "工具执行时发生未处理的异常: boom"},
+        "stats": {"time_ms": 12.5},
+        "context": {"tool_name": "calc", "params_input": {"expression": "1/0"}},
+    } == from_helloagents(failed).to_dict()
+    unwritable = HelloAgentsResponse(HelloAgentsStatus.SUCCESS, "x", context={"input": object()})
+    with pytest.raises(DialectError) as caught:
+        from_helloagents(unwritable)
+    assert ("helloagents", "/context/input") == (caught.value.dialect, caught.value.best.pointer)
