@@ -231,11 +231,20 @@ def test_helloagents_is_written_as_it_writes_itself() -> None:
                 "error_info": {"code": "RATE_LIMIT", "message": "slow down"},
             },
         ),
-        ("ERROR NOPE: x", {"status": "success", "text": "ERROR NOPE: x"}),
+        (
+            "ERROR NOPE: x",
+            {
+                "status": "error",
+                "text": "ERROR NOPE: x",
+                "error_info": {"code": "EXECUTION_ERROR", "message": "ERROR NOPE: x"},
+            },
+        ),
+        ("[partial result] half", {"status": "partial", "text": "[partial result] half"}),
     ],
 )
 def test_a_foreign_openai_message_is_read_by_its_prefix(content: str, expected: dict[str, Any]) -> None:
-    """Without a trailer: ERROR CODE: / [CODE]: with a standard code is an error, PARTIAL: partial."""
+    """Without a trailer: ERROR CODE: / [CODE]: with a standard code is an error with that code,
+    any other opening as failures do an EXECUTION_ERROR; PARTIAL: or MCP's marker partial."""
     read = from_openai_chat({"role": "tool", "tool_call_id": "c", "content": content})
     assert {**expected, "context": {"call_id": "c"}} == read.to_dict()
 

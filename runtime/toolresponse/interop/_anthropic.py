@@ -12,8 +12,8 @@ for data. ``to_anthropic`` writes a text block with the model text and, unless
 contradicts ``is_error`` (absent: false) is refused with ``DialectError`` at
 ``/is_error``, never believed over the flag. A block without one
 (written by another framework) is read as its text blocks joined, an error when
-``is_error`` is true (the code from an ``ERROR CODE:`` or ``[CODE]:`` prefix,
-else EXECUTION_ERROR), else a success (or partial, by a ``PARTIAL:`` prefix);
+``is_error`` is true (coded as every dialect codes an error's text: ``_text``),
+else a success (or partial, by a ``PARTIAL:`` prefix);
 blocks that are not text (image, document, search_result ...) are kept in
 ``data.blocks`` and the id in ``context.call_id``.
 """
@@ -29,12 +29,11 @@ from ._carry import (
     agreeing,
     call_id_or_context,
     carried,
-    inferred,
-    model_text,
     text_parts,
     trailer_of,
 )
 from ._shape import Shape, record_schema, text_or_blocks
+from ._text import inferred, model_text
 
 __all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
 

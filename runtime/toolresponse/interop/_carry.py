@@ -5,9 +5,9 @@ OpenAI's tool messages (Chat Completions and Responses) and Anthropic's
 no error flag, and nothing beside the content reaches the other side: there is
 no side channel. So the converters write two things into the content:
 
-1. the **model text**: what the model should read (``model_text``: the text, a
-   ``PARTIAL:`` or ``ERROR CODE:`` prefix by status; or the caller's own text,
-   such as the agent's feedback);
+1. the **model text**: what the model should read (``model_text``: the text, its
+   status stated as ``_text`` says; or the caller's own text, such as the
+   agent's feedback);
 2. a **trailer**, unless the caller asks for none: one last line
    ``<toolresponse>{...}</toolresponse>`` holding the response as compact I-JSON.
 
@@ -17,19 +17,16 @@ finds it, and ``from_`` then gives back exactly the response that ``to_`` was
 given. The model reads the trailer too: it is JSON models read well, it costs
 the tokens of the response, and it gives the model the ``data`` that a text
 alone throws away (HelloAgents 1.0's agent drops it). A record without a
-trailer (written by another framework) is read by ``inferred``: its text, and
-the status and code its prefix or error flag says.
+trailer (written by another framework) is read by ``_text.inferred``: its text,
+and the status and code its flag and its words say.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 import orjson
-
-from toolresponse_generated import ErrorCode
 
 from .._errors import DialectError
 from .._response import ToolResponse
@@ -43,8 +40,6 @@ __all__ = [
     "call_id_or_context",
     "carried",
     "context_call_id",
-    "inferred",
-    "model_text",
     "text_parts",
     "trailer_of",
 ]
@@ -55,22 +50,6 @@ TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
 _START_LENGTH = len(TRAILER_START)
 _END_LENGTH = len(TRAILER_END)
-
-_CODES = frozenset(code.value for code in ErrorCode)
-# "ERROR NOT_FOUND: ..." (ours, the agent's); "[NOT_FOUND]: ..." (HelloAgents 1.0's agent).
-_ERROR_PREFIX = re.compile(r"\A(?:ERROR ([A-Z_]+)|\[([A-Z_]+)\]):? ?")
-_PARTIAL_PREFIX = re.compile(r"\A(?:PARTIAL(?: RESULT)?(?: \(incomplete\))?:|\[PARTIAL\]:?) ?")
-
-
-def model_text(response: ToolResponse) -> str:
-    """What the model reads of ``response`` by default: its text, marked by status."""
-    if response.is_partial:
-        return f"PARTIAL: {response.text}"
-    info = response.error_info
-    if info is not None:
-        header = f"ERROR {info.code.value}: {info.message}"
-        return header if response.text == info.message else f"{header}\n{response.text}"
-    return response.text
 
 
 CALL_ID: Final = {"type": "string", "minLength": 1}
@@ -145,38 +124,3 @@ def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier
         f" {name} says error exactly for status error, and the record's own flag is not overruled"
     )
     raise DialectError(dialect, (SchemaViolation(pointer="/" + name, keyword="const", message=message),))
-
-
-def inferred(text: str, *, is_error: bool | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The ToolResponse wire object a record without a trailer stands for.
-
-    The status comes from the error flag when the dialect has one (``is_error``),
-    else from the text's prefix: ``ERROR CODE:`` or ``[CODE]:`` with a standard
-    code is an error with that code (its text what follows the prefix, its
-    message the first line of that), ``PARTIAL:`` a partial result, anything
-    else a success. An error without a known code is EXECUTION_ERROR (what a
-    tool that fails without saying why is); its message is the text, or says
-    that there was none.
-    """
-    wire: dict[str, Any] = {"status": "success", "text": text}
-    error = _ERROR_PREFIX.match(text)
-    code = next((group for group in error.groups() if group), None) if error else None
-    if error is not None and code in _CODES and is_error is not False:
-        rest = text[error.end() :]
-        message = rest.split("\n", 1)[0].strip()
-        wire["status"] = "error"
-        wire["text"] = rest if message else text
-        wire["error_info"] = {"code": code, "message": message or text}
-    elif is_error:
-        wire["status"] = "error"
-        wire["error_info"] = {
-            "code": ErrorCode.EXECUTION_ERROR.value,
-            "message": text.strip() or "the tool reported an error and said nothing more",
-        }
-        if not text.strip():
-            wire["text"] = wire["error_info"]["message"]
-    elif _PARTIAL_PREFIX.match(text):
-        wire["status"] = "partial"
-    if context:
-        wire["context"] = dict(context)
-    return wire

@@ -14,8 +14,8 @@ message and never sent to the model. So nothing rides in the text here:
   is the response, exactly, when its status agrees with the message's own
   ``status`` (absent: "success"; an error exactly for "error"): one that
   contradicts it is refused with ``DialectError`` at ``/status``; otherwise
-  the content is read as its text, an error when ``status`` is "error" (code
-  from an ``ERROR CODE:`` / ``[CODE]:`` prefix, else EXECUTION_ERROR), a
+  the content is read as its text, an error when ``status`` is "error" (coded
+  as every dialect codes an error's text: ``_text``), a
   foreign artifact is kept in ``data.artifact``, and content blocks that are
   not text in ``data.blocks``.
 - ``as_langchain_tools(registry)`` gives one LangChain ``BaseTool`` per
@@ -34,8 +34,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from .._response import ToolResponse
-from ._carry import agreeing, context_call_id, inferred, model_text
+from ._carry import agreeing, context_call_id
 from ._shape import Shape, record_schema
+from ._text import inferred, model_text
 
 if TYPE_CHECKING:
     from langchain_core.messages import ToolMessage

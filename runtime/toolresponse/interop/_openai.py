@@ -14,9 +14,10 @@ and nothing else reaches the model (no side channel). ``to_`` writes the model
 text (``model_text``, or the caller's ``text``) and, unless ``carry=False``,
 the whole response as a one-line trailer (see ``_carry``); ``from_`` gives back
 exactly that response when the trailer is there. A record without one (written
-by another framework) is read as its text, with the status and code its prefix
-says (``ERROR NOT_FOUND: ...``, ``[NOT_FOUND]: ...``, ``PARTIAL: ...``; anything
-else is a success) and ``context.call_id`` from the call id; Responses parts
+by another framework) is read as its text, with the status and code its words
+say (``_text``: a stated ``ERROR NOT_FOUND: ...`` or ``[NOT_FOUND]: ...``, a text
+that opens as failures do, ``PARTIAL: ...``; anything else is a success) and
+``context.call_id`` from the call id; Responses parts
 that are not text (images, files) are kept in ``data.parts``. The Responses
 item's ``status`` (in_progress, completed, incomplete) is the item's lifecycle,
 not the call's outcome: it is neither written nor read as one.
@@ -28,8 +29,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import CALL_ID, call_id_or_context, carried, inferred, model_text, text_parts, trailer_of
+from ._carry import CALL_ID, call_id_or_context, carried, text_parts, trailer_of
 from ._shape import Shape, record_schema, text_or_blocks
+from ._text import inferred, model_text
 
 __all__ = [
     "OPENAI_CHAT_SHAPE",
