@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import enum
+import json
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -9,12 +12,21 @@ from hypothesis import strategies as st
 from test_engine_parity import fixture_cases
 
 from toolresponse import ErrorCode, ToolResponse
-from toolresponse.interop import DIALECTS
+from toolresponse.interop import DIALECTS, dialect
 
 
 def dialect_params(*, exclude: tuple[str, ...] = ()) -> list[Any]:
     """Every dialect of the table as a pytest parameter."""
     return [pytest.param(name, id=name) for name in DIALECTS if name not in exclude]
+
+
+def to_record(name: str, response: ToolResponse, *, call_id: str = "call_1") -> Any:
+    """``to_<name>(response)``, given ``call_id`` where the dialect's records need one and the
+    response's context has none."""
+    row = dialect(name)
+    if row.call_id is None or (response.context or {}).get("call_id"):
+        return row.to(response)
+    return row.to(response, **{row.call_id: call_id})
 
 
 LOSSLESS = dialect_params(exclude=("helloagents",))
@@ -25,7 +37,9 @@ FIXTURE_IDS = [case[0] for case in VALID_FIXTURES]
 
 _INTEGERS = st.integers(min_value=-(2**53), max_value=2**53)
 _FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64)
-_TEXT = st.text(max_size=30)
+# I-JSON text holds no noncharacters (U+FDD0...): they are unassigned (Cn), left out with the rest.
+_CHARACTERS = st.characters(exclude_categories=("Cs", "Cn"))
+_TEXT = st.text(_CHARACTERS, max_size=30)
 JSON = st.recursive(
     st.none() | st.booleans() | _INTEGERS | _FLOATS | _TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
@@ -43,7 +57,7 @@ def responses(draw: st.DrawFn) -> ToolResponse:
         | st.fixed_dictionaries(
             {},
             optional={
-                "tool_name": st.text(min_size=1, max_size=10),
+                "tool_name": st.text(_CHARACTERS, min_size=1, max_size=10),
                 "params_input": JSON,
                 "call_id": _TEXT,
             },
@@ -52,7 +66,7 @@ def responses(draw: st.DrawFn) -> ToolResponse:
     data = draw(_OBJECTS)
     kind = draw(st.sampled_from(["success", "partial", "error"]))
     if kind == "error":
-        message = draw(st.text(min_size=1, max_size=30))
+        message = draw(st.text(_CHARACTERS, min_size=1, max_size=30))
         return ToolResponse.error(
             draw(st.sampled_from(list(ErrorCode))),
             message,
@@ -63,7 +77,8 @@ def responses(draw: st.DrawFn) -> ToolResponse:
             context=context,
             data=data,
         )
-    extensions = draw(st.dictionaries(st.text(max_size=5).map(lambda name: "x-" + name), JSON, max_size=2))
+    names = st.text(_CHARACTERS, max_size=5).map(lambda name: "x-" + name)
+    extensions = draw(st.dictionaries(names, JSON, max_size=2))
     return ToolResponse(
         status=kind, text=draw(_TEXT), data=data, stats=stats, context=context, extensions=extensions
     )
@@ -85,3 +100,38 @@ def helloagents_view(response: ToolResponse) -> dict[str, Any]:
     if not wire.get("context"):
         wire.pop("context", None)
     return wire
+
+
+class HelloAgentsStatus(enum.Enum):
+    """HelloAgents 1.0's ``ToolStatus``: an enum whose values are the wire statuses."""
+
+    SUCCESS = "success"
+    PARTIAL = "partial"
+    ERROR = "error"
+
+
+@dataclass
+class HelloAgentsResponse:
+    """An object shaped as HelloAgents 1.0.1's ``ToolResponse`` (which needs Python 3.12): an enum
+    status, ``error_info`` a free dict serialised as "error", stats and context only when non-empty,
+    and ``to_json`` pretty-printed (two-space indent, non-ASCII kept)."""
+
+    status: HelloAgentsStatus
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    error_info: dict[str, Any] | None = None
+    stats: dict[str, Any] | None = None
+    context: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"status": self.status.value, "text": self.text, "data": self.data}
+        if self.error_info:
+            result["error"] = self.error_info
+        if self.stats:
+            result["stats"] = self.stats
+        if self.context:
+            result["context"] = self.context
+        return result
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)

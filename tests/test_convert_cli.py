@@ -19,7 +19,7 @@ from toolresponse.interop import dialect
 
 RESPONSES = [
     ToolResponse.success("2 + 3 = 5", data={"sum": 5}, context={"call_id": "c1"}),
-    ToolResponse.partial("First 2 of 9.", data={"returned": 2, "total": 9}),
+    ToolResponse.partial("First 2 of 9.", data={"returned": 2, "total": 9}, context={"call_id": "c2"}),
     ToolResponse.error("RATE_LIMIT", "slow down", retry_after_ms=1500, context={"call_id": "c3"}),
 ]
 
@@ -151,3 +151,26 @@ def test_unreadable_inputs_and_no_input(
     status, _, err = run(capsys, monkeypatch, "--from", "anthropic", "--to", "toolresponse", tty=True)
     assert 2 == status
     assert "no input" in err
+
+
+@pytest.mark.parametrize(
+    ("target", "member"),
+    [("anthropic", "tool_use_id"), ("openai-chat", "tool_call_id"), ("openai-responses", "call_id")],
+)
+def test_a_response_without_a_call_id_is_not_written_with_an_empty_one(
+    target: str, member: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record that answers a tool call needs its id: without context.call_id the record is left
+    out with one line naming the member and how to give it; the others are converted."""
+    records = [{"status": "success", "text": "no id"}, RESPONSES[0].to_dict()]
+    status, out, err = run(
+        capsys, monkeypatch, "--from", "toolresponse", "--to", target, stdin=jsonl(records)
+    )
+    assert 1 == status
+    [written] = [json.loads(line) for line in out.splitlines()]
+    assert "c1" == written[member]
+    problem, summary = err.splitlines()
+    assert problem.startswith(f"<stdin>:1: /context/call_id: {target} record: no {member}: ")
+    assert "context.call_id" in problem.split(": ", 3)[3]
+    assert problem.endswith("[required]")
+    assert "1 converted, 1 invalid" == summary

@@ -15,7 +15,7 @@ from openai.types.responses import ResponseInputItemParam
 from openai.types.responses.response_input_item import FunctionCallOutput
 from pydantic import TypeAdapter
 
-from toolresponse import ToolResponse
+from toolresponse import DialectError, ToolResponse
 from toolresponse.interop import (
     from_anthropic,
     from_langchain,
@@ -119,3 +119,13 @@ def test_a_langchain_error_message_of_another_tool_keeps_its_artifact() -> None:
         "context": {"call_id": "c1", "tool_name": "sql"},
     }
     assert expected == from_langchain(message).to_dict()
+
+
+def test_a_tool_message_whose_response_artifact_contradicts_its_status_is_refused() -> None:
+    """A real ToolMessage with status "error" and a success ToolResponse as artifact is refused."""
+    message = ToolMessage(
+        content="boom", tool_call_id="c1", status="error", artifact=ToolResponse.success("paid")
+    )
+    with pytest.raises(DialectError) as caught:
+        from_langchain(message)
+    assert ("langchain", "/status") == (caught.value.dialect, caught.value.best.pointer)

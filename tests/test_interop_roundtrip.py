@@ -8,16 +8,23 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from interop_cases import FIXTURE_IDS, LOSSLESS, VALID_FIXTURES, dialect_params, helloagents_view, responses
+from interop_cases import (
+    FIXTURE_IDS,
+    LOSSLESS,
+    VALID_FIXTURES,
+    dialect_params,
+    helloagents_view,
+    responses,
+    to_record,
+)
 
 from toolresponse import ToolResponse
 from toolresponse.interop import DIALECTS, dialect
 
 
 def _trip(name: str, response: ToolResponse) -> tuple[Any, ToolResponse]:
-    chosen = dialect(name)
-    record = chosen.to(response)
-    return record, chosen.from_(record)
+    record = to_record(name, response)
+    return record, dialect(name).from_(record)
 
 
 @pytest.mark.parametrize("name", LOSSLESS)

@@ -67,7 +67,7 @@ def test_generated_responses_cross_mcp_unchanged(seed: int) -> None:
 def test_the_result_has_text_structured_content_is_error_and_meta() -> None:
     response = ToolResponse.error("NOT_FOUND", "No such file.", details={"path": "a"}, stats={"time_ms": 1})
     assert {
-        "content": [{"type": "text", "text": "No such file."}],
+        "content": [{"type": "text", "text": "ERROR NOT_FOUND: No such file."}],
         "isError": True,
         "_meta": {
             MCP_META_KEY: {

@@ -261,13 +261,19 @@ def test_blank_lines_and_crlf_endings_are_fine(
     assert (1, f"{path}:4: /error_info/code") == (status, out.splitlines()[0].split(": '")[0])
 
 
-def test_a_json_file_holds_one_document(
+def test_a_json_file_holds_documents_one_after_another(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """JSON lines in a .json file are one document with content after its end."""
-    path = write(tmp_path / "two.json", lines(VALID, VALID))
+    """Objects one after another in a .json file (JSON lines included) are each a response; text
+    after a lone document that begins no other is content after its end."""
+    path = write(tmp_path / "two.json", lines(VALID, MISSPELLED))
     status, out, _ = run(capsys, monkeypatch, str(path))
-    assert (1, f"{path}:2:1: (root): unexpected content after document (found '{{') [syntax]") == (
+    column = orjson.dumps(MISSPELLED).index(b'"NOT_FOUD"') + 1
+    assert (1, f"{path}:2:{column}: /error_info/code") == (status, out.splitlines()[0].split(": '")[0])
+    assert "1 valid, 1 invalid" == out.splitlines()[-1]
+    path = write(tmp_path / "one.json", VALID_LINE + b"x\n")
+    status, out, _ = run(capsys, monkeypatch, str(path))
+    assert (1, f"{path}:2:1: (root): unexpected content after document (found 'x') [syntax]") == (
         status,
         out.splitlines()[0],
     )

@@ -35,6 +35,7 @@ from typing import Any
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCategory, ErrorCode
 
 from .._response import ToolResponse
+from ..interop import model_text
 from ..tools import DENIAL_CODES
 
 MAX_DETAILS_CHARS = 600
@@ -163,12 +164,10 @@ def denial_text(response: ToolResponse, *, tool: str) -> str:
 
 
 def _header(response: ToolResponse) -> str:
-    info = response.error_info
-    assert info is not None
-    header = f"ERROR {info.code.value}: {info.message}"
-    if response.text and response.text != info.message:
-        header += f"\n{response.text}"
-    return header
+    """``ERROR CODE: message`` (and the text, when it is not the message): the model text every
+    dialect writes for an error (``toolresponse.interop.model_text``), so that one convention
+    states an error's code in text."""
+    return model_text(response)
 
 
 def _error_text(

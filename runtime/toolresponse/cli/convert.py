@@ -5,6 +5,9 @@ Dialects: ``toolresponse``, ``mcp``, ``openai-chat``, ``openai-responses``,
 record goes through ToolResponse; one converted record per line on standard
 output (``--format json``: one array), each record that cannot be converted
 reported on standard error by file, line and JSON pointer, the rest converted.
+A record of ``openai-chat``, ``openai-responses`` or ``anthropic`` answers one
+tool call by its id: a response without ``context.call_id`` is left out and
+reported (``/context/call_id``), never written with an empty id.
 Exit status: 0 all converted; 1 some record left out; 2 a usage error or an
 input that could not be read.
 """
@@ -26,13 +29,21 @@ PROGRAM = "toolresponse convert"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     names = list(DIALECTS)
+    needing = [f"{name} ({row.call_id})" for name, row in DIALECTS.items() if row.call_id is not None]
+    parser.epilog = (
+        f"A record of {', '.join(needing[:-1])} or {needing[-1]} answers one tool call by its id: it is "
+        "taken from each "
+        "response's context.call_id, and a response without one is reported and left out. Exit status: "
+        "0 all converted; 1 some record left out; 2 a usage error or an input that could not be read."
+    )
     parser.add_argument("--from", dest="source", required=True, choices=names, help="the inputs' dialect")
     parser.add_argument("--to", dest="target", required=True, choices=names, help="the output's dialect")
     parser.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
-        help="a .json file (one record), a .jsonl/.ndjson file (one per line), a directory, or - for "
+        help="a .json file (one record, or several one after another), a .jsonl/.ndjson file (one per "
+        "line; pretty-printed ones one after another are read as a .json file is), a directory, or - for "
         "standard input (the default when it is not a terminal)",
     )
     parser.add_argument(

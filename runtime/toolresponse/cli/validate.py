@@ -67,7 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="a .json file (one response), a .jsonl/.ndjson file (one per line), a directory, or - for "
+        help="a .json file (one response, or several one after another), a .jsonl/.ndjson file (one per "
+        "line; pretty-printed ones one after another are read as a .json file is), a directory, or - for "
         "standard input (the default when it is not a terminal)",
     )
     parser.add_argument(

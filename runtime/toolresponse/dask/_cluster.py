@@ -144,8 +144,10 @@ def _plan(sources: Iterable[Source | Record], block_bytes: int) -> Iterator[Work
             refused = None if size is None else unsplittable(source)
             if size is None:
                 yield _Whole(source)
-            elif refused is not None:
+            elif isinstance(refused, Record):
                 yield refused
+            elif refused is not None:  # to be read whole (pretty-printed documents)
+                yield _Whole(refused)
             else:
                 yield from split_ranges(source.path, source.name, size, block_bytes)
         else:

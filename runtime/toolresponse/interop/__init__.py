@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from ._anthropic import ANTHROPIC_SHAPE as ANTHROPIC_SHAPE
     from ._anthropic import from_anthropic as from_anthropic
     from ._anthropic import to_anthropic as to_anthropic
-    from ._carry import model_text as model_text
     from ._convert import ConvertReport as ConvertReport
     from ._convert import convert as convert
     from ._dialects import DIALECTS as DIALECTS
@@ -47,12 +46,12 @@ if TYPE_CHECKING:
     from ._openai import to_openai_chat as to_openai_chat
     from ._openai import to_openai_responses as to_openai_responses
     from ._shape import Shape as Shape
+    from ._text import model_text as model_text
 
 # module -> the public names it defines; each imported on first use.
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "._mcp": (
         "CONTENT_MEMBER",
-        "INFERENCE_TABLE",
         "MCP_META_KEY",
         "MCP_RESULT_SHAPE",
         "PARTIAL_MARKER",
@@ -60,12 +59,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TOOL_FAILURE_KEY",
         "from_mcp",
         "from_mcp_error",
-        "infer_code",
         "to_mcp",
         "wire_from_mcp",
     ),
     "._dialects": ("DIALECTS", "Dialect", "dialect", "from_toolresponse", "to_toolresponse"),
-    "._carry": ("model_text",),
+    "._text": ("INFERENCE_TABLE", "infer_code", "model_text"),
     "._shape": ("Shape",),
     "._openai": (
         "OPENAI_CHAT_SHAPE",

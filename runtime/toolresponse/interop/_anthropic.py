@@ -8,10 +8,12 @@
 ``is_error`` says error or not; there is no code, no partial state and no room
 for data. ``to_anthropic`` writes a text block with the model text and, unless
 ``carry=False``, a second text block with the whole response as a trailer (see
-``_carry``), which ``from_anthropic`` gives back exactly. A block without one
+``_carry``), which ``from_anthropic`` gives back exactly; a trailer whose status
+contradicts ``is_error`` (absent: false) is refused with ``DialectError`` at
+``/is_error``, never believed over the flag. A block without one
 (written by another framework) is read as its text blocks joined, an error when
-``is_error`` is true (the code from an ``ERROR CODE:`` or ``[CODE]:`` prefix,
-else EXECUTION_ERROR), else a success (or partial, by a ``PARTIAL:`` prefix);
+``is_error`` is true (coded as every dialect codes an error's text: ``_text``),
+else a success (or partial, by a ``PARTIAL:`` prefix);
 blocks that are not text (image, document, search_result ...) are kept in
 ``data.blocks`` and the id in ``context.call_id``.
 """
@@ -22,8 +24,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import call_id_or_context, carried, inferred, model_text, text_parts, trailer_of
+from ._carry import (
+    CALL_ID,
+    agreeing,
+    call_id_or_context,
+    carried,
+    text_parts,
+    trailer_of,
+)
 from ._shape import Shape, record_schema, text_or_blocks
+from ._text import inferred, model_text
 
 __all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
 
@@ -32,7 +42,7 @@ ANTHROPIC_SHAPE: dict[str, Any] = record_schema(
     ["type", "tool_use_id"],
     {
         "type": {"const": "tool_result"},
-        "tool_use_id": {"type": "string"},
+        "tool_use_id": CALL_ID,
         "content": text_or_blocks({"type": "string"}, "text"),
         "is_error": {"type": "boolean"},
         "cache_control": {"type": ["object", "null"]},
@@ -49,7 +59,7 @@ def to_anthropic(
 ) -> dict[str, Any]:
     """The ``tool_result`` block of ``response``; ``is_error`` is true exactly for an error.
 
-    ``tool_use_id`` defaults to ``context.call_id`` ("" when there is none);
+    ``tool_use_id`` defaults to ``context.call_id``; without either, ``DialectError``;
     ``text`` is what the model reads (default ``model_text(response)``); with
     ``carry`` the whole response follows in a second text block.
     """
@@ -58,7 +68,7 @@ def to_anthropic(
         blocks.append({"type": "text", "text": carried("", response)})
     return {
         "type": "tool_result",
-        "tool_use_id": call_id_or_context(tool_use_id, response),
+        "tool_use_id": call_id_or_context(tool_use_id, response, dialect="anthropic", member="tool_use_id"),
         "content": blocks,
         "is_error": response.is_error,
     }
@@ -69,10 +79,12 @@ def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
     content = record.get("content", "")
     texts, others = ([content], []) if isinstance(content, str) else text_parts(content, "text")
     trailer = trailer_of(texts[-1]) if texts else None
+    is_error = record.get("is_error", False)
     if trailer is not None:
-        return trailer  # type: ignore[no-any-return]
+        flag = f"is_error is {'true' if is_error else 'false'}"
+        return agreeing("anthropic", trailer, is_error=is_error, flag=flag, carrier="its trailer")
     call_id = record["tool_use_id"]
-    wire = inferred("\n".join(texts), is_error=record.get("is_error", False), context=None)
+    wire = inferred("\n".join(texts), is_error=is_error, context=None)
     if others:
         wire["data"] = {"blocks": others}
     if call_id:

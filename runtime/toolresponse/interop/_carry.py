@@ -5,9 +5,9 @@ OpenAI's tool messages (Chat Completions and Responses) and Anthropic's
 no error flag, and nothing beside the content reaches the other side: there is
 no side channel. So the converters write two things into the content:
 
-1. the **model text**: what the model should read (``model_text``: the text, a
-   ``PARTIAL:`` or ``ERROR CODE:`` prefix by status; or the caller's own text,
-   such as the agent's feedback);
+1. the **model text**: what the model should read (``model_text``: the text, its
+   status stated as ``_text`` says; or the caller's own text, such as the
+   agent's feedback);
 2. a **trailer**, unless the caller asks for none: one last line
    ``<toolresponse>{...}</toolresponse>`` holding the response as compact I-JSON.
 
@@ -17,62 +17,68 @@ finds it, and ``from_`` then gives back exactly the response that ``to_`` was
 given. The model reads the trailer too: it is JSON models read well, it costs
 the tokens of the response, and it gives the model the ``data`` that a text
 alone throws away (HelloAgents 1.0's agent drops it). A record without a
-trailer (written by another framework) is read by ``inferred``: its text, and
-the status and code its prefix or error flag says.
+trailer (written by another framework) is read by ``_text.inferred``: its text,
+and the status and code its flag and its words say.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final, TypeVar
 
 import orjson
 
-from toolresponse_generated import ErrorCode
-
+from .._errors import DialectError
 from .._response import ToolResponse
+from .._violation import SchemaViolation
 
 __all__ = [
+    "CALL_ID",
     "TRAILER_END",
     "TRAILER_START",
+    "agreeing",
     "call_id_or_context",
     "carried",
-    "inferred",
-    "model_text",
+    "context_call_id",
     "text_parts",
     "trailer_of",
 ]
+
+_Carried = TypeVar("_Carried")
 
 TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
 _START_LENGTH = len(TRAILER_START)
 _END_LENGTH = len(TRAILER_END)
 
-_CODES = frozenset(code.value for code in ErrorCode)
-# "ERROR NOT_FOUND: ..." (ours, the agent's); "[NOT_FOUND]: ..." (HelloAgents 1.0's agent).
-_ERROR_PREFIX = re.compile(r"\A(?:ERROR ([A-Z_]+)|\[([A-Z_]+)\]):? ?")
-_PARTIAL_PREFIX = re.compile(r"\A(?:PARTIAL(?: RESULT)?(?: \(incomplete\))?:|\[PARTIAL\]:?) ?")
+
+CALL_ID: Final = {"type": "string", "minLength": 1}
+"""The schema of a record's call id member: the id of the model's tool call the record answers
+(the provider matches the two; an empty id matches none)."""
 
 
-def model_text(response: ToolResponse) -> str:
-    """What the model reads of ``response`` by default: its text, marked by status."""
-    if response.is_partial:
-        return f"PARTIAL: {response.text}"
-    info = response.error_info
-    if info is not None:
-        header = f"ERROR {info.code.value}: {info.message}"
-        return header if response.text == info.message else f"{header}\n{response.text}"
-    return response.text
-
-
-def call_id_or_context(call_id: str | None, response: ToolResponse) -> str:
-    """The call id a record gets: ``call_id`` when given, else ``response``'s ``context.call_id``,
-    else "" (the dialects' id members are required strings)."""
-    if call_id is not None:
-        return call_id
+def context_call_id(response: ToolResponse) -> str | None:
+    """``response``'s ``context.call_id``, when it is a string."""
     known = (response.context or {}).get("call_id")
-    return known if isinstance(known, str) else ""
+    return known if isinstance(known, str) else None
+
+
+def call_id_or_context(call_id: str | None, response: ToolResponse, *, dialect: str, member: str) -> str:
+    """The call id a record of ``dialect`` gets in ``member`` (also the keyword of its ``to_``):
+    ``call_id`` when given, else ``response``'s ``context.call_id``. Without one (or with "") the
+    record cannot be written: ``DialectError`` at ``/context/call_id`` says how to give it."""
+    if call_id is None:
+        call_id = context_call_id(response)
+    if call_id:
+        return call_id
+    function = "to_" + dialect.replace("-", "_")
+    message = (
+        f"{dialect} record: no {member}: it answers one tool call by its id, and the response has no"
+        f" context.call_id; put the id in context.call_id (or pass {function}(..., {member}=ID))"
+    )
+    raise DialectError(
+        dialect, (SchemaViolation(pointer="/context/call_id", keyword="required", message=message),)
+    )
 
 
 def text_parts(blocks: Sequence[Mapping[str, Any]], text_type: str) -> tuple[list[str], list[Any]]:
@@ -104,36 +110,17 @@ def trailer_of(content: str) -> Any:
         return None
 
 
-def inferred(text: str, *, is_error: bool | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The ToolResponse wire object a record without a trailer stands for.
-
-    The status comes from the error flag when the dialect has one (``is_error``),
-    else from the text's prefix: ``ERROR CODE:`` or ``[CODE]:`` with a standard
-    code is an error with that code (its text what follows the prefix, its
-    message the first line of that), ``PARTIAL:`` a partial result, anything
-    else a success. An error without a known code is EXECUTION_ERROR (what a
-    tool that fails without saying why is); its message is the text, or says
-    that there was none.
-    """
-    wire: dict[str, Any] = {"status": "success", "text": text}
-    error = _ERROR_PREFIX.match(text)
-    code = next((group for group in error.groups() if group), None) if error else None
-    if error is not None and code in _CODES and is_error is not False:
-        rest = text[error.end() :]
-        message = rest.split("\n", 1)[0].strip()
-        wire["status"] = "error"
-        wire["text"] = rest if message else text
-        wire["error_info"] = {"code": code, "message": message or text}
-    elif is_error:
-        wire["status"] = "error"
-        wire["error_info"] = {
-            "code": ErrorCode.EXECUTION_ERROR.value,
-            "message": text.strip() or "the tool reported an error and said nothing more",
-        }
-        if not text.strip():
-            wire["text"] = wire["error_info"]["message"]
-    elif _PARTIAL_PREFIX.match(text):
-        wire["status"] = "partial"
-    if context:
-        wire["context"] = dict(context)
-    return wire
+def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier: str) -> _Carried:
+    """``wire``, the response a record carries, when its status agrees with the record's error flag
+    (``is_error``: the flag says error; ``flag``: the flag as ``NAME VALUE`` in the record's terms,
+    its member the pointer); else ``DialectError`` at the flag, naming ``carrier``, where the
+    response was found."""
+    status = wire.get("status") if isinstance(wire, Mapping) else None
+    if (status == "error") is is_error:
+        return wire
+    name = flag.split(" ", 1)[0]
+    message = (
+        f"{dialect} record: {flag}, but the response in {carrier} has status {status!r}: a record's"
+        f" {name} says error exactly for status error, and the record's own flag is not overruled"
+    )
+    raise DialectError(dialect, (SchemaViolation(pointer="/" + name, keyword="const", message=message),))

@@ -58,6 +58,10 @@ class Dialect:
     """The record shape's name in ``module``; None: the ToolResponse schema itself."""
     wire_name: str | None = None
     description: str = ""
+    call_id: str | None = None
+    """The record's member (and ``to_``'s keyword) holding the id of the tool call it answers, for a
+    dialect whose records need one: ``to_`` refuses a response without ``context.call_id`` unless
+    it is given there."""
 
     def _attribute(self, name: str) -> Any:
         return getattr(importlib.import_module(self.module), name)
@@ -125,6 +129,7 @@ DIALECTS: Mapping[str, Dialect] = {
             "OPENAI_CHAT_SHAPE",
             "wire_from_openai_chat",
             description="OpenAI Chat Completions tool message",
+            call_id="tool_call_id",
         ),
         Dialect(
             "openai-responses",
@@ -134,6 +139,7 @@ DIALECTS: Mapping[str, Dialect] = {
             "OPENAI_RESPONSES_SHAPE",
             "wire_from_openai_responses",
             description="OpenAI Responses API function_call_output item",
+            call_id="call_id",
         ),
         Dialect(
             "anthropic",
@@ -143,6 +149,7 @@ DIALECTS: Mapping[str, Dialect] = {
             "ANTHROPIC_SHAPE",
             "wire_from_anthropic",
             description="Anthropic tool_result block",
+            call_id="tool_use_id",
         ),
         Dialect(
             "langchain",

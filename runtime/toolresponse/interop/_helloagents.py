@@ -14,19 +14,24 @@ HelloAgents 1.0 / 1.0.1   ToolResponse v1                     conversion
 error ``code``: any str   one of the 15 standard codes        read as is: a code that is not standard
                                                               makes the record invalid (the validator
                                                               names the nearest code), never guessed
+``error``: a free dict    ``code``, ``message``, and          read: the members of those names as
+(``code``, ``message``,   ``details``, ``retryable``,         themselves, any other kept in ``details``
+any other member)         ``retry_after_ms``                  under its own name; written: ``code`` and
+                                                              ``message`` only
 ``data`` always written   absent means ``{}``                 read: ``{}`` either way; written always
 ``stats``/``context``     null or absent when unset           read as absent; written only when non-empty
 only when non-empty
-``time_ms`` an integer    a number >= 0                       read as is; written rounded to an integer
+``time_ms``: a number     a number >= 0                       read as is; written rounded to an integer
+(its timing: an integer)                                      (what its timing writes)
 ``context.input`` (plain  ``context.params_input``            read: renamed; written: ``params_input``
 function)                                                     (what its ``Tool.run_with_timing`` writes)
-no ``details``,           ``error_info.details``,             written: dropped (HelloAgents has no
-``retryable``,            ``retryable``, ``retry_after_ms``,  room for them); read: absent
-``retry_after_ms``, x-    ``x-`` extensions
+no ``x-`` members         ``x-`` extensions                   written: dropped; read: absent
 ========================  ==================================  ===========================================
 
-So ``from_helloagents(to_helloagents(r))`` is ``r`` less those members, with
-``time_ms`` rounded; everything HelloAgents writes is read without loss.
+So ``from_helloagents(to_helloagents(r))`` is ``r`` less ``details``,
+``retryable``, ``retry_after_ms`` and ``x-`` members, with ``time_ms``
+rounded; everything HelloAgents writes is read without loss, its
+``ToolResponse`` objects too (through their ``to_dict()``).
 """
 
 from __future__ import annotations
@@ -52,11 +57,10 @@ HELLOAGENTS_SHAPE: dict[str, Any] = record_schema(
             "type": ["object", "null"],
             "required": ["code", "message"],
             "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
-            "additionalProperties": False,
         },
         "stats": {
             "type": ["object", "null"],
-            "properties": {"time_ms": {"type": "integer", "minimum": 0}},
+            "properties": {"time_ms": {"type": "number", "minimum": 0}},
         },
         "context": _OBJECT_OR_NULL,
     },
@@ -95,7 +99,7 @@ def wire_from_helloagents(record: Mapping[str, Any]) -> dict[str, Any]:
         wire["data"] = data
     error = record.get("error")
     if error is not None:
-        wire["error_info"] = {"code": error["code"], "message": error["message"]}
+        wire["error_info"] = _error_info(error)
     stats = record.get("stats")
     if stats:
         wire["stats"] = stats
@@ -109,10 +113,29 @@ def wire_from_helloagents(record: Mapping[str, Any]) -> dict[str, Any]:
     return wire
 
 
-def from_helloagents(record: Mapping[str, Any]) -> ToolResponse:
-    """The ToolResponse of a HelloAgents 1.0 / 1.0.1 dict.
+_OWN_MEMBERS = ("code", "message", "details", "retryable", "retry_after_ms")
+"""The members of HelloAgents' free ``error`` dict read as the ``error_info`` members of that name."""
 
-    Raises ``DialectError("helloagents", ...)`` for a record not in its shape,
-    and ``ResponseValidationError`` when the mapped response is not valid (an
-    error code that is not standard, an empty error message, ...)."""
+
+def _error_info(error: Mapping[str, Any]) -> dict[str, Any]:
+    """``error_info`` of HelloAgents' ``error``: its members of ``error_info``'s names as themselves,
+    any other kept in ``details`` under its own name (an explicit ``details`` member wins a clash)."""
+    info = {name: error[name] for name in _OWN_MEMBERS if name in error}
+    others = {name: value for name, value in error.items() if name not in _OWN_MEMBERS}
+    if others:
+        details = info.get("details", {})
+        info["details"] = {**others, **details} if isinstance(details, Mapping) else details
+    return info
+
+
+def from_helloagents(record: Any) -> ToolResponse:
+    """The ToolResponse of a HelloAgents 1.0 / 1.0.1 dict, or of its ``ToolResponse`` object (any
+    object with a ``to_dict()`` method is read as the dict that method gives).
+
+    Raises ``DialectError("helloagents", ...)`` for a record not in its shape
+    (or a value that is not JSON in it), and ``ResponseValidationError`` when
+    the mapped response is not valid (an error code that is not standard, an
+    empty error message, ...)."""
+    if not isinstance(record, Mapping) and callable(getattr(record, "to_dict", None)):
+        record = record.to_dict()
     return ToolResponse.from_dict(wire_from_helloagents(SHAPE.checked(record)))

@@ -11,10 +11,13 @@ message and never sent to the model. So nothing rides in the text here:
   partial state), ``artifact`` the whole response as JSON, ``name`` the tool.
 - ``from_langchain(record)`` reads such a dict or a ``ToolMessage`` itself: an
   ``artifact`` that is a ToolResponse (an object with ``status`` and ``text``)
-  is the response, exactly; otherwise the content is read as its text, an
-  error when ``status`` is "error" (code from an ``ERROR CODE:`` / ``[CODE]:``
-  prefix, else EXECUTION_ERROR), and a foreign artifact is kept in
-  ``data.artifact``, content blocks that are not text in ``data.blocks``.
+  is the response, exactly, when its status agrees with the message's own
+  ``status`` (absent: "success"; an error exactly for "error"): one that
+  contradicts it is refused with ``DialectError`` at ``/status``; otherwise
+  the content is read as its text, an error when ``status`` is "error" (coded
+  as every dialect codes an error's text: ``_text``), a
+  foreign artifact is kept in ``data.artifact``, and content blocks that are
+  not text in ``data.blocks``.
 - ``as_langchain_tools(registry)`` gives one LangChain ``BaseTool`` per
   registered tool: each call goes through the registry (parameters checked,
   breaker, timeouts, listeners), and a tool node gets a ``ToolMessage`` with
@@ -28,11 +31,12 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from .._response import ToolResponse
-from ._carry import call_id_or_context, inferred, model_text
+from ._carry import agreeing, context_call_id
 from ._shape import Shape, record_schema
+from ._text import inferred, model_text
 
 if TYPE_CHECKING:
     from langchain_core.messages import ToolMessage
@@ -73,6 +77,8 @@ LANGCHAIN_SHAPE: dict[str, Any] = record_schema(
 
 SHAPE = Shape("langchain", LANGCHAIN_SHAPE)
 
+_Artifact = TypeVar("_Artifact")
+
 
 def to_langchain(
     response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None
@@ -84,7 +90,7 @@ def to_langchain(
     record: dict[str, Any] = {
         "type": "tool",
         "content": model_text(response) if text is None else text,
-        "tool_call_id": call_id_or_context(tool_call_id, response),
+        "tool_call_id": (context_call_id(response) or "") if tool_call_id is None else tool_call_id,
         "status": "error" if response.is_error else "success",
         "artifact": response.to_dict(),
     }
@@ -122,7 +128,7 @@ def wire_from_langchain(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ToolMessage record known to have its shape (unchecked)."""
     artifact = record.get("artifact")
     if _is_response_wire(artifact):
-        return dict(artifact)
+        return dict(_agreeing(artifact, record.get("status", "success")))
     content = record["content"]
     if isinstance(content, str):
         texts, others = [content], []
@@ -150,6 +156,15 @@ def wire_from_langchain(record: Mapping[str, Any]) -> dict[str, Any]:
     return wire
 
 
+def _agreeing(artifact: _Artifact, status: str) -> _Artifact:
+    """``artifact`` (a ToolResponse or its wire object), when its status agrees with the message's."""
+    wire = {"status": artifact.status.value} if isinstance(artifact, ToolResponse) else artifact
+    agreeing(
+        "langchain", wire, is_error=status == "error", flag=f"status is {status!r}", carrier="its artifact"
+    )
+    return artifact
+
+
 def _is_text(part: Any) -> bool:
     return isinstance(part, str) or (isinstance(part, Mapping) and part.get("type") == "text")
 
@@ -165,7 +180,7 @@ def from_langchain(record: Any) -> ToolResponse:
     if not isinstance(record, Mapping) and callable(getattr(record, "model_dump", None)):
         artifact = getattr(record, "artifact", None)
         if isinstance(artifact, ToolResponse):
-            return artifact
+            return _agreeing(artifact, getattr(record, "status", "success"))
         record = record.model_dump()
     return ToolResponse.from_dict(wire_from_langchain(SHAPE.checked(record)))
 

@@ -10,7 +10,9 @@ into dicts (``model_dump(by_alias=True)``) and back.
 ``docs/mcp-binding.md`` is the normative text; in short:
 
 * ``content`` is one text block (``text``; a partial result's begins with
-  ``PARTIAL_MARKER``); ``structuredContent`` is ``data`` for a success or a
+  ``PARTIAL_MARKER``; an error's is its model text, ``ERROR <CODE>: <message>``
+  and the text, so that a client that reads only the text keeps the code;
+  ``from_mcp`` takes the marker or the header out again); ``structuredContent`` is ``data`` for a success or a
   partial result, always (``{}`` when empty), and absent for an error;
   ``isError`` is true exactly for status error; ``_meta[MCP_META_KEY]`` holds
   the rest of the response (status, error_info, stats, context, x- members,
@@ -20,8 +22,10 @@ into dicts (``model_dump(by_alias=True)``) and back.
   ``structuredContent`` (a value that is not an object under
   ``STRUCTURED_MEMBER``), other blocks kept under ``CONTENT_MEMBER``; an error
   is coded from a structured failure in ``_meta`` (the ToolFailure proposal's
-  shape) when present, else inferred from its text (``infer_code``), else
-  EXECUTION_ERROR, the original text always kept.
+  shape) when present, else from its text as every dialect reads an error's text
+  (``_text.text_error``: the code it states at its start, else the one its words
+  signal, ``infer_code``), else EXECUTION_ERROR, the original text kept but for a
+  stated code.
 """
 
 from __future__ import annotations
@@ -35,11 +39,12 @@ from toolresponse_generated import ErrorCode, ToolStatus
 from .._errors import DialectError, ResponseValidationError
 from .._response import ToolResponse
 from .._violation import SchemaViolation
+from ._carry import agreeing
 from ._shape import Shape
+from ._text import infer_code, model_text, stated_text, text_error
 
 __all__ = [
     "CONTENT_MEMBER",
-    "INFERENCE_TABLE",
     "MCP_META_KEY",
     "MCP_RESULT_SHAPE",
     "PARTIAL_MARKER",
@@ -47,7 +52,6 @@ __all__ = [
     "TOOL_FAILURE_KEY",
     "from_mcp",
     "from_mcp_error",
-    "infer_code",
     "to_mcp",
     "wire_from_mcp",
 ]
@@ -153,6 +157,8 @@ def to_mcp(response: ToolResponse) -> dict[str, Any]:
     text = response.text
     if response.status is ToolStatus.PARTIAL:
         text = PARTIAL_MARKER + text
+    elif is_error:
+        text = model_text(response)  # a client that reads only the text still reads the code
     result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
     if not is_error:
         result["structuredContent"] = response.data
@@ -225,15 +231,10 @@ def wire_from_mcp(record: Mapping[str, Any]) -> dict[str, Any]:
     is_error = record.get("isError", False)
     if carried is not None:
         wire = _carried(carried, texts, data)
-        if (wire.get("status") == "error") is not (is_error is True):
-            message = (
-                f"isError is {str(is_error).lower()}, but the response under {MCP_META_KEY} has status"
-                f" {wire.get('status')!r}: the binding has isError true exactly for status error"
-            )
-            raise DialectError(
-                _DIALECT, (SchemaViolation(pointer="/isError", keyword="const", message=message),)
-            )
-        return wire
+        flag = f"isError is {str(is_error).lower()}"
+        return agreeing(
+            _DIALECT, wire, is_error=is_error is True, flag=flag, carrier=f"_meta[{MCP_META_KEY!r}]"
+        )
     text = "\n".join(texts)
     if is_error:
         return _error(text, data, _failure_of(meta or {}))
@@ -254,8 +255,13 @@ def _carried(carried: Any, texts: list[str], data: dict[str, Any]) -> dict[str, 
         )
     wire = dict(carried)
     text = texts[0] if texts else ""
+    info = wire.get("error_info")
     if text.startswith(PARTIAL_MARKER) and wire.get("status") == _PARTIAL:
         text = text[len(PARTIAL_MARKER) :]
+    elif (
+        isinstance(info, dict) and isinstance(info.get("code"), str) and isinstance(info.get("message"), str)
+    ):
+        text = stated_text(text, info["code"], info["message"])
     wire["text"] = text
     if data:
         own = wire.get("data")
@@ -286,80 +292,6 @@ def _data(structured: Any, others: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 # -- errors: a structured failure, or a code inferred from the text --------------------------
-
-_ERRNO_NAMES: Final = (
-    # (errno name, code), matched as a whole word: ENOENT, not ENOENTITY.
-    ("ENOENT", ErrorCode.NOT_FOUND),
-    ("EISDIR", ErrorCode.IS_DIRECTORY),
-    ("EACCES", ErrorCode.PERMISSION_DENIED),
-    ("EPERM", ErrorCode.PERMISSION_DENIED),
-    ("EROFS", ErrorCode.PERMISSION_DENIED),
-    ("ENOTDIR", ErrorCode.INVALID_PARAM),
-    ("EEXIST", ErrorCode.CONFLICT),
-    ("ETIMEDOUT", ErrorCode.TIMEOUT),
-    ("ECONNREFUSED", ErrorCode.NETWORK_ERROR),
-    ("ECONNRESET", ErrorCode.NETWORK_ERROR),
-    ("ENOTFOUND", ErrorCode.NETWORK_ERROR),
-    ("EPIPE", ErrorCode.NETWORK_ERROR),
-)
-
-INFERENCE_TABLE: Final[tuple[tuple[str, str, ErrorCode], ...]] = (
-    # (signal, regular expression, code): the first that matches the text wins.
-    *((name, rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", code) for name, code in _ERRNO_NAMES),
-    (
-        "HTTP 429",
-        r"(?i:\b(?:http|status(?: code)?)[ :]*429\b|\b429 too many requests\b)",
-        ErrorCode.RATE_LIMIT,
-    ),
-    ("HTTP 401", r"(?i:\b(?:http|status(?: code)?)[ :]*401\b|\b401 unauthorized\b)", ErrorCode.ACCESS_DENIED),
-    ("HTTP 403", r"(?i:\b(?:http|status(?: code)?)[ :]*403\b|\b403 forbidden\b)", ErrorCode.ACCESS_DENIED),
-    ("HTTP 404", r"(?i:\b(?:http|status(?: code)?)[ :]*404\b|\b404 not found\b)", ErrorCode.NOT_FOUND),
-    ("HTTP 409", r"(?i:\b(?:http|status(?: code)?)[ :]*409\b|\b409 conflict\b)", ErrorCode.CONFLICT),
-    ("HTTP 408", r"(?i:\b(?:http|status(?: code)?)[ :]*408\b)", ErrorCode.TIMEOUT),
-    ("HTTP 504", r"(?i:\b(?:http|status(?: code)?)[ :]*504\b)", ErrorCode.TIMEOUT),
-    ("HTTP 5xx", r"(?i:\b(?:http|status(?: code)?)[ :]*5\d\d\b)", ErrorCode.API_ERROR),
-    ("HTTP 400", r"(?i:\b(?:http|status(?: code)?)[ :]*400\b|\b400 bad request\b)", ErrorCode.INVALID_PARAM),
-    ("rate limit", r"(?i:\brate[ -]?limit|too many requests|quota exceeded)", ErrorCode.RATE_LIMIT),
-    ("timed out", r"(?i:\btimed? ?out\b|\btimeout\b|deadline exceeded)", ErrorCode.TIMEOUT),
-    (
-        "permission denied",
-        r"(?i:permission denied|operation not permitted|read-only file system)",
-        ErrorCode.PERMISSION_DENIED,
-    ),
-    (
-        "access denied",
-        r"(?i:access denied|unauthori[sz]ed|forbidden|not allowed|invalid (?:api )?key)",
-        ErrorCode.ACCESS_DENIED,
-    ),
-    ("is a directory", r"(?i:is a directory)", ErrorCode.IS_DIRECTORY),
-    (
-        "not found",
-        r"(?i:not found|no such file|does not exist|doesn't exist|unknown tool)",
-        ErrorCode.NOT_FOUND,
-    ),
-    (
-        "connection",
-        r"(?i:connection (?:refused|reset|closed|error)|network (?:error|unreachable)|broken pipe)",
-        ErrorCode.NETWORK_ERROR,
-    ),
-    (
-        "invalid",
-        r"(?i:\binvalid\b|\bmust be\b|\bvalidation error\b|\brequired (?:property|argument|parameter)\b)",
-        ErrorCode.INVALID_PARAM,
-    ),
-)
-"""How a third-party error's text is coded: (signal, pattern, code), most specific first."""
-
-_COMPILED = tuple((signal, re.compile(pattern), code) for signal, pattern, code in INFERENCE_TABLE)
-
-
-def infer_code(text: str) -> tuple[ErrorCode, str] | None:
-    """The code a third-party error text signals, and the signal (an ``INFERENCE_TABLE`` row);
-    None when no signal is found."""
-    for signal, pattern, code in _COMPILED:
-        if pattern.search(text):
-            return code, signal
-    return None
 
 
 def _failure_of(meta: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -395,14 +327,13 @@ def _failure_code(failure: Mapping[str, Any]) -> tuple[ErrorCode, str] | None:
     return None
 
 
-_NO_TEXT = "The MCP tool reported an error without saying why."
-
-
 def _error(text: str, data: dict[str, Any], failure: dict[str, Any] | None) -> dict[str, Any]:
-    """Status error for a third-party ``isError`` result: coded from the failure, else the text."""
-    message = text if text.strip() else _NO_TEXT
+    """Status error for a third-party ``isError`` result: coded from the failure, else from the
+    text as every dialect codes it (``text_error``: a stated code, else an inferred one)."""
+    read = text_error(text, is_error=True)
+    assert read is not None  # an error flag always makes an error
     details: dict[str, Any] = {"source": "mcp"}
-    info: dict[str, Any] = {"message": message, "details": details}
+    info: dict[str, Any] = {"message": read.message, "details": details}
     coded = _failure_code(failure) if failure is not None else None
     if failure is not None:
         details["tool_failure"] = failure
@@ -413,14 +344,9 @@ def _error(text: str, data: dict[str, Any], failure: dict[str, Any] | None) -> d
         code, field = coded
         details["code_from"] = f"tool_failure.{field}"
     else:
-        inferred = infer_code(text)
-        if inferred is None:
-            code = ErrorCode.EXECUTION_ERROR
-            details["code_from"] = "default"
-        else:
-            code, signal = inferred
-            details.update(code_from="text", inferred=True, signal=signal)
-    wire: dict[str, Any] = {"status": "error", "text": message, "error_info": {"code": code.value, **info}}
+        code = read.code
+        details.update({"code_from": read.code_from, **read.details()})
+    wire: dict[str, Any] = {"status": "error", "text": read.text, "error_info": {"code": code.value, **info}}
     if data:
         wire["data"] = data
     return wire

@@ -14,9 +14,10 @@ and nothing else reaches the model (no side channel). ``to_`` writes the model
 text (``model_text``, or the caller's ``text``) and, unless ``carry=False``,
 the whole response as a one-line trailer (see ``_carry``); ``from_`` gives back
 exactly that response when the trailer is there. A record without one (written
-by another framework) is read as its text, with the status and code its prefix
-says (``ERROR NOT_FOUND: ...``, ``[NOT_FOUND]: ...``, ``PARTIAL: ...``; anything
-else is a success) and ``context.call_id`` from the call id; Responses parts
+by another framework) is read as its text, with the status and code its words
+say (``_text``: a stated ``ERROR NOT_FOUND: ...`` or ``[NOT_FOUND]: ...``, a text
+that opens as failures do, ``PARTIAL: ...``; anything else is a success) and
+``context.call_id`` from the call id; Responses parts
 that are not text (images, files) are kept in ``data.parts``. The Responses
 item's ``status`` (in_progress, completed, incomplete) is the item's lifecycle,
 not the call's outcome: it is neither written nor read as one.
@@ -28,8 +29,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import call_id_or_context, carried, inferred, model_text, text_parts, trailer_of
+from ._carry import CALL_ID, call_id_or_context, carried, text_parts, trailer_of
 from ._shape import Shape, record_schema, text_or_blocks
+from ._text import inferred, model_text
 
 __all__ = [
     "OPENAI_CHAT_SHAPE",
@@ -54,7 +56,7 @@ OPENAI_CHAT_SHAPE: dict[str, Any] = record_schema(
     ["role", "tool_call_id", "content"],
     {
         "role": {"const": "tool"},
-        "tool_call_id": {"type": "string"},
+        "tool_call_id": CALL_ID,
         "content": {"anyOf": [{"type": "string"}, {"type": "array", "items": _TEXT_PART}]},
         "name": {"type": "string"},
     },
@@ -66,7 +68,7 @@ OPENAI_RESPONSES_SHAPE: dict[str, Any] = record_schema(
     ["type", "call_id", "output"],
     {
         "type": {"const": "function_call_output"},
-        "call_id": {"type": "string"},
+        "call_id": CALL_ID,
         "output": text_or_blocks({"enum": ["input_text", "input_image", "input_file"]}, "input_text"),
         "id": {"type": ["string", "null"]},
         "status": {"enum": ["in_progress", "completed", "incomplete", None]},
@@ -90,14 +92,16 @@ def to_openai_chat(
 ) -> dict[str, Any]:
     """The Chat Completions tool message of ``response``.
 
-    ``tool_call_id`` defaults to ``context.call_id`` ("" when there is none);
+    ``tool_call_id`` defaults to ``context.call_id``; without either, ``DialectError``;
     ``text`` is what the model reads (default ``model_text(response)``); with
     ``carry`` (the default) the whole response follows as a trailer line, so
     that ``from_openai_chat`` gives it back exactly.
     """
     return {
         "role": "tool",
-        "tool_call_id": call_id_or_context(tool_call_id, response),
+        "tool_call_id": call_id_or_context(
+            tool_call_id, response, dialect="openai-chat", member="tool_call_id"
+        ),
         "content": _content(response, text, carry),
     }
 
@@ -108,7 +112,7 @@ def to_openai_responses(
     """The Responses API ``function_call_output`` item of ``response`` (as ``to_openai_chat``)."""
     return {
         "type": "function_call_output",
-        "call_id": call_id_or_context(call_id, response),
+        "call_id": call_id_or_context(call_id, response, dialect="openai-responses", member="call_id"),
         "output": _content(response, text, carry),
     }
 

@@ -2,10 +2,14 @@
 
 What is read, and how:
 
-- a ``.json`` file holds one response (a JSON document);
+- a ``.json`` file holds one response (a JSON document), or several objects or arrays one
+  after another (pretty-printed documents appended to a log): each is a response, at its
+  own lines and columns, read under the same I-JSON rules (``document_spans``);
 - a ``.jsonl`` or ``.ndjson`` file holds one response per line; blank lines (nothing
   but JSON white space: space, tab, CR, LF) are skipped, and a line holding a vertical
-  tab or a form feed is not blank (neither is JSON white space);
+  tab or a form feed is not blank (neither is JSON white space); one whose first line
+  that is not blank is ``{`` or ``[`` alone holds pretty-printed documents, not JSON
+  lines: it is read as a ``.json`` file is (``pretty_printed``);
 - a directory is walked in name order for those three extensions, depth first;
   names beginning with ``.`` are skipped and symbolic links to directories are not followed;
   a symbolic link with one of those extensions whose target is missing (dangling) or
@@ -465,7 +469,8 @@ class Decoded(NamedTuple):
 
     source: str
     lines: list[int | None]
-    """The line of each decoded record (None: a whole document)."""
+    """The line of each decoded record (None: a document that is the whole input; one of several
+    documents in one input has the line it starts on)."""
     values: list[Any]
     problems: list[Record]
     """Records that are not I-JSON and inputs that could not be read, in input order."""
@@ -565,12 +570,34 @@ def _check_lines(name: str, lines: list[bytes], first_line: int, options: Option
 
 def check_document(name: str, data: bytes, options: Options) -> Batch:
     """The verdict on one JSON document: I-JSON rules, then the judge (by default the schema, each
-    violation located); with ``options.explain`` off, the verdict alone: nothing is explained."""
+    violation located); with ``options.explain`` off, the verdict alone: nothing is explained. A
+    text of several documents one after another (``document_spans``) gets a verdict on each."""
     with _collector_paused():
         return _check_document(name, data, options)
 
 
 def _check_document(name: str, data: bytes, options: Options) -> Batch:
+    batch = _check_one(name, data, options)
+    if batch.invalid:
+        spans = document_spans(data)
+        if spans is not None:
+            return _check_several(name, data, spans, options)
+    return batch
+
+
+def _check_several(name: str, data: bytes, spans: list[tuple[int, int]], options: Options) -> Batch:
+    """The verdicts on the documents of ``data`` at ``spans``, each located in the whole text."""
+    valid = invalid = 0
+    records: list[Record] = []
+    for start, end, line, column in _located_spans(data, spans):
+        batch = _check_one(name, data[start:end], options)
+        valid += batch.valid
+        invalid += batch.invalid
+        records.extend(_moved(record, line, column) for record in batch.records)
+    return Batch(valid, invalid, records, len(data))
+
+
+def _check_one(name: str, data: bytes, options: Options) -> Batch:
     if not options.explain:
         try:
             good = options.judge.verdict()(parse_ijson(data))
@@ -772,10 +799,12 @@ def _ranges(source: Source | Record, stdin: IO[bytes], size: int) -> Iterator[Ta
         and not is_url(source.path)
     ):
         refused = unsplittable(source)
-        if refused is not None:
+        if isinstance(refused, Record):
             yield DoneTask(refused)
-            return
-        yield from split_ranges(source.path, source.name, source.size, size)
+        elif refused is not None:
+            yield from tasks(refused, stdin, size)
+        else:
+            yield from split_ranges(source.path, source.name, source.size, size)
         return
     for task in tasks(source, stdin, size):
         if isinstance(task, LinesTask) and len(task.lines) > UNIT_RECORDS:
@@ -788,17 +817,21 @@ def _ranges(source: Source | Record, stdin: IO[bytes], size: int) -> Iterator[Ta
             yield task
 
 
-def unsplittable(source: Source) -> Record | None:
-    """Why a JSON-lines file cannot be cut into byte ranges for other processes to check: it
-    cannot be opened, or its first bytes hold a NUL (binary data, as one process would report it
-    whole); None when it can. ``--jobs`` and a Dask cluster both ask this first, so that they
+def unsplittable(source: Source) -> Record | Source | None:
+    """Why a JSON-lines file cannot be cut into byte ranges for other processes to check: a
+    ``Record``, the verdict on the whole file, when it cannot be opened or its first bytes hold a
+    NUL (binary data, as one process would report it whole); the ``Source`` to read whole instead
+    when it holds pretty-printed documents (``pretty_printed``: a range would begin inside one);
+    None when it can be cut. ``--jobs`` and a Dask cluster both ask this first, so that they
     report what one process does."""
     try:
         with open_input(source.path) as stream:
             head = stream.read(BINARY_SNIFF_BYTES)
     except OSError as error:
         return _io_record(source.name, error)
-    return _binary_record(source.name, head) if b"\x00" in head else None
+    if b"\x00" in head:
+        return _binary_record(source.name, head)
+    return source._replace(mode="document") if pretty_printed(head) else None
 
 
 def _limit_phrase(limit: int) -> str:
@@ -910,6 +943,100 @@ def _document(name: str, stream: IO[bytes], start: bytes) -> Task:
     return DocumentTask(name, start + rest)
 
 
+_PRETTY_START = re.compile(rb"\A[ \t\r\n]*[{\[][ \t\r]*\n")
+_NOT_SPACE = re.compile(rb"[^ \t\r\n]")
+# What decides where a document ends: its brackets, outside its strings (matched whole, so that
+# nothing in a string is read as structure).
+_STRUCTURE = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
+_OPENING = b"{["
+
+
+def pretty_printed(head: bytes) -> bool:
+    """Whether text beginning with ``head`` holds pretty-printed JSON, not JSON lines: its first line
+    that is not blank is ``{`` or ``[`` alone (as ``json.dumps(..., indent=2)`` begins), which no
+    line of JSON lines can be."""
+    return _PRETTY_START.match(head) is not None
+
+
+def _skip_space(data: bytes, position: int) -> int:
+    found = _NOT_SPACE.search(data, position)
+    return len(data) if found is None else found.start()
+
+
+def _closing(data: bytes, start: int) -> int | None:
+    """The end of the object or array that begins at ``start``, by its brackets; None when it does
+    not end (the parser then says why)."""
+    depth = 0
+    for token in _STRUCTURE.finditer(data, start):
+        first = data[token.start()]
+        if first == 0x22:  # a string
+            continue
+        depth += 1 if first in _OPENING else -1
+        if depth == 0:
+            return token.end()
+    return None
+
+
+def document_spans(data: bytes) -> list[tuple[int, int]] | None:
+    """Where each document starts and ends when ``data`` holds two or more objects or arrays one
+    after another (separated by JSON white space or nothing), and whatever follows the last, as
+    one more span that its parse then refuses; None for anything else (one document, valid or
+    not, or text that is not JSON). It is asked of documents found invalid: one that parses
+    whole is one document, and its text is not scanned."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        return None
+    spans: list[tuple[int, int]] = []
+    start = _skip_space(data, 0)
+    while start < len(data) and data[start] in _OPENING:
+        end = _closing(data, start)
+        if end is None:
+            break
+        spans.append((start, end))
+        start = _skip_space(data, end)
+    if len(spans) < 2:
+        return None
+    if start < len(data):
+        spans.append((start, len(data)))
+    return spans
+
+
+def _located_spans(data: bytes, spans: list[tuple[int, int]]) -> Iterator[tuple[int, int, int, int]]:
+    """Each span with the 1-based line and column (in characters) where it starts in ``data``."""
+    line, counted, line_start = 1, 0, 0
+    for start, end in spans:
+        line += data.count(b"\n", counted, start)
+        newline = data.rfind(b"\n", counted, start)
+        if newline >= 0:
+            line_start = newline + 1
+        counted = start
+        yield start, end, line, len(data[line_start:start].decode("utf-8", "replace")) + 1
+
+
+def _moved(record: Record, line: int, column: int) -> Record:
+    """``record`` of a document that starts at ``line`` and ``column`` of a longer text, located in
+    that text (a record without a line, as a dialect's, gets the document's first line)."""
+
+    def place(at_line: int, at_column: int | None) -> tuple[int, int | None]:
+        shifted = at_column + column - 1 if at_line == 1 and at_column is not None else at_column
+        return at_line + line - 1, shifted
+
+    def moved(violation: SchemaViolation) -> SchemaViolation:
+        if violation.line is None:
+            return violation
+        at_line, at_column = place(violation.line, violation.column)
+        return replace(violation, line=at_line, column=at_column)
+
+    errors = tuple(map(moved, record.errors))
+    if record.line is None:
+        return record._replace(line=line, errors=errors)
+    at_line, at_column = place(record.line, record.column)
+    return record._replace(line=at_line, column=at_column, errors=errors)
+
+
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
     if mode == "document":
         yield _document(name, stream, b"")
@@ -919,7 +1046,10 @@ def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterat
         yield DoneTask(_binary_record(name, head))
         return
     if mode == "lines":
-        yield from _line_batches(name, stream, 1, b"", size)
+        if pretty_printed(head):
+            yield _document(name, stream, b"")
+        else:
+            yield from _line_batches(name, stream, 1, b"", size)
         return
     # Sniffing: blank lines are only counted (an endless run of them holds no memory), and the
     # first other line is read up to the longest line there may be.
@@ -968,14 +1098,28 @@ def decode_task(task: Task) -> Decoded:
     if isinstance(task, LinesTask):
         return decode_lines(task.name, task.lines, task.first_line)
     if isinstance(task, DocumentTask):
-        try:
-            value = parse_ijson(task.data)
-        except IJsonError as error:
-            failure = _ijson_violation(error)
-            unread = Record(task.name, failure.line, failure.column, (failure,))
-            return Decoded(task.name, [], [], [unread], len(task.data))
-        return Decoded(task.name, [None], [value], [], len(task.data))
+        decoded = _decode_one(task.name, task.data)
+        spans = document_spans(task.data) if decoded.problems else None
+        if spans is None:
+            return decoded
+        several = Decoded(task.name, [], [], [], len(task.data))
+        for start, end, line, column in _located_spans(task.data, spans):
+            one = _decode_one(task.name, task.data[start:end])
+            several.lines.extend(line for _ in one.values)
+            several.values.extend(one.values)
+            several.problems.extend(_moved(record, line, column) for record in one.problems)
+        return several
     return Decoded(task.record.source, [], [], [task.record], 0)
+
+
+def _decode_one(name: str, data: bytes) -> Decoded:
+    try:
+        value = parse_ijson(data)
+    except IJsonError as error:
+        failure = _ijson_violation(error)
+        unread = Record(name, failure.line, failure.column, (failure,))
+        return Decoded(name, [], [], [unread], len(data))
+    return Decoded(name, [None], [value], [], len(data))
 
 
 def decoded_records(sources: Iterable[Source | Record], *, stdin: IO[bytes]) -> Iterator[Decoded]:
