@@ -197,8 +197,7 @@ def _attached(
     except ValueError as error:  # an empty command, an unclosed quote
         return _error(f"--stdio: {error}")
     registry = ToolRegistry()
-    response: ToolResponse | None = None
-    with connection:
+    with connection:  # the answer is printed before the server is stopped (which takes seconds)
         try:
             response = connection.run(_listed_or_called(connection, registry, args, arguments))
         except McpConnectError as error:
@@ -210,6 +209,11 @@ def _attached(
             _hint_stderr(args)
         except ToolDefinitionError as error:  # a tool that cannot be registered
             return _error(str(error))
+        return _printed(response, registry)
+
+
+def _printed(response: ToolResponse | None, registry: ToolRegistry) -> int:
+    """Print the call's ``response``, or the tools of ``registry`` (None: the listing); the exit status."""
     if response is None:
         for spec in registry.list_tools():
             entry = spec.to_dict()
