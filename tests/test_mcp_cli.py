@@ -4,11 +4,16 @@ error response (an unreachable server included), 2 for usage errors."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp_peers import HANG_AT_START, NOISY_START, process_gone
+from mcp_peers import TIME_SERVER as TIME_SERVER_PATH
 
 from toolresponse import ToolResponse
 
@@ -85,3 +90,145 @@ def test_a_bad_token_file_is_refused_as_serve_refuses_it(verb: str, tmp_path: Pa
     done = _cli(*arguments, "--token-file", str(token_file))
     assert 2 == done.returncode
     assert f"the token file {token_file} is 5 characters long, under 16" in done.stderr
+
+
+TIME_SERVER = str(TIME_SERVER_PATH)
+"""mcp-server-time, as a --stdio command line."""
+UNUSUAL_ZONE = "Pacific/Chatham"
+"""A time zone no machine here runs in: mcp-server-time names it only when TZ reaches it."""
+
+
+def _cli_env(*arguments: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "toolresponse", "mcp", *arguments]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False, env=env)
+
+
+@pytest.mark.parametrize(
+    ("caller_tz", "options", "reaches"),
+    [
+        (UNUSUAL_ZONE, (), True),
+        (None, ("--env", f"TZ={UNUSUAL_ZONE}"), True),
+        (UNUSUAL_ZONE, ("--no-inherit-env",), False),
+        (UNUSUAL_ZONE, ("--no-inherit-env", "--env", f"TZ={UNUSUAL_ZONE}"), True),
+    ],
+    ids=["inherited", "--env", "--no-inherit-env", "--no-inherit-env with --env"],
+)
+def test_the_callers_environment_reaches_a_stdio_server(
+    caller_tz: str | None, options: tuple[str, ...], reaches: bool
+) -> None:
+    """A third-party server reads its setting (mcp-server-time's local zone, from TZ) from the
+    environment this command runs in, and from --env; --no-inherit-env keeps the caller's out."""
+    env = {name: value for name, value in os.environ.items() if name != "TZ"}
+    if caller_tz is not None:
+        env["TZ"] = caller_tz
+    done = _cli_env("list", "--stdio", TIME_SERVER, *options, env=env)
+    assert 0 == done.returncode, done.stderr
+    assert reaches == (UNUSUAL_ZONE in done.stdout)
+
+
+def test_a_bad_env_option_is_a_usage_error_that_does_not_show_its_value() -> None:
+    done = _cli("list", "--stdio", TIME_SERVER, "--env", "API_KEY:opensesame")
+    assert 2 == done.returncode
+    assert "--env takes KEY=VALUE: --env number 1 has no '='" in done.stderr
+    assert "opensesame" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "peer",
+    [
+        ("--stdio", "/nonexistent/mcp-server --api-key opensesame"),
+        ("--url", "http://admin:opensesame@127.0.0.1:9/mcp"),
+        ("--url", "http://127.0.0.1:9/mcp?access_token=opensesame"),
+    ],
+    ids=["api-key argument", "url password", "access_token query"],
+)
+def test_a_connection_failure_never_prints_a_credential(peer: tuple[str, str]) -> None:
+    done = _cli("call", *peer, "tool", "--env", "SERVICE_TOKEN=envsecretvalue")
+    assert 1 == done.returncode
+    assert done.stdout
+    assert "opensesame" not in done.stdout + done.stderr
+    assert "envsecretvalue" not in done.stdout + done.stderr
+
+
+def test_a_command_that_does_not_exist_is_not_found() -> None:
+    done = _cli("list", "--stdio", "no-such-mcp-server --port 1")
+    assert 1 == done.returncode
+    error = ToolResponse.from_json(done.stdout)
+    assert "NOT_FOUND" == error.to_dict()["error_info"]["code"]
+    assert "'no-such-mcp-server'" in error.text
+    assert not error.is_retryable
+
+
+@pytest.fixture(scope="module")
+def token_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """``toolresponse mcp serve --http`` with a token file: its URL and the file."""
+    token_file = tmp_path_factory.mktemp("token") / "token"
+    token_file.write_text("Vb7-qP2x_Lm9sKt4Rw8nYz1Hc6Jd3Fg0\n", encoding="utf-8")
+    command = [
+        sys.executable,
+        "-m",
+        "toolresponse",
+        "mcp",
+        "serve",
+        "toolresponse.demo.calculator:build_registry",
+        "--http",
+        "--port",
+        "0",
+        "--token-file",
+        str(token_file),
+    ]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as server:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        try:
+            yield url, token_file
+        finally:
+            server.terminate()
+
+
+def test_a_server_that_wants_a_token_is_access_denied(token_served: tuple[str, Path]) -> None:
+    """Without the token: ACCESS_DENIED saying a token is needed, not a retryable NETWORK_ERROR."""
+    url, token_file = token_served
+    env = {name: value for name, value in os.environ.items() if name != "TOOLRESPONSE_TOKEN"}
+    done = _cli_env("list", "--url", url, env=env)
+    assert 1 == done.returncode
+    error = ToolResponse.from_json(done.stdout)
+    assert "ACCESS_DENIED" == error.to_dict()["error_info"]["code"]
+    assert "needs a token" in error.text
+    assert not error.is_retryable
+    with_token = _cli_env(
+        "call",
+        "--url",
+        url,
+        "--token-file",
+        str(token_file),
+        "calculator",
+        '{"expression": "2 + 2"}',
+        env=env,
+    )
+    assert 0 == with_token.returncode, with_token.stdout
+
+
+@pytest.mark.parametrize("verb", [("list",), ("call", "tool")])
+def test_the_timeout_bounds_the_whole_command_and_the_server_is_stopped(
+    verb: tuple[str, ...], tmp_path: Path
+) -> None:
+    """--timeout covers starting the server: TIMEOUT, and the server process is gone."""
+    pid_file = tmp_path / "pid"
+    command = shlex.join([sys.executable, "-c", HANG_AT_START, str(pid_file)])
+    done = _cli(verb[0], "--stdio", command, "--timeout", "2", *verb[1:])
+    assert 1 == done.returncode, done.stderr
+    error = ToolResponse.from_json(done.stdout).to_dict()["error_info"]
+    assert ("TIMEOUT", 2) == (error["code"], error["details"]["timeout_s"])
+    assert process_gone(int(pid_file.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_a_servers_stderr_is_shown_only_with_verbose(verbose: bool) -> None:
+    command = shlex.join([sys.executable, "-c", NOISY_START, TIME_SERVER])
+    options = ("--verbose",) if verbose else ()
+    done = _cli("call", "--stdio", command, *options, "get_current_time", '{"timezone": "UTC"}')
+    assert 0 == done.returncode, done.stderr
+    assert verbose == ("old SDK warning 119" in done.stderr)
+    if not verbose:
+        assert "" == done.stderr

@@ -12,14 +12,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp_peers import HANG_AT_START, NOISY_START, TIME_SERVER, process_gone
 
-from toolresponse import ErrorCode, ToolCallEvent, ToolRegistry, ToolResponse, ToolStatus, validate
+from toolresponse import (
+    ErrorCode,
+    ToolCallEvent,
+    ToolDefinitionError,
+    ToolRegistry,
+    ToolResponse,
+    ToolStatus,
+    validate,
+)
 from toolresponse.interop import CONTENT_MEMBER
-from toolresponse.mcp import McpConnectError, McpConnection, attach
+from toolresponse.mcp import McpConnectError, McpConnection, aattach, attach
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
-TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
 SDK_SERVER = Path(__file__).resolve().parent / "mcp" / "sdk_server.py"
 
 
@@ -47,8 +55,10 @@ def everything() -> Iterator[ToolRegistry]:
 
 @pytest.fixture
 def sdk_server() -> Iterator[tuple[ToolRegistry, McpConnection]]:
+    """The server with a short call timeout, and time enough to start it on a busy machine."""
     registry = ToolRegistry()
-    with attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=4.0) as connection:
+    command = [sys.executable, str(SDK_SERVER)]
+    with attach(registry, command, timeout_s=4.0, connect_timeout_s=60.0) as connection:
         yield registry, connection
 
 
@@ -187,13 +197,153 @@ def test_after_close_a_call_says_the_connection_is_closed(
     assert "closed" in response.text
 
 
-def test_a_command_that_does_not_exist_cannot_be_attached() -> None:
+@pytest.mark.parametrize("command", ["/nonexistent/mcp-server", "no-such-mcp-server-command"])
+def test_a_command_that_does_not_exist_is_not_found_naming_it(command: str) -> None:
+    """No retry makes a missing command appear: NOT_FOUND, not retryable, naming the command."""
     with pytest.raises(McpConnectError) as caught:
-        attach(ToolRegistry(), ["/nonexistent/mcp-server"])
-    assert ErrorCode.NETWORK_ERROR is caught.value.response.code
+        attach(ToolRegistry(), [command, "--flag"])
+    response = _valid(caught.value.response)
+    assert ErrorCode.NOT_FOUND is response.code
+    assert not response.is_retryable
+    assert f"The MCP server command {command!r} could not be started" in response.text
+    assert command == response.to_dict()["error_info"]["details"]["command"]
+
+
+def test_a_command_that_may_not_be_run_is_permission_denied(tmp_path: Path) -> None:
+    script = tmp_path / "server"
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o600)
+    with pytest.raises(McpConnectError) as caught:
+        attach(ToolRegistry(), [str(script)])
+    response = _valid(caught.value.response)
+    assert ErrorCode.PERMISSION_DENIED is response.code
+    assert not response.is_retryable
 
 
 def test_a_refused_connection_cannot_be_attached() -> None:
     with pytest.raises(McpConnectError) as caught:
         attach(ToolRegistry(), "http://127.0.0.1:9/mcp", timeout_s=5)
     assert ErrorCode.NETWORK_ERROR is caught.value.response.code
+
+
+# -- failures that name their cause, with secrets masked ----------------------------------
+
+SECRET = "opensesame"
+"""A password or key that looks like a word, not a credential (masked for where it stands)."""
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        f"http://alice:{SECRET}@127.0.0.1:9/mcp",
+        f"http://127.0.0.1:9/mcp?access_token={SECRET}",
+        ["/nonexistent/mcp-server", "--api-key", SECRET],
+        [sys.executable, "-c", "raise SystemExit(3)", "--token", SECRET],
+    ],
+    ids=["url password", "access_token query", "api-key argument", "token argument"],
+)
+def test_a_connection_failure_never_repeats_a_credential_of_its_target(target: str | list[str]) -> None:
+    """Text, message and details of the answer (and the exception's text) name the server with
+    its credential masked."""
+    with pytest.raises(McpConnectError) as caught:
+        attach(ToolRegistry(), target, timeout_s=30)
+    response = _valid(caught.value.response)
+    assert SECRET not in response.to_json()
+    assert SECRET not in str(caught.value)
+    assert "***" in response.to_dict()["error_info"]["details"]["server"]
+
+
+# -- attach: all tools or none --------------------------------------------------------------
+
+
+def test_a_failed_attach_registers_nothing_and_a_second_attach_works() -> None:
+    """A remote name that clashes with a local tool (the server's fifth) fails the attach before any
+    remote tool is registered; the registry holds its own tools only, and attaching again with a
+    prefix registers every remote tool, which answers."""
+    registry = ToolRegistry()
+
+    @registry.tool
+    def hang() -> str:
+        """A local tool whose name the server also has."""
+        return "local"
+
+    with pytest.raises(ToolDefinitionError, match=r"'hang'.*nothing was registered"):
+        attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=60)
+    assert ["hang"] == registry.names()
+    with attach(registry, [sys.executable, str(SDK_SERVER)], prefix="remote_", timeout_s=60):
+        assert {"hang", "remote_noop", "remote_echo", "remote_hang"} <= set(registry.names())
+        assert ToolStatus.SUCCESS is _valid(registry.execute("remote_noop")).status
+        assert "local" == registry.execute("hang").text
+
+
+async def test_a_failed_asynchronous_attach_registers_nothing() -> None:
+    registry = ToolRegistry()
+    registry.register(lambda: "local", name="echo")
+    with pytest.raises(ToolDefinitionError):
+        await aattach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=60)
+    assert ["echo"] == registry.names()
+
+
+# -- a server that wants a token -------------------------------------------------------------
+
+TOKEN = "Vb7-qP2x_Lm9sKt4Rw8nYz1Hc6Jd3Fg0"
+
+
+@pytest.fixture(scope="module")
+def token_server() -> Iterator[str]:
+    """Our MCP face over streamable HTTP, behind the HTTP binding's access rules with a token."""
+    from toolresponse.demo.calculator import build_registry
+    from toolresponse.http import AccessRules
+    from toolresponse.mcp import http_app, serve_http_in_background
+
+    with serve_http_in_background(http_app(build_registry(), access=AccessRules.of(token=TOKEN))) as url:
+        yield url
+
+
+@pytest.mark.parametrize(
+    ("token", "reason"),
+    [(None, "it needs a token"), ("Wrong-token-0123456789abcdef", "it does not accept the token sent")],
+)
+def test_a_server_that_wants_a_token_is_access_denied_not_a_network_error(
+    token_server: str, token: str | None, reason: str
+) -> None:
+    """HTTP 401 is ACCESS_DENIED (not retryable: retrying without a token never succeeds)."""
+    with pytest.raises(McpConnectError) as caught:
+        attach(ToolRegistry(), token_server, token=token, timeout_s=30)
+    response = _valid(caught.value.response)
+    assert ErrorCode.ACCESS_DENIED is response.code
+    assert not response.is_retryable
+    assert reason in response.text
+    assert 401 == response.to_dict()["error_info"]["details"]["http_status"]
+
+
+def test_with_the_token_the_server_answers(token_server: str) -> None:
+    registry = ToolRegistry()
+    with attach(registry, token_server, token=TOKEN, timeout_s=30):
+        assert 3 == registry.execute("calculator", {"expression": "1 + 2"}).data["result"]
+
+
+# -- bounded, quiet -------------------------------------------------------------------------
+
+
+def test_the_timeout_bounds_connecting_and_the_server_is_stopped(tmp_path: Path) -> None:
+    """A server that never answers the handshake is TIMEOUT after the attach's timeout (not a
+    retried NETWORK_ERROR after the SDK's own timeouts), and its process is gone."""
+    pid_file = tmp_path / "pid"
+    with pytest.raises(McpConnectError) as caught:
+        attach(ToolRegistry(), [sys.executable, "-c", HANG_AT_START, str(pid_file)], timeout_s=2)
+    response = _valid(caught.value.response)
+    assert ErrorCode.TIMEOUT is response.code
+    assert 2 == response.to_dict()["error_info"]["details"]["timeout_s"]
+    assert process_gone(int(pid_file.read_text(encoding="utf-8")))
+
+
+def test_a_servers_stderr_goes_where_it_is_sent(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    registry = ToolRegistry()
+    with (
+        log.open("w", encoding="utf-8") as stderr,
+        attach(registry, [sys.executable, "-c", NOISY_START, str(TIME_SERVER)], stderr=stderr),
+    ):
+        assert ToolStatus.SUCCESS is registry.execute("get_current_time", {"timezone": "UTC"}).status
+    assert "old SDK warning 119" in log.read_text(encoding="utf-8")

@@ -275,3 +275,24 @@ def test_threads_share_a_writer() -> None:
     records = lines(stream.getvalue())
     assert 800 == len(records)
     assert {(t, i) for t in range(4) for i in range(200)} == {(r["thread"], r["index"]) for r in records}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("server --api-key letmein", "server --api-key ***"),
+        ("server --token abcdefgh --port 8", "server --token *** --port 8"),
+        ("server --password pw", "server --password ***"),
+        ("node index.js --apiKey 'two words'", "node index.js --apiKey '***'"),
+        ("server -secret x", "server -secret ***"),
+    ],
+)
+def test_the_value_of_a_secret_option_of_a_command_line_is_masked(text: str, expected: str) -> None:
+    """After an option named as a secret, the next word is the secret, whatever it looks like
+    (in prose, "password reset" is kept)."""
+    assert expected == mask_secrets(text)
+
+
+@pytest.mark.parametrize("text", ["server --max-tokens 512", "server --token-limit 5", "server --key-file k"])
+def test_options_that_are_not_secrets_keep_their_values(text: str) -> None:
+    assert text == mask_secrets(text)

@@ -519,7 +519,9 @@ def test_an_idle_connection_costs_no_cpu(server: tuple[ToolRegistry, McpConnecti
 
 def test_calls_past_their_timeout_while_others_go_on_each_answer_in_time() -> None:
     registry = ToolRegistry()
-    with attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=4.0) as connection:
+    with attach(
+        registry, [sys.executable, str(SDK_SERVER)], timeout_s=4.0, connect_timeout_s=60.0
+    ) as connection:
         hangs = [Caller(lambda: registry.execute("hang")) for _ in range(3)]
         hangs += [Caller(lambda: asyncio.run(registry.aexecute("hang")))]
 

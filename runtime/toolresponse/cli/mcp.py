@@ -14,22 +14,37 @@
 - ``mcp call (--stdio ... | --url ...) TOOL 'JSON-ARGS'`` prints the call's
   ToolResponse as JSON.
 
+``--timeout`` bounds the whole command: starting or reaching the server,
+listing its tools and, for ``call``, the call (past it: TIMEOUT, and a
+``--stdio`` server is stopped). A ``--stdio`` server runs with the caller's
+environment, as a command started from this shell would, and ``--env
+KEY=VALUE`` over it (``--no-inherit-env``: only the MCP SDK's minimal one,
+``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM``, ``USER``, and the ``--env``
+variables). Its stderr (servers on older SDKs write many warnings there) is
+discarded unless ``--verbose`` shows it.
+
 Exit status: 0 for a success or partial response (and a listing), 1 for an
-error response (a server that cannot be reached is NETWORK_ERROR), 2 for
-usage errors.
+error response (a server that cannot be reached is NETWORK_ERROR, one that
+wants a token ACCESS_DENIED, a command that does not exist NOT_FOUND, no
+answer in time TIMEOUT), 2 for usage errors and a missing extra
+(``toolresponse[mcp]``).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import math
 import os
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 
 from .._errors import MalformedJsonError, McpConnectError, RegistryLoadError, ToolDefinitionError
-from .._response import loads_strict
+from .._response import ToolResponse, loads_strict
 from ..http import TOKEN_ENV, TokenError, listen, load_token, url_of
 from ..tools import ToolRegistry, load_registry
 from .serve import (
@@ -39,6 +54,9 @@ from .serve import (
     add_server_arguments,
     connection_limits,
 )
+
+if TYPE_CHECKING:
+    from ..mcp import McpConnection
 
 __all__ = ["add_arguments", "run"]
 
@@ -50,10 +68,34 @@ def _peer_options(parser: argparse.ArgumentParser) -> None:
     )
     where.add_argument("--url", help="the server's streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp")
     parser.add_argument(
-        "--timeout", type=float, default=30.0, metavar="SECONDS", help="one call's timeout (default 30)"
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="the longest the whole command may take, starting or reaching the server included (default 30)",
     )
     parser.add_argument(
         "--token-file", metavar="FILE", help=f"a bearer token for --url (default: ${TOKEN_ENV} if set)"
+    )
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a variable in the --stdio server's environment (repeatable); the server gets this"
+        " command's own environment too, unless --no-inherit-env",
+    )
+    parser.add_argument(
+        "--no-inherit-env",
+        action="store_true",
+        help="start the --stdio server with only the MCP SDK's minimal environment (HOME, LOGNAME, PATH,"
+        " SHELL, TERM, USER) and the --env variables",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show the --stdio server's stderr (discarded otherwise: servers on older SDKs write"
+        " many warnings there)",
     )
 
 
@@ -79,75 +121,129 @@ def _error(message: str) -> int:
     return 2
 
 
-def _missing_extra(error: ImportError) -> int:
-    name = getattr(error, "name", None) or error
-    return _error(f"MCP needs the optional extra 'mcp' ({name}): pip install 'toolresponse[mcp]'")
-
-
 def _print(value: Any) -> None:
     sys.stdout.write(orjson.dumps(value).decode("utf-8") + "\n")
     sys.stdout.flush()
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..mcp import require_sdk
+
     try:
-        import mcp  # noqa: F401  (the extra's presence, told before anything else is loaded)
+        require_sdk()  # the extra's presence, told before anything else is loaded
     except ImportError as missing:
-        return _missing_extra(missing)
+        return _error(str(missing))
     if args.verb == "serve":
         return _serve(args)
     try:
         token = load_token(args.token_file, os.environ)
     except TokenError as error:
         return _error(str(error))
-    if not args.timeout > 0:
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
         return _error(f"--timeout must be a positive number of seconds, not {args.timeout}")
+    env = _environment(args)
+    if env is None:
+        return 2
+    arguments: dict[str, Any] | None = None
     if args.verb == "call":
         try:
-            arguments = loads_strict(args.arguments)
+            parsed = loads_strict(args.arguments)
         except MalformedJsonError as error:
             return _error(f"JSON-ARGS is not JSON: {error.reason}")
-        if not isinstance(arguments, dict):
-            return _error(f"JSON-ARGS must be a JSON object, not {type(arguments).__name__}")
-        return _call(args, token, arguments)
-    return _list(args, token)
+        if not isinstance(parsed, dict):
+            return _error(f"JSON-ARGS must be a JSON object, not {type(parsed).__name__}")
+        arguments = parsed
+    with _server_stderr(args.verbose) as stderr:
+        return _attached(args, token, env, stderr, arguments)
 
 
-def _peer(args: argparse.Namespace) -> str:
-    return str(args.url if args.url is not None else args.stdio)
+def _environment(args: argparse.Namespace) -> dict[str, str] | None:
+    """The --stdio server's environment (None after telling a bad --env, whose value is not shown:
+    it may be a secret)."""
+    env = {} if args.no_inherit_env else dict(os.environ)
+    for position, pair in enumerate(args.env, 1):
+        key, equals, value = pair.partition("=")
+        if not equals or not key:
+            lacks = "'='" if not equals else "KEY before its '='"
+            _error(f"--env takes KEY=VALUE: --env number {position} has no {lacks}")
+            return None
+        env[key] = value
+    return env
 
 
-def _list(args: argparse.Namespace, token: str | None) -> int:
-    from ..mcp import attach
+@contextlib.contextmanager
+def _server_stderr(verbose: bool) -> Iterator[TextIO | None]:
+    """Where a --stdio server's stderr goes: this command's own with --verbose, else nowhere."""
+    if verbose:
+        yield None
+        return
+    with open(os.devnull, "w", encoding="utf-8") as discarded:
+        yield discarded
 
-    registry = ToolRegistry()
+
+def _attached(
+    args: argparse.Namespace,
+    token: str | None,
+    env: dict[str, str],
+    stderr: TextIO | None,
+    arguments: dict[str, Any] | None,
+) -> int:
+    """Attach the server and list its tools or call one (``arguments`` given), all within --timeout."""
+    from ..mcp import connect
+
+    target = str(args.url if args.url is not None else args.stdio)
     try:
-        with attach(registry, _peer(args), timeout_s=args.timeout, token=token):
-            for spec in registry.list_tools():
-                entry = spec.to_dict()
-                entry.pop("timeout_s", None)
-                _print(entry)
-    except McpConnectError as error:
-        _print(error.response.to_dict())
-        return 1
-    except (ValueError, ToolDefinitionError) as error:  # a bad timeout; a tool that cannot be registered
-        return _error(str(error))
-    return 0
-
-
-def _call(args: argparse.Namespace, token: str | None, arguments: dict[str, Any]) -> int:
-    from ..mcp import attach, local_name
-
+        connection = connect(target, token=token, env=env, timeout_s=args.timeout, stderr=stderr)
+    except ValueError as error:  # an empty command, an unclosed quote
+        return _error(f"--stdio: {error}")
     registry = ToolRegistry()
-    try:
-        with attach(registry, _peer(args), timeout_s=args.timeout, token=token):
-            response = registry.execute(local_name(args.tool), arguments)
-    except McpConnectError as error:
-        response = error.response
-    except (ValueError, ToolDefinitionError) as error:  # a bad timeout; a tool that cannot be registered
-        return _error(str(error))
+    with connection:  # the answer is printed before the server is stopped (which takes seconds)
+        try:
+            response = connection.run(_listed_or_called(connection, registry, args, arguments))
+        except McpConnectError as error:
+            response = error.response
+            _hint_stderr(args)
+        except TimeoutError:
+            doing = "the listing of its tools" if arguments is None else f"the call of tool {args.tool!r}"
+            response = connection.timeout_error(args.timeout, f"{doing} (connecting included)")
+            _hint_stderr(args)
+        except ToolDefinitionError as error:  # a tool that cannot be registered
+            return _error(str(error))
+        return _printed(response, registry)
+
+
+def _printed(response: ToolResponse | None, registry: ToolRegistry) -> int:
+    """Print the call's ``response``, or the tools of ``registry`` (None: the listing); the exit status."""
+    if response is None:
+        for spec in registry.list_tools():
+            entry = spec.to_dict()
+            entry.pop("timeout_s", None)
+            _print(entry)
+        return 0
     _print(response.to_dict())
     return 1 if response.is_error else 0
+
+
+async def _listed_or_called(
+    connection: McpConnection,
+    registry: ToolRegistry,
+    args: argparse.Namespace,
+    arguments: dict[str, Any] | None,
+) -> ToolResponse | None:
+    """Within --timeout, register the server's tools in ``registry``, then call the tool when
+    ``arguments`` are given (None for a listing: the tools are in ``registry``)."""
+    from ..mcp import aattach, local_name
+
+    async with asyncio.timeout(args.timeout):
+        await aattach(registry, connection, timeout_s=args.timeout)
+        if arguments is None:
+            return None
+        return await registry.aexecute(local_name(args.tool), arguments)
+
+
+def _hint_stderr(args: argparse.Namespace) -> None:
+    if args.stdio is not None and not args.verbose:
+        print("toolresponse mcp: the server's stderr was discarded; --verbose shows it", file=sys.stderr)
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -214,8 +214,8 @@ def run(args: argparse.Namespace) -> int:
         from ..http import create_app
     except ImportError as missing:
         _error(
-            f"serving needs the optional extra 'http' ({getattr(missing, 'name', None) or missing}):"
-            " pip install 'toolresponse[http]'"
+            f"serving needs the optional extra 'http' ({getattr(missing, 'name', None) or missing} is not"
+            " installed): pip install 'toolresponse[http]'"
         )
         return 2
     try:

@@ -34,11 +34,9 @@ def _same(local: ToolResponse, remote: ToolResponse) -> bool:
 
 
 def main(out: TextIO) -> int:
-    try:
-        from ..mcp import attach
-    except ImportError:
-        print("  skipped: the MCP demo needs the 'mcp' extra (pip install 'toolresponse[mcp]')", file=out)
-        return 0
+    """Needs the ``mcp`` extra (``run_sections`` skips it without)."""
+    from ..mcp import attach
+
     local = build_registry()
     remote = ToolRegistry()
     command = [

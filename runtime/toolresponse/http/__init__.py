@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from ._access import TokenError as TokenError
     from ._access import is_loopback as is_loopback
     from ._access import load_token as load_token
-    from ._app import DEFAULT_BODY_TIMEOUT_S as DEFAULT_BODY_TIMEOUT_S
     from ._app import ServableRegistry as ServableRegistry
     from ._app import create_app as create_app
     from ._conformance import (
@@ -48,6 +47,9 @@ if TYPE_CHECKING:
     )
     from ._conformance import (
         run_conformance as run_conformance,
+    )
+    from ._serve import (
+        DEFAULT_BODY_TIMEOUT_S as DEFAULT_BODY_TIMEOUT_S,
     )
     from ._serve import (
         DEFAULT_HOST as DEFAULT_HOST,
@@ -97,7 +99,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "is_loopback",
         "load_token",
     ),
-    "._app": ("DEFAULT_BODY_TIMEOUT_S", "ServableRegistry", "create_app"),
+    "._app": ("ServableRegistry", "create_app"),
     "._conformance": (
         "DEFAULT_MAX_EXAMPLES",
         "DEFAULT_SEED",
@@ -107,6 +109,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "run_conformance",
     ),
     "._serve": (
+        "DEFAULT_BODY_TIMEOUT_S",
         "DEFAULT_HOST",
         "DEFAULT_PORT",
         "ConnectionLimits",

@@ -108,11 +108,9 @@ from ..tools import ToolSpec
 from ..validation import to_json_data
 from . import CALL_ID_HEADER, MAX_BODY_BYTES, http_status
 from ._access import AccessGuard, AccessRules
+from ._serve import DEFAULT_BODY_TIMEOUT_S
 
-__all__ = ["DEFAULT_BODY_TIMEOUT_S", "ServableRegistry", "create_app"]
-
-DEFAULT_BODY_TIMEOUT_S = 30.0
-"""How long the application waits for the whole body of a request, in seconds (then 408 TIMEOUT)."""
+__all__ = ["ServableRegistry", "create_app"]
 
 _CALL_ID = re.compile(CALL_ID_PATTERN)
 _log = logging.getLogger("toolresponse.http")

@@ -35,6 +35,7 @@ from typing import Any
 from .._numbers import is_finite_number
 
 __all__ = [
+    "DEFAULT_BODY_TIMEOUT_S",
     "DEFAULT_HOST",
     "DEFAULT_PORT",
     "ConnectionLimits",
@@ -46,6 +47,10 @@ __all__ = [
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_BODY_TIMEOUT_S = 30.0
+"""How long the application waits for the whole body of a request, in seconds (then 408 TIMEOUT).
+Here, not beside ``create_app``, so that a server's options can be told (``--help``) without the
+``http`` extra."""
 
 
 @dataclass(frozen=True, kw_only=True)

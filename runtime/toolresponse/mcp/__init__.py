@@ -8,14 +8,16 @@ clients, and attach MCP servers' tools to a ToolRegistry.
   behind the HTTP binding's access rules (``toolresponse.http.AccessGuard``,
   ``AccessRules``); ``serve_http`` / ``serve_http_in_background`` run it with the binding's
   server and connection limits.
-- ``attach(registry, target)``: each tool of the MCP server ``target`` (a stdio
-  command or a URL) registered as an ``McpTool``; returns the ``McpConnection``.
+- ``attach(registry, target)`` (``aattach`` from an event loop): each tool of the MCP
+  server ``target`` (a stdio command or a URL) registered as an ``McpTool``, or none
+  when the attach fails; returns the ``McpConnection``.
 
 Every result crosses MCP through ``toolresponse.interop``'s ``to_mcp`` /
 ``from_mcp`` (the binding: ``docs/mcp-binding.md``). The server and the client
 need the SDK: install ``toolresponse[mcp]`` (``McpToolService``, ``McpToolCall``,
 ``McpTool`` and ``McpConnection`` import without it; the SDK is loaded when a
-connection is made).
+connection is made, and ``require_sdk()`` raises ``ImportError`` with one line
+naming the extra when it is missing).
 """
 
 from __future__ import annotations
@@ -27,11 +29,14 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from .._errors import McpConnectError as McpConnectError
     from ._client import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
+    from ._client import MCP_EXTRA_HINT as MCP_EXTRA_HINT
     from ._client import McpConnection as McpConnection
     from ._client import McpTool as McpTool
+    from ._client import aattach as aattach
     from ._client import attach as attach
     from ._client import connect as connect
     from ._client import local_name as local_name
+    from ._client import require_sdk as require_sdk
     from ._server import MCP_PATH as MCP_PATH
     from ._server import endpoint_url as endpoint_url
     from ._server import http_app as http_app
@@ -47,11 +52,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "toolresponse._errors": ("McpConnectError",),
     "._client": (
         "DEFAULT_TIMEOUT_S",
+        "MCP_EXTRA_HINT",
         "McpConnection",
         "McpTool",
+        "aattach",
         "attach",
         "connect",
         "local_name",
+        "require_sdk",
     ),
     "._server": (
         "MCP_PATH",

@@ -8,7 +8,22 @@ answers with a ToolResponse, sync (``execute``) and async (``aexecute``) alike,
 and the ``Agent`` uses it like any other tool. Each answer is
 ``from_mcp(result)`` (``toolresponse.interop``); a JSON-RPC error is
 ``from_mcp_error``; a connection that cannot be made or that breaks (the server
-exits, a broken pipe, a refused connection) is NETWORK_ERROR (retryable).
+exits, a broken pipe, a refused connection) is NETWORK_ERROR (retryable), but for
+what no retry mends: a command that does not exist is NOT_FOUND, one that may not
+be run PERMISSION_DENIED, a server that answers HTTP 401 or 403 ACCESS_DENIED
+(it needs a token). Each answer names the server with its secrets masked
+(``mask_secrets``: a URL's password or ``access_token=``, a command's
+``--api-key VALUE``).
+
+Every wait is bounded, connecting included: ``attach`` (connecting and listing
+the tools, together) by ``connect_timeout_s`` (``timeout_s`` unless given), each
+call by ``timeout_s``, and a call's reconnecting, when it must reconnect first,
+by ``connect_timeout_s``. Past it the answer is TIMEOUT, and a server process
+started for a connection that timed out is stopped.
+
+A stdio server gets the SDK's minimal environment (``HOME``, ``PATH``, ...)
+with ``env`` over it, and writes its stderr to ``stderr`` (the caller's own by
+default).
 
 The connection (``McpConnection``) lives on an event loop of its own, so it
 serves any caller: a thread, the registry's background loop, or an
@@ -32,9 +47,10 @@ import contextlib
 import logging
 import re
 import shlex
+import sys
 import weakref
 from collections.abc import Awaitable, Coroutine, Mapping, Sequence
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TextIO, TypeVar
 
 from toolresponse_generated import ErrorCode
 
@@ -44,14 +60,25 @@ from ..interop import from_mcp, from_mcp_error
 from ..tools import Tool, ToolRegistry, mask_secrets
 from ._loop import LoopShutDown, ReentrantWait, SharedLoop
 
-__all__ = ["DEFAULT_TIMEOUT_S", "McpConnectError", "McpConnection", "McpTool", "attach", "connect"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "MCP_EXTRA_HINT",
+    "McpConnectError",
+    "McpConnection",
+    "McpTool",
+    "aattach",
+    "attach",
+    "connect",
+    "require_sdk",
+]
 
 _log = logging.getLogger("toolresponse.mcp")
 
 DEFAULT_TIMEOUT_S: Final = 30.0
-"""A remote tool's timeout when none is given (the registry answers TIMEOUT past it)."""
-_CONNECT_TIMEOUT_S: Final = 30.0
+"""A request's timeout when none is given: a call, or ``attach``'s connecting and listing."""
+MCP_EXTRA_HINT: Final = "pip install 'toolresponse[mcp]'"
 _CLOSE_TIMEOUT_S: Final = 10.0
+_REFUSALS: Final = frozenset({401, 403})
 _CONNECTION_CLOSED: Final = -32000
 _REQUEST_TIMEOUT: Final = -32001
 """The SDK's code for a request it stopped waiting for (its read timeout, ours per call)."""
@@ -61,12 +88,24 @@ _PERMISSIVE: Final[dict[str, Any]] = {"type": "object"}
 T = TypeVar("T")
 
 
+def require_sdk() -> None:
+    """Import the MCP SDK, or raise ``ImportError`` with one line naming the extra to install."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError as missing:
+        raise ImportError(
+            f"MCP needs the optional extra 'mcp' ({missing.name or 'mcp'} is not installed): {MCP_EXTRA_HINT}"
+        ) from None
+
+
 def _is_url(target: str) -> bool:
     return target.startswith(("http://", "https://"))
 
 
 def _describe_target(target: str | Sequence[str]) -> str:
-    return target if isinstance(target, str) else shlex.join(target)
+    """The target as a person reads it, secrets masked (it goes into answers and logs)."""
+    text: str = mask_secrets(target if isinstance(target, str) else shlex.join(target))
+    return text
 
 
 def leaf_error(error: BaseException) -> BaseException:
@@ -98,21 +137,34 @@ def _record(result: Any) -> dict[str, Any]:
 
 
 def _masked(response: ToolResponse) -> ToolResponse:
-    """A remote error with secrets masked in its text, message and details, as the registry masks
-    a local tool's exception text (a server's error may quote a key or a token)."""
+    """An error with secrets masked in its text, message and details, as the registry masks a local
+    tool's exception text (a server's error may quote a key or a token, a connection's failure the
+    URL it was given)."""
     if not response.is_error:
         return response
     return ToolResponse.from_dict(mask_secrets(response.to_dict()))
 
 
 def _network_error(message: str, *, target: str, cause: BaseException | None = None) -> ToolResponse:
-    details: dict[str, Any] = {"server": target}
+    return _failure(ErrorCode.NETWORK_ERROR, message, target=target, cause=cause)
+
+
+def _failure(
+    code: ErrorCode,
+    message: str,
+    *,
+    target: str,
+    cause: BaseException | None = None,
+    **details: Any,
+) -> ToolResponse:
+    """An error about the server ``target``, its cause's type and text in ``details``, masked."""
+    found: dict[str, Any] = {"server": target, **details}
     if cause is not None:
-        details["exception"] = type(cause).__name__
+        found["exception"] = type(cause).__name__
         text = str(cause)
         if text:
-            details["message"] = text[:500]
-    return ToolResponse.error(ErrorCode.NETWORK_ERROR, message, details=details)
+            found["message"] = text[:500]
+    return _masked(ToolResponse.error(code, message, details=found))
 
 
 class McpConnection:
@@ -120,8 +172,12 @@ class McpConnection:
 
     ``target`` is a URL (``http://...``: streamable HTTP) or a command (a string, split
     like a shell would, or a list of arguments: stdio). ``token`` is sent as a bearer token
-    to a URL; ``env`` and ``cwd`` apply to a command. ``call_timeout_s`` bounds one call at
-    the SDK level too (the registry's timeout answers first).
+    to a URL. ``env``, ``cwd`` and ``stderr`` apply to a command: ``env`` goes over the SDK's
+    minimal environment (``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM``, ``USER``; pass
+    ``os.environ`` for the caller's whole environment), and the server's stderr is written to
+    ``stderr`` (a file with a descriptor; default ``sys.stderr``). ``call_timeout_s`` bounds each
+    call; ``connect_timeout_s`` (default: ``call_timeout_s``) bounds connecting and the listing
+    of the tools together, and a call's reconnecting.
     """
 
     def __init__(
@@ -132,7 +188,8 @@ class McpConnection:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         call_timeout_s: float = DEFAULT_TIMEOUT_S,
-        connect_timeout_s: float = _CONNECT_TIMEOUT_S,
+        connect_timeout_s: float | None = None,
+        stderr: TextIO | None = None,
     ) -> None:
         if isinstance(target, str) and not _is_url(target):
             target = shlex.split(target)
@@ -144,7 +201,10 @@ class McpConnection:
         self._env = dict(env) if env is not None else None
         self._cwd = cwd
         self._call_timeout_s = call_timeout_s
-        self._connect_timeout_s = connect_timeout_s
+        self._connect_timeout_s = call_timeout_s if connect_timeout_s is None else connect_timeout_s
+        self._stderr = stderr
+        self._refused: int | None = None
+        """The status of the last HTTP answer that refused access (401, 403), until one succeeds."""
         self._shared = SharedLoop("toolresponse-mcp-client")
         self._loop = self._shared.loop
         self._client: Any = None
@@ -169,7 +229,9 @@ class McpConnection:
     # -- connecting -----------------------------------------------------------------------
 
     def _sdk_client(self, exit_stack: contextlib.AsyncExitStack) -> Any:
+        require_sdk()
         from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
 
         target = self.target
         if isinstance(target, str):
@@ -178,7 +240,9 @@ class McpConnection:
 
             headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
             http = httpx2.AsyncClient(
-                headers=headers, timeout=httpx2.Timeout(self._call_timeout_s, read=self._call_timeout_s + 5.0)
+                headers=headers,
+                timeout=httpx2.Timeout(self._call_timeout_s, read=self._call_timeout_s + 5.0),
+                event_hooks={"response": [self._seen]},
             )
             exit_stack.push_async_callback(http.aclose)
             transport = streamable_http_client(target, http_client=http)
@@ -186,13 +250,25 @@ class McpConnection:
         parameters = StdioServerParameters(
             command=target[0], args=list(target[1:]), env=self._env, cwd=self._cwd
         )
-        return Client(parameters, read_timeout_seconds=self._call_timeout_s + 5.0, cache=None)
+        errlog = self._stderr if self._stderr is not None else sys.stderr
+        transport = stdio_client(parameters, errlog=errlog)
+        return Client(transport, read_timeout_seconds=self._call_timeout_s + 5.0, cache=None)
+
+    async def _seen(self, response: Any) -> None:
+        """Note an HTTP answer that refused access (the SDK reports it as a JSON-RPC error that
+        no longer says so), and forget it once one succeeds."""
+        status = response.status_code
+        if status in _REFUSALS:
+            self._refused = status
+        elif status < 300:
+            self._refused = None
 
     async def _session(self, ready: asyncio.Future[None]) -> None:
         """Own the SDK client's context for the connection's life (its task groups must be
         entered and left by one task): connect, tell ``ready``, wait for ``close``."""
         stop = asyncio.Event()
         self._stop = stop
+        self._refused = None
         try:
             async with contextlib.AsyncExitStack() as exit_stack:
                 client = self._sdk_client(exit_stack)
@@ -204,7 +280,7 @@ class McpConnection:
             if not ready.done():
                 ready.set_exception(error)
             elif not isinstance(error, asyncio.CancelledError):
-                _log.info("MCP connection to %s ended: %s", self.description, error)
+                _log.info("MCP connection to %s ended: %s", self.description, mask_secrets(str(error)))
             if isinstance(error, KeyboardInterrupt | SystemExit):
                 raise
         finally:
@@ -231,24 +307,79 @@ class McpConnection:
             try:
                 async with asyncio.timeout(self._connect_timeout_s):
                     await ready
+            except TimeoutError as error:
+                self._session_task.cancel()
+                timed_out = self.timeout_error(self._connect_timeout_s, "the connection")
+                raise McpConnectError(timed_out) from error
             except BaseException:
                 self._session_task.cancel()
                 raise
             return self._client
 
-    def _connect_failure(self, error: BaseException) -> ToolResponse:
+    def _connect_failure(
+        self, error: BaseException, timeout_s: float, what: str = "the connection"
+    ) -> ToolResponse:
+        """The answer to ``what`` (a connection, or a listing with its connecting) that failed with
+        ``error``: TIMEOUT (past ``timeout_s``), ACCESS_DENIED (HTTP 401, 403), NOT_FOUND (no such
+        command), PERMISSION_DENIED (a command that may not be run), else NETWORK_ERROR."""
         error = leaf_error(error)
-        if isinstance(error, TimeoutError):
-            return ToolResponse.error(
-                ErrorCode.TIMEOUT,
-                f"The MCP server {self.description} did not answer the connection within "
-                f"{self._connect_timeout_s:g} s.",
-                details={"server": self.description, "timeout_s": self._connect_timeout_s},
+        if isinstance(error, ImportError):
+            return _failure(ErrorCode.EXECUTION_ERROR, str(error), target=self.description)
+        if isinstance(error, TimeoutError) or _is_request_timeout(error):
+            return self.timeout_error(timeout_s, what)
+        refusal = self._refusal()
+        if refusal is not None:
+            return refusal
+        command = None if isinstance(self.target, str) else self.target[0]
+        if isinstance(error, FileNotFoundError) and command is not None:
+            if error.filename not in (None, command):
+                reason = f"its working directory {error.filename!r} does not exist"
+            else:
+                reason = "there is no such file" if "/" in command else "there is no such command on PATH"
+            return _failure(
+                ErrorCode.NOT_FOUND,
+                f"The MCP server command {command!r} could not be started: {reason}.",
+                target=self.description,
+                cause=error,
+                command=command,
+            )
+        if isinstance(error, PermissionError) and command is not None:
+            return _failure(
+                ErrorCode.PERMISSION_DENIED,
+                f"The MCP server command {command!r} could not be started: permission denied.",
+                target=self.description,
+                cause=error,
+                command=command,
             )
         return _network_error(
             f"Could not connect to the MCP server {self.description}: {type(error).__name__}: {error}",
             target=self.description,
             cause=error,
+        )
+
+    def _refusal(self) -> ToolResponse | None:
+        """ACCESS_DENIED when the last HTTP answer refused access (the failure being the SDK's
+        report of it), else None."""
+        status = self._refused
+        if status is None:
+            return None
+        given = self._token is not None
+        reason = "it does not accept the token sent" if given else "it needs a token"
+        return _failure(
+            ErrorCode.ACCESS_DENIED,
+            f"The MCP server {self.description} refused access (HTTP {status}): {reason}.",
+            target=self.description,
+            http_status=status,
+            token_sent=given,
+        )
+
+    def timeout_error(self, timeout_s: float, what: str) -> ToolResponse:
+        """The TIMEOUT answer for ``what`` (a phrase: "the connection", "tool 'x'") not answered by
+        this connection's server within ``timeout_s`` seconds."""
+        return ToolResponse.error(
+            ErrorCode.TIMEOUT,
+            f"The MCP server {self.description} did not answer {what} within {timeout_s:g} s.",
+            details={"server": self.description, "timeout_s": timeout_s},
         )
 
     # -- what the server offers ----------------------------------------------------------
@@ -266,25 +397,29 @@ class McpConnection:
         return self.run(self._list_tools())
 
     async def _list_tools(self) -> list[dict[str, Any]]:
+        """The listing, connecting (when not connected) and every page under one deadline."""
         if self._closed:
             raise McpConnectError(self._closed_error())
         try:
-            client = await self._connected()
-            tools: list[dict[str, Any]] = []
-            cursor: str | None = None
-            for _ in range(100):  # a paginator that never ends cannot hang the listing
-                async with asyncio.timeout(self._call_timeout_s):
+            async with asyncio.timeout(self._connect_timeout_s):
+                client = await self._connected()
+                tools: list[dict[str, Any]] = []
+                cursor: str | None = None
+                for _ in range(100):  # a paginator that never ends cannot hang the listing
                     page = await client.list_tools(cursor=cursor)
-                tools.extend(
-                    tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in page.tools
-                )
-                cursor = page.next_cursor
-                if cursor is None:
-                    break
+                    tools.extend(
+                        tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in page.tools
+                    )
+                    cursor = page.next_cursor
+                    if cursor is None:
+                        break
         except McpConnectError:
             raise
         except Exception as error:
-            raise McpConnectError(self._connect_failure(error)) from error
+            if isinstance(leaf_error(error), ImportError):
+                raise leaf_error(error) from None
+            listing = "the listing of its tools (connecting included)"
+            raise McpConnectError(self._connect_failure(error, self._connect_timeout_s, listing)) from error
         return tools
 
     # -- calling ---------------------------------------------------------------------------
@@ -326,14 +461,15 @@ class McpConnection:
         session = self._session_task
         if client is None or session is None or session.done():
             try:
-                client = await self._connected()
+                client = await self._connected()  # bounded by connect_timeout_s
             except McpConnectError as error:
                 return error.response
             except Exception as error:
-                return self._connect_failure(error)
+                return self._connect_failure(error, self._connect_timeout_s)
             session = self._session_task
         try:
-            result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
+            async with asyncio.timeout(self._call_timeout_s):
+                result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
         except TimeoutError:
             self._check_alive(session)
             return self._timed_out(tool)
@@ -351,12 +487,7 @@ class McpConnection:
         return _masked(response)
 
     def _timed_out(self, tool: str) -> ToolResponse:
-        return ToolResponse.error(
-            ErrorCode.TIMEOUT,
-            f"The MCP server {self.description} did not answer tool {tool!r}"
-            f" within {self._call_timeout_s:g} s.",
-            details={"server": self.description, "timeout_s": self._call_timeout_s},
-        )
+        return self.timeout_error(self._call_timeout_s, f"tool {tool!r}")
 
     def _call_failure(self, tool: str, error: Exception, session: asyncio.Task[None] | None) -> ToolResponse:
         from mcp import MCPError
@@ -366,6 +497,10 @@ class McpConnection:
         if isinstance(error, MCPError) and error.code == _REQUEST_TIMEOUT:
             self._check_alive(session)
             return self._timed_out(tool)
+        refusal = self._refusal()
+        if refusal is not None:
+            self._check_alive(session)
+            return refusal
         if isinstance(error, MCPError) and error.code != _CONNECTION_CLOSED:
             self._check_alive(session)
             coded: ToolResponse = from_mcp_error(
@@ -413,19 +548,18 @@ class McpConnection:
     # -- the end ---------------------------------------------------------------------------
 
     async def _aclose(self) -> None:
+        """Stop the session and wait for its end (the server process stopped), whatever way it
+        ends: normally, cancelled (a connection given up on), or failed."""
         self._closed = True
         task = self._session_task
         if task is None:
             return
         if self._stop is not None:
             self._stop.set()
-        try:
-            async with asyncio.timeout(_CLOSE_TIMEOUT_S):
-                await task
-        except TimeoutError:
+        _, running = await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S)
+        if running:
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S)
 
     def close(self) -> None:
         """Close the connection (the server process ends) and stop its loop; idempotent."""
@@ -447,6 +581,13 @@ class McpConnection:
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.description!r}{' closed' if self.closed else ''}>"
+
+
+def _is_request_timeout(error: BaseException) -> bool:
+    """The SDK's own timeout of a request (its read timeout), as a JSON-RPC error."""
+    from mcp import MCPError
+
+    return isinstance(error, MCPError) and error.code == _REQUEST_TIMEOUT
 
 
 def _as_coroutine(awaitable: Awaitable[T]) -> Coroutine[Any, Any, T]:
@@ -504,9 +645,20 @@ def connect(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    connect_timeout_s: float | None = None,
+    stderr: TextIO | None = None,
 ) -> McpConnection:
-    """A connection to the MCP server ``target`` (made on first use)."""
-    return McpConnection(target, token=token, env=env, cwd=cwd, call_timeout_s=timeout_s)
+    """A connection to the MCP server ``target`` (made on first use); ``timeout_s`` bounds each
+    call, ``connect_timeout_s`` (default ``timeout_s``) connecting and listing."""
+    return McpConnection(
+        target,
+        token=token,
+        env=env,
+        cwd=cwd,
+        call_timeout_s=timeout_s,
+        connect_timeout_s=connect_timeout_s,
+        stderr=stderr,
+    )
 
 
 def attach(
@@ -518,40 +670,119 @@ def attach(
     token: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    connect_timeout_s: float | None = None,
+    stderr: TextIO | None = None,
 ) -> McpConnection:
     """Connect to the MCP server ``target`` and register each of its tools in ``registry`` (names
     made registry names by ``local_name``, ``prefix`` first); returns the connection, which the
-    tools keep open until it is closed.
+    tools keep open until it is closed. ``connect_timeout_s`` (default ``timeout_s``) bounds
+    connecting and listing together, ``timeout_s`` each call; ``token``, ``env``, ``cwd`` and
+    ``stderr`` are ``McpConnection``'s.
 
-    Raises ``McpConnectError`` when the server cannot be reached or listed, and
+    Raises ``McpConnectError`` when the server cannot be reached or listed in time, and
     ``ToolDefinitionError`` when a name is already taken in ``registry`` by a tool registered
-    before. Two remote tools whose registry names are the same (``get.time`` and ``get_time``,
-    names alike in their first 64 characters, a name listed twice): the first is registered, the
-    others are skipped with a warning.
+    before; either way nothing is registered, and a connection made here is closed. Two remote
+    tools whose registry names are the same (``get.time`` and ``get_time``, names alike in their
+    first 64 characters, a name listed twice): the first is registered, the others are skipped
+    with a warning.
     """
-    connection = (
-        target
-        if isinstance(target, McpConnection)
-        else connect(target, token=token, env=env, cwd=cwd, timeout_s=timeout_s)
-    )
+    connection = _connection(target, token, env, cwd, timeout_s, connect_timeout_s, stderr)
+    if connection.closed:  # its loop has ended: nothing can run on it
+        raise McpConnectError(connection._closed_error())
     try:
-        listing = connection.list_tools()
-        taken: dict[str, str] = {}  # local name -> the remote name registered under it
-        for entry in listing:
-            remote = str(entry["name"])
-            name = local_name(remote, prefix)
-            if name in taken:  # two remote names that read the same here (or one listed twice)
-                _log.warning(
-                    "MCP tool %r skipped: its registry name %r is already %r's", remote, name, taken[name]
-                )
-                continue
-            register_remote(registry, connection, entry, prefix=prefix, timeout_s=timeout_s)
-            taken[name] = remote
+        connection.run(aattach(registry, connection, prefix=prefix, timeout_s=timeout_s))
     except BaseException:
-        if not isinstance(target, McpConnection):
+        if connection is not target:
             connection.close()
         raise
     return connection
+
+
+async def aattach(
+    registry: ToolRegistry,
+    target: str | Sequence[str] | McpConnection,
+    *,
+    prefix: str = "",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    token: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    connect_timeout_s: float | None = None,
+    stderr: TextIO | None = None,
+) -> McpConnection:
+    """The asynchronous form of ``attach``, for a caller on an event loop (which it never blocks)."""
+    connection = _connection(target, token, env, cwd, timeout_s, connect_timeout_s, stderr)
+    try:
+        listing = await connection.alist_tools()
+        _register_all(registry, connection, listing, prefix=prefix, timeout_s=timeout_s)
+    except BaseException:  # the connection made here, closed in a thread: closing waits for the server
+        if connection is not target:
+            await asyncio.to_thread(connection.close)
+        raise
+    return connection
+
+
+def _connection(
+    target: str | Sequence[str] | McpConnection,
+    token: str | None,
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    timeout_s: float,
+    connect_timeout_s: float | None,
+    stderr: TextIO | None,
+) -> McpConnection:
+    """``target`` itself when it is a connection, else a new connection to it."""
+    if isinstance(target, McpConnection):
+        return target
+    return connect(
+        target,
+        token=token,
+        env=env,
+        cwd=cwd,
+        timeout_s=timeout_s,
+        connect_timeout_s=connect_timeout_s,
+        stderr=stderr,
+    )
+
+
+def _register_all(
+    registry: ToolRegistry,
+    connection: McpConnection,
+    listing: Sequence[Mapping[str, Any]],
+    *,
+    prefix: str,
+    timeout_s: float,
+) -> None:
+    """Register each listed tool, or none: a name already taken is found before any is registered,
+    and a registration that fails takes back those made before it."""
+    chosen: dict[str, Mapping[str, Any]] = {}  # local name -> the listed tool registered under it
+    for entry in listing:
+        remote = str(entry["name"])
+        name = local_name(remote, prefix)
+        if name in chosen:  # two remote names that read the same here (or one listed twice)
+            _log.warning(
+                "MCP tool %r skipped: its registry name %r is already %r's",
+                remote,
+                name,
+                chosen[name]["name"],
+            )
+            continue
+        if name in registry:
+            raise ToolDefinitionError(
+                f"the MCP tool {remote!r} of {connection.description} would be registered as {name!r},"
+                " a name the registry already has; nothing was registered (attach with a prefix,"
+                " e.g. prefix='remote_')"
+            )
+        chosen[name] = entry
+    registered: list[str] = []
+    try:
+        for name, entry in chosen.items():
+            register_remote(registry, connection, entry, prefix=prefix, timeout_s=timeout_s)
+            registered.append(name)
+    except BaseException:
+        for name in registered:
+            registry.unregister(name)
+        raise
 
 
 def register_remote(

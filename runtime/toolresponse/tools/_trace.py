@@ -22,7 +22,8 @@
   - *named values*, where a secret name (as above) is followed by its value:
     assignments and JSON/YAML/query text (``"api_key": "..."``, ``API_KEY = 'x'``,
     ``?token=...``, ``password: x``; any value, quoted or not, even a quote left
-    open by cut text) and prose (``password hunter2``, ``my API key is ...``; here
+    open by cut text), command-line options (``--api-key VALUE``, ``-token VALUE``:
+    the next word, whatever it looks like) and prose (``password hunter2``, ``my API key is ...``; here
     only a value of six characters or more that looks like a credential, as above,
     so that ``token limit`` and ``password reset`` are kept).
 
@@ -228,7 +229,8 @@ def _mask_named(text: str, lower: str) -> str:
             position = found.end()
             continue
         quote = value[:2] if value.startswith("\\") else value[:1] if value[:1] in "\"'" else ""
-        prose = not quote and ":" not in found["sep"] and "=" not in found["sep"]
+        option = text.startswith("-", name.start())  # a command line's ``--api-key VALUE``
+        prose = not quote and not option and ":" not in found["sep"] and "=" not in found["sep"]
         if prose and (len(value) < 6 or not _looks_like_credential(value)):
             continue  # prose such as "password reset" or "token limit"
         closed = quote if len(value) >= 2 * len(quote) + 1 and value.endswith(quote) else ""

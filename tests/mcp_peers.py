@@ -1,0 +1,33 @@
+"""MCP server commands the client tests start, and how they tell that a server process ended."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
+"""The third-party ``mcp-server-time`` (PyPI), installed beside this Python."""
+
+HANG_AT_START = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(600)"
+"""Python code for a server that never speaks MCP: it writes its process id to the file named by
+its first argument, and sleeps."""
+
+NOISY_START = (
+    "import os, sys\n"
+    "for n in range(120):\n"
+    "    print(f'DeprecationWarning: old SDK warning {n}', file=sys.stderr)\n"
+    "sys.stderr.flush()\n"
+    "os.execv(sys.argv[1], sys.argv[1:])\n"
+)
+"""Python code that writes 120 lines of warnings on stderr, as servers on older SDKs do, then
+becomes the server command given as its arguments."""
+
+
+def process_gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (no such process, or a zombie waiting to be reaped)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return True
+    state = next(line for line in status.splitlines() if line.startswith("State:"))
+    return state.split()[1] in {"Z", "X"}
