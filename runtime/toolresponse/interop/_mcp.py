@@ -241,8 +241,9 @@ def _tool_failure(response: ToolResponse, info: ErrorInfo, clock: Callable[[], f
 
 
 def _now_ms(clock: Callable[[], float]) -> int:
-    """The clock's time in whole milliseconds since the Unix epoch."""
-    return math.floor(clock() * 1000)
+    """The clock's time to the nearest millisecond since the Unix epoch (nearest, not floored: a
+    time given in milliseconds and turned into seconds comes back as itself)."""
+    return round(clock() * 1000)
 
 
 # -- CallToolResult -> ToolResponse ----------------------------------------------------------
