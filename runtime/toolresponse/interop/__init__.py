@@ -57,6 +57,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PARTIAL_MARKER",
         "STRUCTURED_MEMBER",
         "TOOL_FAILURE_KEY",
+        "TOOL_FAILURE_SHAPE",
         "from_mcp",
         "from_mcp_error",
         "to_mcp",
