@@ -32,14 +32,12 @@ from ..agent import (
     OpenAIChatModel,
     RetryPolicy,
     RunOutcome,
-    ScriptedChatServer,
-    ScriptedReply,
-    ScriptedToolCall,
     render_html,
     render_text,
     summarise,
 )
 from ..tools import CircuitBreaker
+from ._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 from .calculator import build_registry
 
 TASK = (
