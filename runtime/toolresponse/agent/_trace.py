@@ -42,7 +42,7 @@ from typing import Any, Protocol, runtime_checkable
 from .._errors import TraceFormatError
 from .._response import ToolResponse
 from ..tools import DENIAL_CODES, JsonlTraceWriter, StateChange, mask_secrets
-from ._models import ModelReply, ToolCall
+from ._models import ModelReply, ToolCall, kind_of
 
 _log = logging.getLogger("toolresponse.agent")
 
@@ -190,16 +190,6 @@ def _masked(arguments: str) -> str:
     return str(mask_secrets(arguments))
 
 
-_KINDS = {
-    list: "an array",
-    str: "a string",
-    type(None): "null",
-    bool: "a boolean",
-    int: "a number",
-    float: "a number",
-}
-
-
 def read_trace(
     path: str | os.PathLike[str], *, on_error: Callable[[TraceFormatError], None] | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -243,8 +233,7 @@ def _record(name: str, number: int, raw: bytes) -> dict[str, Any] | None:
     except RecursionError:
         raise TraceFormatError(name, number, "nested too deeply to read") from None
     if not isinstance(record, dict):
-        kind = _KINDS.get(type(record), "a number")
-        raise TraceFormatError(name, number, f"a trace line must be a JSON object, not {kind}")
+        raise TraceFormatError(name, number, f"a trace line must be a JSON object, not {kind_of(record)}")
     if not isinstance(record.get("event"), str):
         raise TraceFormatError(name, number, "a trace line needs a string member 'event'")
     return record
