@@ -1,32 +1,12 @@
-"""The agent: an ``invoke_agent`` span per run, a ``chat`` span per model call, tool spans under them.
+"""The agent: an ``invoke_agent`` span per run, a ``chat {model}`` span per model call.
 
-``Agent.run`` and ``Agent.arun`` are wrapped: the run is one span named
-``invoke_agent`` of kind INTERNAL (the agent has no name of its own), current
-for the whole run, so that every model call and every tool call of the run
-is its child. Its attributes: ``gen_ai.operation.name`` (``invoke_agent``),
-``gen_ai.provider.name``, ``gen_ai.request.model``, and at the end
-``gen_ai.usage.input_tokens`` and ``gen_ai.usage.output_tokens`` (the run's
-totals), ``gen_ai.response.finish_reasons`` (the last reply's),
-``toolresponse.agent.outcome``, ``toolresponse.agent.run_id`` and
-``toolresponse.agent.steps``. A run that ends ``model_error`` or ``max_steps``
-has status ERROR and ``error.type`` the model's error code (``RATE_LIMIT``,
-``TIMEOUT``, ``NETWORK_ERROR``, ``API_ERROR``) or ``max_steps``; the
-description is the ``error.type``, and only with content capture on the run's
-reason (masked), which may quote the conversation.
-
-Each call of the model (every attempt: retries are separate calls) is a span
-``chat {model}`` of kind CLIENT with ``gen_ai.operation.name`` (``chat``),
-``gen_ai.provider.name``, ``gen_ai.request.model``, ``server.address`` and
-``server.port`` (from the model's ``base_url``), and on the reply
-``gen_ai.response.model``, ``gen_ai.response.finish_reasons`` and the token
-usage; a failed call has status ERROR and ``error.type`` its ``ModelError``
-code (another exception: its class name). With content capture on it also has
-``gen_ai.input.messages`` and ``gen_ai.output.messages`` in the conventions'
-message format, secrets masked. The chat spans come from wrapping the
-``complete``/``acomplete`` of the model's class, done the first time an agent
-runs with a model of that class, so that any ``ChatModel`` gets them; the
-provider is the model's ``provider`` attribute when it has one (a string),
-``openai`` for ``OpenAIChatModel``, else ``unknown``.
+The run's span is current for the whole run, so that its chat spans and the
+registry's tool spans are its children (docs/observability.md, "The agent",
+lists the attributes). A run that ends ``model_error`` is in error with the
+last failed chat's code as ``error.type``; ``max_steps`` with ``max_steps``.
+The chat spans come from wrapping the ``complete``/``acomplete`` of the
+model's class the first time an agent runs with it, so that any ``ChatModel``
+gets them.
 """
 
 from __future__ import annotations
@@ -43,7 +23,7 @@ from opentelemetry.trace import SpanKind
 
 from ..agent import ModelError, ModelReply, OpenAIChatModel
 from . import _conventions as names
-from ._telemetry import Ending, Span, Telemetry, content_json, server_attributes, traced
+from ._telemetry import Ending, Span, Telemetry, content_json, traced
 
 if TYPE_CHECKING:
     from ..agent import Agent, AgentResult
@@ -115,7 +95,7 @@ def _start_chat(
     common = _common(model, "chat")
     base_url = getattr(model, "base_url", None)
     if isinstance(base_url, str) and base_url:
-        common.update(server_attributes(base_url))
+        common.update(names.server_attributes(base_url))
     attributes = dict(common)
     if telemetry.capture_content:
         attributes[names.INPUT_MESSAGES] = content_json(_input_messages(messages))

@@ -2,22 +2,11 @@
 
 A ``BaseInstrumentor`` (a singleton) registered under the
 ``opentelemetry_instrumentor`` entry point as ``toolresponse``, so that
-``opentelemetry-instrument toolresponse ...`` or ``opentelemetry-instrument
-python app.py`` turns it on without a code change, and
-``OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=toolresponse`` turns it off. In code::
-
-    ToolResponseInstrumentor().instrument()          # the global providers
-    ToolResponseInstrumentor().instrument(tracer_provider=tp, meter_provider=mp,
-                                          capture_content=True)
-    ToolResponseInstrumentor().uninstrument()
-
-``instrument`` wraps, in place (so that registries and agents made before it
-are instrumented too), ``ToolRegistry.execute``/``aexecute``,
-``Agent.run``/``arun``, and the MCP face's ``McpToolService.call`` (a served
-``tools/call``) and ``McpConnection.acall``/``call`` (a remote tool's call);
-``uninstrument`` puts the originals back and takes the breaker listener off
-every breaker it was given. ``capture_content`` left as None follows
-``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``.
+``opentelemetry-instrument`` turns it on without a code change. ``instrument``
+wraps the methods of ``_TARGETS`` in place (so that registries and agents made
+before it are instrumented too); ``uninstrument`` puts the originals back and
+takes the breaker listener off every breaker it was given. ``capture_content``
+left as None follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``.
 """
 
 from __future__ import annotations

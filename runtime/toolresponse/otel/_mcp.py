@@ -1,26 +1,13 @@
-"""MCP: the MCP conventions' attributes on the tool spans of MCP calls.
+"""MCP: the MCP conventions' attributes on the tool spans of MCP calls (docs/observability.md, "MCP").
 
-The MCP conventions say that an MCP instrumentation which finds a GenAI
-instrumentation already tracing the tool call adds its attributes to that
-``execute_tool`` span instead of starting a second one. An MCP server built
-on the registry does this by running the call inside ``mcp_request``::
-
-    with mcp_request("tools/call", request_id=7, session_id=session, transport="pipe"):
-        response = registry.execute(name, arguments, call_id=str(7))
-
-Every tool span started inside (in this thread or task, and in the worker
-threads and tasks it starts) then carries ``mcp.method.name``,
-``jsonrpc.request.id``, ``mcp.session.id``, ``mcp.protocol.version``,
-``network.transport`` and ``network.protocol.name``, whichever were given.
-
-This package's own MCP face is instrumented from here (the face sits below and
-cannot import this package): ``start_served`` runs each ``tools/call`` the
-server answers (``McpToolService.call``) inside ``mcp_request`` with its
-JSON-RPC id, session, protocol version and transport (``pipe`` over stdio;
-``tcp`` and ``http`` over streamable HTTP); ``mark_remote`` gives the tool span
-a remote tool's call runs in (``McpConnection.acall``/``call``)
-``mcp.method.name``, ``network.transport`` and, for a URL,
-``network.protocol.name``, ``server.address`` and ``server.port``.
+``mcp_request`` makes every tool span started inside it (in this thread or
+task, and in the threads and tasks it starts) carry the request's attributes,
+as the conventions ask of an MCP instrumentation that finds the tool call
+traced already; it needs no OpenTelemetry package. This package's own MCP face
+is instrumented from here (the face sits below and cannot import this
+package): ``start_served`` serves each ``tools/call`` (``McpToolService.call``)
+inside ``mcp_request``; ``mark_remote`` gives the tool span a remote tool's
+call runs in (``McpConnection.acall``/``call``) the client's attributes.
 """
 
 from __future__ import annotations
@@ -30,13 +17,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from opentelemetry import trace
-
 from . import _conventions as names
-from ._telemetry import Telemetry, server_attributes
 
 if TYPE_CHECKING:
     from ..mcp import McpConnection, McpToolCall, McpToolService
+    from ._telemetry import Telemetry
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
@@ -117,13 +102,15 @@ def remote_attributes(target: object) -> dict[str, Any]:
         names.MCP_METHOD_NAME: "tools/call",
         names.NETWORK_TRANSPORT: "tcp",
         names.NETWORK_PROTOCOL_NAME: "http",
-        **server_attributes(target),
+        **names.server_attributes(target),
     }
 
 
 def mark_remote(telemetry: Telemetry, connection: McpConnection, *args: Any, **kwargs: Any) -> None:
     """A remote tool's call (``McpConnection.acall``/``call``): the MCP client attributes on the
     tool span it runs in; the call itself goes on untraced (it is in that span already)."""
+    from opentelemetry import trace  # only an instrumented process gets here
+
     span = trace.get_current_span()
     if span.is_recording():
         span.set_attributes(remote_attributes(connection.target))

@@ -25,7 +25,6 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
-from urllib.parse import urlsplit
 
 from opentelemetry import context, metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
@@ -225,17 +224,3 @@ def _masked(text: str, limit: int = 300) -> str:
 def shown(value: Any, limit: int = 200) -> str:
     """A name the caller chose as a span shows it: text (a repr if it is not), masked, cut."""
     return _masked(value if isinstance(value, str) else repr(value), limit)
-
-
-def server_attributes(url: str) -> dict[str, Any]:
-    """``server.address`` and ``server.port`` of ``url`` (the scheme's port when it names none);
-    nothing for a URL without a host or with a port that is not a number."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return {}
-    if not parts.hostname:
-        return {}
-    default = 443 if parts.scheme == "https" else 80
-    return {names.SERVER_ADDRESS: parts.hostname, names.SERVER_PORT: port if port is not None else default}

@@ -1,36 +1,12 @@
 """Tool calls as ``execute_tool`` spans and the ``gen_ai.execute_tool.duration`` metric.
 
-``ToolRegistry.execute`` and ``aexecute`` are wrapped: each call, whatever its
-answer (an unknown tool's NOT_FOUND, the breaker's CIRCUIT_OPEN, TIMEOUT, the
-tool's own result), is one span named ``execute_tool {tool}`` of kind
-INTERNAL, current while the registry runs the call, so that spans the tool
-makes nest under it. Its status is ERROR exactly when the response's status
-is error (the description is the error code, or with content capture on the
-error message, secrets masked: a message may quote an argument's value, an
-exception's text or the name asked for); success and partial leave it unset.
-
-Attributes (see ``_conventions`` for the names):
-
-* at the start: ``gen_ai.operation.name`` (``execute_tool``), ``gen_ai.tool.name``
-  (for a name the registry does not have, ``_unknown``, or with content capture on the
-  name as asked, masked), ``gen_ai.tool.type`` (``function``), ``gen_ai.tool.call.id`` and
-  ``gen_ai.tool.description`` when known, and the MCP attributes of ``mcp_request``;
-* at the end: ``toolresponse.status``, ``toolresponse.partial``,
-  ``toolresponse.time_ms`` (``stats.time_ms``), the circuit's
-  ``toolresponse.breaker.state``, and for an error ``error.type`` (the error
-  code), ``toolresponse.retryable``, ``toolresponse.error.category`` and
-  ``toolresponse.retry_after_ms`` when the error says;
-* only with content capture on: ``gen_ai.tool.call.arguments`` (the parameters as
-  the response's ``context.params_input`` records them) and
-  ``gen_ai.tool.call.result`` (the response without its context), both JSON
-  text with secrets masked.
-
-A circuit transition during the call (the breaker opening on this failure,
-half-opening for this probe, closing on its success) is a span event
-``toolresponse.breaker.state_change``. The duration histogram has the
-dimensions ``gen_ai.operation.name``, ``gen_ai.tool.name`` (``_unknown`` for a
-name the registry does not have: the caller must not choose the series),
-``gen_ai.tool.type``, ``toolresponse.status`` and, for errors, ``error.type``.
+Every ``ToolRegistry.execute``/``aexecute`` is one INTERNAL span, whatever the
+answer, current while the registry runs the call (so that spans the tool makes
+nest under it), in error exactly when the response is; a circuit transition
+during the call is a span event. docs/observability.md ("Tool calls") lists
+the attributes. A name the registry does not have is whatever the caller sent:
+it names no span and no metric series (``_unknown``), and reaches the span's
+``gen_ai.tool.name`` only with content capture on.
 """
 
 from __future__ import annotations
