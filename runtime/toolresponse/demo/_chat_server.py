@@ -67,44 +67,43 @@ ScriptStep = ScriptedReply | ScriptedCompletion | ScriptedHTTPError | ScriptedDi
 Script = Sequence[ScriptStep] | Callable[[list[dict[str, Any]]], ScriptStep]
 
 
-def _tokens(text: str) -> int:
-    return (len(text) + 3) // 4  # a deterministic stand-in for a tokenizer
-
-
-class ScriptedChatServer:
+class ScriptedChatServer(ThreadingHTTPServer):
     """An OpenAI-compatible chat server on 127.0.0.1 whose answers are scripted; see the module doc."""
 
+    daemon_threads = True
+
     def __init__(self, script: Script, *, model: str = "scripted-model") -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
         self.script = script
         self.model = model
         self.requests: list[dict[str, Any]] = []
+        self.base_url = f"http://127.0.0.1:{self.server_address[1]}/v1"
+        """What to give an OpenAI client."""
         self._lock = threading.Lock()
-        self._server: _Server | None = None
-
-    @property
-    def base_url(self) -> str:
-        """What to give an OpenAI client: ``http://127.0.0.1:PORT/v1``."""
-        assert self._server is not None, "the server is not running: use it in a with block"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        self._thread: threading.Thread | None = None
 
     def start(self) -> ScriptedChatServer:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.owner = self
-        serve = self._server.serve_forever
-        threading.Thread(target=serve, kwargs={"poll_interval": 0.01}, daemon=True).start()
+        self._thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+        self._thread.start()
         return self
 
     def close(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        if self._thread is not None:
+            self.shutdown()
+            self._thread = None
+        self.server_close()
 
     def __enter__(self) -> ScriptedChatServer:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that gave up is no error
+            super().handle_error(request, client_address)
 
     def tool_messages(self, request_index: int = -1) -> list[dict[str, Any]]:
         """The ``tool`` messages of one recorded request (the last by default): what the model read."""
@@ -115,18 +114,15 @@ class ScriptedChatServer:
         with self._lock:
             self.requests.append(body)
             index = len(self.requests) - 1
-        if not callable(self.script):
-            if index >= len(self.script):
-                steps = len(self.script)
-                message = f"the script is exhausted: it has {steps} steps, this is request {index + 1}"
-                return ScriptedHTTPError(status=400, message=message)
-            step = self.script[index]
-        else:
-            try:
-                step = self.script([dict(message) for message in body["messages"]])
-            except Exception as exc:
-                message = f"the scripted model failed: {type(exc).__name__}: {exc}"
-                return ScriptedHTTPError(status=400, message=message)
+        if not callable(self.script) and index >= len(self.script):
+            message = f"the script is exhausted: it has {len(self.script)} steps, this is request {index + 1}"
+            return ScriptedHTTPError(status=400, message=message)
+        try:
+            step = self.script(body["messages"]) if callable(self.script) else self.script[index]
+        except Exception as exc:
+            return ScriptedHTTPError(
+                status=400, message=f"the scripted model failed: {type(exc).__name__}: {exc}"
+            )
         if isinstance(step, ScriptedReply):
             return ScriptedCompletion(body=self._completion(index, step, body))
         if isinstance(step, ScriptedCompletion | ScriptedHTTPError | ScriptedDisconnect):
@@ -144,9 +140,9 @@ class ScriptedChatServer:
             message["tool_calls"] = calls
         written = (reply.content or "") + "".join(call["function"]["arguments"] for call in calls)
         prompt, completion = reply.prompt_tokens, reply.completion_tokens
-        usage = {
-            "prompt_tokens": _tokens(json.dumps(body["messages"])) if prompt is None else prompt,
-            "completion_tokens": _tokens(written) if completion is None else completion,
+        usage = {  # about four characters a token: a deterministic stand-in for a tokenizer
+            "prompt_tokens": (len(json.dumps(body["messages"])) + 3) // 4 if prompt is None else prompt,
+            "completion_tokens": (len(written) + 3) // 4 if completion is None else completion,
         }
         finish = "tool_calls" if calls else "stop"
         return {
@@ -165,17 +161,8 @@ def _json(arguments: str | Mapping[str, Any]) -> str:
     return json.dumps(dict(arguments), separators=(",", ":"), ensure_ascii=False)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: ScriptedChatServer
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that gave up is no error
-            super().handle_error(request, client_address)
-
-
 class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+    server: ScriptedChatServer
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the tests and the demo read the recorded requests."""
@@ -190,7 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             step = ScriptedHTTPError(status=400, message="the request body needs a 'messages' list")
         else:
-            step = self.server.owner.answer(body)
+            step = self.server.answer(body)
         if isinstance(step, ScriptedDisconnect):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -209,9 +196,11 @@ class _Handler(BaseHTTPRequestHandler):
             payload = {"error": {"message": message, "type": f"{kind}_error", "code": None, "param": None}}
         data = json.dumps(payload).encode("utf-8")
         self.send_response(status)
-        for name, value in {"Content-Type": "application/json", "Content-Length": str(len(data))}.items():
-            self.send_header(name, value)
-        for name, value in headers.items():
+        for name, value in {
+            "Content-Type": "application/json",
+            "Content-Length": str(len(data)),
+            **headers,
+        }.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
