@@ -20,13 +20,16 @@ def dialect_params(*, exclude: tuple[str, ...] = ()) -> list[Any]:
     return [pytest.param(name, id=name) for name in DIALECTS if name not in exclude]
 
 
-def to_record(name: str, response: ToolResponse, *, call_id: str = "call_1") -> Any:
-    """``to_<name>(response)``, given ``call_id`` where the dialect's records need one and the
-    response's context has none."""
-    row = dialect(name)
-    if row.call_id is None or (response.context or {}).get("call_id"):
-        return row.to(response)
-    return row.to(response, **{row.call_id: call_id})
+def to_record(name: str, response: ToolResponse, *, call_id: str = "call_1", tool: str = "tool_1") -> Any:
+    """``to_<name>(response)``, given ``call_id`` and ``tool`` where the dialect's records need a call
+    id or a tool name and the response's context has none."""
+    row, context = dialect(name), response.context or {}
+    given = {}
+    if row.call_id is not None and not context.get("call_id"):
+        given[row.call_id] = call_id
+    if row.tool_name is not None and not context.get("tool_name"):
+        given[row.tool_name] = tool
+    return row.to(response, **given)
 
 
 LOSSLESS = dialect_params(exclude=("helloagents",))

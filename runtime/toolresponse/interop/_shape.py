@@ -23,9 +23,9 @@ from ..validation import MAX_VALUE_DEPTH, to_json_data
 
 __all__ = ["RECORD_DEPTH", "Shape", "record_schema", "text_or_blocks"]
 
-RECORD_DEPTH = MAX_VALUE_DEPTH + 4
+RECORD_DEPTH = MAX_VALUE_DEPTH + 5
 """The deepest nesting of a record: a response (a member two levels deeper than its value) inside a
-dialect's record (up to two more: a LangChain artifact, a block of content)."""
+dialect's record (up to three more: a Bedrock json block, content then block then ``json``)."""
 
 
 def record_schema(title: str, required: list[str], properties: dict[str, Any], **more: Any) -> dict[str, Any]:
