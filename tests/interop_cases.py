@@ -32,6 +32,14 @@ def to_record(name: str, response: ToolResponse, *, call_id: str = "call_1", too
     return row.to(response, **given)
 
 
+def inferred_error(text: str, code: str, signal: str, **context: Any) -> dict[str, Any]:
+    """The wire object of an error read from a third party's ``text``, its ``code`` inferred from
+    the words ``signal`` names (``_text.INFERENCE_TABLE``), with ``context``."""
+    details = {"code_from": "text", "inferred": True, "signal": signal}
+    info = {"code": code, "message": text, "details": details}
+    return {"status": "error", "text": text, "error_info": info, "context": context}
+
+
 LOSSLESS = dialect_params(exclude=("helloagents",))
 """The dialects whose ``from_(to_(r))`` is ``r`` exactly."""
 

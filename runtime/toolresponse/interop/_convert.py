@@ -11,8 +11,9 @@ rest are converted. A target whose records answer a tool call by its id
 (``Dialect.call_id``) takes it from the response's ``context.call_id``, one
 whose records name the tool (``Dialect.tool_name``) from ``context.tool_name``;
 a response without it is such a record (``/context/call_id``,
-``/context/tool_name``), never written with an empty one. Exit status: 0 all converted, 1 some record left out, 2 an
-input could not be read (the others are still converted).
+``/context/tool_name``), never written with an empty one. Exit status: 0 all
+converted, 1 some record left out, 2 an input could not be read (the others are
+still converted).
 """
 
 from __future__ import annotations
