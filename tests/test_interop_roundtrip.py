@@ -72,6 +72,9 @@ def test_the_table_names_every_dialect_of_the_cli() -> None:
         "gemini-interactions",
         "vercel",
         "helloagents",
+        "pydantic-ai",
+        "llamaindex",
+        "autogen",
     ]
     assert expected == list(DIALECTS)
 

@@ -2,7 +2,8 @@
 
 One private module per dialect (MCP ``CallToolResult``, OpenAI tool messages,
 Anthropic ``tool_result``, LangChain ``ToolMessage``, Bedrock ``toolResult``,
-Gemini function responses, Vercel AI SDK tool parts, HelloAgents dicts), each
+Gemini function responses, Vercel AI SDK tool parts, HelloAgents dicts, pydantic-ai
+``ToolReturnPart``, LlamaIndex ``ToolOutput``, AutoGen ``FunctionExecutionResult``), each
 a pair ``to_<dialect>(response, ...)`` / ``from_<dialect>(record)`` written
 once and used by every face (CLI, agent, MCP server and client). A record that
 is not valid in its own dialect raises ``DialectError`` (a
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from ._anthropic import ANTHROPIC_SHAPE as ANTHROPIC_SHAPE
     from ._anthropic import from_anthropic as from_anthropic
     from ._anthropic import to_anthropic as to_anthropic
+    from ._autogen import AUTOGEN_SHAPE as AUTOGEN_SHAPE
+    from ._autogen import from_autogen as from_autogen
+    from ._autogen import to_autogen as to_autogen
     from ._bedrock import BEDROCK_SHAPE as BEDROCK_SHAPE
     from ._bedrock import from_bedrock as from_bedrock
     from ._bedrock import to_bedrock as to_bedrock
@@ -48,6 +52,9 @@ if TYPE_CHECKING:
     from ._langchain import to_langchain as to_langchain
     from ._langchain import to_langchain_dict as to_langchain_dict
     from ._langchain import to_langchain_message as to_langchain_message
+    from ._llamaindex import LLAMAINDEX_SHAPE as LLAMAINDEX_SHAPE
+    from ._llamaindex import from_llamaindex as from_llamaindex
+    from ._llamaindex import to_llamaindex as to_llamaindex
     from ._logs import DialectJudge as DialectJudge
     from ._logs import judge_of as judge_of
     from ._logs import record_violations as record_violations
@@ -61,6 +68,10 @@ if TYPE_CHECKING:
     from ._outcomes import DENIED as DENIED
     from ._outcomes import INTERRUPTED as INTERRUPTED
     from ._outcomes import Outcome as Outcome
+    from ._pydantic_ai import PYDANTIC_AI_SHAPE as PYDANTIC_AI_SHAPE
+    from ._pydantic_ai import from_pydantic_ai as from_pydantic_ai
+    from ._pydantic_ai import outcome_for as outcome_for
+    from ._pydantic_ai import to_pydantic_ai as to_pydantic_ai
     from ._shape import Shape as Shape
     from ._text import model_text as model_text
     from ._vercel import VERCEL_SHAPE as VERCEL_SHAPE
@@ -115,6 +126,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._vercel": ("VERCEL_SHAPE", "from_vercel", "to_vercel"),
     "._outcomes": ("DENIED", "INTERRUPTED", "Outcome"),
     "._helloagents": ("HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents"),
+    "._pydantic_ai": (
+        "PYDANTIC_AI_SHAPE",
+        "from_pydantic_ai",
+        "outcome_for",
+        "to_pydantic_ai",
+    ),
+    "._llamaindex": ("LLAMAINDEX_SHAPE", "from_llamaindex", "to_llamaindex"),
+    "._autogen": ("AUTOGEN_SHAPE", "from_autogen", "to_autogen"),
     "._logs": ("DialectJudge", "judge_of", "record_violations", "validate_dialect"),
     "._convert": ("ConvertReport", "convert"),
 }

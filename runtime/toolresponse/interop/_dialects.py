@@ -222,6 +222,37 @@ DIALECTS: Mapping[str, Dialect] = {
             "wire_from_helloagents",
             description="HelloAgents 1.0 / 1.0.1 ToolResponse dict",
         ),
+        Dialect(
+            "pydantic-ai",
+            _INTEROP + "_pydantic_ai",
+            "to_pydantic_ai",
+            "from_pydantic_ai",
+            "PYDANTIC_AI_SHAPE",
+            "wire_from_pydantic_ai",
+            description="pydantic-ai ToolReturnPart (or a stored RetryPromptPart)",
+            call_id="tool_call_id",
+            tool_name="tool_name",
+        ),
+        Dialect(
+            "llamaindex",
+            _INTEROP + "_llamaindex",
+            "to_llamaindex",
+            "from_llamaindex",
+            "LLAMAINDEX_SHAPE",
+            "wire_from_llamaindex",
+            description="LlamaIndex ToolOutput",
+            tool_name="tool_name",
+        ),
+        Dialect(
+            "autogen",
+            _INTEROP + "_autogen",
+            "to_autogen",
+            "from_autogen",
+            "AUTOGEN_SHAPE",
+            "wire_from_autogen",
+            description="AutoGen FunctionExecutionResult",
+            tool_name="name",
+        ),
     )
 }
 """Every dialect by name, in the order ``--help`` lists them."""
