@@ -11,8 +11,36 @@ import pytest
 from hypothesis import strategies as st
 from test_engine_parity import fixture_cases
 
-from toolresponse import ErrorCode, ToolResponse
+from toolresponse import AccessControl, ErrorCode, RequireApproval, ToolRegistry, ToolResponse
 from toolresponse.interop import DIALECTS, dialect
+
+
+def adapted_registry() -> ToolRegistry:
+    """The registry the framework adapters' tests run (LangChain, pydantic-ai, openai-agents): a
+    success, an error, a partial result, and a tool each of whose calls a person refuses."""
+    registry = ToolRegistry(access=AccessControl(RequireApproval("drop_*"), approver=lambda request: False))
+
+    @registry.tool
+    def add(a: int, b: int) -> int:
+        """Add two whole numbers."""
+        return a + b
+
+    @registry.tool
+    def read_file(path: str) -> ToolResponse:
+        """Read a file."""
+        return ToolResponse.error("NOT_FOUND", f"{path} does not exist", details={"path": path})
+
+    @registry.tool
+    def search(query: str) -> ToolResponse:
+        """Search the notes."""
+        return ToolResponse.partial("First 2 of 9 notes.", data={"returned": 2, "total": 9})
+
+    @registry.tool
+    def drop_table(name: str) -> str:
+        """Drop a table."""
+        return "dropped"
+
+    return registry
 
 
 def dialect_params(*, exclude: tuple[str, ...] = ()) -> list[Any]:

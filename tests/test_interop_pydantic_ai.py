@@ -1,6 +1,7 @@
 """pydantic-ai, for real: the parts its own agent writes (every outcome, the stored retry-prompt) are
 read by ``from_pydantic_ai``; the parts ``to_pydantic_ai`` writes load into its message history and
-come back exactly."""
+come back exactly; and registry tools run by a pydantic-ai agent (a ``FunctionModel``, offline) show
+the model our codes and leave parts that read back to the registry's responses."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from interop_cases import FIXTURE_IDS, VALID_FIXTURES, responses
+from interop_cases import FIXTURE_IDS, VALID_FIXTURES, adapted_registry, responses
 from pydantic import TypeAdapter
 from pydantic_ai import Agent, ModelRetry, Tool, ToolDenied, ToolFailed
 from pydantic_ai.messages import (
@@ -27,7 +28,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults
 
 from toolresponse import DialectError, ToolResponse
-from toolresponse.interop import from_pydantic_ai, to_pydantic_ai
+from toolresponse.interop import as_pydantic_ai_tools, from_pydantic_ai, to_pydantic_ai
 
 
 def _returns(messages: list[ModelMessage]) -> dict[str, dict[str, Any]]:
@@ -225,3 +226,46 @@ def test_pydantic_ai_loads_generated_responses_as_converted(response: ToolRespon
 def test_the_outcome_written(response: ToolResponse, outcome: str) -> None:
     """to_pydantic_ai picks the outcome of the module's rule."""
     assert outcome == to_pydantic_ai(response, tool_call_id="c1", tool_name="t")["outcome"]
+
+
+# -- registry tools run by a pydantic-ai agent --------------------------------------------------
+
+
+# call id -> (tool, arguments, outcome in the history, code, what the model reads)
+AGENT_CALLS: dict[str, tuple[str, dict[str, Any], str, str | None, str]] = {
+    "c1": ("add", {"a": 2, "b": 3}, "success", None, "5"),
+    "c2": ("read_file", {"path": "x.py"}, "failed", "NOT_FOUND", "ERROR NOT_FOUND: x.py does not exist"),
+    "c3": ("add", {"a": "two"}, "retried", "INVALID_PARAM", "ERROR INVALID_PARAM: "),
+    "c4": ("drop_table", {"name": "t"}, "denied", "PERMISSION_DENIED", "ERROR PERMISSION_DENIED: "),
+}
+
+
+def test_a_pydantic_ai_agent_runs_registry_tools() -> None:
+    """An agent over as_pydantic_ai_tools: the model reads each code, the history records each outcome,
+    a success keeps the whole response as metadata, and every part reads back to its code."""
+    seen: dict[str, str] = {}
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            calls = [ToolCallPart(name, args, id_) for id_, (name, args, *_) in AGENT_CALLS.items()]
+            return ModelResponse(parts=calls)
+        for part in messages[-1].parts:
+            if isinstance(part, ToolReturnPart):
+                seen[part.tool_call_id] = part.model_response_str()
+        return ModelResponse(parts=[TextPart("done")])
+
+    registry = adapted_registry()
+    result = Agent(FunctionModel(respond), tools=as_pydantic_ai_tools(registry), retries=2).run_sync("go")
+    parts = _returns(result.all_messages())
+    assert set(AGENT_CALLS) == set(parts) == set(seen)
+    for call_id, (name, _, outcome, code, shown) in AGENT_CALLS.items():
+        assert outcome == parts[call_id]["outcome"]
+        assert shown in seen[call_id]
+        response = from_pydantic_ai(parts[call_id])
+        assert code == (response.code.value if response.code else None)
+        assert {"call_id": call_id, "tool_name": name} == {
+            key: value for key, value in (response.context or {}).items() if key in ("call_id", "tool_name")
+        }
+    assert "5" == parts["c1"]["content"]
+    assert parts["c1"]["metadata"] == from_pydantic_ai(parts["c1"]).to_dict()
+    assert {"output": 5} == parts["c1"]["metadata"]["data"]

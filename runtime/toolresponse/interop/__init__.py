@@ -65,10 +65,12 @@ if TYPE_CHECKING:
     from ._openai import from_openai_responses as from_openai_responses
     from ._openai import to_openai_chat as to_openai_chat
     from ._openai import to_openai_responses as to_openai_responses
+    from ._openai_agents import as_openai_agents_tools as as_openai_agents_tools
     from ._outcomes import DENIED as DENIED
     from ._outcomes import INTERRUPTED as INTERRUPTED
     from ._outcomes import Outcome as Outcome
     from ._pydantic_ai import PYDANTIC_AI_SHAPE as PYDANTIC_AI_SHAPE
+    from ._pydantic_ai import as_pydantic_ai_tools as as_pydantic_ai_tools
     from ._pydantic_ai import from_pydantic_ai as from_pydantic_ai
     from ._pydantic_ai import outcome_for as outcome_for
     from ._pydantic_ai import to_pydantic_ai as to_pydantic_ai
@@ -128,12 +130,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._helloagents": ("HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents"),
     "._pydantic_ai": (
         "PYDANTIC_AI_SHAPE",
+        "as_pydantic_ai_tools",
         "from_pydantic_ai",
         "outcome_for",
         "to_pydantic_ai",
     ),
     "._llamaindex": ("LLAMAINDEX_SHAPE", "from_llamaindex", "to_llamaindex"),
     "._autogen": ("AUTOGEN_SHAPE", "from_autogen", "to_autogen"),
+    "._openai_agents": ("as_openai_agents_tools",),
     "._logs": ("DialectJudge", "judge_of", "record_violations", "validate_dialect"),
     "._convert": ("ConvertReport", "convert"),
 }

@@ -1,4 +1,5 @@
-"""pydantic-ai: the ``ToolReturnPart`` of a message history (and the stored ``RetryPromptPart``).
+"""pydantic-ai: the ``ToolReturnPart`` of a message history (and the stored ``RetryPromptPart``),
+and registry tools as pydantic-ai tools.
 
 A record is one part as pydantic-ai writes it (an item of a ``ModelRequest``'s ``parts`` in
 ``ModelMessagesTypeAdapter.dump_python(messages, mode="json")``)::
@@ -34,12 +35,17 @@ and ``details.outcome`` names any outcome but failed (``details.retry`` keeps ``
 - A ``retry-prompt`` part (deprecated in 2.60, still in stored histories) is read as pydantic-ai
   loads it: the ``retried`` return of its tool, validation errors (a list) with cause
   ``validation_error``. One without ``tool_name`` answers no tool call and is refused.
+- ``as_pydantic_ai_tools(registry)``: one pydantic-ai ``Tool`` per registered tool, each call
+  through the registry; the answer takes the outcome ``outcome_for`` gives (a success its
+  ``metadata`` too).
+
+pydantic-ai is imported only by ``as_pydantic_ai_tools``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
@@ -59,8 +65,14 @@ from ._outcomes import DENIED, INTERRUPTED
 from ._shape import Shape, dumped, record_schema
 from ._text import inferred, model_text
 
+if TYPE_CHECKING:
+    from pydantic_ai import Tool
+
+    from ..tools import ToolRegistry
+
 __all__ = [
     "PYDANTIC_AI_SHAPE",
+    "as_pydantic_ai_tools",
     "from_pydantic_ai",
     "outcome_for",
     "to_pydantic_ai",
@@ -197,3 +209,47 @@ def from_pydantic_ai(record: Any) -> ToolResponse:
     Raises ``DialectError("pydantic-ai", ...)`` for a record that is not such a part, and
     ``ResponseValidationError`` when its metadata is a ToolResponse that is not valid."""
     return ToolResponse.from_dict(wire_from_pydantic_ai(SHAPE.checked(dumped("pydantic-ai", record))))
+
+
+# -- registry tools as pydantic-ai tools ----------------------------------------------------
+
+
+def as_pydantic_ai_tools(registry: ToolRegistry) -> list[Tool[Any]]:
+    """One pydantic-ai ``Tool`` per tool of ``registry``, in its order (needs pydantic-ai).
+
+    Each tool's arguments are described by the registry's JSON Schema and checked by the registry;
+    a call runs through ``registry.aexecute`` with the tool call's id as ``call_id``, and its
+    response reaches pydantic-ai as the outcome ``outcome_for`` gives, the model text as content:
+
+    - success (a partial result too): a ``ToolReturn`` whose ``metadata`` is the whole response;
+    - ``failed``: ``ToolFailed``, which ends this call and not the run;
+    - ``retried`` (INVALID_PARAM): ``ModelRetry``, which counts against the tool's retries (past
+      them pydantic-ai ends the run with ``UnexpectedModelBehavior``, as for its own validation);
+    - ``denied``: ``ToolDenied``.
+
+    pydantic-ai gives an error's part no metadata, so its code reaches the history in the text
+    (``ERROR CODE: message``), where ``from_pydantic_ai`` reads it.
+    """
+    try:
+        from pydantic_ai import ModelRetry, RunContext, Tool, ToolDenied, ToolFailed
+        from pydantic_ai.messages import ToolReturn
+    except ImportError as error:
+        raise ImportError("as_pydantic_ai_tools needs pydantic-ai: pip install pydantic-ai-slim") from error
+
+    def answer(response: ToolResponse) -> Any:
+        outcome, text = outcome_for(response), model_text(response)
+        if outcome == "success":
+            return ToolReturn(return_value=text, metadata=response.to_dict())
+        if outcome == "denied":
+            return ToolDenied(text)
+        raise ModelRetry(text) if outcome == "retried" else ToolFailed(text)
+
+    def tool_of(name: str, description: str, parameters: dict[str, Any]) -> Tool[Any]:
+        async def call(context: RunContext[Any], **arguments: Any) -> Any:
+            return answer(await registry.aexecute(name, arguments, call_id=context.tool_call_id))
+
+        return Tool.from_schema(call, name, description, parameters, takes_ctx=True)
+
+    return [
+        tool_of(spec.name, spec.description or spec.name, spec.parameters) for spec in registry.list_tools()
+    ]
