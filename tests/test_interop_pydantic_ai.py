@@ -28,7 +28,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults
 
 from toolresponse import DialectError, ToolResponse
-from toolresponse.interop import as_pydantic_ai_tools, from_pydantic_ai, to_pydantic_ai
+from toolresponse.interop import DENIED, INTERRUPTED, as_pydantic_ai_tools, from_pydantic_ai, to_pydantic_ai
 
 
 def _returns(messages: list[ModelMessage]) -> dict[str, dict[str, Any]]:
@@ -163,6 +163,15 @@ def test_a_retry_prompt_that_answers_no_tool_is_refused() -> None:
     with pytest.raises(DialectError) as caught:
         from_pydantic_ai(record)
     assert "/tool_name" == caught.value.errors[0].pointer
+
+
+@pytest.mark.parametrize("outcome", ["denied", "interrupted"])
+def test_an_outcome_without_words_has_the_outcome_s_message(outcome: str) -> None:
+    """A denied or interrupted part with no content has the message every dialect gives the outcome."""
+    part = ToolReturnPart("drop_db", "", "c1", outcome=outcome)  # type: ignore[arg-type]
+    named = {"denied": DENIED, "interrupted": INTERRUPTED}[outcome]
+    response = from_pydantic_ai(part)
+    assert (named.code, named.message) == (response.code, response.text)
 
 
 def test_a_part_object_is_read_as_its_json() -> None:

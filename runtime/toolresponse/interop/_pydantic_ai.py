@@ -187,6 +187,8 @@ def wire_from_pydantic_ai(record: Mapping[str, Any]) -> dict[str, Any]:
     named = _OUTCOMES.get(outcome)
     implied = named.code if named is not None else _CAUSE_CODES.get((retry or {}).get("cause", ""))
     text = content if isinstance(content, str) else orjson.dumps(content).decode()
+    if named is not None and not text.strip():
+        text = named.message
     context = record_context(record.get("tool_call_id"), record["tool_name"])
     wire = inferred(text, is_error=outcome != "success", context=context, implied=implied)
     if outcome not in ("success", "failed"):
