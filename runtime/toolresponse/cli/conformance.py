@@ -1,11 +1,9 @@
 """``toolresponse conformance URL``: check any server against the ToolResponse v1 HTTP binding.
 
-The runner is ``toolresponse.http.run_conformance`` (the optional extra
-``toolresponse[conformance]``). A server that requires a bearer token gets it from
-``--token-file FILE`` (its first line) or the environment variable ``TOOLRESPONSE_TOKEN``.
-Exit status 0 when everything passed, 1 when anything failed (or the server could not be
-reached), 2 for a usage error (a bad token file included, and a server that answers 401: it
-needs a token the run does not have, which is said in one line).
+The runner is ``toolresponse.http.report_conformance`` (the extra ``toolresponse[conformance]``);
+a server's bearer token comes from ``--token-file FILE`` (its first line) or ``TOOLRESPONSE_TOKEN``.
+Exit status 0 when everything passed, 1 when anything failed (or the server could not be reached),
+2 for a usage error (a bad token file included, and a server that answers 401).
 """
 
 from __future__ import annotations

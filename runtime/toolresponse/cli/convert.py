@@ -1,15 +1,9 @@
 """``toolresponse convert --from D --to D [PATH ...|-]``: tool results from one framework's shape to another.
 
-Dialects: ``toolresponse``, ``mcp``, ``openai-chat``, ``openai-responses``,
-``anthropic``, ``langchain``, ``helloagents`` (``toolresponse.interop``). Each
-record goes through ToolResponse; one converted record per line on standard
-output (``--format json``: one array), each record that cannot be converted
-reported on standard error by file, line and JSON pointer, the rest converted.
-A record of ``openai-chat``, ``openai-responses`` or ``anthropic`` answers one
-tool call by its id: a response without ``context.call_id`` is left out and
-reported (``/context/call_id``), never written with an empty id.
-Exit status: 0 all converted; 1 some record left out; 2 a usage error or an
-input that could not be read.
+Each record goes through ToolResponse (the dialects of ``toolresponse.interop``); one converted
+record per line on standard output (``--format json``: one array), each record that cannot be
+converted reported on standard error by file, line and JSON pointer. Exit status: 0 all converted;
+1 some record left out; 2 a usage error or an input that could not be read.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
-"""Serving an ASGI application of the HTTP binding with uvicorn, in the foreground or in a thread.
+"""Serving an ASGI application with uvicorn: in the foreground (``serve``) or in a thread.
 
-``listen(host, port)`` opens the socket first, so that the URL (``url_of``) can
-be told before the server runs; ``serve(app, sock)`` runs uvicorn on it until
-SIGINT or SIGTERM; ``serve_in_background(app)`` runs it in a thread for tests
-and demos. ``toolresponse serve`` (``toolresponse.cli.serve``) puts these together.
-
-``ConnectionLimits`` bounds what a client can hold open, before the application sees a
-request: how long a request head (request line and headers) may take to arrive, how long an
-idle keep-alive connection stays open, how many connections are served at once and how large
-a request head may be. uvicorn has the last three (``timeout_keep_alive``,
-``limit_concurrency``, ``h11_max_incomplete_event_size``); the head deadline is added here, in
-a subclass of uvicorn's h11 protocol, which also answers a client that half-closes its side
-after a complete request (uvicorn's own closes the connection at once, losing the answer). The
-body's deadline is the application's (``create_app(body_timeout_s=...)``: 408 TIMEOUT).
-
-What the server answers before the application, it answers without a ToolResponse: a head
-that does not parse gets uvicorn's ``400 text/plain``, a request over the connection cap
-its ``503 text/plain``, a head that takes too long or an idle connection is closed. These are
-transport errors (the binding document says so).
+``listen`` opens the socket first, so that the URL (``url_of``) can be told before the server
+runs. ``ConnectionLimits`` bounds what a client can hold open before the application sees a
+request; what the server refuses then (a head that does not parse: 400, a connection over the
+cap: 503, both ``text/plain``; a head too slow or an idle connection: closed) is a transport
+error, which the binding document allows.
 """
 
 from __future__ import annotations
@@ -48,9 +35,8 @@ __all__ = [
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_BODY_TIMEOUT_S = 30.0
-"""How long the application waits for the whole body of a request, in seconds (then 408 TIMEOUT).
-Here, not beside ``create_app``, so that a server's options can be told (``--help``) without the
-``http`` extra."""
+"""How long ``create_app`` waits for a request's whole body, in seconds (then 408 TIMEOUT); here so
+that ``--help`` can tell it without the ``http`` extra."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,17 +55,16 @@ class ConnectionLimits:
     """The largest request head (h11's ``max_incomplete_event_size``); more gets ``400 text/plain``."""
 
     def __post_init__(self) -> None:
-        for name in ("head_timeout_s", "keep_alive_s", "max_connections", "max_head_bytes"):
-            value = getattr(self, name)
+        for name, value in vars(self).items():
             if not is_finite_number(value) or value <= 0:
                 raise ValueError(f"{name} must be a finite number > 0, not {value!r}")
-        for name in ("keep_alive_s", "max_connections", "max_head_bytes"):
-            if not isinstance(getattr(self, name), int):
-                raise ValueError(f"{name} must be a whole number, not {getattr(self, name)!r}")
+            if name != "head_timeout_s" and not isinstance(value, int):
+                raise ValueError(f"{name} must be a whole number, not {value!r}")
 
 
 def _protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
-    """uvicorn's h11 protocol with a deadline on each request head, and an answer after a half-close."""
+    """uvicorn's h11 protocol with a deadline on each request head (uvicorn has none), and an answer
+    to a complete request whose client then half-closes (uvicorn's own closes at once)."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
