@@ -101,29 +101,21 @@ def resolved_binding_document() -> dict[str, Any]:
     return document
 
 
-def _references(node: Any) -> list[str]:
-    """Every ``$ref`` in ``node`` (read with the one ``$ref`` rewriter, which leaves them as they are)."""
-    found: list[str] = []
-
-    def keep(ref: str) -> str:
-        found.append(ref)
-        return ref
-
-    rewrite_refs(node, keep)
-    return found
-
-
-def _has_id(node: Any) -> bool:
+def _objects(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object in a JSON value, the value itself included."""
     pending = [node]
     while pending:
         item = pending.pop()
         if isinstance(item, dict):
-            if "$id" in item:
-                return True
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
+            yield item
+        if isinstance(item, dict | list):
+            pending.extend(item.values() if isinstance(item, dict) else item)
+
+
+def _foreign_refs(node: Any) -> list[str]:
+    """The references of ``node`` to other documents."""
+    refs = {item["$ref"] for item in _objects(node) if isinstance(item.get("$ref"), str)}
+    return sorted(ref for ref in refs if not ref.startswith("#"))
 
 
 def _placed_at(prefix: str) -> Callable[[str], str]:
@@ -164,7 +156,7 @@ def add_tool_operations(
             or not isinstance(schema, dict)
         ):
             left_out.append(f"{name!r}: not a valid tool name and parameter schema")
-        elif any(not ref.startswith("#") for ref in _references(schema)) or _has_id(schema):
+        elif _foreign_refs(schema) or any("$id" in item for item in _objects(schema)):
             left_out.append(f"{name}: its parameter schema refers to another document or has an $id")
         elif component in schemas:
             left_out.append(f"{name}: the document already has a component schema {component}")
@@ -367,7 +359,7 @@ def run_conformance(
             " installed): pip install 'toolresponse[conformance]'"
         ) from None
     resolved = dict(resolved_binding_document() if document is None else document)
-    external = sorted({ref for ref in _references(resolved) if not ref.startswith("#")})
+    external = _foreign_refs(resolved)
     if external:
         raise ConformanceError(
             f"the document refers to other files ({', '.join(external)}): give a resolved document, with"

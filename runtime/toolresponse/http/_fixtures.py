@@ -19,7 +19,7 @@ from functools import cache
 from http import HTTPStatus
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from jsonschema import Draft202012Validator
@@ -38,6 +38,9 @@ from toolresponse_generated.http_binding import (
 )
 
 from .._errors import ConformanceError, MalformedJsonError
+
+if TYPE_CHECKING:
+    import httpx
 from .._response import loads_strict
 from ..validation import validate
 
@@ -169,13 +172,6 @@ def _read_fixtures(directory: Traversable) -> tuple[Fixture, ...]:
     return tuple(fixtures)
 
 
-@dataclass(frozen=True)
-class _Answer:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-
 def transport_refusal(status: int, content_type: str) -> str | None:
     """What an answer is when the server's HTTP layer gave it rather than the application: an
     error status whose body is not JSON. None for an answer of the application's."""
@@ -212,19 +208,19 @@ def error_code(body: Any) -> ErrorCode | None:
     return _known_code(info.get("code")) if isinstance(info, dict) else None
 
 
-def _toolresponse(answer: _Answer) -> tuple[Any, list[str]]:
+def _toolresponse(answer: httpx.Response) -> tuple[Any, list[str]]:
     """The decoded body, and what is wrong with it as a ToolResponse answer."""
     content_type = answer.headers.get("content-type", "")
-    refused = transport_refusal(answer.status, content_type)
+    refused = transport_refusal(answer.status_code, content_type)
     if refused is not None:
         return None, [refused]
     problems = []
     if content_type.split(";")[0].strip().lower() != MEDIA_TYPE:
         problems.append(f"Content-Type is {content_type!r}, not {MEDIA_TYPE}")
     try:
-        body = loads_strict(answer.body)
+        body = loads_strict(answer.content)
     except MalformedJsonError as error:
-        return None, [*problems, f"the body is not JSON ({error.reason}): {answer.body[:120]!r}"]
+        return None, [*problems, f"the body is not JSON ({error.reason}): {answer.content[:120]!r}"]
     verdict = validate(body)
     if not verdict.valid:
         shown = "; ".join(f"{v.pointer or '/'} [{v.keyword}] {v.message}" for v in verdict.errors[:3])
@@ -232,47 +228,47 @@ def _toolresponse(answer: _Answer) -> tuple[Any, list[str]]:
     return body, problems
 
 
-def _status(want: int, answer: _Answer, body: dict[str, Any]) -> Iterator[str]:
-    if answer.status != want:
-        yield f"HTTP status {answer.status}, expected {want}"
+def _status(want: int, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+    if answer.status_code != want:
+        yield f"HTTP status {answer.status_code}, expected {want}"
     if body["status"] != "error":
-        yield f"status {body['status']!r} on an HTTP {answer.status}, expected an error"
+        yield f"status {body['status']!r} on an HTTP {answer.status_code}, expected an error"
 
 
-def _code(want: str, answer: _Answer, body: dict[str, Any]) -> Iterator[str]:
+def _code(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
     code = error_code(body)
     if code != want:
         yield f"code {code and code.value}, expected {want}"
 
 
-def _not_status(want: int, answer: _Answer, body: dict[str, Any]) -> Iterator[str]:
-    if answer.status == want:
-        yield f"HTTP status {answer.status}"
+def _not_status(want: int, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+    if answer.status_code == want:
+        yield f"HTTP status {answer.status_code}"
 
 
-def _not_code(want: str, answer: _Answer, body: dict[str, Any]) -> Iterator[str]:
+def _not_code(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
     if error_code(body) == want:
         yield f"code {want}: {body.get('text', '')}"
 
 
-def _details(want: Mapping[str, Any], answer: _Answer, body: dict[str, Any]) -> Iterator[str]:
+def _details(want: Mapping[str, Any], answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
     details = body.get("error_info", {}).get("details") or {}
     for key, value in want.items():
         if details.get(key) != value:
             yield f"error_info.details.{key} is {details.get(key)!r}, expected {value!r}"
 
 
-def _call_id(want: str, answer: _Answer, body: dict[str, Any]) -> Iterator[str]:
+def _call_id(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
     call_id = (body.get("context") or {}).get("call_id")
     if call_id != want:
         yield f"context.call_id is {call_id!r}, expected {want!r}"
 
 
-def _headers(want: Sequence[str], answer: _Answer, body: dict[str, Any]) -> Iterator[str]:
+def _headers(want: Sequence[str], answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
     yield from (f"no {header} header" for header in want if header not in answer.headers)
 
 
-_EXPECTATIONS: dict[str, Callable[[Any, _Answer, dict[str, Any]], Iterator[str]]] = {
+_EXPECTATIONS: dict[str, Callable[[Any, httpx.Response, dict[str, Any]], Iterator[str]]] = {
     "status": _status,
     "code": _code,
     "not_status": _not_status,
@@ -284,23 +280,23 @@ _EXPECTATIONS: dict[str, Callable[[Any, _Answer, dict[str, Any]], Iterator[str]]
 """How each member of a fixture's ``response`` is judged (see ``HttpExpectation`` in the fixture schema)."""
 
 
-def _judge(expected: Mapping[str, Any], answer: _Answer) -> list[str]:
+def _judge(expected: Mapping[str, Any], answer: httpx.Response) -> list[str]:
     body, problems = _toolresponse(answer)
     if body is None or problems:
-        return [f"answered {answer.status}: {problem}" for problem in problems]
+        return [f"answered {answer.status_code}: {problem}" for problem in problems]
     if "status" not in expected:
-        problems = [p for p in [status_problem(body["status"], error_code(body), answer.status)] if p]
+        problems = [p for p in [status_problem(body["status"], error_code(body), answer.status_code)] if p]
     return problems + [
         problem for key, want in expected.items() for problem in _EXPECTATIONS[key](want, answer, body)
     ]
 
 
-def _tool_list(answer: _Answer) -> tuple[list[dict[str, Any]], list[str]]:
+def _tool_list(answer: httpx.Response) -> tuple[list[dict[str, Any]], list[str]]:
     """The tools of a ``GET /tools`` answer, and what is wrong with it beyond its response schema
     (which schemathesis checks): a 200 ToolResponse, each name once, each schema a JSON Schema."""
     body, problems = _toolresponse(answer)
-    if answer.status != SUCCESS_STATUS:
-        problems.insert(0, f"HTTP status {answer.status}, expected {SUCCESS_STATUS}")
+    if answer.status_code != SUCCESS_STATUS:
+        problems.insert(0, f"HTTP status {answer.status_code}, expected {SUCCESS_STATUS}")
     data = body.get("data") if isinstance(body, dict) else None
     listed = data.get("tools") if isinstance(data, dict) else None
     tools = [tool for tool in listed if isinstance(tool, dict)] if isinstance(listed, list) else []
@@ -325,12 +321,8 @@ def check_binding(
     ``record``. The served tools, or None when the server could not be reached."""
     import httpx
 
-    def send(method: str, path: str, body: bytes | None, headers: dict[str, str]) -> _Answer:
-        response = client.request(method, path, content=body, headers=headers)
-        return _Answer(response.status_code, response.headers, response.content)
-
     try:
-        listing = send(LIST_TOOLS_METHOD, LIST_TOOLS_PATH, None, {})
+        listing = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH)
     except httpx.HTTPError as error:
         record(
             CheckResult(
@@ -361,7 +353,9 @@ def check_binding(
         if fixture.body is not None and "content-type" not in {header.lower() for header in headers}:
             headers["Content-Type"] = MEDIA_TYPE
         try:
-            problems = _judge(fixture.expected, send(fixture.method, path, fixture.body, headers))
+            problems = _judge(
+                fixture.expected, client.request(fixture.method, path, content=fixture.body, headers=headers)
+            )
         except httpx.HTTPError as error:
             problems = [f"{type(error).__name__}: {error}"]
         result = tuple(f"{fixture.method} {path}: {problem}" for problem in problems)

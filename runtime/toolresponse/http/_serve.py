@@ -171,7 +171,7 @@ def serve(
 
     config = _config(app, limits or ConnectionLimits(), log_level=log_level, access_log=access_log)
     server = uvicorn.Server(config)
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)
     try:
         with sock:
             server.run(sockets=[sock])
