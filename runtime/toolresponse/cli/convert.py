@@ -2,8 +2,10 @@
 
 Each record goes through ToolResponse (the dialects of ``toolresponse.interop``); one converted
 record per line on standard output (``--format json``: one array), each record that cannot be
-converted reported on standard error by file, line and JSON pointer. Exit status: 0 all converted;
-1 some record left out; 2 a usage error or an input that could not be read.
+converted reported on standard error by file, line and JSON pointer. A dialect whose records answer
+a call by its id or name the tool takes them from ``context.call_id`` / ``context.tool_name``: a
+response without one is left out and reported, never written with an empty one. Exit status: 0 all
+converted; 1 some record left out; 2 a usage error or an input that could not be read.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ PROGRAM = "toolresponse convert"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     names = list(DIALECTS)
-    needing = [f"{name} ({row.call_id})" for name, row in DIALECTS.items() if row.call_id is not None]
+    ids = [f"{name} ({row.call_id})" for name, row in DIALECTS.items() if row.call_id is not None]
+    tools = [f"{name} ({row.tool_name})" for name, row in DIALECTS.items() if row.tool_name is not None]
     parser.epilog = (
-        f"A record of {', '.join(needing[:-1])} or {needing[-1]} answers one tool call by its id: it is "
-        "taken from each "
-        "response's context.call_id, and a response without one is reported and left out. Exit status: "
+        f"A record of {', '.join(ids[:-1])} or {ids[-1]} answers one tool call by its id, taken from each "
+        f"response's context.call_id; one of {', '.join(tools[:-1])} or {tools[-1]} names the tool, taken "
+        "from context.tool_name: a response without it is reported and left out. Exit status: "
         "0 all converted; 1 some record left out; 2 a usage error or an input that could not be read."
     )
     parser.add_argument("--from", dest="source", required=True, choices=names, help="the inputs' dialect")

@@ -469,9 +469,19 @@ class _Walk:
             else:
                 for name in _union(before, after):
                     if self.text(before.get(name)) != self.text(after.get(name)):
-                        rule = _CODE_FIELDS.get(name, "code-metadata-changed")
+                        rule = _code_field_rule(name, before)
                         message = f"{code}: {name} {_was(before, after, name)}"
                         self.emit(rule, at.at(code, name), key, message, anywhere=True)
+
+
+def _code_field_rule(name: str, before: Mapping[str, Any]) -> str:
+    """The rule of a change of the member ``name`` of a code's metadata (``before``: the old one).
+
+    A vendor annotation (``x-...``) is classified as one of a schema; any other member is the
+    code's metadata proper (category, retryability, HTTP status ...)."""
+    if name.startswith("x-"):
+        return "annotation-added" if name not in before else "annotation-changed"
+    return _CODE_FIELDS.get(name, "code-metadata-changed")
 
 
 _Comparison = Callable[[_Walk, str, _Schema, _Schema, _Place], Iterable[_Compare] | None]
