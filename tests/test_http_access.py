@@ -468,7 +468,7 @@ def test_the_runner_passes_a_token_server_with_the_token(token_server: tuple[str
     """run_conformance(token=...) sends the token with every request: a server that requires it conforms."""
     url, _ = token_server
     report = run_conformance(url, max_examples=5, token=TOKEN)
-    assert [] == report.failed_checks()
+    assert [] == [result.name for result in report.failures]
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,11 @@
 """Who may reach the HTTP binding: the Host and Origin allow-lists and the bearer token.
 
-``AccessRules`` says which ``Host`` names and ``Origin`` s a server accepts and which bearer token
-it requires; ``AccessGuard(app, rules)`` answers a request they refuse (``refusal``) before it
-reaches ``app``: the binding's application and the MCP face's streamable-HTTP one alike. A request
-let through is the caller ``BEARER_CALLER`` when the rules require a token, else
-``ANONYMOUS_CALLER`` (``AccessRules.caller``), for the registry's access policies.
-
-The defaults are safe with nothing configured: loopback names only, browsers' requests only from
-loopback origins, so that a web page the user opens can reach a loopback server neither by DNS
-rebinding (a foreign ``Host``) nor by a cross-site request (a foreign ``Origin``). A token is
-compared with ``hmac.compare_digest`` and never logged, echoed or put in a response.
+``AccessGuard(app, rules)`` answers a request the ``AccessRules`` refuse (``refusal``) before it
+reaches ``app``: the binding's application and the MCP face's streamable-HTTP one alike. The
+defaults are safe with nothing configured: loopback names only, browsers' requests only from
+loopback origins, so that a web page can reach a loopback server neither by DNS rebinding (a
+foreign ``Host``) nor by a cross-site request (a foreign ``Origin``). A token is compared with
+``hmac.compare_digest`` and never logged, echoed or put in a response.
 """
 
 from __future__ import annotations
@@ -118,9 +114,8 @@ def is_loopback(host: str) -> bool:
 
 
 def _normal_host(value: str) -> str:
-    """A host name as compared: lower case, no port, no brackets, no trailing dot. A value that is
-    no host with an optional port (``[::1]evil``, ``localhost:x``) is kept whole, so that it
-    matches no name it merely begins with."""
+    """A host name as compared: lower case, no port, brackets or trailing dot; a value that is no
+    host with an optional port (``[::1]evil``, ``localhost:x``) is kept whole, matching nothing."""
     value = value.strip().lower()
     if value.startswith("["):
         name, bracket, port = value[1:].partition("]")
@@ -146,12 +141,10 @@ def _normal_origin(value: str) -> str:
 class AccessRules:
     """Which requests a server accepts: by ``Host``, by ``Origin`` and by bearer token.
 
-    ``hosts``: the names a request's ``Host`` may have (its port is not looked at), ``"*"`` for
-    any. ``origins``: the origins (``scheme://host[:port]``) a request that carries ``Origin``
-    may come from, on top of the loopback origins (``http`` or ``https``, a loopback name, any
-    port), ``"*"`` for any. A request without ``Origin`` (not sent by a browser) is not refused
-    for it; ``Origin: null`` is, unless ``"*"`` is allowed. ``token``: the bearer token every
-    request must carry (``Authorization: Bearer <token>``), or None.
+    ``hosts``: the names a ``Host`` may have (port ignored), ``"*"`` for any. ``origins``: the
+    origins (``scheme://host[:port]``) a request carrying ``Origin`` may come from besides loopback
+    ones, ``"*"`` for any; no ``Origin`` (not a browser) is not refused, ``Origin: null`` is.
+    ``token``: the bearer token every request must carry, or None.
     """
 
     hosts: frozenset[str] = LOOPBACK_HOSTS
@@ -160,8 +153,7 @@ class AccessRules:
 
     @property
     def caller(self) -> str:
-        """The caller a request these rules let through is: ``BEARER_CALLER`` with a token, else
-        ``ANONYMOUS_CALLER``."""
+        """Who a request let through is: ``BEARER_CALLER`` with a token, else ``ANONYMOUS_CALLER``."""
         return ANONYMOUS_CALLER if self.token is None else BEARER_CALLER
 
     @classmethod
@@ -182,12 +174,7 @@ class AccessRules:
         if origin is None or ANY in self.origins or _normal_origin(origin) in self.origins:
             return True
         scheme, _, rest = _normal_origin(origin).partition("://")
-        return (
-            scheme in ("http", "https")
-            and bool(rest)
-            and "/" not in rest
-            and _normal_host(rest) in LOOPBACK_HOSTS
-        )
+        return scheme in ("http", "https") and "/" not in rest and _normal_host(rest) in LOOPBACK_HOSTS
 
 
 @dataclass(frozen=True)
@@ -239,9 +226,7 @@ def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refus
         return _denied("origin", message, origin=origin)
     if rules.token is None:
         return None
-    scheme, _, presented = (
-        authorizations[0].strip().partition(" ") if len(authorizations) == 1 else ("", "", "")
-    )
+    scheme, _, presented = authorizations[0].strip().partition(" ") if len(authorizations) == 1 else ("",) * 3
     if scheme.lower() != BEARER_SCHEME.lower() or not presented.strip():
         message = f"This server needs a bearer token: send the header Authorization: {BEARER_SCHEME} <token>."
         reason, challenge = "missing_token", _CHALLENGE
@@ -255,9 +240,8 @@ def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refus
 
 
 class AccessGuard:
-    """ASGI middleware: an HTTP request the ``rules`` refuse is answered here, 403 or 401 with the
-    refusal's ToolResponse (ACCESS_DENIED) and headers, and reaches neither the application nor
-    its body; any other request (and every other scope) goes on to ``app``."""
+    """ASGI middleware: an HTTP request the ``rules`` refuse is answered here (``refusal``), its body
+    unread; any other request, and every other scope, goes on to ``app``."""
 
     def __init__(self, app: ASGIApp, rules: AccessRules) -> None:
         if not isinstance(rules, AccessRules):

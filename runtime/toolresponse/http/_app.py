@@ -1,18 +1,12 @@
 """The HTTP binding of ToolResponse v1 as an ASGI application: a registry of tools, served.
 
-The binding is ``schema/v1/http-binding.openapi.json`` (in prose: ``docs/implementing.md``); each
-of its facts (paths, the call-id header and its rules, the body limit, the statuses) comes from
-the constants generated from it (``toolresponse_generated.http_binding``). Every answer has a
-ToolResponse body: the registry's for a call, else the binding's own (400, 404, 405, 408, 413),
-and 500 INTERNAL_ERROR for a tool that raises ``SystemExit`` or another ``BaseException`` the
-registry lets through, or an exception in the application itself; the server goes on serving.
-
-The access rules (``AccessGuard``) are checked before anything else, so that a refused request
-reads no body and runs nothing. A request let through calls the registry on behalf of
-``AccessRules.caller``, when the registry's ``aexecute`` and ``list_tools`` take a ``caller``
-(``ToolRegistry``'s do). The body is read as a stream and kept only up to the limit; what a
-client sends beyond it is read and dropped, up to 16 MiB, so that it sees the 413 rather than a
-reset connection.
+Every fact of the binding (paths, the call-id header, the body limit, the statuses) comes from the
+constants generated from ``schema/v1/http-binding.openapi.json``. Every answer has a ToolResponse
+body: the registry's for a call, else the binding's own (400, 404, 405, 408, 413), and 500
+INTERNAL_ERROR for a tool that raises a ``BaseException`` the registry lets through or a failure of
+the application itself; the server goes on serving. The access rules are checked first, so that a
+refused request reads no body and runs nothing. A body over the limit is still read and dropped,
+up to 16 MiB, so that the client sees the 413 rather than a reset connection.
 """
 
 from __future__ import annotations
@@ -75,30 +69,25 @@ __all__ = ["ServableRegistry", "create_app"]
 
 _CALL_ID = re.compile(CALL_ID_PATTERN)
 _LINGER_BYTES = 16 * 1024 * 1024
-"""How much of a refused body is still read and dropped before the 413 (unless the client waits
-for ``100 Continue``): a server that closes while the client still sends makes the client's
-system reset the connection, and the answer may be lost."""
+"""How much of a refused body is read and dropped before the 413 (unless the client waits for
+``100 Continue``): closing while the client still sends resets the connection, losing the answer."""
 _JSON_TYPES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string"}
 _JSON_TYPES[list] = "an array"
 _log = logging.getLogger("toolresponse.http")
 
 
 class ServableRegistry(Protocol):
-    """What the application needs of a registry; ``ToolRegistry`` has it. When ``aexecute`` and
-    ``list_tools`` also take a keyword ``caller`` (``ToolRegistry``'s do), they get the identity of
-    the request (``AccessRules.caller``), for the registry's access policies."""
+    """What the application needs of a registry (``ToolRegistry`` has it); when ``aexecute`` and
+    ``list_tools`` take a keyword ``caller``, they get the request's (``AccessRules.caller``)."""
 
     async def aexecute(self, name: str, params: Any, *, call_id: str | None = None) -> ToolResponse: ...
 
     def list_tools(self) -> Sequence[ToolSpec]: ...
 
 
-def _answer(
-    response: ToolResponse, status: int | None = None, headers: Mapping[str, str] | None = None
-) -> Response:
+def _answer(response: ToolResponse, status: int | None = None, headers: Mapping[str, str] = {}) -> Response:
     """``response`` with ``status`` (default: its code's), and ``Retry-After`` where the binding has it."""
-    status = http_status(response) if status is None else status
-    headers = dict(headers or {})
+    status, headers = http_status(response) if status is None else status, dict(headers)
     after = response.retry_after_ms
     if after is not None and status in RETRY_AFTER_STATUSES:
         headers[RETRY_AFTER_HEADER] = str(math.ceil(after / 1000))
@@ -110,7 +99,7 @@ def _error(
     message: str,
     *,
     status: int | None = None,
-    headers: Mapping[str, str] | None = None,
+    headers: Mapping[str, str] = {},
     **members: Any,
 ) -> Response:
     """The answer of an error ToolResponse (``members``: its ``details`` and ``context``)."""
@@ -197,19 +186,14 @@ class _Binding:
 
     def _refuse_unread(self, unread: Exception, context: dict[str, Any] | None) -> Response:
         """408 for a body not all there in time, 413 for one over the limit; the connection then closes."""
+        timeout, limit = self.body_timeout_s, self.max_body_bytes
+        details: dict[str, Any]
         if isinstance(unread, TimeoutError):
-            code, status, limit = REQUEST_TIMEOUT_CODE, REQUEST_TIMEOUT_STATUS, self.body_timeout_s
-            details: dict[str, Any] = {"timeout_s": limit}
-            message = f"The request body did not arrive within {limit:g} s; send it at once."
+            code, status, details = REQUEST_TIMEOUT_CODE, REQUEST_TIMEOUT_STATUS, {"timeout_s": timeout}
+            message = f"The request body did not arrive within {timeout:g} s; send it at once."
         else:
-            code, status, details = (
-                BODY_TOO_LARGE_CODE,
-                BODY_TOO_LARGE_STATUS,
-                {"limit_bytes": self.max_body_bytes},
-            )
-            message = (
-                f"The request body is over the limit of {self.max_body_bytes} bytes; send smaller parameters."
-            )
+            code, status, details = BODY_TOO_LARGE_CODE, BODY_TOO_LARGE_STATUS, {"limit_bytes": limit}
+            message = f"The request body is over the limit of {limit} bytes; send smaller parameters."
         close = {"Connection": "close"}
         return _error(code, message, status=status, headers=close, details=details, context=context)
 
@@ -276,14 +260,8 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
         methods = sorted(method.strip() for method in allow.split(",") if method.strip())
         message = f"{path} has no method {request.method}; it has {', '.join(methods)}."
         details = {"path": path, "method": request.method, "allow": methods}
-        headers = {ALLOW_HEADER: ", ".join(methods)}
-        return _error(
-            METHOD_NOT_ALLOWED_CODE,
-            message,
-            status=METHOD_NOT_ALLOWED_STATUS,
-            headers=headers,
-            details=details,
-        )
+        headers, status = {ALLOW_HEADER: ", ".join(methods)}, METHOD_NOT_ALLOWED_STATUS
+        return _error(METHOD_NOT_ALLOWED_CODE, message, status=status, headers=headers, details=details)
     if exc.status_code == HTTPStatus.NOT_FOUND:
         message = (
             f"There is nothing at {path}: the binding has {LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} and"
@@ -300,10 +278,9 @@ _INTERNAL_ERROR = ToolResponse.error(
 
 
 class _Guard:
-    """Outermost middleware: an exception anywhere below (any ``BaseException`` but the
-    cancellation of the request's own task) is logged and answered 500 INTERNAL_ERROR, so the
-    server never writes a body of its own. Once an answer has started nothing can be mended: the
-    exception goes on, and the server drops the connection."""
+    """Outermost middleware: an exception below (but the cancellation of the request's own task) is
+    logged and answered 500 INTERNAL_ERROR; once an answer has started it goes on, and the server
+    drops the connection."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -339,11 +316,8 @@ def create_app(
     body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S,
     access: AccessRules | None = None,
 ) -> Starlette:
-    """An ASGI application serving ``registry`` over the ToolResponse v1 HTTP binding.
-
-    ``access`` says which requests it answers (default ``AccessRules()``: Host a loopback name,
-    Origin absent or loopback, no token); ``body_timeout_s`` how long it waits for a body.
-    """
+    """An ASGI application serving ``registry`` over the ToolResponse v1 HTTP binding; ``access``:
+    which requests it answers (default: Host and Origin loopback, no token)."""
     if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 0:
         raise ValueError(f"max_body_bytes must be an integer >= 0, not {max_body_bytes!r}")
     if not is_finite_number(body_timeout_s) or not body_timeout_s > 0:

@@ -1,24 +1,15 @@
 """The HTTP conformance runner: check any server against the ToolResponse v1 HTTP binding.
 
-A run is the binding's own checks (``_fixtures``: the tool list and the shared HTTP fixtures),
-then schemathesis with every standard check it has (response-schema conformance among them) and
-one of the runner's own (``BINDING_CHECK``), over a fixed budget: at most ``max_examples``
-generated cases per operation and phase, from a fixed ``seed``. The stateful phase is off (the
-binding has no links between operations).
+A run is the binding's own checks (``_fixtures``: the tool list and the shared HTTP fixtures), then
+schemathesis with every standard check and ``BINDING_CHECK``, at most ``max_examples`` cases per
+operation and phase from a fixed ``seed`` (no stateful phase: the binding has no links).
 
-schemathesis is given the resolved binding document that ``make generate`` ships: it skips a
-response schema it cannot resolve without a word, so a document that still refers to another
-file is refused. Each served tool becomes an operation of its own (``add_tool_operations``),
-whose body schema is the tool's parameter schema, so that each tool gets valid and invalid
-parameters of its own: invalid ones must be answered 400 (INVALID_PARAM). On the invoke
-operations, parameters the document accepts may still be refused by the tool, and the 5xx of
-the codes a tool answers (EXECUTION_ERROR, TIMEOUT ...) are answers, not server errors;
-``BINDING_CHECK`` holds the body to such a code.
-
-``token`` is sent as ``Authorization: Bearer <token>`` with every request, never printed; a
-server that answers the first request 401 is not checked (``ConformanceTokenError``). The exit
-status of ``report_conformance`` is 0 when everything passed, 1 when anything failed (or the
-server could not be reached), 2 for a usage error.
+schemathesis gets the resolved binding document ``make generate`` ships (it silently skips a
+response schema it cannot resolve, so a document that refers to another file is refused). Each
+served tool becomes an operation of its own (``add_tool_operations``) whose body schema is the
+tool's parameter schema, so that invalid parameters must be answered 400; on these operations the
+5xx of the codes a tool answers (EXECUTION_ERROR, TIMEOUT ...) are answers, not server errors.
+``token`` is sent as ``Authorization: Bearer <token>``, never printed.
 """
 
 from __future__ import annotations
@@ -85,13 +76,6 @@ class ConformanceReport:
     @property
     def passed(self) -> bool:
         return not self.failures
-
-    def failed_checks(self) -> list[str]:
-        """The names of the checks that failed, in order."""
-        return [result.name for result in self.failures]
-
-
-# -- the document --------------------------------------------------------------------------
 
 
 def resolved_binding_document() -> dict[str, Any]:
@@ -175,15 +159,13 @@ def add_tool_operations(
     return specialised, left_out
 
 
-# -- schemathesis --------------------------------------------------------------------------
-
 BINDING_CHECK = "toolresponse_binding_status"
 """The runner's own schemathesis check: on every response whose body is a ToolResponse, the HTTP
 status is its code's (200 for success and partial, 413 and 405 where the binding says), and the
 code is never INTERNAL_ERROR (the server failed on that input)."""
 
 
-def toolresponse_binding_status(ctx: Any, response: Any, case: Any) -> bool | None:
+def toolresponse_binding_status(_ctx: Any, response: Any, _case: Any) -> bool | None:
     """The schemathesis check named by ``BINDING_CHECK``."""
     try:
         body = json.loads(response.content)
@@ -242,6 +224,21 @@ def _first_lines(text: str, count: int = 6) -> str:
     return "\n".join(lines[:count]) + ("\n..." if len(lines) > count else "")
 
 
+def _event_errors(event: Any, events: Any) -> list[str]:
+    """What a schemathesis engine event other than a finished scenario says went wrong."""
+    if isinstance(event, events.NonFatalError):
+        return [f"{event.label}: {event.info.title}: {_first_lines(event.info.message, 4)}"]
+    if isinstance(event, events.FatalError):
+        return [f"schemathesis stopped: {type(event.exception).__name__}: {event.exception}"]
+    if isinstance(event, events.Interrupted):
+        return ["schemathesis was interrupted"]
+    if not isinstance(event, events.EngineFinished):
+        return []
+    skipped = event.stop_reason.skip_explanation
+    early = [] if skipped is None else [f"schemathesis stopped early: {skipped}"]
+    return early + [f"{failure.title}: {_first_lines(failure.message, 4)}" for failure in event.failures]
+
+
 def _run_schemathesis(schema: Any) -> Iterator[CheckResult]:
     """One result per operation (its failures, each kind once), then one for the run as a whole."""
     from schemathesis.engine import Status, events, from_schema
@@ -251,31 +248,21 @@ def _run_schemathesis(schema: Any) -> Iterator[CheckResult]:
     failures: dict[str, dict[tuple[str, str], str]] = {}
     errors: list[str] = []
     for event in from_schema(schema).execute():
-        if isinstance(event, events.ScenarioFinished):
-            label = event.recorder.label
-            cases[label] += len(event.recorder.cases)
-            tally, failed = checked.setdefault(label, Counter()), failures.setdefault(label, {})
-            for node in (node for nodes in event.recorder.checks.values() for node in nodes):
-                tally[node.name] += 1
-                if node.status == Status.FAILURE and node.failure_info is not None:
-                    failure = node.failure_info.failure
-                    failed.setdefault(
-                        (node.name, failure.title),
-                        f"{node.name}: {failure.title}\n{_first_lines(failure.message)}\n"
-                        f"reproduce: {_first_lines(node.failure_info.code_sample, 3)}",
-                    )
-        elif isinstance(event, events.NonFatalError):
-            errors.append(f"{event.label}: {event.info.title}: {_first_lines(event.info.message, 4)}")
-        elif isinstance(event, events.FatalError):
-            errors.append(f"schemathesis stopped: {type(event.exception).__name__}: {event.exception}")
-        elif isinstance(event, events.Interrupted):
-            errors.append("schemathesis was interrupted")
-        elif isinstance(event, events.EngineFinished):
-            if event.stop_reason.skip_explanation is not None:
-                errors.append(f"schemathesis stopped early: {event.stop_reason.skip_explanation}")
-            errors.extend(
-                f"{failure.title}: {_first_lines(failure.message, 4)}" for failure in event.failures
-            )
+        if not isinstance(event, events.ScenarioFinished):
+            errors.extend(_event_errors(event, events))
+            continue
+        label = event.recorder.label
+        cases[label] += len(event.recorder.cases)
+        tally, failed = checked.setdefault(label, Counter()), failures.setdefault(label, {})
+        for node in (node for nodes in event.recorder.checks.values() for node in nodes):
+            tally[node.name] += 1
+            if node.status == Status.FAILURE and node.failure_info is not None:
+                failure = node.failure_info.failure
+                failed.setdefault(
+                    (node.name, failure.title),
+                    f"{node.name}: {failure.title}\n{_first_lines(failure.message)}\n"
+                    f"reproduce: {_first_lines(node.failure_info.code_sample, 3)}",
+                )
     for label in sorted(checked):
         schema_checks = checked[label]["response_schema_conformance"]
         note = f"{cases[label]} cases; {schema_checks} responses checked against their schema"
@@ -287,15 +274,13 @@ def _run_schemathesis(schema: Any) -> Iterator[CheckResult]:
         errors.append("response_schema_conformance never ran: the run proves nothing about the bodies")
     if BINDING_CHECK not in names:
         errors.append(f"{BINDING_CHECK} never ran")
+    note = f"{len(names)} checks: {', '.join(names)}"
     yield CheckResult(
         section="schemathesis",
         name="the run completes, every check in force",
         problems=tuple(errors),
-        note=f"{len(names)} checks: {', '.join(names)}",
+        note=note,
     )
-
-
-# -- the run -------------------------------------------------------------------------------
 
 
 def _check_url(url: str) -> str:
@@ -341,11 +326,10 @@ def run_conformance(
 ) -> ConformanceReport:
     """Check the server at ``url`` against the binding; ``progress`` is told each result as it comes.
 
-    Raises ``ValueError`` for a bad URL or budget and ``ConformanceError`` when the run cannot be
-    made (an extra missing, the document or the fixtures missing or malformed, a document that
-    refers to another file; ``ConformanceTokenError`` when the server answers the first request
-    401). ``document``: a resolved binding document (default ``resolved_binding_document()``).
-    ``token``: the server's bearer token, sent with every request (None: none).
+    Raises ``ValueError`` for a bad URL or budget, ``ConformanceError`` when the run cannot be made
+    (an extra missing; the document or fixtures missing, malformed or referring to another file),
+    ``ConformanceTokenError`` when the server answers the first request 401. ``document``: a
+    resolved binding document (default ``resolved_binding_document()``); ``token``: a bearer token.
     """
     base = _check_url(url)
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
@@ -380,14 +364,9 @@ def run_conformance(
     if tools is None:
         return report
     specialised, left_out = add_tool_operations(resolved, tools)
-    record(
-        CheckResult(
-            section="document",
-            name="each served tool is an operation of its own",
-            problems=tuple(left_out),
-            note=f"{len(tools) - len(left_out)} of {len(tools)} tools",
-        )
-    )
+    note = f"{len(tools) - len(left_out)} of {len(tools)} tools"
+    name = "each served tool is an operation of its own"
+    record(CheckResult(section="document", name=name, problems=tuple(left_out), note=note))
     budget = {
         "seed": seed,
         "request-timeout": timeout_s,
@@ -397,9 +376,6 @@ def run_conformance(
     for result in _run_schemathesis(_schemathesis_schema(specialised, base, budget)):
         record(result)
     return report
-
-
-# -- the report ----------------------------------------------------------------------------
 
 
 def _print_result(result: CheckResult, out: TextIO) -> None:

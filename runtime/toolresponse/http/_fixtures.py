@@ -1,11 +1,10 @@
 """The binding's own checks: the tool list, and the HTTP fixtures sent to a server and judged.
 
-The fixtures are the language-neutral ``tests/conformance/v1/http`` files, shipped in
-``toolresponse_generated`` and checked against the shipped fixture schema as they are read
-(``load_fixtures``); ``docs/implementing.md`` says how a test is sent and its answer judged. Every
-answer must be a valid ToolResponse served as JSON whose HTTP status is its code's
-(``status_problem``). An error status with a body that is not JSON is the server's HTTP layer
-refusing the request before the application saw it (``transport_refusal``), reported as such.
+The fixtures are the language-neutral ``tests/conformance/v1/http`` files shipped in
+``toolresponse_generated``, checked against the fixture schema as they are read. Every answer must
+be a valid ToolResponse served as JSON whose HTTP status is its code's (``status_problem``); an
+error status with a body that is not JSON is the server's HTTP layer refusing the request before
+the application saw it (``transport_refusal``).
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ import binascii
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from http import HTTPStatus
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -38,11 +36,11 @@ from toolresponse_generated.http_binding import (
 )
 
 from .._errors import ConformanceError, MalformedJsonError
+from .._response import loads_strict
+from ..validation import validate
 
 if TYPE_CHECKING:
     import httpx
-from .._response import loads_strict
-from ..validation import validate
 
 __all__ = [
     "CheckResult",
@@ -58,10 +56,10 @@ __all__ = [
 
 @dataclass(frozen=True, kw_only=True)
 class CheckResult:
-    """The outcome of one check: passed, failed (with each problem) or skipped (with the reason)."""
+    """The outcome of one check: passed, failed (with each problem) or skipped (with the reason);
+    ``section`` is ``document``, ``binding`` or ``schemathesis``."""
 
     section: str
-    """``document``, ``binding`` or ``schemathesis``."""
     name: str
     problems: tuple[str, ...] = ()
     skipped: str | None = None
@@ -84,8 +82,8 @@ def packaged_json(name: str, what: str) -> Any:
 
 @dataclass(frozen=True, kw_only=True)
 class Fixture:
-    """One HTTP test: a request, and ``expected``, the test's ``response`` member (what the answer
-    must be). ``path`` may hold ``{tool}`` (a served tool) and ``{unknown}`` (a name no tool has)."""
+    """One HTTP test: a request, and what the answer must be (``expected``); ``path`` may hold
+    ``{tool}`` (a served tool) and ``{unknown}`` (a name no tool has)."""
 
     description: str
     method: str
@@ -130,39 +128,25 @@ def _fixture(test: Mapping[str, Any], where: str) -> Fixture:
 
 
 def load_fixtures(directory: Traversable | None = None) -> tuple[Fixture, ...]:
-    """Every test of every ``*.json`` file of ``directory`` (default: the copy of
-    ``tests/conformance/v1/http`` shipped in ``toolresponse_generated``), in file order; a file
-    that is missing, malformed or off the fixture schema raises ``ConformanceError`` naming it."""
-    return _shipped_fixtures() if directory is None else _read_fixtures(directory)
-
-
-@cache
-def _shipped_fixtures() -> tuple[Fixture, ...]:
-    return _read_fixtures(
-        resources.files("toolresponse_generated").joinpath(*CONFORMANCE_FIXTURE_DIR.split("/"))
-    )
-
-
-@cache
-def _fixture_file_validator() -> Draft202012Validator:
-    return Draft202012Validator(packaged_json(FIXTURE_SCHEMA_NAME, "the schema of the conformance fixtures"))
-
-
-def _read_fixtures(directory: Traversable) -> tuple[Fixture, ...]:
+    """Every test of every ``*.json`` file of ``directory`` (default: the shipped fixtures), in file
+    order; a file missing, malformed or off the fixture schema raises ``ConformanceError``."""
+    if directory is None:
+        directory = resources.files("toolresponse_generated").joinpath(*CONFORMANCE_FIXTURE_DIR.split("/"))
     if not directory.is_dir():
         raise ConformanceError(f"the HTTP conformance fixtures ({directory}) are not in this installation")
     files = sorted((entry for entry in directory.iterdir() if entry.name.endswith(".json")), key=str)
     if not files:
         raise ConformanceError(f"{directory} holds no HTTP conformance fixture")
+    validator = Draft202012Validator(
+        packaged_json(FIXTURE_SCHEMA_NAME, "the schema of the conformance fixtures")
+    )
     fixtures: list[Fixture] = []
     for file in files:
         try:
             groups = json.loads(file.read_text("utf-8"))
         except ValueError as error:
             raise ConformanceError(f"{file.name}: not JSON ({error})") from None
-        off = min(
-            _fixture_file_validator().iter_errors(groups), key=lambda error: error.json_path, default=None
-        )
+        off = min(validator.iter_errors(groups), key=lambda error: error.json_path, default=None)
         if off is not None:
             raise ConformanceError(f"{file.name}: off the fixture schema at {off.json_path}: {off.message}")
         for group in groups:
@@ -173,8 +157,8 @@ def _read_fixtures(directory: Traversable) -> tuple[Fixture, ...]:
 
 
 def transport_refusal(status: int, content_type: str) -> str | None:
-    """What an answer is when the server's HTTP layer gave it rather than the application: an
-    error status whose body is not JSON. None for an answer of the application's."""
+    """What an answer is when the server's HTTP layer gave it (an error status whose body is not
+    JSON); None for an answer of the application's."""
     media = content_type.split(";")[0].strip().lower()
     if status < HTTPStatus.BAD_REQUEST or media == MEDIA_TYPE or media.endswith("+json"):
         return None
@@ -293,7 +277,7 @@ def _judge(expected: Mapping[str, Any], answer: httpx.Response) -> list[str]:
 
 def _tool_list(answer: httpx.Response) -> tuple[list[dict[str, Any]], list[str]]:
     """The tools of a ``GET /tools`` answer, and what is wrong with it beyond its response schema
-    (which schemathesis checks): a 200 ToolResponse, each name once, each schema a JSON Schema."""
+    (schemathesis checks that): each name once, each schema a JSON Schema."""
     body, problems = _toolresponse(answer)
     if answer.status_code != SUCCESS_STATUS:
         problems.insert(0, f"HTTP status {answer.status_code}, expected {SUCCESS_STATUS}")
@@ -324,11 +308,8 @@ def check_binding(
     try:
         listing = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH)
     except httpx.HTTPError as error:
-        record(
-            CheckResult(
-                section="binding", name="the server answers", problems=(f"{type(error).__name__}: {error}",)
-            )
-        )
+        problem = f"{type(error).__name__}: {error}"
+        record(CheckResult(section="binding", name="the server answers", problems=(problem,)))
         return None
     tools, problems = _tool_list(listing)
     name = (
@@ -342,9 +323,8 @@ def check_binding(
         unknown += "-x"
     for fixture in fixtures:
         if served is None and "{tool}" in fixture.path:
-            record(
-                CheckResult(section="binding", name=fixture.description, skipped="the server serves no tool")
-            )
+            skipped = "the server serves no tool"
+            record(CheckResult(section="binding", name=fixture.description, skipped=skipped))
             continue
         path = fixture.path.replace("{unknown}", quote(unknown, safe="")).replace(
             "{tool}", quote(served or "", safe="")
@@ -353,9 +333,8 @@ def check_binding(
         if fixture.body is not None and "content-type" not in {header.lower() for header in headers}:
             headers["Content-Type"] = MEDIA_TYPE
         try:
-            problems = _judge(
-                fixture.expected, client.request(fixture.method, path, content=fixture.body, headers=headers)
-            )
+            answer = client.request(fixture.method, path, content=fixture.body, headers=headers)
+            problems = _judge(fixture.expected, answer)
         except httpx.HTTPError as error:
             problems = [f"{type(error).__name__}: {error}"]
         result = tuple(f"{fixture.method} {path}: {problem}" for problem in problems)
