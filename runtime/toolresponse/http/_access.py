@@ -201,29 +201,40 @@ def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refus
     values: dict[bytes, list[str]] = {}
     for key, value in headers:
         values.setdefault(key.lower(), []).append(value.decode("latin-1"))
-    hosts, origins, authorizations = (values.get(name, []) for name in (b"host", b"origin", b"authorization"))
+    return (
+        _host_refusal(rules, values.get(b"host", []))
+        or _origin_refusal(rules, values.get(b"origin", []))
+        or _token_refusal(rules, values.get(b"authorization", []))
+    )
+
+
+def _host_refusal(rules: AccessRules, hosts: list[str]) -> Refusal | None:
     host = hosts[0] if len(hosts) == 1 else None
-    if not rules.host_allowed(host):
-        shown = (
-            f"Host {host!r}"
-            if host is not None
-            else "more than one Host header"
-            if hosts
-            else "no Host header"
-        )
-        message = (
-            f"This server does not answer requests for {shown}: it serves {', '.join(sorted(rules.hosts))}"
-            " (the server's --allow-host option adds a name)."
-        )
-        return _denied("host", message, host=host)
+    if rules.host_allowed(host):
+        return None
+    shown = (
+        f"Host {host!r}" if host is not None else "more than one Host header" if hosts else "no Host header"
+    )
+    message = (
+        f"This server does not answer requests for {shown}: it serves {', '.join(sorted(rules.hosts))}"
+        " (the server's --allow-host option adds a name)."
+    )
+    return _denied("host", message, host=host)
+
+
+def _origin_refusal(rules: AccessRules, origins: list[str]) -> Refusal | None:
     origin = origins[0] if len(origins) == 1 else None
-    if len(origins) > 1 or not rules.origin_allowed(origin):
-        shown = "more than one Origin" if len(origins) > 1 else f"the origin {origin!r}"
-        message = (
-            f"This server does not answer requests from {shown}: only loopback origins"
-            " (the server's --allow-origin option adds one)."
-        )
-        return _denied("origin", message, origin=origin)
+    if len(origins) <= 1 and rules.origin_allowed(origin):
+        return None
+    shown = "more than one Origin" if len(origins) > 1 else f"the origin {origin!r}"
+    message = (
+        f"This server does not answer requests from {shown}: only loopback origins"
+        " (the server's --allow-origin option adds one)."
+    )
+    return _denied("origin", message, origin=origin)
+
+
+def _token_refusal(rules: AccessRules, authorizations: list[str]) -> Refusal | None:
     if rules.token is None:
         return None
     scheme, _, presented = authorizations[0].strip().partition(" ") if len(authorizations) == 1 else ("",) * 3
