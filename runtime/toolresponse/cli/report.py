@@ -1,10 +1,9 @@
 """``toolresponse report TRACE... [--html OUT]``: what the agent's tool calls did, per tool.
 
-The summary and both renderings are the agent's (``summarise``, ``render_text``, ``render_html``).
-A line that cannot be read is reported on standard error as ``FILE:LINE: reason (line skipped)``;
-a file of which no line can be read is no trace. Exit status 0; 1 when a trace file cannot be
-opened or the HTML page cannot be written; 2 when a file holds no readable line. Output is written
-in the terminal's encoding (characters it lacks as backslash escapes), control characters escaped.
+A line that cannot be read is reported on standard error as ``FILE:LINE: reason (line skipped)``.
+Exit status 0; 1 when a trace file cannot be opened or the HTML page cannot be written; 2 when a
+file holds no readable line. Output is in the terminal's encoding (backslash escapes for what it
+lacks), control characters escaped.
 """
 
 from __future__ import annotations

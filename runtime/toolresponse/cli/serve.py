@@ -1,13 +1,10 @@
 """``toolresponse serve MODULE:FACTORY``: serve a ToolRegistry over the HTTP binding with uvicorn.
 
-``MODULE:FACTORY`` names a ToolRegistry, or a function of no arguments that returns one. Once the
-socket listens, the server's base URL is printed alone on one line of stdout (``--port 0``: a
-free port), so that a parent process can read it; the logs go to stderr. SIGINT or SIGTERM stops
-it (exit status 130 or 0). Exit status 2: a bad ``MODULE:FACTORY``, the ``http`` extra missing,
-a bad option or token, a non-loopback address without a token; 1: the address cannot be listened on.
-
-The access and limit options, and the rules they give (``access_rules``, ``connection_limits``),
-are those of every verb that serves over HTTP (``toolresponse mcp serve --http`` too).
+Once the socket listens, the base URL is printed alone on one line of stdout (``--port 0``: a free
+port) for a parent process to read; logs go to stderr. SIGINT or SIGTERM stops it (exit status 130
+or 0). Exit status 2: a bad ``MODULE:FACTORY``, the ``http`` extra missing, a bad option or token,
+a non-loopback address without a token; 1: the address cannot be listened on. The access and limit
+options (``access_rules``, ``connection_limits``) are those of every verb serving over HTTP.
 """
 
 from __future__ import annotations
@@ -121,8 +118,7 @@ def add_access_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-_LIMITS = {
-    # option: (the ConnectionLimits field, its type, what it bounds)
+_LIMITS = {  # option: (the ConnectionLimits field, its type, what it bounds)
     "--head-timeout": (
         "head_timeout_s",
         float,
@@ -146,9 +142,8 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGr
 
 
 def access_rules(args: argparse.Namespace) -> AccessRules:
-    """The access rules for listening on ``args.host``; raises ``TokenError`` or ``ValueError`` with
-    the message to show. An address other than loopback without a token is refused, unless
-    ``--insecure-no-token`` says it is meant."""
+    """The access rules for listening on ``args.host``; raises ``TokenError`` or ``ValueError`` (an
+    address other than loopback without a token, unless ``--insecure-no-token``)."""
     token = load_token(args.token_file, os.environ)
     if token is None and not is_loopback(args.host) and not args.insecure_no_token:
         raise ValueError(
@@ -168,8 +163,8 @@ def access_rules(args: argparse.Namespace) -> AccessRules:
 
 
 def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
-    """The connection limits the options give (``--body-timeout`` checked too, where the verb has
-    it); raises ``ValueError`` naming a bad option."""
+    """The connection limits the options give; raises ``ValueError`` naming a bad option
+    (``--body-timeout`` too, where the verb has it)."""
     values = {option: getattr(args, option[2:].replace("-", "_")) for option in _LIMITS}
     for option, value in {**values, "--body-timeout": getattr(args, "body_timeout", 1.0)}.items():
         if not (math.isfinite(value) and value > 0):
@@ -193,9 +188,10 @@ def run(args: argparse.Namespace) -> int:
 
         from ..http import create_app
     except ImportError as missing:
-        name = getattr(missing, "name", None) or missing
         extra = "pip install 'toolresponse[http]'"
-        return error(f"serving needs the optional extra 'http' ({name} is not installed): {extra}")
+        return error(
+            f"serving needs the optional extra 'http' ({missing.name or missing} is not installed): {extra}"
+        )
     try:
         registry = load_registry(args.registry, app_dir=args.app_dir)
     except RegistryLoadError as problem:
