@@ -1,10 +1,9 @@
 """Schema evolution: what changed between two versions of a schema, and whom it breaks.
 
 ``diff_schemas(old, new)`` compares two schema sets (directories of JSON Schema documents, or two
-files) and gives a ``SchemaDiff``: every ``Change`` with its ``file#/json/pointer``, the rule that
-classified it (``RULES``) and its ``ChangeClass``. ``render_text``, ``render_json`` and
-``failing(diff, FailOn)`` are the reports and the verdict of ``toolresponse schema diff``. Pure
-Python, in the base install; ``SchemaDiffError`` names the file or ``$ref`` that could not be read.
+files): every ``Change`` with its ``file#/json/pointer``, the rule (``RULES``) that classified it and
+its ``ChangeClass``; ``render_text``, ``render_json`` and ``failing`` are ``toolresponse schema
+diff``'s reports and verdict. Pure Python, in the base install.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """The classifier: two schema sets walked side by side, every difference named by a rule.
 
-The walk compares the same keyword at the same place on both sides and asks whether the set of
-accepted documents shrank, grew, stayed the same with other behaviour (the error codes' metadata,
-defaults) or stayed the same (annotations); ``_KEYWORDS`` says which comparison each keyword gets.
-Inside ``if`` and ``not`` the direction flips or splits, so a change there is treated as shrinking
-(``condition-changed``). Where a ``$ref`` points elsewhere, the two targets are compared in its
-place. Nothing recurses on the depth of a schema: a comparison yields the subschema comparisons it
-needs and one loop makes them, so a schema as deep as the reader accepts is compared like any other.
+The walk compares the same keyword at the same place on both sides and asks whether the accepted
+set shrank, grew, stayed with other behaviour (error codes' metadata, defaults) or stayed the same
+(annotations); ``_KEYWORDS`` gives each keyword its comparison. Inside ``if`` and ``not`` a change
+is treated as shrinking (``condition-changed``); a ``$ref``'s two targets are compared in its
+place. Nothing recurses on a schema's depth: a comparison yields the comparisons it needs and one
+loop makes them.
 """
 
 from __future__ import annotations
@@ -51,19 +50,16 @@ _CODE_FIELDS = {
     "http_status": "code-http-status-changed",
 }
 _SET_CLASSES = (ChangeClass.BREAKING_PRODUCERS, ChangeClass.BREAKING_CONSUMERS)
-# The rule for a subschema that went from ``false`` to accepting values (opened) or back (closed),
-# by the place it stands in; elsewhere it is subschema-accepts-more / subschema-rejects-all.
+# A subschema that went from ``false`` to accepting values (opened) or back (closed), by its place
 _OPENED = {"property": "property-added", "additional": "additional-properties-opened"}
-_OPENED["pattern"] = _OPENED["additional"]
 _CLOSED = {"property": "property-removed", "additional": "additional-properties-closed"}
-_CLOSED["pattern"] = _CLOSED["additional"]
+_OPENED["pattern"], _CLOSED["pattern"] = _OPENED["additional"], _CLOSED["additional"]
 
 
 @dataclass(frozen=True)
 class Change:
-    """One difference: ``pointer`` is ``file#/json/pointer`` (on the new side; for something removed,
-    where it was), ``keyword`` the keyword that differs, ``rule`` the rule (``RULES``) that classified
-    it and ``change_class`` that rule's class."""
+    """One difference: ``pointer`` is ``file#/json/pointer`` on the new side (where it was, for
+    something removed), ``rule`` the rule (``RULES``) that classified it."""
 
     change_class: ChangeClass
     rule: str
@@ -78,8 +74,8 @@ class Change:
 
 @dataclass(frozen=True)
 class SchemaDiff:
-    """Every change from ``old`` to ``new``, in the order the walk met them; ``major`` is the old
-    side's major version, when its ``$id``\\ s carry one (``/v1/``)."""
+    """Every change from ``old`` to ``new`` in the walk's order; ``major``: the old side's major
+    version, when its ``$id``\\ s carry one (``/v1/``)."""
 
     old: str
     new: str
@@ -103,10 +99,9 @@ def _scalar(value: Any) -> str:
 
 
 class _Texts:
-    """Canonical texts of JSON values: compact, members sorted, and equal for equal JSON only
-    (Python's ``1 == 1.0 == True`` is not JSON's). Each array's and object's text is built once,
-    from its children's, with an explicit stack (whatever the depth), and kept with the value (so
-    that its ``id`` stays its own): the walk asks for every level of a deep chain in linear time."""
+    """Canonical texts of JSON values: compact, members sorted, equal for equal JSON only (Python's
+    ``1 == 1.0 == True`` is not JSON's). Each container's text is built once from its children's,
+    with an explicit stack, and kept with the value (its ``id`` stays its own): linear in depth."""
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[Any, str]] = {}
@@ -193,8 +188,7 @@ def _union(old: Iterable[str], new: Iterable[str]) -> list[str]:
 
 
 class _Place(NamedTuple):
-    """Where the walk is: the old and the new document, the path in the new one, and whether it is
-    inside ``if`` or ``not``, where the direction of a change is not followed."""
+    """Where the walk is: both documents, the path in the new one, and whether inside ``if``/``not``."""
 
     old_file: str
     file: str
@@ -206,8 +200,7 @@ class _Place(NamedTuple):
 
 
 class _Compare(NamedTuple):
-    """A comparison of two subschemas for the walk to make next (``what`` names the place, for the
-    rules of ``_OPENED`` and ``_CLOSED``)."""
+    """Two subschemas for the walk to compare (``what``: the place, for ``_OPENED`` and ``_CLOSED``)."""
 
     old: Any
     new: Any
@@ -253,8 +246,7 @@ class _Walk:
                 self.compare(_Compare(self.old.documents[name], self.new.documents[name], place, "schema"))
 
     def compare(self, first: _Compare) -> None:
-        """Make ``first`` and every comparison it needs, depth first: the depth of a schema is the
-        length of a list here, never of the call stack."""
+        """Make ``first`` and every comparison it needs, depth first, on a list, not the call stack."""
         pending = [self.schema(first)]
         while pending:
             step = next(pending[-1], None)

@@ -1,8 +1,6 @@
-"""One side of a comparison: a set of schema documents read from disk, and ``$ref`` resolution in it.
-
-A directory's schema set is every ``.json`` file whose top level is an object with ``$schema``
-(an OpenAPI document or examples beside them are left out); a file's is that file. Documents are
-keyed by file name, so that the same file on both sides is compared with itself.
+"""One side of a comparison: schema documents read from disk, keyed by file name, and ``$ref``
+resolution in them. A directory's set is every ``.json`` file whose top level is an object with
+``$schema`` (an OpenAPI document or examples beside them are left out); a file's is that file.
 """
 
 from __future__ import annotations
@@ -20,8 +18,8 @@ __all__ = ["SchemaDiffError", "SchemaSet", "load_schema_set", "load_schema_sets"
 
 
 class SchemaDiffError(ToolResponseError, ValueError):
-    """Two schema sets that cannot be compared: a file that cannot be read or is no schema, or a
-    ``$ref`` that names nothing. ``location`` says where (a file, or ``file#/json/pointer``)."""
+    """Two schema sets that cannot be compared (a file unreadable or no schema, a ``$ref`` naming
+    nothing); ``location`` is the file, or ``file#/json/pointer``."""
 
     location: str
 
