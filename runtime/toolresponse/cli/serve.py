@@ -166,7 +166,12 @@ def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
     """The connection limits the options give; raises ``ValueError`` naming a bad option
     (``--body-timeout`` too, where the verb has it)."""
     values = {option: getattr(args, option[2:].replace("-", "_")) for option in _LIMITS}
-    for option, value in {**values, "--body-timeout": getattr(args, "body_timeout", 1.0)}.items():
+    checked = {
+        "--head-timeout": values["--head-timeout"],
+        "--body-timeout": getattr(args, "body_timeout", 1.0),
+        **values,
+    }
+    for option, value in checked.items():
         if not (math.isfinite(value) and value > 0):
             raise ValueError(f"{option} must be a number > 0, not {value:g}")
     return ConnectionLimits(**{_LIMITS[option][0]: value for option, value in values.items()})
