@@ -10,9 +10,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from json_schema_diff import PROGRAM as JSON_SCHEMA_DIFF
+from json_schema_diff import disagreements
 
 import toolresponse
-from toolresponse.compat import RULES, ChangeClass, diff_schemas
+from toolresponse.compat import RULES, ChangeClass, diff_schemas, load_schema_sets
 
 ROOT = Path(__file__).resolve().parent.parent
 V1 = ROOT / "schema" / "v1"
@@ -51,6 +53,14 @@ def test_the_current_v1_is_compatible_with_the_baseline() -> None:
     """Every change of schema/v1 since the baseline is compatible (what make check-compat enforces)."""
     diff = diff_schemas(BASELINE, V1)
     assert [] == [change for change in diff.changes if change.change_class is not ChangeClass.COMPATIBLE]
+
+
+@pytest.mark.skipif(not JSON_SCHEMA_DIFF.exists(), reason="npm json-schema-diff not installed (npm ci)")
+def test_json_schema_diff_agrees_with_the_classifier_on_the_baseline() -> None:
+    """json-schema-diff finds the accepted sets of the current v1 grown or shrunk exactly where the
+    classifier does, from the baseline."""
+    old, new = load_schema_sets(BASELINE, V1)
+    assert [] == disagreements(diff_schemas(BASELINE, V1), old, new)
 
 
 def test_package_and_schema_versions_are_told_apart() -> None:

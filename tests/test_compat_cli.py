@@ -1,4 +1,4 @@
-"""``toolresponse schema diff``: text and JSON reports, exit statuses, the json-schema-diff cross-check."""
+"""``toolresponse schema diff``: text and JSON reports, exit statuses, schemas of any readable depth."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from toolresponse.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 V1 = ROOT / "schema" / "v1"
 BASELINE = ROOT / "schema" / "baseline" / "v1.0.0"
-JSON_SCHEMA_DIFF = ROOT / "node_modules" / ".bin" / "json-schema-diff"
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -112,22 +111,6 @@ def test_an_unreadable_side_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "no JSON Schema documents" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not JSON_SCHEMA_DIFF.exists(), reason="npm json-schema-diff not installed (npm ci)")
-def test_the_check_compat_command_confirms_with_json_schema_diff(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The command make check-compat runs agrees with json-schema-diff and fails a narrowed type."""
-    new = _copy(tmp_path)
-    _edit(new, "tool-response.schema.json", "$defs/Stats/type", "object")
-    argv = ["schema", "diff", str(BASELINE), str(new), "--fail-on", "behaviour"]
-    assert 1 == main([*argv, "--json-schema-diff", str(JSON_SCHEMA_DIFF), "--format", "json"])
-    report = json.loads(capsys.readouterr().out)
-    assert [] == report["set_check"]["disagreements"]
-    assert {"document": "tool-response.schema.json", "grew": False, "shrank": True} in report["set_check"][
-        "verdicts"
-    ]
-
-
 # -- deep schemas: answered as deep as the reader reads ---------------------------------------
 
 # Each keyword's nesting as text (a schema this deep cannot go through json.dumps): what opens
@@ -182,19 +165,3 @@ def test_a_schema_nested_deeper_than_the_reader_reads_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert 1 == len(err.splitlines())
     assert "nested deeper than 1024 levels" in err
-
-
-def test_a_deep_schema_the_set_check_cannot_bundle_is_refused_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """--json-schema-diff on a schema too deep to bundle into one document: exit 2 and one line
-    naming the document and what to do, before the program is run."""
-    old = _deep(tmp_path / "old", "not", 1000, "string")
-    new = _deep(tmp_path / "new", "not", 1000, "integer")
-    program = str(tmp_path / "no-such-program")
-    assert 2 == main(["schema", "diff", str(old), str(new), "--json-schema-diff", program])
-    err = capsys.readouterr().err
-    assert [
-        "toolresponse schema diff: deep.schema.json: nested too deeply to bundle for json-schema-diff; "
-        "compare it without --json-schema-diff"
-    ] == err.splitlines()

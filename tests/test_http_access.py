@@ -313,6 +313,18 @@ def test_a_bad_connection_limit_stops_serve(
     assert f"{option} must be a number > 0" in capsys.readouterr().err
 
 
+def test_of_several_bad_limits_the_request_timeouts_are_named_first(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Limits are checked in a fixed order, the request's time limits first (head, body), then the
+    connection's (keep-alive, count); the first bad one is the one line said."""
+    bad = ["--max-connections", "0", "--keep-alive", "0", "--body-timeout", "0"]
+    assert 2 == cli_main(["serve", DEMO, *bad, "--port", "0"])
+    assert [
+        "toolresponse serve: --body-timeout must be a number > 0, not 0"
+    ] == capsys.readouterr().err.splitlines()
+
+
 def test_serve_with_a_token_file_requires_the_token(tmp_path: Path) -> None:
     """toolresponse serve --token-file: a real server that answers 401 without the token and 200 with it,
     and that does not print the token."""
@@ -468,7 +480,7 @@ def test_the_runner_passes_a_token_server_with_the_token(token_server: tuple[str
     """run_conformance(token=...) sends the token with every request: a server that requires it conforms."""
     url, _ = token_server
     report = run_conformance(url, max_examples=5, token=TOKEN)
-    assert [] == report.failed_checks()
+    assert [] == [result.name for result in report.failures]
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,8 @@ from starlette.testclient import TestClient
 
 from toolresponse import ERROR_CODE_INFO, ErrorCode, ToolResponse, ToolSpec, validate
 from toolresponse.http import CALL_ID_HEADER, MAX_BODY_BYTES, create_app, http_status
-from toolresponse.http._conformance import resolved_binding_document, status_problem
+from toolresponse.http._conformance import resolved_binding_document
+from toolresponse.http._fixtures import status_problem
 from toolresponse.http._serve import serve_in_background
 
 ECHO_SCHEMA = {

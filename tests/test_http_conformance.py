@@ -11,27 +11,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import schemathesis
 
-from toolresponse import ErrorCode
-from toolresponse.http import create_app
-from toolresponse.http._conformance import (
-    BINDING_CHECK,
-    ConformanceError,
+from toolresponse import ConformanceError, ErrorCode, ToolResponse
+from toolresponse.http import (
     ConformanceReport,
-    Fixture,
-    _schemas_in_force,
-    add_tool_operations,
-    binding_document,
-    load_fixtures,
+    create_app,
     report_conformance,
-    resolved_binding_document,
     run_conformance,
+    serve_in_background,
 )
-from toolresponse.http._serve import serve_in_background
+from toolresponse.http._conformance import BINDING_CHECK, add_tool_operations, resolved_binding_document
+from toolresponse.http._fixtures import Fixture, load_fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
 HTTP_FIXTURE_DIR = ROOT / "tests" / "conformance" / "v1" / "http"
+BINDING_DOCUMENT = ROOT / "schema" / "v1" / "http-binding.openapi.json"
 
 SMALL_BUDGET = 10
 """Enough cases per operation to catch a broken server (the reference run has the default budget)."""
@@ -68,7 +62,7 @@ def test_the_reference_server_conforms(reference_url: str) -> None:
     """The reference server with the demo tools passes every check: the document, the binding's own
     checks and schemathesis's, response-schema conformance among them."""
     report = run_conformance(reference_url)
-    assert [] == report.failed_checks()
+    assert [] == [result.name for result in report.failures]
     sections = {result.section for result in report.results}
     assert {"document", "binding", "schemathesis"} == sections
     run = next(result for result in report.results if result.name.startswith("the run completes"))
@@ -139,6 +133,22 @@ class BareToolList:
         await self.app(scope, receive, capturing_send)
 
 
+class RefusingAsNotFound:
+    """A registry that answers parameters its tool refuses (INVALID_PARAM) with NOT_FOUND (404)."""
+
+    def __init__(self) -> None:
+        self.registry = reference_registry()
+
+    def list_tools(self) -> Any:
+        return self.registry.list_tools()
+
+    async def aexecute(self, name: str, params: Any, *, call_id: str | None = None) -> ToolResponse:
+        response: ToolResponse = await self.registry.aexecute(name, params, call_id=call_id)
+        if response.code is ErrorCode.INVALID_PARAM:
+            return ToolResponse.error(ErrorCode.NOT_FOUND, "refused", context=response.context)
+        return response
+
+
 async def always_ok(scope: Any, receive: Any, send: Any) -> None:
     """The simplest broken server: every request answers 200 {"status": "ok"}."""
     if scope["type"] != "http":
@@ -187,6 +197,12 @@ async def always_ok(scope: Any, receive: Any, send: Any) -> None:
         pytest.param(
             lambda: always_ok, "schemathesis", "response_schema_conformance", id="always 200 status ok"
         ),
+        pytest.param(
+            lambda: create_app(RefusingAsNotFound()),
+            "schemathesis",
+            "negative_data_rejection",
+            id="parameters against the tool's schema answered 404, not 400",
+        ),
     ],
 )
 def test_a_broken_server_fails_and_the_check_is_named(broken: Any, section: str, check: str) -> None:
@@ -201,47 +217,14 @@ def test_a_broken_server_fails_and_the_check_is_named(broken: Any, section: str,
     assert f"[{section}]" in report
 
 
-def test_the_self_test_catches_an_unresolved_response_schema() -> None:
-    """Loaded without the v1 schema placed in it, the document's ToolResponse schemas accept anything,
-    and the runner's self-test names each such response (schemathesis would not); placed, none."""
-    url = f"http://127.0.0.1:{free_port()}"
-    unresolved = schemathesis.openapi.from_dict(binding_document(), config=schemathesis.Config())
-    result = _schemas_in_force(unresolved, binding_document(), url)
-    resolved_document = resolved_binding_document()
-    resolved = schemathesis.openapi.from_dict(resolved_document, config=schemathesis.Config())
-    named = [problem.split(":")[0] for problem in result.problems]
-    invoke_statuses = [
-        "200",
-        "400",
-        "401",
-        "403",
-        "404",
-        "408",
-        "409",
-        "413",
-        "415",
-        "429",
-        "500",
-        "502",
-        "503",
-        "504",
-        "599",
-    ]
-    assert [
-        "GET /tools 200",
-        "GET /tools 401",
-        "GET /tools 403",
-        "GET /tools 599",
-        *(f"POST /tools/{{name}}/invoke {status}" for status in invoke_statuses),
-    ] == named
-    assert () == _schemas_in_force(resolved, resolved_document, url).problems
-
-
 def test_a_document_that_still_refers_to_another_file_is_refused() -> None:
     """Given the document as written (its ToolResponse schemas in another file), the runner refuses to
     run rather than check nothing under those references, and names the resolved document."""
     with pytest.raises(ConformanceError, match=r"tool-response\.schema\.json.*resolved document"):
-        run_conformance(f"http://127.0.0.1:{free_port()}", document=binding_document())
+        run_conformance(
+            f"http://127.0.0.1:{free_port()}",
+            document=json.loads(BINDING_DOCUMENT.read_text(encoding="utf-8")),
+        )
 
 
 def test_the_shipped_resolved_document_refers_to_no_other_file() -> None:
@@ -373,12 +356,7 @@ def test_a_padded_body_is_its_text_then_spaces_to_the_size() -> None:
     fixture = fixture_named("a body of 1 MiB + 1 byte is 413 INVALID_PARAM with details.limit_bytes")
     assert fixture.body is not None
     assert (1048577, b"{}", b"") == (len(fixture.body), fixture.body[:2], fixture.body[2:].strip(b" "))
-    assert (413, ErrorCode.INVALID_PARAM, {"limit_bytes": 1048576}) == (
-        fixture.status,
-        fixture.code,
-        fixture.details,
-    )
-    assert fixture.needs_tool
+    assert {"status": 413, "code": "INVALID_PARAM", "details": {"limit_bytes": 1048576}} == fixture.expected
 
 
 def test_a_base64_body_is_its_bytes() -> None:
@@ -386,10 +364,20 @@ def test_a_base64_body_is_its_bytes() -> None:
     assert b'{"a": "\xff\xfe"}' == fixture_named("a body that is not UTF-8 is 400 INVALID_FORMAT").body
 
 
-def test_a_fixture_on_an_unknown_tool_needs_no_served_tool() -> None:
-    """A fixture whose path has {unknown} and no {tool} runs against a server serving no tool."""
-    fixture = fixture_named("DELETE /tools is 405 NOT_FOUND, with Allow")
-    assert (False, None, ("Allow",)) == (fixture.needs_tool, fixture.body, fixture.response_headers)
+def test_a_server_serving_no_tool_skips_the_fixtures_that_need_one() -> None:
+    """Against a server with no tools, each fixture whose path has {tool} is skipped, saying why,
+    and the others (the unknown tool, the routing ones) run and pass."""
+    from toolresponse import ToolRegistry
+
+    with serve_in_background(create_app(ToolRegistry())) as url:
+        report = run_conformance(url, max_examples=SMALL_BUDGET, seed=1)
+    binding = [result for result in report.results if result.section == "binding"]
+    needing = [fixture.description for fixture in load_fixtures() if "{tool}" in fixture.path]
+    assert needing == [result.name for result in binding if result.skipped == "the server serves no tool"]
+    assert "DELETE /tools is 405 NOT_FOUND, with Allow" in [
+        result.name for result in binding if result.passed
+    ]
+    assert [] == [result.name for result in report.failures]
 
 
 def http_test(**members: Any) -> dict[str, Any]:

@@ -25,7 +25,7 @@ import pytest
 
 from toolresponse import ErrorCode, ToolRegistry, validate
 from toolresponse.http import ConnectionLimits, create_app, serve_in_background
-from toolresponse.http._conformance import status_problem, transport_refusal
+from toolresponse.http._fixtures import status_problem, transport_refusal
 
 HOSTILE = Path(os.environ.get("TOOLRESPONSE_HOSTILE_DIR", Path(__file__).parent / "hostile")) / "http"
 EXPECTED: dict[str, Any] = json.loads((HOSTILE / "expected.json").read_text(encoding="utf-8"))

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from typing import IO
 
 from ..validation import is_terminal
 
-__all__ = ["input_paths"]
+__all__ = ["add_paths_argument", "input_paths"]
+
+
+def add_paths_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """The ``PATH ...`` argument of a verb reading ``what`` (``response``, ``record``)."""
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help=f"a .json file (one {what}, or several one after another), a .jsonl/.ndjson file (one per "
+        "line; pretty-printed ones one after another are read as a .json file is), a directory, or - for "
+        "standard input (the default when it is not a terminal)",
+    )
 
 
 def input_paths(

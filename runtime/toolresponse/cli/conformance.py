@@ -1,11 +1,8 @@
 """``toolresponse conformance URL``: check any server against the ToolResponse v1 HTTP binding.
 
-The runner is ``toolresponse.http.run_conformance`` (the optional extra
-``toolresponse[conformance]``). A server that requires a bearer token gets it from
-``--token-file FILE`` (its first line) or the environment variable ``TOOLRESPONSE_TOKEN``.
-Exit status 0 when everything passed, 1 when anything failed (or the server could not be
-reached), 2 for a usage error (a bad token file included, and a server that answers 401: it
-needs a token the run does not have, which is said in one line).
+The runner is ``toolresponse.http.report_conformance`` (extra ``toolresponse[conformance]``). Exit
+status 0 when everything passed, 1 when anything failed (or the server could not be reached), 2 for
+a usage error (a bad token file included, and a server that answers 401).
 """
 
 from __future__ import annotations
@@ -59,11 +56,5 @@ def run(args: argparse.Namespace) -> int:
     except TokenError as error:
         print(f"toolresponse conformance: {error}", file=sys.stderr)
         return 2
-    return report_conformance(
-        args.url,
-        max_examples=args.max_examples,
-        seed=args.seed,
-        timeout_s=args.timeout,
-        out=sys.stdout,
-        token=token,
-    )
+    budget = {"max_examples": args.max_examples, "seed": args.seed, "timeout_s": args.timeout}
+    return report_conformance(args.url, **budget, out=sys.stdout, token=token)

@@ -1,17 +1,9 @@
 """``toolresponse convert --from D --to D [PATH ...|-]``: tool results from one framework's shape to another.
 
-Dialects: the rows of ``toolresponse.interop.DIALECTS`` (``toolresponse``,
-``mcp``, ``openai-chat``, ``anthropic``, ``bedrock``, ``gemini``, ``vercel``,
-``helloagents`` ...). Each record goes through ToolResponse; one converted
-record per line on standard output (``--format json``: one array), each record
-that cannot be converted reported on standard error by file, line and JSON
-pointer, the rest converted. A record of a dialect whose records answer one
-tool call by its id (``Dialect.call_id``), or name the tool (``Dialect.tool_name``)
-takes it from the response's ``context.call_id`` (``context.tool_name``): a
-response without one is left out and reported (``/context/call_id``,
-``/context/tool_name``), never written with an empty one.
-Exit status: 0 all converted; 1 some record left out; 2 a usage error or an
-input that could not be read.
+Each record goes through ToolResponse (``toolresponse.interop``): one converted record per line on
+standard output (``--format json``: one array); a record that cannot be converted is reported on
+standard error by file, line and JSON pointer. The epilog of ``--help`` says which dialects take a
+call id or tool name from the response's context, and the exit statuses.
 """
 
 from __future__ import annotations
@@ -22,7 +14,7 @@ from typing import IO
 
 from ..interop import DIALECTS, convert
 from ..validation import EXIT_ERROR
-from ._input import input_paths
+from ._input import add_paths_argument, input_paths
 
 __all__ = ["add_arguments", "run"]
 
@@ -41,14 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--from", dest="source", required=True, choices=names, help="the inputs' dialect")
     parser.add_argument("--to", dest="target", required=True, choices=names, help="the output's dialect")
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="a .json file (one record, or several one after another), a .jsonl/.ndjson file (one per "
-        "line; pretty-printed ones one after another are read as a .json file is), a directory, or - for "
-        "standard input (the default when it is not a terminal)",
-    )
+    add_paths_argument(parser, "record")
     parser.add_argument(
         "--format",
         choices=("jsonl", "json"),

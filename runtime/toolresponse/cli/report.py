@@ -1,15 +1,9 @@
 """``toolresponse report TRACE... [--html OUT]``: what the agent's tool calls did, per tool.
 
-The summary and both renderings are the agent's (``toolresponse.agent``:
-``summarise``, ``render_text``, ``render_html``); this module parses the
-command line. A line that cannot be read is reported on standard error as
-``FILE:LINE: reason (line skipped)`` and the rest is summarised. A file of
-which no line can be read (empty, or no line a trace event) is no trace: one
-line says so, and nothing is summarised. Exit status 0; 1 when a trace file
-cannot be opened or the HTML page cannot be written; 2 when a file holds no
-readable line.
-Whatever the traces hold, the output is written in the terminal's encoding
-(characters it lacks as backslash escapes), control characters escaped.
+A line that cannot be read is reported on standard error as ``FILE:LINE: reason (line skipped)``.
+Exit status 0; 1 when a trace file cannot be opened or the HTML page cannot be written; 2 when a
+file holds no readable line. Output is in the terminal's encoding (backslash escapes for what it
+lacks), control characters escaped.
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """``toolresponse serve MODULE:FACTORY``: serve a ToolRegistry over the HTTP binding with uvicorn.
 
-``MODULE:FACTORY`` names a ToolRegistry, or a function of no arguments that
-returns one (``toolresponse.tools.load_registry``). The server listens on
-``127.0.0.1`` unless ``--host`` says otherwise; with ``--port 0`` (the default
-is 8000) the system picks a free port. Once the socket listens, the server's
-base URL is printed on stdout, alone on one line, so that a parent process can
-read it and connect at once; the logs go to stderr. SIGINT or SIGTERM stops it
-gracefully (exit status 0 for SIGTERM, 130 for Ctrl+C).
-
-Access: requests must name a loopback host in ``Host`` (and the listening address, when it
-is a specific one; ``--allow-host`` adds names, ``*`` any), and a browser's ``Origin`` must be
-a loopback origin (``--allow-origin`` adds one). With a token (``--token-file FILE``, its first
-line, or the environment variable ``TOOLRESPONSE_TOKEN``) every request must carry
-``Authorization: Bearer <token>``. Listening on an address other than loopback without a
-token is refused, unless ``--insecure-no-token`` says it is meant. ``add_access_arguments``
-and ``access_rules`` are these options and that rule, for every verb that serves over HTTP
-(``toolresponse mcp serve --http`` too).
-
-Exit status 2: a bad ``MODULE:FACTORY``, a missing extra (``toolresponse[http]``), a bad
-token or a non-loopback address without one; 1: the address cannot be listened on.
+Once the socket listens, the base URL is printed alone on one line of stdout (``--port 0``: a free
+port) for a parent process to read; logs go to stderr. SIGINT or SIGTERM stops it (exit status 130
+or 0). Exit status 2: a bad ``MODULE:FACTORY``, the ``http`` extra missing, a bad option or token,
+a non-loopback address without a token; 1: the address cannot be listened on. The access and limit
+options (``access_rules``, ``connection_limits``) are those of every verb serving over HTTP.
 """
 
 from __future__ import annotations
@@ -57,8 +43,6 @@ __all__ = [
     "run",
 ]
 
-_EXAMPLE = REGISTRY_EXAMPLE
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_server_arguments(parser)
@@ -70,8 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
     add_access_arguments(parser)
-    bounds = add_limit_arguments(parser)
-    bounds.add_argument(
+    add_limit_arguments(parser).add_argument(
         "--body-timeout",
         type=float,
         default=DEFAULT_BODY_TIMEOUT_S,
@@ -85,7 +68,7 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "registry",
         metavar="MODULE:FACTORY",
-        help=f"a ToolRegistry, or a function of no arguments returning one, to serve ({_EXAMPLE})",
+        help=f"a ToolRegistry, or a function of no arguments returning one, to serve ({REGISTRY_EXAMPLE})",
     )
     parser.add_argument(
         "--host", default=DEFAULT_HOST, help=f"the address to listen on (default {DEFAULT_HOST})"
@@ -105,8 +88,7 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_access_arguments(parser: argparse.ArgumentParser) -> None:
-    """The access options of a server (``access_rules`` reads them): ``--allow-host``,
-    ``--allow-origin``, ``--token-file``, ``--insecure-no-token``."""
+    """``--allow-host``, ``--allow-origin``, ``--token-file``, ``--insecure-no-token`` (``access_rules``)."""
     access = parser.add_argument_group("access")
     access.add_argument(
         "--allow-host",
@@ -136,34 +118,32 @@ def add_access_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_LIMITS = {  # option: (the ConnectionLimits field, its type, what it bounds)
+    "--head-timeout": (
+        "head_timeout_s",
+        float,
+        "close a connection whose request head is not in after SECONDS",
+    ),
+    "--keep-alive": ("keep_alive_s", int, "close an idle connection after SECONDS"),
+    "--max-connections": ("max_connections", int, "serve at most N connections at once"),
+}
+
+
 def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
-    """The connection limits of a server (``connection_limits`` reads them); returns their group."""
-    limits = ConnectionLimits()
+    """The connection limits of a server (``connection_limits``); returns their group."""
     bounds = parser.add_argument_group("connection limits")
-    # fmt: off
-    options: tuple[tuple[str, type[float] | type[int], float, str, str], ...] = (
-        ("--head-timeout", float, limits.head_timeout_s, "SECONDS",
-         "close a connection whose request head is not in after SECONDS"),
-        ("--keep-alive", int, limits.keep_alive_s, "SECONDS", "close an idle connection after SECONDS"),
-        ("--max-connections", int, limits.max_connections, "N", "serve at most N connections at once"),
-    )
-    # fmt: on
-    for flag, kind, default, metavar, text in options:
-        shown = f"{default:g}" if kind is float else default
+    for option, (name, kind, text) in _LIMITS.items():
+        default = getattr(ConnectionLimits(), name)
+        metavar = "N" if option == "--max-connections" else "SECONDS"
         bounds.add_argument(
-            flag, type=kind, default=default, metavar=metavar, help=f"{text} (default {shown})"
+            option, type=kind, default=default, metavar=metavar, help=f"{text} (default {default:g})"
         )
     return bounds
 
 
-def _error(message: str) -> None:
-    print(f"toolresponse serve: {message}", file=sys.stderr)
-
-
 def access_rules(args: argparse.Namespace) -> AccessRules:
-    """The access rules the options of ``add_access_arguments`` give for listening on ``args.host``;
-    raises ``TokenError`` or ``ValueError`` with the message to show. An address other than
-    loopback without a token is refused here, unless ``--insecure-no-token`` says it is meant."""
+    """The access rules for listening on ``args.host``; raises ``TokenError`` or ``ValueError`` (an
+    address other than loopback without a token, unless ``--insecure-no-token``)."""
     token = load_token(args.token_file, os.environ)
     if token is None and not is_loopback(args.host) and not args.insecure_no_token:
         raise ValueError(
@@ -183,60 +163,56 @@ def access_rules(args: argparse.Namespace) -> AccessRules:
 
 
 def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
-    """The connection limits the options of ``add_limit_arguments`` give (and ``--body-timeout``,
-    when the verb has it); raises ``ValueError`` naming a bad option."""
-    for option, value in (
-        ("--head-timeout", args.head_timeout),
-        ("--body-timeout", getattr(args, "body_timeout", 1.0)),
-        ("--keep-alive", args.keep_alive),
-        ("--max-connections", args.max_connections),
-    ):
+    """The connection limits the options give; raises ``ValueError`` naming a bad option
+    (``--body-timeout`` too, where the verb has it)."""
+    values = {option: getattr(args, option[2:].replace("-", "_")) for option in _LIMITS}
+    checked = {
+        "--head-timeout": values["--head-timeout"],
+        "--body-timeout": getattr(args, "body_timeout", 1.0),
+        **values,
+    }
+    for option, value in checked.items():
         if not (math.isfinite(value) and value > 0):
             raise ValueError(f"{option} must be a number > 0, not {value:g}")
-    return ConnectionLimits(
-        head_timeout_s=args.head_timeout, keep_alive_s=args.keep_alive, max_connections=args.max_connections
-    )
+    return ConnectionLimits(**{_LIMITS[option][0]: value for option, value in values.items()})
 
 
 def run(args: argparse.Namespace) -> int:
+    def error(message: str, status: int = 2) -> int:
+        print(f"toolresponse serve: {message}", file=sys.stderr)
+        return status
+
     if not 0 <= args.port <= 65535:
-        _error(f"--port must be from 0 to 65535, not {args.port}")
-        return 2
+        return error(f"--port must be from 0 to 65535, not {args.port}")
     try:
-        access = access_rules(args)
-        limits = connection_limits(args)
-    except (TokenError, ValueError) as error:
-        _error(str(error))
-        return 2
+        access, limits = access_rules(args), connection_limits(args)
+    except (TokenError, ValueError) as problem:
+        return error(str(problem))
     try:
         import uvicorn  # noqa: F401  (the extra's presence, told before anything is loaded)
 
         from ..http import create_app
     except ImportError as missing:
-        _error(
-            f"serving needs the optional extra 'http' ({getattr(missing, 'name', None) or missing} is not"
-            " installed): pip install 'toolresponse[http]'"
+        extra = "pip install 'toolresponse[http]'"
+        return error(
+            f"serving needs the optional extra 'http' ({missing.name or missing} is not installed): {extra}"
         )
-        return 2
     try:
         registry = load_registry(args.registry, app_dir=args.app_dir)
-    except RegistryLoadError as error:
-        _error(str(error))
-        return 2
+    except RegistryLoadError as problem:
+        return error(str(problem))
     try:
         sock = listen(args.host, args.port)
-    except (OSError, UnicodeError) as error:
-        _error(f"cannot listen on {args.host} port {args.port}: {error}")
-        return 1
+    except (OSError, UnicodeError) as problem:
+        return error(f"cannot listen on {args.host} port {args.port}: {problem}", 1)
     url = url_of(sock)
     app = create_app(registry, body_timeout_s=args.body_timeout, access=access)
-    names = ", ".join(registry.names())
     print(url, flush=True)
     guard = "a bearer token required" if access.token is not None else "no token"
     if access.token is None and not is_loopback(args.host):
         guard = "NO TOKEN (--insecure-no-token): anyone who reaches it runs the tools"
     print(
-        f"toolresponse serve: {args.registry} ({names or 'no tools'}) at {url};"
+        f"toolresponse serve: {args.registry} ({', '.join(registry.names()) or 'no tools'}) at {url};"
         f" Host {', '.join(sorted(access.hosts))}; {guard}; Ctrl+C stops",
         file=sys.stderr,
     )

@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING
 
 from ..interop import DIALECTS
 from ..validation import EXIT_ERROR, RESPONSE_JUDGE, expand, report
-from ._input import input_paths
+from ._input import add_paths_argument, input_paths
 
 if TYPE_CHECKING:
     from ..validation import Batch, Judge, Options, Record, Source
@@ -63,14 +63,7 @@ def _seconds(text: str) -> float:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EXIT_STATUS
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="a .json file (one response, or several one after another), a .jsonl/.ndjson file (one per "
-        "line; pretty-printed ones one after another are read as a .json file is), a directory, or - for "
-        "standard input (the default when it is not a terminal)",
-    )
+    add_paths_argument(parser, "response")
     parser.add_argument(
         "--format",
         choices=("text", "json", "jsonl"),

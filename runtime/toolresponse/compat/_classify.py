@@ -1,34 +1,25 @@
 """The classifier: two schema sets walked side by side, every difference named by a rule.
 
-The walk compares the same keyword at the same place on both sides and asks,
-keyword by keyword, whether the set of accepted documents shrank (a type,
-value or member no longer accepted), grew (one newly accepted), stayed the
-same with other behaviour (the error codes' metadata, defaults), or stayed the
-same (annotations). Inside ``if`` and ``not`` the direction flips or splits,
-so a change there is treated as shrinking (``condition-changed``). Where a
-``$ref`` points elsewhere, the two targets are compared in its place; where it
-points to the same schema, that schema is compared where it is defined.
-
-Nothing here recurses on the depth of a schema: each comparison yields the
-subschema comparisons it needs and one loop makes them, depth first, and
-canonical texts are built with an explicit stack, so that a schema nested as
-deeply as the reader accepts (``MAX_NESTING``) is compared like any other.
+The walk compares the same keyword at the same place on both sides and asks whether the accepted
+set shrank, grew, stayed with other behaviour (error codes' metadata, defaults) or stayed the same
+(annotations); ``_KEYWORDS`` gives each keyword its comparison. Inside ``if`` and ``not`` a change
+is treated as shrinking (``condition-changed``); a ``$ref``'s two targets are compared in its
+place. Nothing recurses on a schema's depth: a comparison yields the comparisons it needs and one
+loop makes them.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from ._documents import SchemaSet, location
 from ._rules import RULES, ChangeClass
 
 __all__ = ["Change", "SchemaDiff", "diff_schema_sets"]
-
-Path = list[str | int]
 
 _ANNOTATIONS = {
     "title": "title-changed",
@@ -37,32 +28,38 @@ _ANNOTATIONS = {
     "examples": "examples-changed",
     "x-enum-descriptions": "description-changed",
 }
-_NOTES = frozenset({"deprecated", "readOnly", "writeOnly"})
-_LOWER_BOUNDS = frozenset({"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"})
-_UPPER_BOUNDS = frozenset({"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"})
-_OTHER_CONSTRAINTS = frozenset({"pattern", "format", "multipleOf", "uniqueItems", "contentEncoding"})
-_SUBSCHEMAS = frozenset(
-    {"items", "contains", "propertyNames", "then", "else", "unevaluatedItems", "unevaluatedProperties"}
+_NOTES = ("deprecated", "readOnly", "writeOnly")
+_IDENTITY = {"$schema": "dialect-changed", "$id": "id-changed"}
+_LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
+_UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
+_OTHER_CONSTRAINTS = ("pattern", "format", "multipleOf", "uniqueItems", "contentEncoding")
+_SUBSCHEMAS = (
+    "items",
+    "contains",
+    "propertyNames",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
 )
-_MEMBERS = frozenset({"properties", "patternProperties", "additionalProperties"})
+_MEMBERS = ("properties", "patternProperties", "additionalProperties")
 _ALL_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
 _CODE_FIELDS = {
     "category": "code-category-changed",
     "retryable": "code-retryable-changed",
     "http_status": "code-http-status-changed",
 }
-_SET_CLASSES = frozenset({ChangeClass.BREAKING_PRODUCERS, ChangeClass.BREAKING_CONSUMERS})
-_SEVERITY = list(ChangeClass)
+_SET_CLASSES = (ChangeClass.BREAKING_PRODUCERS, ChangeClass.BREAKING_CONSUMERS)
+# A subschema that went from ``false`` to accepting values (opened) or back (closed), by its place
+_OPENED = {"property": "property-added", "additional": "additional-properties-opened"}
+_CLOSED = {"property": "property-removed", "additional": "additional-properties-closed"}
+_OPENED["pattern"], _CLOSED["pattern"] = _OPENED["additional"], _CLOSED["additional"]
 
 
 @dataclass(frozen=True)
 class Change:
-    """One difference between two schema sets.
-
-    ``pointer`` is ``file#/json/pointer`` (the place on the new side; for something removed, where
-    it was), ``keyword`` the JSON Schema keyword that differs, ``rule`` the name of the rule that
-    classified it (``RULES``) and ``change_class`` that rule's class.
-    """
+    """One difference: ``pointer`` is ``file#/json/pointer`` on the new side (where it was, for
+    something removed), ``rule`` the rule (``RULES``) that classified it."""
 
     change_class: ChangeClass
     rule: str
@@ -71,38 +68,22 @@ class Change:
     message: str
 
     def to_json(self) -> dict[str, str]:
-        return {
-            "class": str(self.change_class),
-            "rule": self.rule,
-            "pointer": self.pointer,
-            "keyword": self.keyword,
-            "message": self.message,
-        }
+        members = asdict(self)
+        return {"class": str(members.pop("change_class")), **members}
 
 
 @dataclass(frozen=True)
 class SchemaDiff:
-    """Every change from ``old`` to ``new``, in the order the walk met them."""
+    """Every change from ``old`` to ``new`` in the walk's order; ``major``: the old side's major
+    version, when its ``$id``\\ s carry one (``/v1/``)."""
 
     old: str
     new: str
     changes: tuple[Change, ...]
     major: int | None = None
-    """The major version of the old side, when its ``$id``\\ s carry one (``/v1/``)."""
 
     def of_class(self, *classes: ChangeClass) -> tuple[Change, ...]:
         return tuple(change for change in self.changes if change.change_class in classes)
-
-    @property
-    def breaking(self) -> tuple[Change, ...]:
-        """The changes that break producers or consumers."""
-        return self.of_class(ChangeClass.BREAKING_PRODUCERS, ChangeClass.BREAKING_CONSUMERS)
-
-    @property
-    def worst(self) -> ChangeClass | None:
-        """The most severe class among the changes (``None`` when there are none)."""
-        found = {change.change_class for change in self.changes}
-        return next((cls for cls in _SEVERITY if cls in found), None)
 
     def counts(self) -> dict[ChangeClass, int]:
         return {cls: len(self.of_class(cls)) for cls in ChangeClass}
@@ -117,62 +98,56 @@ def _scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
-class _CanonicalTexts:
-    """Canonical texts of JSON values: equal for equal JSON values only (Python's ``1 == 1.0 ==
-    True`` is not JSON's), compact, members sorted by name.
-
-    Each array's and object's text is built once, from its children's, and kept (with the value,
-    so that its ``id`` stays its own) for the next time it is asked for: a walk that compares every
-    subschema of a chain nested a thousand levels deep builds each level's text once, not once per
-    level above it. Built with an explicit stack, whatever the depth.
-    """
+class _Texts:
+    """Canonical texts of JSON values: compact, members sorted, equal for equal JSON only (Python's
+    ``1 == 1.0 == True`` is not JSON's). Each container's text is built once from its children's,
+    with an explicit stack, and kept with the value (its ``id`` stays its own): linear in depth."""
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[Any, str]] = {}
 
     def __call__(self, value: Any) -> str:
-        if not isinstance(value, dict | list):
-            return _scalar(value)
-        known = self._known
         pending, started = [value], set()
         while pending:
             node = pending[-1]
-            if id(node) in known:
+            if not isinstance(node, dict | list) or id(node) in self._known:
                 pending.pop()
                 continue
             children = node.values() if isinstance(node, dict) else node
             missing = [
-                child for child in children if isinstance(child, dict | list) and id(child) not in known
+                child for child in children if isinstance(child, dict | list) and id(child) not in self._known
             ]
-            if not missing:
-                pending.pop()
-                known[id(node)] = (node, self._joined(node))
+            if missing:
+                if id(node) in started:
+                    raise ValueError("a value that contains itself is not JSON")
+                started.add(id(node))
+                pending.extend(missing)
                 continue
-            if id(node) in started:
-                raise ValueError("a value that contains itself is not JSON")
-            started.add(id(node))
-            pending.extend(missing)
-        return known[id(value)][1]
+            pending.pop()
+            if isinstance(node, list):
+                text = "[" + ",".join(map(self._of, node)) + "]"
+            else:
+                text = (
+                    "{" + ",".join(_scalar(name) + ":" + self._of(node[name]) for name in sorted(node)) + "}"
+                )
+            self._known[id(node)] = (node, text)
+        return self._of(value)
 
-    def _joined(self, node: dict[str, Any] | list[Any]) -> str:
-        """The text of ``node``, whose children's texts are known."""
-        if isinstance(node, list):
-            return "[" + ",".join(self._child(element) for element in node) + "]"
-        members = (_scalar(name) + ":" + self._child(node[name]) for name in sorted(node))
-        return "{" + ",".join(members) + "}"
-
-    def _child(self, value: Any) -> str:
+    def _of(self, value: Any) -> str:
         return self._known[id(value)][1] if isinstance(value, dict | list) else _scalar(value)
 
 
-def _canonical(value: Any) -> str:
-    """The canonical text of one value (``_CanonicalTexts``)."""
-    return _CanonicalTexts()(value)
-
-
 def _show(value: Any) -> str:
-    text = _canonical(value)
+    text = _Texts()(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _was(old: Mapping[str, Any], new: Mapping[str, Any], key: str) -> str:
+    if key not in old:
+        return f"added: {_show(new[key])}"
+    if key not in new:
+        return f"removed (was {_show(old[key])})"
+    return f"changed from {_show(old[key])} to {_show(new[key])}"
 
 
 def _types(schema: Mapping[str, Any]) -> list[str]:
@@ -183,7 +158,6 @@ def _types(schema: Mapping[str, Any]) -> list[str]:
 
 
 def _covered(type_name: str, types: Iterable[str]) -> bool:
-    types = set(types)
     return type_name in types or (type_name == "integer" and "number" in types)
 
 
@@ -191,10 +165,8 @@ def _asserts(schema: Any) -> bool:
     """Whether ``schema`` rejects anything (a boolean ``false``, or any keyword but annotations)."""
     if isinstance(schema, bool):
         return not schema
-    return any(
-        not (key in _ANNOTATIONS or key in _NOTES or key == "default" or key.startswith("x-"))
-        for key in schema
-    )
+    annotations = (*_ANNOTATIONS, *_NOTES, "default")
+    return any(not (key in annotations or key.startswith("x-")) for key in schema)
 
 
 def _member_schema(schema: Mapping[str, Any], name: str) -> Any:
@@ -209,27 +181,18 @@ def _member_schema(schema: Mapping[str, Any], name: str) -> Any:
     return schema.get("additionalProperties", True)
 
 
-# The rule for a subschema that became ``true``-like from ``false`` (opened) or ``false`` (closed),
-# by the place it stands in; elsewhere it is subschema-accepts-more / subschema-rejects-all.
-_OPENED = {
-    "property": "property-added",
-    "additional": "additional-properties-opened",
-    "pattern": "additional-properties-opened",
-}
-_CLOSED = {
-    "property": "property-removed",
-    "additional": "additional-properties-closed",
-    "pattern": "additional-properties-closed",
-}
+def _union(old: Iterable[str], new: Iterable[str]) -> list[str]:
+    """The names of ``new``, then those of ``old`` that ``new`` lacks."""
+    new = list(new)
+    return [*new, *(name for name in old if name not in new)]
 
 
 class _Place(NamedTuple):
-    """Where the walk is: the old and the new document, the path in the new one, and whether it is
-    inside ``if`` or ``not``, where the direction of a change is not followed."""
+    """Where the walk is: both documents, the path in the new one, and whether inside ``if``/``not``."""
 
     old_file: str
     file: str
-    path: Path
+    path: list[str | int]
     conditional: bool = False
 
     def at(self, *keys: str | int) -> _Place:
@@ -237,8 +200,7 @@ class _Place(NamedTuple):
 
 
 class _Compare(NamedTuple):
-    """A comparison of two subschemas that the walk is to make next (``what`` names the place, for
-    the false/true rules)."""
+    """Two subschemas for the walk to compare (``what``: the place, for ``_OPENED`` and ``_CLOSED``)."""
 
     old: Any
     new: Any
@@ -248,6 +210,7 @@ class _Compare(NamedTuple):
 
 _Steps = Iterator[_Compare]
 """A comparison in progress: the subschema comparisons it needs, each made in full before it goes on."""
+_Schema = dict[str, Any]
 
 
 @dataclass
@@ -256,39 +219,34 @@ class _Walk:
     new: SchemaSet
     changes: list[Change] = field(default_factory=list)
     _followed: set[tuple[str, str, str, str]] = field(default_factory=set)
-    text: _CanonicalTexts = field(default_factory=_CanonicalTexts)
-
-    # -- recording -----------------------------------------------------------------------------
+    text: _Texts = field(default_factory=_Texts)
 
     def emit(self, rule: str, place: _Place, keyword: str, message: str, *, anywhere: bool = False) -> None:
         """Record a change; ``anywhere``: the rule holds inside ``if`` and ``not`` too."""
-        rule_class = RULES[rule].change_class
-        if place.conditional and not anywhere and rule_class in _SET_CLASSES:
+        if place.conditional and not anywhere and RULES[rule].change_class in _SET_CLASSES:
             message = f"{message} (inside if or not, where the direction is not followed)"
-            rule, rule_class = "condition-changed", RULES["condition-changed"].change_class
-        self.changes.append(Change(rule_class, rule, location(place.file, place.path), keyword, message))
+            rule = "condition-changed"
+        self.changes.append(
+            Change(RULES[rule].change_class, rule, location(place.file, place.path), keyword, message)
+        )
 
-    def was(self, rule: str, place: _Place, key: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    def was(self, rule: str, place: _Place, key: str, old: _Schema, new: _Schema, **how: bool) -> None:
         """Record a change of ``key`` saying what it was and what it is."""
-        self.emit(rule, place.at(key), key, f"{key} {_was(old, new, key)}")
-
-    # -- the walk ------------------------------------------------------------------------------
+        self.emit(rule, place.at(key), key, f"{key} {_was(old, new, key)}", **how)
 
     def files(self) -> None:
         for name in self.new.documents:
             if name not in self.old.documents:
                 self.emit("schema-added", _Place(name, name, []), "", f"new schema document {name}")
         for name in self.old.documents:
+            place = _Place(name, name, [])
             if name not in self.new.documents:
-                self.emit("schema-removed", _Place(name, name, []), "", f"schema document {name} was removed")
-                continue
-            self.compare(
-                _Compare(self.old.documents[name], self.new.documents[name], _Place(name, name, []), "schema")
-            )
+                self.emit("schema-removed", place, "", f"schema document {name} was removed")
+            else:
+                self.compare(_Compare(self.old.documents[name], self.new.documents[name], place, "schema"))
 
     def compare(self, first: _Compare) -> None:
-        """Make the comparison ``first`` and every one it needs, depth first, in one loop: the
-        depth of a schema is the length of a list here, never of the call stack."""
+        """Make ``first`` and every comparison it needs, depth first, on a list, not the call stack."""
         pending = [self.schema(first)]
         while pending:
             step = next(pending[-1], None)
@@ -298,271 +256,256 @@ class _Walk:
                 pending.append(self.schema(step))
 
     def schema(self, compare: _Compare) -> _Steps:
-        """Compare two subschemas."""
         old, new, place, what = compare
         if self.text(old) == self.text(new):
             return
-        if old is False or new is False:
-            if old is False and new is not False:
-                rule = _OPENED.get(what, "subschema-accepts-more")
-                self.emit(rule, place, "", "accepted nothing here; now accepts values")
-            elif new is False:
-                rule = _CLOSED.get(what, "subschema-rejects-all")
-                self.emit(rule, place, "", "accepted values here; now accepts nothing")
+        if old is False and new is not False:
+            rule = _OPENED.get(what, "subschema-accepts-more")
+            self.emit(rule, place, "", "accepted nothing here; now accepts values")
             return
-        old = {} if old is True else old
-        new = {} if new is True else new
+        if new is False:
+            rule = _CLOSED.get(what, "subschema-rejects-all")
+            self.emit(rule, place, "", "accepted values here; now accepts nothing")
+            return
+        old, new = ({} if side is True else side for side in (old, new))
         if not isinstance(old, dict) or not isinstance(new, dict):
             self.emit("unknown-keyword-changed", place, "", "not a schema on one side")
-            return
-        if what == "property" and not _asserts(old) and _asserts(new) and place.path[-2:-1] == ["properties"]:
+        elif (
+            what == "property" and not _asserts(old) and _asserts(new) and place.path[-2:-1] == ["properties"]
+        ):
             message = f"member {place.path[-1]!r} accepted any value; it now has a schema"
             self.emit("property-constrained", place, "properties", message)
-            return
-        yield from self.keywords(old, new, place)
+        else:
+            yield from self.keywords(old, new, place)
 
-    def keywords(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> _Steps:
+    def keywords(self, old: _Schema, new: _Schema, place: _Place) -> _Steps:
         members_done = False
-        for key in [*new, *(key for key in old if key not in new)]:
+        for key in _union(old, new):
             if key in old and key in new and self.text(old[key]) == self.text(new[key]):
                 continue
-            at = place.at(key)
             if key in _MEMBERS:
-                if not members_done:
-                    yield from self.members(old, new, place)
-                    members_done = True
-            elif key in _LOWER_BOUNDS or key in _UPPER_BOUNDS:
-                self.bound(key, old.get(key), new.get(key), at)
-            elif key in _ANNOTATIONS:
-                self.emit(_ANNOTATIONS[key], at, key, f"{key} changed")
-            elif key in _NOTES:
-                self.was("annotation-added" if key not in old else "annotation-changed", place, key, old, new)
-            elif key == "default":
-                self.emit("default-changed", at, key, _was(old, new, key))
-            elif key == "x-error-codes":
-                self.error_codes(old.get(key, {}), new.get(key, {}), at)
-            elif key.startswith("x-"):
-                rule = "annotation-added" if key not in old else "annotation-changed"
-                self.emit(rule, at, key, f"vendor annotation {key} {_was(old, new, key)}", anywhere=True)
-            elif key == "$schema":
-                self.emit("dialect-changed", at, key, _was(old, new, key), anywhere=True)
-            elif key == "$id":
-                self.emit("id-changed", at, key, _was(old, new, key), anywhere=True)
-            elif key == "$defs":
-                yield from self.definitions(old.get(key, {}), new.get(key, {}), at)
-            elif key == "$ref":
-                yield from self.reference(old, new, at)
-            elif key == "type":
-                self.type(old, new, at)
-            elif key == "enum":
-                self.enum(old, new, at)
-            elif key == "const":
-                self.const(old, new, place)
-            elif key == "required":
-                self.required(old.get(key, []), new.get(key, []), at)
-            elif key in _OTHER_CONSTRAINTS:
-                self.constraint(key, old, new, place)
-            elif key in _SUBSCHEMAS:
-                yield _Compare(old.get(key, True), new.get(key, True), at, key)
-            elif key in {"not", "if"}:
-                yield _Compare(old.get(key, {}), new.get(key, {}), at._replace(conditional=True), key)
-            elif key in {"allOf", "anyOf", "oneOf", "prefixItems"}:
-                yield from self.applicators(key, old, new, place)
-            elif key == "dependentSchemas":
-                for name in {*old.get(key, {}), *new.get(key, {})}:
-                    before, after = old.get(key, {}).get(name, True), new.get(key, {}).get(name, True)
-                    yield _Compare(before, after, at.at(name), key)
-            else:
-                message = f"keyword {key} {_was(old, new, key)}; the classifier does not know it"
-                self.emit("unknown-keyword-changed", at, key, message)
+                if members_done:
+                    continue
+                members_done = True
+            compare = _KEYWORDS.get(key, _Walk.vendor if key.startswith("x-") else _Walk.unknown)
+            yield from compare(self, key, old, new, place) or ()
 
-    # -- keywords ------------------------------------------------------------------------------
+    # -- one method per kind of keyword (``_KEYWORDS``): (key, old, new, place) -> comparisons or None
 
-    def members(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> _Steps:
-        old_properties, new_properties = old.get("properties", {}), new.get("properties", {})
-        for name in [*new_properties, *(name for name in old_properties if name not in new_properties)]:
-            before, after = _member_schema(old, name), _member_schema(new, name)
-            yield _Compare(before, after, place.at("properties", name), "property")
+    def members(self, key: str, old: _Schema, new: _Schema, place: _Place) -> _Steps:
+        for name in _union(old.get("properties", {}), new.get("properties", {})):
+            yield _Compare(
+                _member_schema(old, name), _member_schema(new, name), place.at("properties", name), "property"
+            )
         old_patterns, new_patterns = old.get("patternProperties", {}), new.get("patternProperties", {})
         old_rest, new_rest = old.get("additionalProperties", True), new.get("additionalProperties", True)
-        for pattern in [*new_patterns, *(p for p in old_patterns if p not in new_patterns)]:
+        for pattern in _union(old_patterns, new_patterns):
             before, after = old_patterns.get(pattern, old_rest), new_patterns.get(pattern, new_rest)
             yield _Compare(before, after, place.at("patternProperties", pattern), "pattern")
         yield _Compare(old_rest, new_rest, place.at("additionalProperties"), "additional")
 
-    def type(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
+    def annotation(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        self.emit(_ANNOTATIONS[key], place.at(key), key, f"{key} changed")
+
+    def note(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        self.was("annotation-added" if key not in old else "annotation-changed", place, key, old, new)
+
+    def vendor(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        rule = "annotation-added" if key not in old else "annotation-changed"
+        self.emit(rule, place.at(key), key, f"vendor annotation {key} {_was(old, new, key)}", anywhere=True)
+
+    def default(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        self.emit("default-changed", place.at(key), key, _was(old, new, key))
+
+    def identity(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        self.emit(_IDENTITY[key], place.at(key), key, _was(old, new, key), anywhere=True)
+
+    def unknown(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        message = f"keyword {key} {_was(old, new, key)}; the classifier does not know it"
+        self.emit("unknown-keyword-changed", place.at(key), key, message)
+
+    def type(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
         old_types, new_types = _types(old), _types(new)
         removed = [name for name in old_types if not _covered(name, new_types)]
         added = [name for name in new_types if not _covered(name, old_types)]
         if removed:
-            self.emit("type-narrowed", at, "type", f"{', '.join(removed)} no longer accepted")
+            self.emit("type-narrowed", place.at(key), key, f"{', '.join(removed)} no longer accepted")
         if added:
-            self.emit("type-widened", at, "type", f"{', '.join(added)} now accepted")
+            self.emit("type-widened", place.at(key), key, f"{', '.join(added)} now accepted")
 
-    def enum(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
-        if "enum" not in old:
-            self.emit("enum-introduced", at, "enum", "values are now limited to a closed set")
+    def enum(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        at = place.at(key)
+        if key not in old:
+            self.emit("enum-introduced", at, key, "values are now limited to a closed set")
             return
-        if "enum" not in new:
-            self.emit("enum-lifted", at, "enum", "the closed set of values was lifted")
+        if key not in new:
+            self.emit("enum-lifted", at, key, "the closed set of values was lifted")
             return
-        old_values = [self.text(value) for value in old["enum"]]
-        new_values = [self.text(value) for value in new["enum"]]
+        old_values, new_values = [self.text(v) for v in old[key]], [self.text(v) for v in new[key]]
         for index, value in enumerate(old_values):
             if value not in new_values:
-                self.emit(
-                    "enum-value-removed", at.at(index), "enum", f"{value} was removed from the closed set"
-                )
+                self.emit("enum-value-removed", at.at(index), key, f"{value} was removed from the closed set")
         for index, value in enumerate(new_values):
             if value not in old_values:
                 message = f"{value} was added to a closed set; consumers that switch over every value break"
-                self.emit("enum-value-added", at.at(index), "enum", message)
+                self.emit("enum-value-added", at.at(index), key, message)
         if set(old_values) == set(new_values):
-            self.emit("enum-reordered", at, "enum", "the same values in another order")
+            self.emit("enum-reordered", at, key, "the same values in another order")
 
-    def const(self, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
-        if "const" not in new:
-            self.emit("enum-lifted", place.at("const"), "const", f"const {_show(old['const'])} was lifted")
+    def const(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        if key not in new:
+            self.emit("enum-lifted", place.at(key), key, f"const {_show(old[key])} was lifted")
         else:
-            self.emit("const-changed", place.at("const"), "const", _was(old, new, "const"))
+            self.emit("const-changed", place.at(key), key, _was(old, new, key))
 
-    def required(self, old: list[str], new: list[str], at: _Place) -> None:
-        for name in new:
-            if name not in old:
-                self.emit("required-added", at, "required", f"member {name!r} is now required")
-        for name in old:
-            if name not in new:
-                self.emit("required-removed", at, "required", f"member {name!r} is no longer required")
+    def required(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        before, after = old.get(key, []), new.get(key, [])
+        for name in after:
+            if name not in before:
+                self.emit("required-added", place.at(key), key, f"member {name!r} is now required")
+        for name in before:
+            if name not in after:
+                self.emit("required-removed", place.at(key), key, f"member {name!r} is no longer required")
 
-    def bound(self, key: str, old: Any, new: Any, at: _Place) -> None:
-        lower = key in _LOWER_BOUNDS
-        if old is None:
-            rule, message = "constraint-tightened", f"{key} {_show(new)} added"
-        elif new is None:
-            rule, message = "constraint-relaxed", f"{key} {_show(old)} removed"
+    def bound(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        before, after = old.get(key), new.get(key)
+        if before is None:
+            rule, message = "constraint-tightened", f"{key} {_show(after)} added"
+        elif after is None:
+            rule, message = "constraint-relaxed", f"{key} {_show(before)} removed"
         else:
-            tighter = (new > old) if lower else (new < old)
+            tighter = after > before if key in _LOWER_BOUNDS else after < before
             rule = "constraint-tightened" if tighter else "constraint-relaxed"
-            message = f"{key} changed from {_show(old)} to {_show(new)}"
-        self.emit(rule, at, key, message)
+            message = f"{key} changed from {_show(before)} to {_show(after)}"
+        self.emit(rule, place.at(key), key, message)
 
-    def constraint(self, key: str, old: dict[str, Any], new: dict[str, Any], place: _Place) -> None:
-        if key == "uniqueItems":
-            tighter = bool(new.get(key, False))
-            rule = "constraint-tightened" if tighter else "constraint-relaxed"
-        elif key not in new:
-            rule = "constraint-relaxed"
-        else:
-            rule = "constraint-tightened"  # added, or changed: the direction is not decided, so shrinking
-        self.was(rule, place, key, old, new)
+    def constraint(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        # uniqueItems has a direction; another added or changed is not decided, so shrinking
+        tighter = bool(new.get(key, False)) if key == "uniqueItems" else key in new
+        self.was("constraint-tightened" if tighter else "constraint-relaxed", place, key, old, new)
 
-    def applicators(self, key: str, old: dict[str, Any], new: dict[str, Any], place: _Place) -> _Steps:
-        if key in {"anyOf", "oneOf"} and (key not in old or key not in new):
+    def subschema(self, key: str, old: _Schema, new: _Schema, place: _Place) -> _Steps:
+        yield _Compare(old.get(key, True), new.get(key, True), place.at(key), key)
+
+    def condition(self, key: str, old: _Schema, new: _Schema, place: _Place) -> _Steps:
+        yield _Compare(old.get(key, {}), new.get(key, {}), place.at(key)._replace(conditional=True), key)
+
+    def applicator(self, key: str, old: _Schema, new: _Schema, place: _Place) -> _Steps:
+        alternatives = key in ("anyOf", "oneOf")
+        if alternatives and (key not in old or key not in new):
             self.was("constraint-tightened" if key in new else "constraint-relaxed", place, key, old, new)
             return
-        # A branch missing on one side: false for anyOf/oneOf (it accepted nothing), true for allOf.
-        missing: Any = key not in {"anyOf", "oneOf"}
+        missing = not alternatives  # a branch missing on one side: false for anyOf/oneOf, true for allOf
         old_items, new_items = old.get(key, []), new.get(key, [])
         for index in range(max(len(old_items), len(new_items))):
             before = old_items[index] if index < len(old_items) else missing
             after = new_items[index] if index < len(new_items) else missing
             yield _Compare(before, after, place.at(key, index), key)
 
-    def definitions(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> _Steps:
-        for name in new:
-            if name not in old:
-                self.emit("definition-added", at.at(name), "$defs", f"new definition {name}", anywhere=True)
-        for name in old:
-            if name not in new:
-                message = f"definition {name} was removed"
-                self.emit("definition-removed", at.at(name), "$defs", message, anywhere=True)
-            else:
-                yield _Compare(old[name], new[name], at.at(name), "definition")
+    def dependent_schemas(self, key: str, old: _Schema, new: _Schema, place: _Place) -> _Steps:
+        before, after = old.get(key, {}), new.get(key, {})
+        for name in {*before, *after}:
+            yield _Compare(before.get(name, True), after.get(name, True), place.at(key, name), key)
 
-    def reference(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> _Steps:
-        if "$ref" not in old or "$ref" not in new:
-            rule = "constraint-tightened" if "$ref" in new else "constraint-relaxed"
-            self.emit(rule, at, "$ref", f"$ref {_was(old, new, '$ref')}")
-            return
-        old_target_file, old_path, old_target = self.old.resolve(old["$ref"], at.old_file)
-        new_target_file, new_path, new_target = self.new.resolve(new["$ref"], at.file)
-        key = (location(old_target_file, old_path), location(new_target_file, new_path), at.old_file, at.file)
-        if key[0] == key[1]:
-            message = f"$ref {_was(old, new, '$ref')}, the same schema"
-            self.emit("ref-retargeted", at, "$ref", message, anywhere=True)
-            return
-        if key in self._followed:
-            return
-        self._followed.add(key)
-        before = len(self.changes)
-        target = _Place(old_target_file, new_target_file, new_path, at.conditional)
-        yield _Compare(old_target, new_target, target, "reference")
-        if len(self.changes) == before:
-            message = f"$ref changed from {old['$ref']} to {new['$ref']}, which accept the same values"
-            self.emit("ref-retargeted", at, "$ref", message)
-
-    def error_codes(self, old: dict[str, Any], new: dict[str, Any], at: _Place) -> None:
-        """Each code's metadata; these rules hold wherever they appear (``anywhere``)."""
-        for code in new:
-            if code not in old:
+    def definitions(self, key: str, old: _Schema, new: _Schema, place: _Place) -> _Steps:
+        at, before, after = place.at(key), old.get(key, {}), new.get(key, {})
+        for name in after:
+            if name not in before:
+                self.emit("definition-added", at.at(name), key, f"new definition {name}", anywhere=True)
+        for name in before:
+            if name not in after:
                 self.emit(
-                    "code-metadata-added", at.at(code), "x-error-codes", f"metadata for {code}", anywhere=True
+                    "definition-removed", at.at(name), key, f"definition {name} was removed", anywhere=True
                 )
-        for code in old:
-            if code not in new:
+            else:
+                yield _Compare(before[name], after[name], at.at(name), "definition")
+
+    def reference(self, key: str, old: _Schema, new: _Schema, place: _Place) -> _Steps:
+        at = place.at(key)
+        if key not in old or key not in new:
+            self.was("constraint-tightened" if key in new else "constraint-relaxed", place, key, old, new)
+            return
+        old_file, old_path, old_target = self.old.resolve(old[key], at.old_file)
+        new_file, new_path, new_target = self.new.resolve(new[key], at.file)
+        followed = (location(old_file, old_path), location(new_file, new_path), at.old_file, at.file)
+        if followed[0] == followed[1]:
+            self.emit(
+                "ref-retargeted", at, key, f"$ref {_was(old, new, key)}, the same schema", anywhere=True
+            )
+            return
+        if followed in self._followed:
+            return
+        self._followed.add(followed)
+        before = len(self.changes)
+        yield _Compare(
+            old_target, new_target, _Place(old_file, new_file, new_path, at.conditional), "reference"
+        )
+        if len(self.changes) == before:
+            message = f"$ref changed from {old[key]} to {new[key]}, which accept the same values"
+            self.emit("ref-retargeted", at, key, message)
+
+    def error_codes(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        """Each code's metadata; these rules hold wherever they appear (``anywhere``)."""
+        at, codes_before, codes_after = place.at(key), old.get(key, {}), new.get(key, {})
+        for code in codes_after:
+            if code not in codes_before:
+                self.emit("code-metadata-added", at.at(code), key, f"metadata for {code}", anywhere=True)
+        for code in codes_before:
+            before, after = codes_before[code], codes_after.get(code)
+            if code not in codes_after:
                 message = f"{code} lost its category, default retryability and HTTP status"
-                self.emit("code-metadata-removed", at.at(code), "x-error-codes", message, anywhere=True)
-                continue
-            before, after = old[code], new[code]
-            if not isinstance(before, dict) or not isinstance(after, dict):
+                self.emit("code-metadata-removed", at.at(code), key, message, anywhere=True)
+            elif not isinstance(before, dict) or not isinstance(after, dict):
                 if self.text(before) != self.text(after):
-                    self.emit("code-metadata-changed", at.at(code), "x-error-codes", code, anywhere=True)
-                continue
-            for name in [*after, *(name for name in before if name not in after)]:
-                if self.text(before.get(name)) != self.text(after.get(name)):
-                    message = f"{code}: {name} {_was(before, after, name)}"
-                    self.emit(
-                        _code_field_rule(name, before),
-                        at.at(code, name),
-                        "x-error-codes",
-                        message,
-                        anywhere=True,
-                    )
+                    self.emit("code-metadata-changed", at.at(code), key, code, anywhere=True)
+            else:
+                for name in _union(before, after):
+                    if self.text(before.get(name)) != self.text(after.get(name)):
+                        rule = _code_field_rule(name, before)
+                        message = f"{code}: {name} {_was(before, after, name)}"
+                        self.emit(rule, at.at(code, name), key, message, anywhere=True)
 
 
 def _code_field_rule(name: str, before: Mapping[str, Any]) -> str:
     """The rule of a change of the member ``name`` of a code's metadata (``before``: the old one).
 
-    A vendor annotation (``x-...``) of a code is classified as one of a schema: new, it changes
-    nothing a party relied on; changed or removed, tools that act on it behave otherwise. Any
-    other member is the code's metadata proper (its category, retryability, HTTP status ...)."""
+    A vendor annotation (``x-...``) is classified as one of a schema; any other member is the
+    code's metadata proper (category, retryability, HTTP status ...)."""
     if name.startswith("x-"):
         return "annotation-added" if name not in before else "annotation-changed"
     return _CODE_FIELDS.get(name, "code-metadata-changed")
 
 
-def _was(old: Mapping[str, Any], new: Mapping[str, Any], key: str) -> str:
-    if key not in old:
-        return f"added: {_show(new[key])}"
-    if key not in new:
-        return f"removed (was {_show(old[key])})"
-    return f"changed from {_show(old[key])} to {_show(new[key])}"
-
+_Comparison = Callable[[_Walk, str, _Schema, _Schema, _Place], Iterable[_Compare] | None]
+_KEYWORDS: dict[str, _Comparison] = {
+    **dict.fromkeys(_MEMBERS, _Walk.members),
+    **dict.fromkeys((*_LOWER_BOUNDS, *_UPPER_BOUNDS), _Walk.bound),
+    **dict.fromkeys(_ANNOTATIONS, _Walk.annotation),
+    **dict.fromkeys(_NOTES, _Walk.note),
+    **dict.fromkeys(_IDENTITY, _Walk.identity),
+    **dict.fromkeys(_OTHER_CONSTRAINTS, _Walk.constraint),
+    **dict.fromkeys(_SUBSCHEMAS, _Walk.subschema),
+    **dict.fromkeys(("not", "if"), _Walk.condition),
+    **dict.fromkeys(("allOf", "anyOf", "oneOf", "prefixItems"), _Walk.applicator),
+    "default": _Walk.default,
+    "x-error-codes": _Walk.error_codes,
+    "$defs": _Walk.definitions,
+    "$ref": _Walk.reference,
+    "type": _Walk.type,
+    "enum": _Walk.enum,
+    "const": _Walk.const,
+    "required": _Walk.required,
+    "dependentSchemas": _Walk.dependent_schemas,
+}
+"""The comparison each keyword gets; another ``x-`` keyword is a vendor annotation, any other unknown."""
 
 _MAJOR = re.compile(r"/v(\d+)/")
-
-
-def _major(schemas: SchemaSet) -> int | None:
-    for document in schemas.documents.values():
-        if isinstance(document, dict):
-            found = _MAJOR.search(str(document.get("$id", "")))
-            if found:
-                return int(found.group(1))
-    return None
 
 
 def diff_schema_sets(old: SchemaSet, new: SchemaSet) -> SchemaDiff:
     """Every change from the schema set ``old`` to ``new``, each classified by a rule."""
     walk = _Walk(old, new)
     walk.files()
-    return SchemaDiff(old.source, new.source, tuple(walk.changes), _major(old))
+    ids = (str(doc.get("$id", "")) for doc in old.documents.values() if isinstance(doc, dict))
+    major = next((int(found.group(1)) for found in map(_MAJOR.search, ids) if found), None)
+    return SchemaDiff(old.source, new.source, tuple(walk.changes), major)

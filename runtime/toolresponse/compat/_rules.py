@@ -1,8 +1,5 @@
-"""The classes a schema change falls into, and the rules that put it there.
-
-A rule is named by what changed (``enum-value-added``); its class says who the
-change breaks. The table is the one place both the classifier and the docs
-read, so that a rule cannot be applied without being documented.
+"""The classes a schema change falls into, and the rules that put it there: the one table the
+classifier and the docs (``docs/versioning.md``) read, so that no rule is applied undocumented.
 """
 
 from __future__ import annotations

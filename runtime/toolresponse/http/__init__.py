@@ -30,48 +30,20 @@ if TYPE_CHECKING:
     from ._access import load_token as load_token
     from ._app import ServableRegistry as ServableRegistry
     from ._app import create_app as create_app
-    from ._conformance import (
-        DEFAULT_MAX_EXAMPLES as DEFAULT_MAX_EXAMPLES,
-    )
-    from ._conformance import (
-        DEFAULT_SEED as DEFAULT_SEED,
-    )
-    from ._conformance import (
-        DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S,
-    )
-    from ._conformance import (
-        ConformanceReport as ConformanceReport,
-    )
-    from ._conformance import (
-        report_conformance as report_conformance,
-    )
-    from ._conformance import (
-        run_conformance as run_conformance,
-    )
-    from ._serve import (
-        DEFAULT_BODY_TIMEOUT_S as DEFAULT_BODY_TIMEOUT_S,
-    )
-    from ._serve import (
-        DEFAULT_HOST as DEFAULT_HOST,
-    )
-    from ._serve import (
-        DEFAULT_PORT as DEFAULT_PORT,
-    )
-    from ._serve import (
-        ConnectionLimits as ConnectionLimits,
-    )
-    from ._serve import (
-        listen as listen,
-    )
-    from ._serve import (
-        serve as serve,
-    )
-    from ._serve import (
-        serve_in_background as serve_in_background,
-    )
-    from ._serve import (
-        url_of as url_of,
-    )
+    from ._conformance import DEFAULT_MAX_EXAMPLES as DEFAULT_MAX_EXAMPLES
+    from ._conformance import DEFAULT_SEED as DEFAULT_SEED
+    from ._conformance import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
+    from ._conformance import ConformanceReport as ConformanceReport
+    from ._conformance import report_conformance as report_conformance
+    from ._conformance import run_conformance as run_conformance
+    from ._serve import DEFAULT_BODY_TIMEOUT_S as DEFAULT_BODY_TIMEOUT_S
+    from ._serve import DEFAULT_HOST as DEFAULT_HOST
+    from ._serve import DEFAULT_PORT as DEFAULT_PORT
+    from ._serve import ConnectionLimits as ConnectionLimits
+    from ._serve import listen as listen
+    from ._serve import serve as serve
+    from ._serve import serve_in_background as serve_in_background
+    from ._serve import url_of as url_of
 
 # MAX_BODY_BYTES (the largest request body a server accepts; one byte more is refused) and
 # CALL_ID_HEADER (the request header of the caller's id for a call) are the generated

@@ -1,22 +1,11 @@
 """Who may reach the HTTP binding: the Host and Origin allow-lists and the bearer token.
 
-``AccessRules`` says which ``Host`` names and which ``Origin`` s a server accepts and which
-bearer token it requires (none by default). ``refusal(rules, headers)`` is the check of one
-request: None when it may go on, else why not (``Refusal``: the HTTP status, the ToolResponse
-and any header of the answer). ``AccessGuard(app, rules)`` is that check as ASGI middleware, in
-front of the binding's application (``create_app``) and of the MCP face's streamable-HTTP
-application alike, so that both answer a refused request the same way, before anything else.
-
-Who a request let through is, for the registry's access policies (``execute(..., caller=...)``):
-``BEARER_CALLER`` (``"bearer"``) when the rules require a token (the request carried it), else
-``ANONYMOUS_CALLER`` (``"anonymous"``: nothing says who it is); ``AccessRules.caller`` says which.
-
-The defaults are safe with nothing configured: loopback names only (``localhost``,
-``127.0.0.1``, ``::1``), browsers' requests only from loopback origins, so that a web page
-the user opens can reach a loopback server neither by DNS rebinding (a foreign ``Host``) nor
-by a cross-site request (a foreign ``Origin``). A token is compared with
-``hmac.compare_digest`` (the time does not depend on where the tokens differ) and is never
-logged, echoed or put in a response.
+``AccessGuard(app, rules)`` answers a request the ``AccessRules`` refuse (``refusal``) before it
+reaches ``app``: the binding's application and the MCP face's streamable-HTTP one alike. The
+defaults are safe with nothing configured: loopback names only, browsers' requests only from
+loopback origins, so that a web page can reach a loopback server neither by DNS rebinding (a
+foreign ``Host``) nor by a cross-site request (a foreign ``Origin``). A token is compared with
+``hmac.compare_digest`` and never logged, echoed or put in a response.
 """
 
 from __future__ import annotations
@@ -47,15 +36,12 @@ __all__ = [
     "ANY",
     "BEARER_CALLER",
     "LOOPBACK_HOSTS",
-    "MIN_TOKEN_LENGTH",
     "TOKEN_ENV",
     "AccessGuard",
     "AccessRules",
-    "Refusal",
     "TokenError",
     "is_loopback",
     "load_token",
-    "refusal",
 ]
 
 ANY = "*"
@@ -67,15 +53,19 @@ TOKEN_ENV = "TOOLRESPONSE_TOKEN"  # noqa: S105 - the variable's name, not a toke
 MIN_TOKEN_LENGTH = 16
 """The fewest characters of a bearer token (``secrets.token_urlsafe(32)`` gives 43)."""
 BEARER_CALLER = "bearer"
-"""The caller identity of a request that carried the server's bearer token (its subject: there
-is one token, so one subject)."""
+"""The caller of a request that carried the server's bearer token (one token, so one subject)."""
 ANONYMOUS_CALLER = "anonymous"
-"""The caller identity of a request to a server that requires no token: nothing says who it is."""
+"""The caller of a request to a server that requires no token: nothing says who it is."""
 
 _TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 """RFC 6750's ``b64token``: what may follow ``Bearer `` in an Authorization header."""
-_DENIED = ErrorCode.ACCESS_DENIED
-_FORBIDDEN = HTTP_STATUS[_DENIED]
+_CHALLENGE = f'{BEARER_SCHEME} realm="toolresponse"'
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class TokenError(ValueError):
@@ -103,35 +93,29 @@ def check_token(token: str, where: str) -> str:
 def load_token(token_file: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> str | None:
     """The bearer token: from ``token_file`` (its first line) when given, else from ``TOOLRESPONSE_TOKEN``
     in ``environ``, else None. Raises ``TokenError`` (a file that cannot be read, a bad token)."""
-    if token_file is not None:
-        path = Path(token_file)
-        try:
-            text = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise TokenError(f"cannot read the token file {path}: {error}") from None
-        lines = text.splitlines()
-        return check_token(lines[0] if lines else "", f"the token file {path}")
-    value = environ.get(TOKEN_ENV)
-    if value is None:
-        return None
-    return check_token(value, f"the environment variable {TOKEN_ENV}")
+    if token_file is None:
+        value = environ.get(TOKEN_ENV)
+        return None if value is None else check_token(value, f"the environment variable {TOKEN_ENV}")
+    path = Path(token_file)
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise TokenError(f"cannot read the token file {path}: {error}") from None
+    return check_token(lines[0] if lines else "", f"the token file {path}")
 
 
 def is_loopback(host: str) -> bool:
     """Whether listening on ``host`` serves this machine only (a loopback address or ``localhost``)."""
     name = host.strip().strip("[]").lower().rstrip(".")
-    if name == "localhost":
-        return True
     try:
-        return ipaddress.ip_address(name).is_loopback
+        return name == "localhost" or ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
 
 
 def _normal_host(value: str) -> str:
-    """A host name as compared: lower case, no port, no brackets, no trailing dot. A value that is
-    no host with an optional port (``[::1]evil``, ``localhost:x``) is kept whole, so that it
-    matches no name it merely begins with."""
+    """A host name as compared: lower case, no port, brackets or trailing dot; a value that is no
+    host with an optional port (``[::1]evil``, ``localhost:x``) is kept whole, matching nothing."""
     value = value.strip().lower()
     if value.startswith("["):
         name, bracket, port = value[1:].partition("]")
@@ -157,13 +141,10 @@ def _normal_origin(value: str) -> str:
 class AccessRules:
     """Which requests a server accepts: by ``Host``, by ``Origin`` and by bearer token.
 
-    ``hosts``: the names a request's ``Host`` may have (its port is not looked at), ``"*"`` for
-    any. ``origins``: the origins (``scheme://host[:port]``) a request that carries ``Origin``
-    may come from, on top of the loopback origins (``http`` or ``https``, a loopback name, any
-    port) that are always accepted; ``"*"`` for any. A request without ``Origin`` (not sent by
-    a browser) is not refused for it; ``Origin: null`` is refused unless ``"*"`` is allowed.
-    ``token``: the bearer token every request must carry (``Authorization: Bearer <token>``),
-    or None for none.
+    ``hosts``: the names a ``Host`` may have (port ignored), ``"*"`` for any. ``origins``: the
+    origins (``scheme://host[:port]``) a request carrying ``Origin`` may come from besides loopback
+    ones, ``"*"`` for any; no ``Origin`` (not a browser) is not refused, ``Origin: null`` is.
+    ``token``: the bearer token every request must carry, or None.
     """
 
     hosts: frozenset[str] = LOOPBACK_HOSTS
@@ -172,8 +153,7 @@ class AccessRules:
 
     @property
     def caller(self) -> str:
-        """The identity of a request these rules let through: ``BEARER_CALLER`` when they require a
-        token, else ``ANONYMOUS_CALLER``."""
+        """Who a request let through is: ``BEARER_CALLER`` with a token, else ``ANONYMOUS_CALLER``."""
         return ANONYMOUS_CALLER if self.token is None else BEARER_CALLER
 
     @classmethod
@@ -188,26 +168,16 @@ class AccessRules:
         )
 
     def host_allowed(self, host: str | None) -> bool:
-        if ANY in self.hosts:
-            return True
-        return host is not None and _normal_host(host) in self.hosts
+        return ANY in self.hosts or (host is not None and _normal_host(host) in self.hosts)
 
     def origin_allowed(self, origin: str | None) -> bool:
-        if origin is None or ANY in self.origins:
+        if origin is None or ANY in self.origins or _normal_origin(origin) in self.origins:
             return True
-        normal = _normal_origin(origin)
-        if normal in self.origins:
-            return True
-        scheme, _, rest = normal.partition("://")
-        return (
-            scheme in ("http", "https")
-            and bool(rest)
-            and "/" not in rest
-            and _normal_host(rest) in LOOPBACK_HOSTS
-        )
+        scheme, _, rest = _normal_origin(origin).partition("://")
+        return scheme in ("http", "https") and "/" not in rest and _normal_host(rest) in LOOPBACK_HOSTS
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class Refusal:
     """The answer to a request refused by the access rules."""
 
@@ -216,12 +186,10 @@ class Refusal:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
-def _header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> list[bytes]:
-    return [value for key, value in headers if key.lower() == name]
-
-
-def _text(value: bytes) -> str:
-    return value.decode("latin-1")
+def _denied(reason: str, message: str, **details: str | None) -> Refusal:
+    kept = {key: value for key, value in details.items() if value is not None}
+    code = ErrorCode.ACCESS_DENIED
+    return Refusal(HTTP_STATUS[code], ToolResponse.error(code, message, details={"reason": reason, **kept}))
 
 
 def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refusal | None:
@@ -230,105 +198,77 @@ def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refus
     Checked in order: ``Host`` (403), ``Origin`` (403), then the bearer token (401, with
     ``WWW-Authenticate``). Every refusal is ACCESS_DENIED; ``details.reason`` says which rule.
     """
-    headers = list(headers)
-    hosts = _header(headers, b"host")
-    host = _text(hosts[0]) if len(hosts) == 1 else None
-    if not rules.host_allowed(host):
-        shown = (
-            "no Host header"
-            if not hosts
-            else "more than one Host header"
-            if len(hosts) > 1
-            else f"Host {host!r}"
-        )
-        return Refusal(
-            status=_FORBIDDEN,
-            response=ToolResponse.error(
-                _DENIED,
-                f"This server does not answer requests for {shown}: it serves"
-                f" {', '.join(sorted(rules.hosts))} (the server's --allow-host option adds a name).",
-                details={"reason": "host", **({"host": host} if host is not None else {})},
-            ),
-        )
-    origins = _header(headers, b"origin")
-    origin = _text(origins[0]) if len(origins) == 1 else None
-    if len(origins) > 1 or not rules.origin_allowed(origin):
-        shown = "more than one Origin" if len(origins) > 1 else f"the origin {origin!r}"
-        return Refusal(
-            status=_FORBIDDEN,
-            response=ToolResponse.error(
-                _DENIED,
-                f"This server does not answer requests from {shown}: only loopback origins"
-                " (the server's --allow-origin option adds one).",
-                details={"reason": "origin", **({"origin": origin} if origin is not None else {})},
-            ),
-        )
+    values: dict[bytes, list[str]] = {}
+    for key, value in headers:
+        values.setdefault(key.lower(), []).append(value.decode("latin-1"))
+    return (
+        _host_refusal(rules, values.get(b"host", []))
+        or _origin_refusal(rules, values.get(b"origin", []))
+        or _token_refusal(rules, values.get(b"authorization", []))
+    )
+
+
+def _host_refusal(rules: AccessRules, hosts: list[str]) -> Refusal | None:
+    host = hosts[0] if len(hosts) == 1 else None
+    if rules.host_allowed(host):
+        return None
+    shown = (
+        f"Host {host!r}" if host is not None else "more than one Host header" if hosts else "no Host header"
+    )
+    message = (
+        f"This server does not answer requests for {shown}: it serves {', '.join(sorted(rules.hosts))}"
+        " (the server's --allow-host option adds a name)."
+    )
+    return _denied("host", message, host=host)
+
+
+def _origin_refusal(rules: AccessRules, origins: list[str]) -> Refusal | None:
+    origin = origins[0] if len(origins) == 1 else None
+    if len(origins) <= 1 and rules.origin_allowed(origin):
+        return None
+    shown = "more than one Origin" if len(origins) > 1 else f"the origin {origin!r}"
+    message = (
+        f"This server does not answer requests from {shown}: only loopback origins"
+        " (the server's --allow-origin option adds one)."
+    )
+    return _denied("origin", message, origin=origin)
+
+
+def _token_refusal(rules: AccessRules, authorizations: list[str]) -> Refusal | None:
     if rules.token is None:
         return None
-    challenge = f'{BEARER_SCHEME} realm="toolresponse"'
-    authorizations = _header(headers, b"authorization")
-    scheme, _, presented = (
-        _text(authorizations[0]).strip().partition(" ") if len(authorizations) == 1 else ("", "", "")
-    )
+    scheme, _, presented = authorizations[0].strip().partition(" ") if len(authorizations) == 1 else ("",) * 3
     if scheme.lower() != BEARER_SCHEME.lower() or not presented.strip():
-        return Refusal(
-            status=UNAUTHORIZED_STATUS,
-            response=ToolResponse.error(
-                UNAUTHORIZED_CODE,
-                f"This server needs a bearer token: send the header Authorization: {BEARER_SCHEME} <token>.",
-                details={"reason": "missing_token"},
-            ),
-            headers={AUTHENTICATE_HEADER: challenge},
-        )
-    if not hmac.compare_digest(presented.strip().encode("latin-1"), rules.token.encode("ascii")):
-        return Refusal(
-            status=UNAUTHORIZED_STATUS,
-            response=ToolResponse.error(
-                UNAUTHORIZED_CODE,
-                "The bearer token is not this server's.",
-                details={"reason": "invalid_token"},
-            ),
-            headers={AUTHENTICATE_HEADER: f'{challenge}, error="invalid_token"'},
-        )
-    return None
-
-
-_Scope = MutableMapping[str, Any]
-_Message = MutableMapping[str, Any]
-_Receive = Callable[[], Awaitable[_Message]]
-_Send = Callable[[_Message], Awaitable[None]]
-_ASGIApp = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
+        message = f"This server needs a bearer token: send the header Authorization: {BEARER_SCHEME} <token>."
+        reason, challenge = "missing_token", _CHALLENGE
+    elif not hmac.compare_digest(presented.strip().encode("latin-1"), rules.token.encode("ascii")):
+        message = "The bearer token is not this server's."
+        reason, challenge = "invalid_token", f'{_CHALLENGE}, error="invalid_token"'
+    else:
+        return None
+    response = ToolResponse.error(UNAUTHORIZED_CODE, message, details={"reason": reason})
+    return Refusal(UNAUTHORIZED_STATUS, response, {AUTHENTICATE_HEADER: challenge})
 
 
 class AccessGuard:
-    """ASGI middleware: an HTTP request the ``rules`` refuse (``refusal``) is answered here, 403
-    or 401 with the refusal's ToolResponse (ACCESS_DENIED) and headers, and reaches neither the
-    application nor its body; any other request (and every other scope) goes on to ``app``."""
+    """ASGI middleware: an HTTP request the ``rules`` refuse is answered here (``refusal``), its body
+    unread; any other request, and every other scope, goes on to ``app``."""
 
-    def __init__(self, app: _ASGIApp, rules: AccessRules) -> None:
+    def __init__(self, app: ASGIApp, rules: AccessRules) -> None:
         if not isinstance(rules, AccessRules):
             raise TypeError(f"rules must be AccessRules, not {type(rules).__name__}")
         self.app = app
         self.rules = rules
 
-    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
-        if scope["type"] == "http":
-            refused = refusal(self.rules, scope.get("headers", ()))
-            if refused is not None:
-                await _send_refusal(refused, send)
-                return
-        await self.app(scope, receive, send)
-
-
-async def _send_refusal(refused: Refusal, send: _Send) -> None:
-    body = refused.response.to_json_bytes()
-    headers = [
-        (b"content-type", MEDIA_TYPE.encode("latin-1")),
-        (b"content-length", str(len(body)).encode("latin-1")),
-        *(
-            (name.lower().encode("latin-1"), value.encode("latin-1"))
-            for name, value in refused.headers.items()
-        ),
-    ]
-    await send({"type": "http.response.start", "status": refused.status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refused = refusal(self.rules, scope.get("headers", ())) if scope["type"] == "http" else None
+        if refused is None:
+            await self.app(scope, receive, send)
+            return
+        body = refused.response.to_json_bytes()
+        headers = {"content-type": MEDIA_TYPE, "content-length": str(len(body)), **refused.headers}
+        encoded = [
+            (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()
+        ]
+        await send({"type": "http.response.start", "status": refused.status, "headers": encoded})
+        await send({"type": "http.response.body", "body": body})

@@ -1,13 +1,6 @@
-"""The one ``$ref`` rewriter of the code base.
-
-``rewrite_refs(node, target)`` is a copy of a JSON value in which every ``$ref`` string is
-replaced by ``target(ref)``; callers differ only in ``target``. The generator uses it to bundle
-the v1 schema into one file and to place that schema in the HTTP binding's document; the
-conformance runner uses it to place each served tool's parameter schema in that document.
-
-This module imports nothing but the standard library, and nothing of ``toolresponse``: the
-generator loads it by its file path, before the package (which needs the generated code) can
-be imported.
+"""The one ``$ref`` rewriter: the generator bundles the v1 schema and places it in the HTTP binding's
+document with it, the conformance runner places each tool's parameter schema there. Standard
+library only, nothing of ``toolresponse``: the generator loads it by path before the package exists.
 """
 
 from __future__ import annotations

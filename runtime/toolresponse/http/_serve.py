@@ -1,23 +1,9 @@
-"""Serving an ASGI application of the HTTP binding with uvicorn, in the foreground or in a thread.
+"""Serving an ASGI application with uvicorn, in the foreground (``serve``) or in a thread.
 
-``listen(host, port)`` opens the socket first, so that the URL (``url_of``) can
-be told before the server runs; ``serve(app, sock)`` runs uvicorn on it until
-SIGINT or SIGTERM; ``serve_in_background(app)`` runs it in a thread for tests
-and demos. ``toolresponse serve`` (``toolresponse.cli.serve``) puts these together.
-
-``ConnectionLimits`` bounds what a client can hold open, before the application sees a
-request: how long a request head (request line and headers) may take to arrive, how long an
-idle keep-alive connection stays open, how many connections are served at once and how large
-a request head may be. uvicorn has the last three (``timeout_keep_alive``,
-``limit_concurrency``, ``h11_max_incomplete_event_size``); the head deadline is added here, in
-a subclass of uvicorn's h11 protocol, which also answers a client that half-closes its side
-after a complete request (uvicorn's own closes the connection at once, losing the answer). The
-body's deadline is the application's (``create_app(body_timeout_s=...)``: 408 TIMEOUT).
-
-What the server answers before the application, it answers without a ToolResponse: a head
-that does not parse gets uvicorn's ``400 text/plain``, a request over the connection cap
-its ``503 text/plain``, a head that takes too long or an idle connection is closed. These are
-transport errors (the binding document says so).
+``listen`` opens the socket first, so that the URL (``url_of``) is known before the server runs.
+What the server refuses before the application sees a request (``ConnectionLimits``: a head that
+does not parse, 400, a connection over the cap, 503, both ``text/plain``; a slow head or an idle
+connection, closed) is a transport error, which the binding document allows.
 """
 
 from __future__ import annotations
@@ -48,9 +34,7 @@ __all__ = [
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_BODY_TIMEOUT_S = 30.0
-"""How long the application waits for the whole body of a request, in seconds (then 408 TIMEOUT).
-Here, not beside ``create_app``, so that a server's options can be told (``--help``) without the
-``http`` extra."""
+"""How long ``create_app`` waits for a whole body (then 408); here, for ``--help`` without the extra."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,28 +42,25 @@ class ConnectionLimits:
     """What one client may hold of the server, before its request reaches the application."""
 
     head_timeout_s: float = 10.0
-    """The longest a request head (request line and headers) may take to arrive, from the moment
-    the connection opens or the previous answer is sent; then the connection is closed."""
+    """The longest a request head may take, from the connection or the previous answer; then close."""
     keep_alive_s: int = 5
     """How long an idle connection is kept open after an answer (uvicorn's ``timeout_keep_alive``)."""
     max_connections: int = 100
-    """The most connections served at once (uvicorn's ``limit_concurrency``): a request beyond it gets
-    uvicorn's ``503 text/plain``, a transport-level refusal."""
+    """The most connections served at once (uvicorn's ``limit_concurrency``; beyond: 503)."""
     max_head_bytes: int = 16 * 1024
-    """The largest request head (h11's ``max_incomplete_event_size``); more gets ``400 text/plain``."""
+    """The largest request head (h11's ``max_incomplete_event_size``; beyond: 400)."""
 
     def __post_init__(self) -> None:
-        for name in ("head_timeout_s", "keep_alive_s", "max_connections", "max_head_bytes"):
-            value = getattr(self, name)
+        for name, value in vars(self).items():
             if not is_finite_number(value) or value <= 0:
                 raise ValueError(f"{name} must be a finite number > 0, not {value!r}")
-        for name in ("keep_alive_s", "max_connections", "max_head_bytes"):
-            if not isinstance(getattr(self, name), int):
-                raise ValueError(f"{name} must be a whole number, not {getattr(self, name)!r}")
+            if name != "head_timeout_s" and not isinstance(value, int):
+                raise ValueError(f"{name} must be a whole number, not {value!r}")
 
 
 def _protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
-    """uvicorn's h11 protocol with a deadline on each request head, and an answer after a half-close."""
+    """uvicorn's h11 protocol with a deadline on each request head (uvicorn has none), and an answer
+    to a complete request whose client then half-closes (uvicorn's own closes at once)."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -146,12 +127,9 @@ def _config(app: Any, limits: ConnectionLimits, **options: Any) -> Any:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host``:``port``; raises ``OSError``.
-
-    The socket's protocol is ``IPPROTO_TCP`` (from ``getaddrinfo``), not 0: asyncio turns
-    Nagle's algorithm off only on connections of such a socket, and without that every
-    answer (head and body written apart) waits some 40 ms for a delayed ACK.
-    """
+    """A listening TCP socket on ``host``:``port``; raises ``OSError``. Its protocol is
+    ``IPPROTO_TCP`` (from ``getaddrinfo``), not 0: asyncio turns Nagle's algorithm off only for such
+    a socket, and without that each answer (head and body written apart) waits ~40 ms for an ACK."""
     family, kind, proto, _, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
@@ -186,7 +164,7 @@ def serve(
 
     config = _config(app, limits or ConnectionLimits(), log_level=log_level, access_log=access_log)
     server = uvicorn.Server(config)
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)
     try:
         with sock:
             server.run(sockets=[sock])
@@ -198,12 +176,8 @@ def serve(
 def serve_in_background(
     app: Any, *, host: str = DEFAULT_HOST, port: int = 0, limits: ConnectionLimits | None = None
 ) -> Iterator[str]:
-    """Serve the ASGI ``app`` with uvicorn in a background thread; yields the base URL.
-
-    The socket listens before the URL is yielded, so requests can be sent at once
-    (they wait in the backlog until the server takes them). The server stops, and
-    the thread is joined, when the block ends.
-    """
+    """Serve the ASGI ``app`` with uvicorn in a thread; yields the base URL, already listening.
+    The server stops, and the thread is joined, when the block ends."""
     import uvicorn
 
     sock = listen(host, port)

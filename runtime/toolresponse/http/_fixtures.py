@@ -1,0 +1,342 @@
+"""The binding's own checks: the tool list, and the HTTP fixtures sent to a server and judged.
+
+The fixtures are the language-neutral ``tests/conformance/v1/http`` files shipped in
+``toolresponse_generated``, checked against the fixture schema as they are read. Every answer must
+be a valid ToolResponse served as JSON whose HTTP status is its code's (``status_problem``); an
+error status with a body that is not JSON is the server's HTTP layer refusing the request before
+the application saw it (``transport_refusal``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from toolresponse_generated import ErrorCode
+from toolresponse_generated.http_binding import (
+    CONFORMANCE_FIXTURE_DIR,
+    FIXTURE_SCHEMA_NAME,
+    HTTP_STATUS,
+    LIST_TOOLS_METHOD,
+    LIST_TOOLS_PATH,
+    MEDIA_TYPE,
+    STATUS_EXCEPTIONS,
+    SUCCESS_STATUS,
+)
+
+from .._errors import ConformanceError, MalformedJsonError
+from .._response import loads_strict
+from ..validation import validate
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = [
+    "CheckResult",
+    "Fixture",
+    "check_binding",
+    "error_code",
+    "load_fixtures",
+    "packaged_json",
+    "status_problem",
+    "transport_refusal",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckResult:
+    """The outcome of one check: passed, failed (with each problem) or skipped (with the reason);
+    ``section`` is ``document``, ``binding`` or ``schemathesis``."""
+
+    section: str
+    name: str
+    problems: tuple[str, ...] = ()
+    skipped: str | None = None
+    note: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+def packaged_json(name: str, what: str) -> Any:
+    """A JSON file shipped in ``toolresponse_generated`` (written there by ``make generate``)."""
+    packaged = resources.files("toolresponse_generated").joinpath(*name.split("/"))
+    if not packaged.is_file():
+        raise ConformanceError(
+            f"{what} ({name}) is not in this installation: toolresponse_generated has none"
+        )
+    return json.loads(packaged.read_text("utf-8"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fixture:
+    """One HTTP test: a request, and what the answer must be (``expected``); ``path`` may hold
+    ``{tool}`` (a served tool) and ``{unknown}`` (a name no tool has)."""
+
+    description: str
+    method: str
+    path: str
+    body: bytes | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    expected: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _body(body: Mapping[str, Any] | None, where: str) -> bytes | None:
+    """The bytes of a request body: ``text`` padded with spaces to ``pad_to_bytes``, or ``base64``."""
+    if body is None:
+        return None
+    if "base64" in body:
+        try:
+            decoded: bytes = base64.b64decode(body["base64"], validate=True)
+            return decoded
+        except binascii.Error as error:
+            raise ConformanceError(f"{where}: the body is not base64 ({error})") from None
+    text: bytes = body["text"].encode("utf-8")
+    size: int = body.get("pad_to_bytes", len(text))
+    if size < len(text):
+        raise ConformanceError(f"{where}: pad_to_bytes {size} is under the text's {len(text)} bytes")
+    return text + b" " * (size - len(text))
+
+
+def _fixture(test: Mapping[str, Any], where: str) -> Fixture:
+    if "request" not in test:
+        raise ConformanceError(f"{where} is not an HTTP test")
+    request, expected = test["request"], test["response"]
+    for member in ("code", "not_code"):
+        if member in expected and _known_code(expected[member]) is None:
+            raise ConformanceError(f"{where}: {expected[member]!r} is not an error code")
+    return Fixture(
+        description=test["description"],
+        method=request["method"],
+        path=request["path"],
+        body=_body(request.get("body"), where),
+        headers=request.get("headers", {}),
+        expected=expected,
+    )
+
+
+def load_fixtures(directory: Traversable | None = None) -> tuple[Fixture, ...]:
+    """Every test of every ``*.json`` file of ``directory`` (default: the shipped fixtures), in file
+    order; a file missing, malformed or off the fixture schema raises ``ConformanceError``."""
+    if directory is None:
+        directory = resources.files("toolresponse_generated").joinpath(*CONFORMANCE_FIXTURE_DIR.split("/"))
+    if not directory.is_dir():
+        raise ConformanceError(f"the HTTP conformance fixtures ({directory}) are not in this installation")
+    files = sorted((entry for entry in directory.iterdir() if entry.name.endswith(".json")), key=str)
+    if not files:
+        raise ConformanceError(f"{directory} holds no HTTP conformance fixture")
+    validator = Draft202012Validator(
+        packaged_json(FIXTURE_SCHEMA_NAME, "the schema of the conformance fixtures")
+    )
+    fixtures: list[Fixture] = []
+    for file in files:
+        try:
+            groups = json.loads(file.read_text("utf-8"))
+        except ValueError as error:
+            raise ConformanceError(f"{file.name}: not JSON ({error})") from None
+        off = min(validator.iter_errors(groups), key=lambda error: error.json_path, default=None)
+        if off is not None:
+            raise ConformanceError(f"{file.name}: off the fixture schema at {off.json_path}: {off.message}")
+        for group in groups:
+            fixtures.extend(
+                _fixture(test, f"{file.name}: {test['description']!r}") for test in group["tests"]
+            )
+    return tuple(fixtures)
+
+
+def transport_refusal(status: int, content_type: str) -> str | None:
+    """What an answer is when the server's HTTP layer gave it (an error status whose body is not
+    JSON); None for an answer of the application's."""
+    media = content_type.split(";")[0].strip().lower()
+    if status < HTTPStatus.BAD_REQUEST or media == MEDIA_TYPE or media.endswith("+json"):
+        return None
+    return (
+        f"transport error: the server's HTTP layer answered {status} ({media or 'no Content-Type'}) before"
+        " the application saw the request, so there is no ToolResponse to judge"
+    )
+
+
+def status_problem(status: Any, code: ErrorCode | None, http: int) -> str | None:
+    """What is wrong with answering a ToolResponse of ``status`` and ``code`` with HTTP status ``http``."""
+    if status != "error" or code is None:
+        if http == SUCCESS_STATUS:
+            return None
+        return f"HTTP status {http} for a {status} response, whose status is {SUCCESS_STATUS}"
+    if STATUS_EXCEPTIONS.get(http) is code or http == HTTP_STATUS[code]:
+        return None
+    return f"HTTP status {http} for {code.value}, whose status is {HTTP_STATUS[code]}"
+
+
+def _known_code(name: Any) -> ErrorCode | None:
+    try:
+        return ErrorCode(name)
+    except (TypeError, ValueError):
+        return None
+
+
+def error_code(body: Any) -> ErrorCode | None:
+    """The ``error_info.code`` of a ToolResponse body, when it has one the schema knows."""
+    info = body.get("error_info") if isinstance(body, dict) else None
+    return _known_code(info.get("code")) if isinstance(info, dict) else None
+
+
+def _toolresponse(answer: httpx.Response) -> tuple[Any, list[str]]:
+    """The decoded body, and what is wrong with it as a ToolResponse answer."""
+    content_type = answer.headers.get("content-type", "")
+    refused = transport_refusal(answer.status_code, content_type)
+    if refused is not None:
+        return None, [refused]
+    problems = []
+    if content_type.split(";")[0].strip().lower() != MEDIA_TYPE:
+        problems.append(f"Content-Type is {content_type!r}, not {MEDIA_TYPE}")
+    try:
+        body = loads_strict(answer.content)
+    except MalformedJsonError as error:
+        return None, [*problems, f"the body is not JSON ({error.reason}): {answer.content[:120]!r}"]
+    verdict = validate(body)
+    if not verdict.valid:
+        shown = "; ".join(f"{v.pointer or '/'} [{v.keyword}] {v.message}" for v in verdict.errors[:3])
+        problems.append(f"the body is not a valid ToolResponse: {shown}")
+    return body, problems
+
+
+def _status(want: int, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+    if answer.status_code != want:
+        yield f"HTTP status {answer.status_code}, expected {want}"
+    if body["status"] != "error":
+        yield f"status {body['status']!r} on an HTTP {answer.status_code}, expected an error"
+
+
+def _code(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+    code = error_code(body)
+    if code != want:
+        yield f"code {code and code.value}, expected {want}"
+
+
+def _not_status(want: int, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+    if answer.status_code == want:
+        yield f"HTTP status {answer.status_code}"
+
+
+def _not_code(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+    if error_code(body) == want:
+        yield f"code {want}: {body.get('text', '')}"
+
+
+def _details(want: Mapping[str, Any], answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+    details = body.get("error_info", {}).get("details") or {}
+    for key, value in want.items():
+        if details.get(key) != value:
+            yield f"error_info.details.{key} is {details.get(key)!r}, expected {value!r}"
+
+
+def _call_id(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+    call_id = (body.get("context") or {}).get("call_id")
+    if call_id != want:
+        yield f"context.call_id is {call_id!r}, expected {want!r}"
+
+
+def _headers(want: Sequence[str], answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+    yield from (f"no {header} header" for header in want if header not in answer.headers)
+
+
+_EXPECTATIONS: dict[str, Callable[[Any, httpx.Response, dict[str, Any]], Iterator[str]]] = {
+    "status": _status,
+    "code": _code,
+    "not_status": _not_status,
+    "not_code": _not_code,
+    "details": _details,
+    "call_id": _call_id,
+    "headers": _headers,
+}
+"""How each member of a fixture's ``response`` is judged (see ``HttpExpectation`` in the fixture schema)."""
+
+
+def _judge(expected: Mapping[str, Any], answer: httpx.Response) -> list[str]:
+    body, problems = _toolresponse(answer)
+    if body is None or problems:
+        return [f"answered {answer.status_code}: {problem}" for problem in problems]
+    if "status" not in expected:
+        problems = [p for p in [status_problem(body["status"], error_code(body), answer.status_code)] if p]
+    return problems + [
+        problem for key, want in expected.items() for problem in _EXPECTATIONS[key](want, answer, body)
+    ]
+
+
+def _tool_list(answer: httpx.Response) -> tuple[list[dict[str, Any]], list[str]]:
+    """The tools of a ``GET /tools`` answer, and what is wrong with it beyond its response schema
+    (schemathesis checks that): each name once, each schema a JSON Schema."""
+    body, problems = _toolresponse(answer)
+    if answer.status_code != SUCCESS_STATUS:
+        problems.insert(0, f"HTTP status {answer.status_code}, expected {SUCCESS_STATUS}")
+    data = body.get("data") if isinstance(body, dict) else None
+    listed = data.get("tools") if isinstance(data, dict) else None
+    tools = [tool for tool in listed if isinstance(tool, dict)] if isinstance(listed, list) else []
+    names = [tool.get("name") for tool in tools]
+    duplicates = sorted({str(name) for name in names if names.count(name) > 1})
+    if duplicates:
+        problems.append(f"names listed more than once: {', '.join(duplicates)}")
+    for tool in tools:
+        for member in ("parameters", "output_schema"):
+            if isinstance(tool.get(member), dict):
+                try:
+                    Draft202012Validator.check_schema(tool[member])
+                except SchemaError as error:
+                    problems.append(f"{tool.get('name')}: {member} is not a JSON Schema: {error.message}")
+    return tools, problems
+
+
+def check_binding(
+    client: Any, fixtures: Sequence[Fixture], record: Callable[[CheckResult], None]
+) -> list[dict[str, Any]] | None:
+    """The tool list, then each fixture, through the httpx ``client``; each result goes to
+    ``record``. The served tools, or None when the server could not be reached."""
+    import httpx
+
+    try:
+        listing = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH)
+    except httpx.HTTPError as error:
+        problem = f"{type(error).__name__}: {error}"
+        record(CheckResult(section="binding", name="the server answers", problems=(problem,)))
+        return None
+    tools, problems = _tool_list(listing)
+    name = (
+        f"{LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} is a success ToolResponse listing each tool once in"
+        " data.tools, with JSON Schemas"
+    )
+    record(CheckResult(section="binding", name=name, problems=tuple(problems), note=f"{len(tools)} tools"))
+    served = next((tool["name"] for tool in tools if isinstance(tool.get("name"), str)), None)
+    unknown = "conformance-no-such-tool"
+    while any(tool.get("name") == unknown for tool in tools):
+        unknown += "-x"
+    for fixture in fixtures:
+        if served is None and "{tool}" in fixture.path:
+            skipped = "the server serves no tool"
+            record(CheckResult(section="binding", name=fixture.description, skipped=skipped))
+            continue
+        path = fixture.path.replace("{unknown}", quote(unknown, safe="")).replace(
+            "{tool}", quote(served or "", safe="")
+        )
+        headers = dict(fixture.headers)
+        if fixture.body is not None and "content-type" not in {header.lower() for header in headers}:
+            headers["Content-Type"] = MEDIA_TYPE
+        try:
+            answer = client.request(fixture.method, path, content=fixture.body, headers=headers)
+            problems = _judge(fixture.expected, answer)
+        except httpx.HTTPError as error:
+            problems = [f"{type(error).__name__}: {error}"]
+        result = tuple(f"{fixture.method} {path}: {problem}" for problem in problems)
+        record(CheckResult(section="binding", name=fixture.description, problems=result))
+    return tools
