@@ -74,6 +74,7 @@ FIXTURE_SCHEMA = ROOT / "tests" / "conformance" / "fixture.schema.json"
 HTTP_FIXTURE_DIR = ROOT / "tests" / "conformance" / "v1" / "http"
 PACKAGED_CONFORMANCE_DIR = PACKAGE_DIR / "conformance"
 REFS_MODULE = ROOT / "runtime" / "toolresponse" / "http" / "_refs.py"
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 INTEROP_DIR = SCHEMA_DIR / "interop"
 INTEROP_SHAPES = {
     "MCP_RESULT_SHAPE": INTEROP_DIR / "mcp-call-tool-result.schema.json",
@@ -286,7 +287,7 @@ _QUANTIFIER = re.compile(r"\{\d+(?:,\d*)?\}")
 
 
 def pattern_problem(pattern: str) -> str | None:
-    """What keeps ``pattern`` from meaning the same in Python's ``re`` (with ``re.ASCII``) and in
+    r"""What keeps ``pattern`` from meaning the same in Python's ``re`` (with ``re.ASCII``) and in
     ECMAScript (without the ``u`` flag), or None: printable ASCII; escapes ``\b \B \d \D \w \W`` or
     of a punctuation character (``\s`` differs: ECMAScript's takes Unicode spaces); groups
     ``(...)``, ``(?:...)``, lookahead and lookbehind, not inline flags (ECMAScript 2022 has none),
@@ -319,7 +320,7 @@ def pattern_problem(pattern: str) -> str | None:
             continue
         elif char == "$":
             return "has $ (escape it as \\$ to match a dollar sign)"
-        elif char == "(" and pattern.startswith("(?", index) and not pattern.startswith(_PORTABLE_GROUPS, index):
+        elif pattern.startswith("(?", index) and not pattern.startswith(_PORTABLE_GROUPS, index):
             return "has a group other than (...), (?:...), (?=...), (?!...), (?<=...) and (?<!...)"
         elif char == "{" and not _QUANTIFIER.match(pattern, index):
             return "has { that is not a quantifier {n}, {n,} or {n,m} (escape it as \\{)"
@@ -339,7 +340,8 @@ def inference_rules() -> list[dict[str, Any]]:
     for index, rule in enumerate(rules):
         at = f"{where}: rules/{index}"
         if not isinstance(rule, dict) or tuple(rule) != INFERENCE_RULE_MEMBERS:
-            raise SystemExit(f"{at}: a rule is an object of {', '.join(INFERENCE_RULE_MEMBERS)}, in that order")
+            members = ", ".join(INFERENCE_RULE_MEMBERS)
+            raise SystemExit(f"{at}: a rule is an object of {members}, in that order")
         signal, pattern, ignore_case, code = (rule[name] for name in INFERENCE_RULE_MEMBERS)
         if not isinstance(signal, str) or not signal.strip() or signal in signals:
             raise SystemExit(f"{at}: the signal must be a non-empty string that no other rule has")
@@ -370,8 +372,8 @@ def interop_shapes() -> dict[str, dict[str, Any]]:
     for name, path in INTEROP_SHAPES.items():
         shape = load(path)
         expected_id = f"https://toolresponse.dev/{relative(path)}"
-        if shape.get("$schema") != "https://json-schema.org/draft/2020-12/schema" or shape.get("$id") != expected_id:
-            raise SystemExit(f"{relative(path)}: must be a JSON Schema 2020-12 document with $id {expected_id}")
+        if shape.get("$schema") != DRAFT_2020_12 or shape.get("$id") != expected_id:
+            raise SystemExit(f"{relative(path)}: must be a JSON Schema 2020-12 document, $id {expected_id}")
         shapes[name] = shape
     return shapes
 
@@ -388,6 +390,7 @@ def interop_source() -> str:
         "",
         "from __future__ import annotations",
         "",
+        "import re",
         "from dataclasses import dataclass",
         "from typing import Any",
         "",
@@ -415,6 +418,12 @@ def interop_source() -> str:
         "    ignore_case: bool",
         "    code: ErrorCode",
         "",
+        "    @property",
+        "    def regex(self) -> re.Pattern[str]:",
+        '        """The compiled pattern (``re.ASCII``, and ``re.IGNORECASE`` for ``ignore_case``)."""',
+        "        flags = re.ASCII | (re.IGNORECASE if self.ignore_case else re.NOFLAG)",
+        "        return re.compile(self.pattern, flags)",
+        "",
         "",
         "INFERENCE_RULES: tuple[InferenceRule, ...] = (",
     ]
@@ -429,7 +438,7 @@ def interop_source() -> str:
         ]
     lines += [
         ")",
-        f'"""``{relative(INFERENCE_TABLE)}``: the first rule whose pattern an error text contains gives its code."""',
+        f'"""``{relative(INFERENCE_TABLE)}``: the first rule a text matches gives its code."""',
         "",
     ]
     return "\n".join(lines)
@@ -554,7 +563,8 @@ def package_init_source() -> str:
     return "\n".join(
         [
             header(relative(SCHEMA_DIR)).rstrip("\n"),
-            '"""Models, enums, error-code metadata and interop data generated from the ToolResponse v1 schema."""',
+            '"""Models, enums, error-code metadata and interop data generated from the ToolResponse v1',
+            'schema (``schema/v1``)."""',
             "",
             "from .error_codes import (",
             "    ERROR_CODE_INFO,",

@@ -6,6 +6,7 @@ inference table, which gives third-party error text a code from its words.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,10 @@ MCP_RESULT_SHAPE: dict[str, Any] = {'$schema': 'https://json-schema.org/draft/20
  '$id': 'https://toolresponse.dev/schema/v1/interop/mcp-call-tool-result.schema.json',
  'title': 'MCP CallToolResult',
  'description': 'One MCP tools/call result (revision 2026-07-28; earlier revisions are a subset).',
+ '$comment': 'What each kind of content block must hold: the kinds exclude each other, so the '
+             'rules are one chain of if/then/else (a text block, by far the most common, is '
+             'matched at the first test) rather than an allOf of independent if/then pairs that '
+             'every block would go through.',
  'type': 'object',
  'required': ['content'],
  'properties': {'content': {'type': 'array',
@@ -76,6 +81,12 @@ class InferenceRule:
     ``re.IGNORECASE`` for ``ignore_case``), and in ECMAScript."""
     ignore_case: bool
     code: ErrorCode
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled pattern (``re.ASCII``, and ``re.IGNORECASE`` for ``ignore_case``)."""
+        flags = re.ASCII | (re.IGNORECASE if self.ignore_case else re.NOFLAG)
+        return re.compile(self.pattern, flags)
 
 
 INFERENCE_RULES: tuple[InferenceRule, ...] = (
@@ -254,4 +265,4 @@ INFERENCE_RULES: tuple[InferenceRule, ...] = (
         code=ErrorCode.INVALID_PARAM,
     ),
 )
-"""``schema/v1/interop/text-inference.json``: the first rule whose pattern an error text contains gives its code."""
+"""``schema/v1/interop/text-inference.json``: the first rule a text matches gives its code."""
