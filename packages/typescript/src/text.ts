@@ -27,7 +27,8 @@ const STATED = /^(?:ERROR ([A-Z_]+)|(?:❌ 错误 )?\[([A-Z_]+)\]):? ?/;
 
 // The characters Python's str.strip() takes off (str.isspace), so that both implementations cut
 // a message alike: JavaScript's trim() also takes U+FEFF, and keeps U+001C-U+001F and U+0085.
-const SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const SPACE =
+  "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const STRIPPED = new RegExp(`^[${SPACE}]+|[${SPACE}]+$`, "g");
 
 /** `text` without the white space at its ends, as the binding counts white space. */

@@ -11,7 +11,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
 
-import { TOOL_RESPONSE_SCHEMA } from "./generated/schema.js";
+import { TOOL_RESPONSE_SCHEMA, type SchemaDocument } from "./generated/schema.js";
 import type { ToolResponse } from "./generated/tool-response.js";
 import { IJsonError, ijsonError, jsonText, position, visit } from "./ijson.js";
 import {
@@ -41,14 +41,18 @@ const AJV_OPTIONS = {
   ],
 } as const;
 
-let compiled: ValidateFunction | undefined;
+let engine: Ajv2020 | undefined;
+const compiled = new Map<SchemaDocument, ValidateFunction>();
 
-function schemaValidator(): ValidateFunction {
-  if (compiled === undefined) {
-    const ajv = new Ajv2020({ ...AJV_OPTIONS, keywords: [...AJV_OPTIONS.keywords] });
-    compiled = ajv.compile(TOOL_RESPONSE_SCHEMA);
+/** The validator of `schema` (a document of this package: the ToolResponse schema by default), compiled once. */
+function schemaValidator(schema: SchemaDocument = TOOL_RESPONSE_SCHEMA): ValidateFunction {
+  let check = compiled.get(schema);
+  if (check === undefined) {
+    engine ??= new Ajv2020({ ...AJV_OPTIONS, keywords: [...AJV_OPTIONS.keywords] });
+    check = engine.compile(schema);
+    compiled.set(schema, check);
   }
-  return compiled;
+  return check;
 }
 
 /** "the response" for "", else the member's dotted path ("error_info.message"). */
@@ -150,9 +154,17 @@ function explained(errors: readonly ErrorObject[]): Explained[] {
   return byRelevance(out, (entry) => entry.violation);
 }
 
-function explain(value: unknown): Explained[] | null {
-  const check = schemaValidator();
+function explain(value: unknown, schema?: SchemaDocument): Explained[] | null {
+  const check = schemaValidator(schema);
   return check(value) ? null : explained(check.errors ?? []);
+}
+
+/**
+ * The violations of `value` against `schema`, one of the package's own JSON Schema documents
+ * (the MCP shapes of `generated/interop.ts`), most relevant first; none when it is valid.
+ */
+export function violationsOf(value: unknown, schema: SchemaDocument): Violation[] {
+  return (explain(value, schema) ?? []).map((entry) => entry.violation);
 }
 
 /**
