@@ -31,7 +31,8 @@ from test_mcp_tool_failure import CALLS, CODES, FACTORY, HERE, SERVE
 from test_mcp_typescript import SDK, _run
 
 from toolresponse import ErrorCode, ToolRegistry, ToolResponse, ToolStatus, validate
-from toolresponse.interop import MCP_META_KEY, TOOL_FAILURE_KEY, from_mcp
+from toolresponse.interop import INFERENCE_TABLE, MCP_META_KEY, TOOL_FAILURE_KEY, from_mcp
+from toolresponse.interop._text import text_error
 from toolresponse.mcp import attach, http_app, serve_http_in_background
 from toolresponse.tools import load_registry
 
@@ -183,3 +184,73 @@ def test_the_package_reads_each_code_from_the_tool_failure_member_alone(ts_answe
     busy = alone["busy"]["error_info"]
     assert ToolResponse.from_dict(alone["busy"]).is_retryable
     assert 0 <= busy["retry_after_ms"] <= _sent_wait(ts_answers)
+
+
+# -- one text convention: the package reads error text as the Python runtime does -------------
+
+_READ_TEXTS = """
+import { codeSource, textError } from "toolresponse";
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const read = JSON.parse(input).map((text) => {
+  const error = textError(text);
+  return [error.code, error.text, error.message, codeSource(error)];
+});
+process.stdout.write(JSON.stringify(read));
+"""
+
+
+def _error_texts() -> list[str]:
+    """Error texts of every kind: codes stated (ours, HelloAgents'), each rule's signal in its own
+    words and in other cases and surroundings, none at all, and white space and letters outside
+    ASCII where the two languages' defaults differ."""
+    texts = [
+        "ERROR NOT_FOUND: No such file: a.txt",
+        "ERROR NOT_FOUND: No such file.\nLooked in /srv.",
+        "ERROR NOT_A_CODE: something",
+        "ERROR TIMEOUT:",
+        "[RATE_LIMIT]: slow down",
+        "❌ 错误 [ACCESS_DENIED]: 没有权限",
+        "",
+        "   ",
+        "\x1c\x85 spaced \u00a0\u3000",
+        "\ufeffHTTP 429",
+        "Ünauthorized",
+        "étimeout",
+        "timeouté",
+        "Status code: 503 Service Unavailable",
+        "http:404",
+        "request failed with status 500",
+        "The value must be positive",
+        "Something broke",
+    ]
+    for rule in INFERENCE_TABLE:
+        texts += [
+            rule.signal,
+            f"failed: {rule.signal.upper()}!",
+            f"x{rule.signal.lower()}y",
+            f"({rule.signal})",
+        ]
+    return texts
+
+
+def test_the_package_reads_error_text_as_the_python_runtime_does(node: str) -> None:
+    texts = _error_texts()
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", _READ_TEXTS],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
+    assert 0 == done.returncode, done.stderr
+    expected = []
+    for text in texts:
+        read = text_error(text, is_error=True)
+        assert read is not None
+        expected.append(
+            [read.code.value, read.text, read.message, {"code_from": read.code_from, **read.details()}]
+        )
+    assert expected == json.loads(done.stdout)
