@@ -165,7 +165,7 @@ export function fromCallToolResult(
   result: CallToolResult | { readonly [member: string]: unknown },
   options: McpOptions = {},
 ): ToolResponse {
-  const shapeErrors = violationsOf(result, MCP_RESULT_SHAPE);
+  const shapeErrors = violationsOf(result, MCP_RESULT_SHAPE, "the CallToolResult");
   if (shapeErrors.length) throw new DialectError(DIALECT, shapeErrors);
   const wire = wireFrom(result as Json, options.clock ?? Date.now);
   const verdict = validate(wire);
@@ -300,7 +300,7 @@ function failureCode(failure: Json): { code: ErrorCode; source: Json } {
 
 /** Why the ToolFailure member is not read (its first violations, at pointers into the record); null when well-formed. */
 function ignoredBecause(failure: unknown): Json[] | null {
-  const found = violationsOf(failure, TOOL_FAILURE_SHAPE);
+  const found = violationsOf(failure, TOOL_FAILURE_SHAPE, "the ToolFailure member");
   if (!found.length) return null;
   return found.slice(0, SHOWN_VIOLATIONS).map((violation) => ({
     pointer: FAILURE_POINTER + violation.pointer,

@@ -63,6 +63,14 @@ test("an invalid response is not written", () => {
   });
 });
 
+test("a record that is not an object is refused with a message that names it", () => {
+  assert.throws(() => fromCallToolResult("ERROR NOT_FOUND: x"), {
+    name: "DialectError",
+    message:
+      'not a valid mcp record: at "" [type]: the CallToolResult must be an object, not "ERROR NOT_FOUND: x"',
+  });
+});
+
 test("a record that is not a CallToolResult is refused at its pointer", () => {
   assert.deepEqual(
     refused(() => fromCallToolResult({ content: "text" })),
