@@ -35,8 +35,14 @@ Outputs, all deterministic (no timestamps):
 * in ``docs/tool-response-protocol.md``, between fence comments: the error-code
   catalog table, and each example included from ``schema/v1/examples``
   (``<!-- BEGIN GENERATED: example NAME.json -->`` ... ``<!-- END GENERATED: example -->``);
+* ``generated/python/toolresponse_generated/interop.py``: the documents of
+  ``schema/v1/interop/`` that ``toolresponse.interop`` reads (the TypeScript package
+  reads the same ones): the JSON Schemas of an MCP ``CallToolResult`` and of its
+  ToolFailure member, and the inference table (``text-inference.json``: the code of a
+  third-party error text, from its words), each rule's pattern checked to mean the same
+  in Python and in ECMAScript;
 * in ``docs/mcp-binding.md``, between fence comments: the ToolFailure table (each code's
-  ``x-mcp-tool-failure``).
+  ``x-mcp-tool-failure``) and the inference table.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ import argparse
 import difflib
 import importlib.util
 import json
+import pprint
 import re
 import subprocess
 import sys
@@ -67,12 +74,22 @@ FIXTURE_SCHEMA = ROOT / "tests" / "conformance" / "fixture.schema.json"
 HTTP_FIXTURE_DIR = ROOT / "tests" / "conformance" / "v1" / "http"
 PACKAGED_CONFORMANCE_DIR = PACKAGE_DIR / "conformance"
 REFS_MODULE = ROOT / "runtime" / "toolresponse" / "http" / "_refs.py"
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+INTEROP_DIR = SCHEMA_DIR / "interop"
+INTEROP_SHAPES = {
+    "MCP_RESULT_SHAPE": INTEROP_DIR / "mcp-call-tool-result.schema.json",
+    "TOOL_FAILURE_SHAPE": INTEROP_DIR / "mcp-tool-failure.schema.json",
+}
+"""The JSON Schemas of schema/v1/interop, by the name the runtime gives each."""
+INFERENCE_TABLE = INTEROP_DIR / "text-inference.json"
 COMMAND = "make generate"
 
 CATALOG_BEGIN = "<!-- BEGIN GENERATED: error-code catalog (make generate) -->"
 CATALOG_END = "<!-- END GENERATED: error-code catalog -->"
 TOOL_FAILURE_BEGIN = "<!-- BEGIN GENERATED: ToolFailure table (make generate) -->"
 TOOL_FAILURE_END = "<!-- END GENERATED: ToolFailure table -->"
+INFERENCE_BEGIN = "<!-- BEGIN GENERATED: inference table (make generate) -->"
+INFERENCE_END = "<!-- END GENERATED: inference table -->"
 
 TOOL_FAILURE_MEMBER = "x-mcp-tool-failure"
 """A code's annotation in ``x-error-codes``: the class and code of the MCP ToolFailure member."""
@@ -263,6 +280,180 @@ def error_codes_source() -> str:
     return "\n".join(lines)
 
 
+INFERENCE_RULE_MEMBERS = ("signal", "pattern", "ignore_case", "code")
+_PORTABLE_ESCAPES = frozenset("bBdDwW")
+_PORTABLE_GROUPS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
+_QUANTIFIER = re.compile(r"\{\d+(?:,\d*)?\}")
+
+
+def pattern_problem(pattern: str) -> str | None:
+    r"""What keeps ``pattern`` from meaning the same in Python's ``re`` (with ``re.ASCII``) and in
+    ECMAScript (without the ``u`` flag), or None: printable ASCII; escapes ``\b \B \d \D \w \W`` or
+    of a punctuation character (``\s`` differs: ECMAScript's takes Unicode spaces); groups
+    ``(...)``, ``(?:...)``, lookahead and lookbehind, not inline flags (ECMAScript 2022 has none),
+    named groups or backreferences; no ``$`` (Python's also matches before a final line feed);
+    quantifiers ``{n}``, ``{n,}``, ``{n,m}`` (Python reads ``{,m}`` as one); no ``[`` inside a
+    character class and no empty class."""
+    if not (pattern.isascii() and pattern.isprintable()):
+        return "holds a character that is not printable ASCII"
+    in_class = False
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            escaped = pattern[index + 1 : index + 2]
+            if escaped.isalnum() and (escaped not in _PORTABLE_ESCAPES or (in_class and escaped in "bB")):
+                return f"has the escape \\{escaped}, which is not one of \\b \\B \\d \\D \\w \\W"
+            if not escaped:
+                return "ends with a backslash"
+            index += 2
+            continue
+        if in_class:
+            if char == "[":
+                return "has [ inside a character class"
+            in_class = char != "]"
+        elif char == "[":
+            if pattern.startswith(("[]", "[^]"), index):
+                return "has an empty character class"
+            in_class = True
+            index += 2 if pattern.startswith("[^", index) else 1
+            continue
+        elif char == "$":
+            return "has $ (escape it as \\$ to match a dollar sign)"
+        elif pattern.startswith("(?", index) and not pattern.startswith(_PORTABLE_GROUPS, index):
+            return "has a group other than (...), (?:...), (?=...), (?!...), (?<=...) and (?<!...)"
+        elif char == "{" and not _QUANTIFIER.match(pattern, index):
+            return "has { that is not a quantifier {n}, {n,} or {n,m} (escape it as \\{)"
+        index += 1
+    return None
+
+
+def inference_rules() -> list[dict[str, Any]]:
+    """The rules of the inference table (``schema/v1/interop/text-inference.json``), each checked:
+    its members, a unique signal, one of the codes, a portable pattern that compiles."""
+    where = relative(INFERENCE_TABLE)
+    codes = load(ERROR_CODE_SCHEMA)["enum"]
+    rules = load(INFERENCE_TABLE).get("rules")
+    if not isinstance(rules, list) or not rules:
+        raise SystemExit(f"{where}: rules must be a non-empty list")
+    signals: set[str] = set()
+    for index, rule in enumerate(rules):
+        at = f"{where}: rules/{index}"
+        if not isinstance(rule, dict) or tuple(rule) != INFERENCE_RULE_MEMBERS:
+            members = ", ".join(INFERENCE_RULE_MEMBERS)
+            raise SystemExit(f"{at}: a rule is an object of {members}, in that order")
+        signal, pattern, ignore_case, code = (rule[name] for name in INFERENCE_RULE_MEMBERS)
+        if not isinstance(signal, str) or not signal.strip() or signal in signals:
+            raise SystemExit(f"{at}: the signal must be a non-empty string that no other rule has")
+        signals.add(signal)
+        if code not in codes:
+            raise SystemExit(f"{at}: code {code!r} is not one of the error codes")
+        if not isinstance(ignore_case, bool) or not isinstance(pattern, str) or not pattern:
+            raise SystemExit(f"{at}: ignore_case must be a boolean and pattern a non-empty string")
+        problem = pattern_problem(pattern)
+        if problem is not None:
+            raise SystemExit(f"{at}: the pattern {problem}; it must mean the same in Python and ECMAScript")
+        try:
+            re.compile(pattern, inference_flags(ignore_case))
+        except re.error as error:
+            raise SystemExit(f"{at}: the pattern does not compile: {error}") from None
+    return rules
+
+
+def inference_flags(ignore_case: bool) -> re.RegexFlag:
+    """The flags a rule's pattern is compiled with in Python: ASCII semantics, as ECMAScript's."""
+    return re.ASCII | (re.IGNORECASE if ignore_case else re.NOFLAG)
+
+
+def interop_shapes() -> dict[str, dict[str, Any]]:
+    """The JSON Schemas of ``schema/v1/interop``, by name, each a 2020-12 document whose ``$id``
+    is where its file is."""
+    shapes = {}
+    for name, path in INTEROP_SHAPES.items():
+        shape = load(path)
+        expected_id = f"https://toolresponse.dev/{relative(path)}"
+        if shape.get("$schema") != DRAFT_2020_12 or shape.get("$id") != expected_id:
+            raise SystemExit(f"{relative(path)}: must be a JSON Schema 2020-12 document, $id {expected_id}")
+        shapes[name] = shape
+    return shapes
+
+
+def interop_source() -> str:
+    shapes = interop_shapes()
+    rules = inference_rules()
+    lines = [
+        header(relative(INTEROP_DIR)).rstrip("\n"),
+        '"""What the dialects of ``toolresponse.interop`` read, as data (the TypeScript package reads',
+        "the same): the JSON Schemas of an MCP ``CallToolResult`` and of its ToolFailure member, and the",
+        "inference table, which gives third-party error text a code from its words.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "import re",
+        "from dataclasses import dataclass",
+        "from typing import Any",
+        "",
+        "from .models import ErrorCode",
+        "",
+    ]
+    for name, shape in shapes.items():
+        body = pprint.pformat(shape, indent=1, width=100, sort_dicts=False)
+        lines += [
+            f"{name}: dict[str, Any] = {body}",
+            f'"""``{relative(INTEROP_SHAPES[name])}``: {shape["title"]}."""',
+            "",
+        ]
+    lines += [
+        "",
+        "@dataclass(frozen=True, kw_only=True)",
+        "class InferenceRule:",
+        '    """One rule of the inference table: an error text in which ``pattern`` is found is coded',
+        '    ``code``, and ``signal`` names the rule in ``error_info.details``."""',
+        "",
+        "    signal: str",
+        "    pattern: str",
+        '    """A regular expression that means the same in Python, compiled with ``re.ASCII`` (and',
+        '    ``re.IGNORECASE`` for ``ignore_case``), and in ECMAScript."""',
+        "    ignore_case: bool",
+        "    code: ErrorCode",
+        "",
+        "    @property",
+        "    def regex(self) -> re.Pattern[str]:",
+        '        """The compiled pattern (``re.ASCII``, and ``re.IGNORECASE`` for ``ignore_case``)."""',
+        "        flags = re.ASCII | (re.IGNORECASE if self.ignore_case else re.NOFLAG)",
+        "        return re.compile(self.pattern, flags)",
+        "",
+        "",
+        "INFERENCE_RULES: tuple[InferenceRule, ...] = (",
+    ]
+    for rule in rules:
+        lines += [
+            "    InferenceRule(",
+            f"        signal={rule['signal']!r},",
+            f"        pattern={rule['pattern']!r},",
+            f"        ignore_case={rule['ignore_case']!r},",
+            f"        code=ErrorCode.{rule['code']},",
+            "    ),",
+        ]
+    lines += [
+        ")",
+        f'"""``{relative(INFERENCE_TABLE)}``: the first rule a text matches gives its code."""',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def inference_table() -> str:
+    """The MCP binding's inference table: each rule's signal, code and pattern, in order."""
+    rows = ["| signal | code | pattern | case |", "|---|---|---|---|"]
+    for rule in inference_rules():
+        pattern = rule["pattern"].replace("|", "\\|")
+        case = "any" if rule["ignore_case"] else "exact"
+        rows.append(f"| {rule['signal']} | `{rule['code']}` | `{pattern}` | {case} |")
+    return "\n".join(rows)
+
+
 def bundled_schema() -> dict[str, Any]:
     """The root schema with every file it references inlined under ``$defs``."""
     defs: dict[str, Any] = {}
@@ -334,11 +525,12 @@ def fenced(path: Path, text: str, begin: str, end: str, body: str) -> str:
 
 
 def mcp_binding_doc_source() -> str | None:
-    """The MCP binding document with its ToolFailure table brought up to date."""
+    """The MCP binding document with its ToolFailure and inference tables brought up to date."""
     if not MCP_BINDING_DOC.exists():
         return None
     text = MCP_BINDING_DOC.read_text(encoding="utf-8")
-    return fenced(MCP_BINDING_DOC, text, TOOL_FAILURE_BEGIN, TOOL_FAILURE_END, tool_failure_table())
+    text = fenced(MCP_BINDING_DOC, text, TOOL_FAILURE_BEGIN, TOOL_FAILURE_END, tool_failure_table())
+    return fenced(MCP_BINDING_DOC, text, INFERENCE_BEGIN, INFERENCE_END, inference_table())
 
 
 EXAMPLE_FENCE = re.compile(
@@ -371,7 +563,8 @@ def package_init_source() -> str:
     return "\n".join(
         [
             header(relative(SCHEMA_DIR)).rstrip("\n"),
-            '"""Models, enums and error-code metadata generated from the ToolResponse v1 schema."""',
+            '"""Models, enums, error-code metadata and interop data generated from the ToolResponse v1',
+            'schema (``schema/v1``)."""',
             "",
             "from .error_codes import (",
             "    ERROR_CODE_INFO,",
@@ -381,6 +574,7 @@ def package_init_source() -> str:
             "    McpToolFailure,",
             "    ToolFailureClass,",
             ")",
+            "from .interop import INFERENCE_RULES, MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE, InferenceRule",
             "from .models import Context, ErrorCode, ErrorInfo, Stats, ToolResponse, ToolStatus",
             "",
             'BUNDLED_SCHEMA_NAME = "tool-response.v1.schema.json"',
@@ -389,12 +583,16 @@ def package_init_source() -> str:
             "__all__ = [",
             '    "BUNDLED_SCHEMA_NAME",',
             '    "ERROR_CODE_INFO",',
+            '    "INFERENCE_RULES",',
+            '    "MCP_RESULT_SHAPE",',
             '    "TOOL_FAILURE_CODES",',
+            '    "TOOL_FAILURE_SHAPE",',
             '    "Context",',
             '    "ErrorCategory",',
             '    "ErrorCode",',
             '    "ErrorCodeInfo",',
             '    "ErrorInfo",',
+            '    "InferenceRule",',
             '    "McpToolFailure",',
             '    "Stats",',
             '    "ToolFailureClass",',
@@ -899,6 +1097,7 @@ def outputs() -> dict[Path, Callable[[], str | None]]:
         PACKAGE_DIR / "http_binding.py": http_binding_source,
         PACKAGE_DIR / "models.py": models_source,
         PACKAGE_DIR / "error_codes.py": error_codes_source,
+        PACKAGE_DIR / "interop.py": interop_source,
         PACKAGE_DIR / "__init__.py": package_init_source,
         PACKAGE_DIR / "tool-response.v1.schema.json": bundle_source,
         PROTOCOL_DOC: protocol_doc_source,

@@ -22,7 +22,13 @@
 //   (TOOL_RESPONSE_SCHEMA): the bundle that codegen/generate.py writes
 //   (generated/python/toolresponse_generated/tool-response.v1.schema.json, every
 //   referenced file inlined under $defs), taken as it is, so that one bundler
-//   serves both languages. `make generate` runs generate.py first.
+//   serves both languages. `make generate` runs generate.py first;
+// * interop.ts: the documents of schema/v1/interop that the Python runtime's
+//   toolresponse.interop reads too: the JSON Schemas of an MCP CallToolResult and of
+//   its ToolFailure member (MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE), and the inference
+//   table (INFERENCE_TABLE: each rule's pattern a RegExp, flag i for ignore_case;
+//   codegen/generate.py checks that each pattern means the same in Python and
+//   ECMAScript, and this script that it compiles here).
 //
 // Both modes also check that the package's version (packages/typescript/package.json,
 // and its entry in package-lock.json) is the version in pyproject.toml.
@@ -62,6 +68,12 @@ const OUT_DIR = path.join(PACKAGE_DIR, "src", "generated");
 const BUNDLE = path.join(ROOT, "generated", "python", "toolresponse_generated", "tool-response.v1.schema.json");
 const PYPROJECT = path.join(ROOT, "pyproject.toml");
 const LOCK_FILE = path.join(ROOT, "package-lock.json");
+const INTEROP_DIR = path.join(SCHEMA_DIR, "interop");
+const INTEROP_SHAPES = [
+  ["MCP_RESULT_SHAPE", "mcp-call-tool-result.schema.json"],
+  ["TOOL_FAILURE_SHAPE", "mcp-tool-failure.schema.json"],
+];
+const INFERENCE_TABLE = "text-inference.json";
 const ROOT_SCHEMA = "tool-response.schema.json";
 const ERROR_CODE_SCHEMA = "error-code.schema.json";
 const STATUS_SCHEMA = "status.schema.json";
@@ -395,7 +407,8 @@ async function schemaSource() {
     "  readonly [member: string]: unknown;",
     "}",
     "",
-    "function frozen<T>(value: T): T {",
+    "/** `value` and everything in it made read-only. */",
+    "export function frozen<T>(value: T): T {",
     '  if (value !== null && typeof value === "object") {',
     "    for (const member of Object.values(value)) frozen(member);",
     "    Object.freeze(value);",
@@ -406,6 +419,61 @@ async function schemaSource() {
     `export const TOOL_RESPONSE_SCHEMA: SchemaDocument = frozen(${JSON.stringify(bundle)});`,
     "",
   ].join("\n");
+}
+
+/** The rules of the inference table as TypeScript: each pattern a regular expression literal. */
+async function interopSource() {
+  const file = path.join(INTEROP_DIR, INFERENCE_TABLE);
+  const { rules } = await loadJson(file);
+  if (!Array.isArray(rules) || rules.length === 0)
+    throw new SchemaError(`${relative(file)}: rules must be a non-empty list`);
+  const q = (value) => JSON.stringify(value);
+  const lines = [
+    header(`schema/v1/interop (${INTEROP_SHAPES.map(([, name]) => name).join(", ")}, ${INFERENCE_TABLE})`).trimEnd(),
+    "/**",
+    " * What the MCP mapping and the reading of error text use, as data that the Python runtime reads",
+    " * too: the JSON Schemas of an MCP CallToolResult and of its ToolFailure member, and the inference",
+    " * table, which gives third-party error text a code from its words (the first rule that matches).",
+    " */",
+    "",
+    'import { frozen, type SchemaDocument } from "./schema.js";',
+    'import type { ErrorCode } from "./tool-response.js";',
+    "",
+  ];
+  for (const [name, fileName] of INTEROP_SHAPES) {
+    const shape = await loadJson(path.join(INTEROP_DIR, fileName));
+    if (typeof shape.$id !== "string") throw new SchemaError(`schema/v1/interop/${fileName}: no $id`);
+    lines.push(
+      `/** schema/v1/interop/${fileName}: ${shape.title}. */`,
+      `export const ${name}: SchemaDocument = frozen(${JSON.stringify(shape)});`,
+      "",
+    );
+  }
+  lines.push(
+    "/** One rule of the inference table: an error text in which `pattern` is found is coded `code`. */",
+    "export interface InferenceRule {",
+    "  /** What the rule looks for; `error_info.details.signal` names it. */",
+    "  readonly signal: string;",
+    "  readonly pattern: RegExp;",
+    "  readonly code: ErrorCode;",
+    "}",
+    "",
+    `/** schema/v1/interop/${INFERENCE_TABLE}: the first rule whose pattern an error text contains gives its code. */`,
+    "export const INFERENCE_TABLE: readonly InferenceRule[] = Object.freeze([",
+  );
+  rules.forEach((rule, index) => {
+    const flags = rule?.ignore_case === true ? "i" : "";
+    try {
+      new RegExp(rule.pattern, flags);
+    } catch (error) {
+      throw new SchemaError(`${relative(file)}: rules/${index}: the pattern does not compile here: ${error.message}`);
+    }
+    lines.push(
+      `  Object.freeze({ signal: ${q(rule.signal)}, pattern: new RegExp(${q(rule.pattern)}, ${q(flags)}), code: ${q(rule.code)} }),`,
+    );
+  });
+  lines.push("]);", "");
+  return lines.join("\n");
 }
 
 /** What is wrong with the package's version: it must be pyproject.toml's, in package.json and in the lock. */
@@ -542,6 +610,7 @@ async function outputs(tools) {
     [path.join(OUT_DIR, "tool-response.ts"), await format(await toolResponseSource(tools, byId))],
     [path.join(OUT_DIR, "error-codes.ts"), await format(errorCodesSource(byId))],
     [path.join(OUT_DIR, "schema.ts"), await format(await schemaSource())],
+    [path.join(OUT_DIR, "interop.ts"), await format(await interopSource())],
   ]);
 }
 

@@ -445,6 +445,6 @@ def test_a_protocol_error_is_a_response(error: dict[str, Any], code: ErrorCode) 
 
 
 def test_every_inference_row_is_reachable_by_its_own_signal() -> None:
-    for signal, _, code in INFERENCE_TABLE:
-        if signal.isupper():  # errno names match themselves
-            assert (code, signal) == infer_code(f"{signal}: something")
+    for rule in INFERENCE_TABLE:
+        if rule.signal.isupper():  # errno names match themselves
+            assert (rule.code, rule.signal) == infer_code(f"{rule.signal}: something")

@@ -43,9 +43,16 @@ def http_url() -> Iterator[str]:
         yield url
 
 
-def _run(node: str, *arguments: str, calls: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """What ``ts_client.mjs`` printed, making its own calls or ``calls`` ({label: [tool, arguments]})."""
-    env = None if calls is None else {**os.environ, "TS_CLIENT_CALLS": json.dumps(calls)}
+def _run(
+    node: str, *arguments: str, calls: Mapping[str, Any] | None = None, read: bool = False
+) -> dict[str, Any]:
+    """What ``ts_client.mjs`` printed, making its own calls or ``calls`` ({label: [tool, arguments]});
+    with ``read``, also each result as the TypeScript package reads it (``TS_CLIENT_READ``)."""
+    env = {**os.environ}
+    if calls is not None:
+        env["TS_CLIENT_CALLS"] = json.dumps(calls)
+    if read:
+        env["TS_CLIENT_READ"] = "1"
     done = subprocess.run(
         [node, str(SCRIPT), *arguments],
         capture_output=True,

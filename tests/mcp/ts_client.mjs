@@ -3,7 +3,10 @@
 // Lists the tools, makes a success, a partial and an error call (or the calls of the environment
 // variable TS_CLIENT_CALLS, a JSON object {label: [tool, arguments]}), and prints one JSON object:
 // {"tools": [...names], "results": {label: CallToolResult}}; exit 1 on any failure (the SDK's own
-// check of structured content against a tool's output schema included).
+// check of structured content against a tool's output schema included). With TS_CLIENT_READ set,
+// it also reads each result with this repository's TypeScript package (toolresponse/mcp, built:
+// `make ts-build`): "responses" {label: fromCallToolResult(result)} and "alone" {label: the same of
+// an error result whose _meta keeps only the ToolFailure member}.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -12,7 +15,11 @@ const [mode, target, ...rest] = process.argv.slice(2);
 const transport =
   mode === "http"
     ? new StreamableHTTPClientTransport(new URL(target))
-    : new StdioClientTransport({ command: target, args: rest, stderr: "inherit" });
+    : new StdioClientTransport({
+        command: target,
+        args: rest,
+        stderr: "inherit",
+      });
 const client = new Client({ name: "toolresponse-ts-test", version: "1.0.0" });
 const timer = setTimeout(() => {
   console.error("ts_client: no answer within 60 s");
@@ -35,7 +42,24 @@ try {
   for (const [label, [name, args]] of Object.entries(calls)) {
     results[label] = await client.callTool({ name, arguments: args });
   }
-  process.stdout.write(JSON.stringify({ tools: tools.map((tool) => tool.name), results }) + "\n");
+  const answer = { tools: tools.map((tool) => tool.name), results };
+  if (process.env.TS_CLIENT_READ) {
+    const { TOOL_FAILURE_KEY, fromCallToolResult } =
+      await import("toolresponse/mcp");
+    answer.responses = {};
+    answer.alone = {};
+    for (const [label, result] of Object.entries(results)) {
+      answer.responses[label] = fromCallToolResult(result);
+      if (result.isError) {
+        const alone = {
+          ...result,
+          _meta: { [TOOL_FAILURE_KEY]: result._meta[TOOL_FAILURE_KEY] },
+        };
+        answer.alone[label] = fromCallToolResult(alone);
+      }
+    }
+  }
+  process.stdout.write(JSON.stringify(answer) + "\n");
   await client.close();
   clearTimeout(timer);
 } catch (error) {

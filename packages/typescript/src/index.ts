@@ -1,6 +1,8 @@
 /**
  * ToolResponse v1 for TypeScript: the types and the error-code metadata generated from the
- * schema, the factories, and the validator (the bundled schema with ajv, plus the I-JSON rules).
+ * schema, the factories, the validator (the bundled schema with ajv, plus the I-JSON rules), and
+ * the text convention every dialect shares (`modelText`, `textError`). The MCP mapping is the
+ * subpath `toolresponse/mcp`.
  *
  * ```ts
  * import { error, isRetryable, validateJson } from "toolresponse";
@@ -45,6 +47,8 @@ export {
   type ResponseOptions,
 } from "./response.js";
 export { isToolResponse, validate, validateJson } from "./validate.js";
+export { NO_TEXT, codeSource, inferCode, modelText, statedText, textError, type TextError } from "./text.js";
+export { INFERENCE_TABLE, type InferenceRule } from "./generated/interop.js";
 export { IJsonError, MAX_NESTING, parseIJson, type IJsonRule } from "./ijson.js";
 export { MAX_VALUE_DEPTH } from "./jsondata.js";
 export { ResponseValidationError, type ValidationResult, type Violation } from "./violation.js";

@@ -113,3 +113,26 @@ export function isRetryable(response: ToolResponse): boolean {
   if (typeof info.retryable === "boolean") return info.retryable;
   return isErrorCode(info.code) ? ERROR_CODE_INFO[info.code].retryable : false;
 }
+
+const CORE_MEMBERS = new Set(["status", "text", "data", "error_info", "stats", "context"]);
+const ERROR_INFO_OPTIONAL = ["details", "retryable", "retry_after_ms"] as const;
+
+/**
+ * `response` (a valid one) in the form the factories give and the Python runtime's
+ * `ToolResponse.to_dict` writes: the members in the schema's order, unset ones (null) left out,
+ * an empty `data` too, extension members last. Nested values are shared, not copied.
+ */
+export function normalized(response: ToolResponse): ToolResponse {
+  const wire: Record<string, unknown> = { status: response.status, text: response.text };
+  const { data, error_info: info, stats, context } = response;
+  if (isSet(data) && !isEmptyObject(data)) wire["data"] = data;
+  if (isSet(info)) {
+    const copy: Record<string, unknown> = { code: info.code, message: info.message };
+    for (const name of ERROR_INFO_OPTIONAL) if (isSet(info[name])) copy[name] = info[name];
+    wire["error_info"] = copy;
+  }
+  if (isSet(stats)) wire["stats"] = stats;
+  if (isSet(context)) wire["context"] = context;
+  for (const [name, value] of Object.entries(response)) if (!CORE_MEMBERS.has(name)) wire[name] = value;
+  return wire as unknown as ToolResponse;
+}

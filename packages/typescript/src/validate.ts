@@ -11,7 +11,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
 
-import { TOOL_RESPONSE_SCHEMA } from "./generated/schema.js";
+import { TOOL_RESPONSE_SCHEMA, type SchemaDocument } from "./generated/schema.js";
 import type { ToolResponse } from "./generated/tool-response.js";
 import { IJsonError, ijsonError, jsonText, position, visit } from "./ijson.js";
 import {
@@ -41,19 +41,23 @@ const AJV_OPTIONS = {
   ],
 } as const;
 
-let compiled: ValidateFunction | undefined;
+let engine: Ajv2020 | undefined;
+const compiled = new Map<SchemaDocument, ValidateFunction>();
 
-function schemaValidator(): ValidateFunction {
-  if (compiled === undefined) {
-    const ajv = new Ajv2020({ ...AJV_OPTIONS, keywords: [...AJV_OPTIONS.keywords] });
-    compiled = ajv.compile(TOOL_RESPONSE_SCHEMA);
+/** The validator of `schema` (a document of this package: the ToolResponse schema by default), compiled once. */
+function schemaValidator(schema: SchemaDocument = TOOL_RESPONSE_SCHEMA): ValidateFunction {
+  let check = compiled.get(schema);
+  if (check === undefined) {
+    engine ??= new Ajv2020({ ...AJV_OPTIONS, keywords: [...AJV_OPTIONS.keywords] });
+    check = engine.compile(schema);
+    compiled.set(schema, check);
   }
-  return compiled;
+  return check;
 }
 
-/** "the response" for "", else the member's dotted path ("error_info.message"). */
-function label(pointer: string): string {
-  return pointer === "" ? "the response" : pointerTokens(pointer).join(".");
+/** `whole` ("the response") for "", else the member's dotted path ("error_info.message"). */
+function label(pointer: string, whole: string): string {
+  return pointer === "" ? whole : pointerTokens(pointer).join(".");
 }
 
 function described(value: unknown): string {
@@ -89,9 +93,9 @@ function knownMembers(schema: unknown): string {
   return names.length ? `; the members are ${names.join(", ")}${extensions}` : "";
 }
 
-function message(error: ErrorObject, pointer: string): string {
+function message(error: ErrorObject, pointer: string, whole: string): string {
   const params = error.params as Record<string, unknown>;
-  const where = label(pointer);
+  const where = label(pointer, whole);
   switch (error.keyword) {
     case "required": {
       const when = error.schemaPath.startsWith("#/then/") ? ', required when status is "error"' : "";
@@ -125,13 +129,13 @@ interface Explained {
 
 /** ajv's errors as violations, most relevant first: the if keyword's own error (its then or else
  * failed, and says why) left out, and each repeated violation once. */
-function explained(errors: readonly ErrorObject[]): Explained[] {
+function explained(errors: readonly ErrorObject[], whole: string): Explained[] {
   const seen = new Set<string>();
   const out: Explained[] = [];
   for (const error of errors) {
     if (error.keyword === "if") continue;
     const pointer = error.instancePath;
-    const text = message(error, pointer);
+    const text = message(error, pointer, whole);
     const key = `${pointer}\u0000${error.keyword}\u0000${text}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -150,9 +154,18 @@ function explained(errors: readonly ErrorObject[]): Explained[] {
   return byRelevance(out, (entry) => entry.violation);
 }
 
-function explain(value: unknown): Explained[] | null {
-  const check = schemaValidator();
-  return check(value) ? null : explained(check.errors ?? []);
+function explain(value: unknown, schema?: SchemaDocument, whole = "the response"): Explained[] | null {
+  const check = schemaValidator(schema);
+  return check(value) ? null : explained(check.errors ?? [], whole);
+}
+
+/**
+ * The violations of `value` against `schema`, one of the package's own JSON Schema documents
+ * (the MCP shapes of `generated/interop.ts`), most relevant first; none when it is valid. `whole`
+ * names the value itself in a message ("the record").
+ */
+export function violationsOf(value: unknown, schema: SchemaDocument, whole: string): Violation[] {
+  return (explain(value, schema, whole) ?? []).map((entry) => entry.violation);
 }
 
 /**

@@ -5,11 +5,14 @@
 // * <dir>/*.json: schema tests (`data`, `valid`, `error`), run through validate();
 // * <dir>/ijson/*.json: I-JSON text tests (`json`, `valid`, `error`), run through validateJson();
 // * <dir>/http/*.json: HTTP-binding tests (`request`, `response`), checked and counted: they need
-//   a server of the HTTP binding (`toolresponse conformance URL`), which this package is not.
+//   a server of the HTTP binding (`toolresponse conformance URL`), which this package is not;
+// * <dir>/mcp/*.json: MCP mapping tests (`direction`, `input`, `expected`), run through
+//   toCallToolResult() (write) and fromCallToolResult() (read).
 //
 // A fixture file that is not JSON, does not match the fixture schema, holds a test of the wrong
 // kind for its directory, or repeats a description is a problem, and a problem fails the run.
 
+import assert from "node:assert/strict";
 import { readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,11 +24,13 @@ export const ENV_FIXTURE_DIR = "TOOLRESPONSE_CONFORMANCE_DIR";
 const FIXTURE_SCHEMA = path.join(ROOT, "tests", "conformance", "fixture.schema.json");
 const TEXT_SUBDIR = "ijson";
 const HTTP_SUBDIR = "http";
+const MCP_SUBDIR = "mcp";
 const KINDS = [
   // [directory, the member that marks its tests, what its tests are]
   ["", "data", "a schema test"],
   [TEXT_SUBDIR, "json", "an I-JSON text test"],
   [HTTP_SUBDIR, "request", "an HTTP test"],
+  [MCP_SUBDIR, "direction", "an MCP mapping test"],
 ];
 
 /** The fixture directory cannot be read at all: the run must not pass on nothing. */
@@ -67,8 +72,13 @@ export async function loadSuite(directory) {
     strictRequired: false,
     allErrors: true,
   }).compile(JSON.parse(await readFile(FIXTURE_SCHEMA, "utf8")));
-  const suite = { value: [], text: [], http: [], problems: [] };
-  const lists = { "": suite.value, [TEXT_SUBDIR]: suite.text, [HTTP_SUBDIR]: suite.http };
+  const suite = { value: [], text: [], http: [], mcp: [], problems: [] };
+  const lists = {
+    "": suite.value,
+    [TEXT_SUBDIR]: suite.text,
+    [HTTP_SUBDIR]: suite.http,
+    [MCP_SUBDIR]: suite.mcp,
+  };
   const seen = new Map();
   for (const [subdir, marker, kind] of KINDS) {
     for (const name of await jsonFiles(path.join(directory, subdir))) {
@@ -155,4 +165,73 @@ export function judgeText(validateJson, test) {
     }
   }
   return null;
+}
+
+/** The value at `pointer` in `value`, removed from it. */
+function taken(value, pointer) {
+  const tokens = pointer
+    .slice(1)
+    .split("/")
+    .map((token) => token.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const last = tokens.pop();
+  const parent = tokens.reduce((node, token) => node?.[token], value);
+  const found = parent?.[last];
+  if (parent !== undefined && parent !== null) delete parent[last];
+  return found;
+}
+
+/** What differs between two JSON values, or null when they are equal (member order aside). */
+function difference(actual, expected) {
+  try {
+    assert.deepStrictEqual(actual, expected);
+    return null;
+  } catch (error) {
+    return error.message;
+  }
+}
+
+/**
+ * Why the MCP mapping (`toCallToolResult`, `fromCallToolResult`, `DialectError` of
+ * toolresponse/mcp) fails the MCP mapping test, or null when it passes, as the Python runner
+ * judges: the outcome equals `expected` as JSON, but for the made-up values at the `generated`
+ * pointers (each a non-empty string) and the `tool_failure_ignored` violations (one with the
+ * `ignored` pointer and keyword); for `error`, a DialectError with a violation at that pointer
+ * and keyword. The clock is `now_ms`; a case without one fails when the mapping reads it.
+ */
+export function judgeMcp(mapping, test) {
+  const clock =
+    test.now_ms === undefined
+      ? () => {
+          throw new Error("the mapping read the clock, and the case gives no now_ms");
+        }
+      : () => test.now_ms;
+  let actual;
+  try {
+    actual =
+      test.direction === "write"
+        ? mapping.toCallToolResult(test.input, { clock })
+        : mapping.fromCallToolResult(test.input, { clock });
+  } catch (error) {
+    if (test.error === undefined || !(error instanceof mapping.DialectError)) return `threw ${error.stack}`;
+    const { pointer, keyword } = test.error;
+    if (error.errors.some((e) => e.pointer === pointer && e.keyword === keyword)) return null;
+    return `no violation at ${JSON.stringify(pointer)} with keyword ${keyword}: ${listed(error.errors)}`;
+  }
+  if (test.error !== undefined)
+    return `expected a DialectError at ${JSON.stringify(test.error.pointer)}, got ${JSON.stringify(actual)}`;
+  actual = structuredClone(actual);
+  for (const pointer of test.generated ?? []) {
+    const made = taken(actual, pointer);
+    if (typeof made !== "string" || made === "")
+      return `${pointer} is not a made-up string: ${JSON.stringify(made)}`;
+  }
+  if (test.ignored !== undefined) {
+    const violations = taken(actual, "/error_info/details/tool_failure_ignored");
+    if (!Array.isArray(violations) || !violations.every((v) => typeof v?.message === "string"))
+      return `error_info.details.tool_failure_ignored is not a list of violations: ${JSON.stringify(violations)}`;
+    const located = violations.map(({ message, ...rest }) => rest);
+    if (located.every((v) => difference(v, test.ignored) !== null))
+      return `no ignored violation ${JSON.stringify(test.ignored)}: ${JSON.stringify(violations)}`;
+  }
+  return difference(actual, test.expected);
 }

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -110,9 +111,10 @@ test("the tarball holds the compiled modules, their declarations and the manifes
   assert.deepEqual(manifest.exports["."], { types: "./dist/index.d.ts", default: "./dist/index.js" });
 });
 
-test("a script of the scratch project imports the installed package and validates with it", async () => {
+test("a script of the scratch project imports the installed package, validates with it and maps a result to MCP and back", async () => {
   const script = `
     import { ERROR_CODE_INFO, error, isRetryable, validate, validateJson } from "${manifest.name}";
+    import { fromCallToolResult, toCallToolResult } from "${manifest.name}/mcp";
     const answer = error("RATE_LIMIT", "Too many requests.", { retry_after_ms: 1000 });
     console.log(JSON.stringify({
       answer,
@@ -121,6 +123,8 @@ test("a script of the scratch project imports the installed package and validate
       valid: validate(answer).valid,
       missing: validate({ status: "error", text: "Failed." }).errors.map(({ pointer, keyword }) => [pointer, keyword]),
       duplicate: validateJson('{"status": "success", "text": "a", "text": "b"}').errors.map(({ pointer, keyword }) => [pointer, keyword]),
+      mcp: toCallToolResult(answer, { clock: () => 0 })._meta,
+      read: fromCallToolResult({ content: [{ type: "text", text: "ENOENT: notes.txt" }], isError: true }).error_info.code,
     }));
   `;
   await writeFile(path.join(project, "main.mjs"), script);
@@ -136,7 +140,24 @@ test("a script of the scratch project imports the installed package and validate
     valid: true,
     missing: [["", "required"]],
     duplicate: [["/text", "duplicate-name"]],
+    // The MCP mapping runs without @modelcontextprotocol/sdk, an optional peer used for types only.
+    mcp: {
+      "dev.toolresponse/response": {
+        status: "error",
+        error_info: { code: "RATE_LIMIT", message: "Too many requests.", retry_after_ms: 1000 },
+      },
+      "io.modelcontextprotocol/toolFailure": {
+        class: "reliability",
+        code: "RATE_LIMIT",
+        retryable: true,
+        retryNotBefore: 1000,
+        correlationId: output.mcp["io.modelcontextprotocol/toolFailure"].correlationId,
+      },
+    },
+    read: "NOT_FOUND",
   });
+  assert.match(output.mcp["io.modelcontextprotocol/toolFailure"].correlationId, /^[0-9a-f-]{36}$/);
+  assert.equal(existsSync(path.join(project, "node_modules", "@modelcontextprotocol")), false);
 });
 
 test("TypeScript files of the scratch project type-check against the installed declarations, and a wrong use does not", async () => {

@@ -51,7 +51,9 @@ from typing import Any, Final
 
 from toolresponse_generated import (
     ERROR_CODE_INFO,
+    MCP_RESULT_SHAPE,
     TOOL_FAILURE_CODES,
+    TOOL_FAILURE_SHAPE,
     ErrorCode,
     ErrorInfo,
     ToolFailureClass,
@@ -100,99 +102,13 @@ link), each exactly as the server sent it."""
 
 _DIALECT = "mcp"
 
-# What each kind of block must hold. The kinds exclude each other, so the rules are one chain of
-# if/then/else (a text block, by far the most common, is matched at the first test) rather than
-# an allOf of independent if/then pairs that every block would go through.
-_BLOCK_RULES: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = (
-    (
-        {"const": "text"},
-        {"required": ["text"], "properties": {"text": {"type": "string"}}},
-    ),
-    (
-        {"enum": ["image", "audio"]},
-        {
-            "required": ["data", "mimeType"],
-            "properties": {"data": {"type": "string"}, "mimeType": {"type": "string"}},
-        },
-    ),
-    (
-        {"const": "resource_link"},
-        {
-            "required": ["uri", "name"],
-            "properties": {"uri": {"type": "string"}, "name": {"type": "string"}},
-        },
-    ),
-    (
-        {"const": "resource"},
-        {
-            "required": ["resource"],
-            "properties": {
-                "resource": {"type": "object", "required": ["uri"], "properties": {"uri": {"type": "string"}}}
-            },
-        },
-    ),
-)
-
-
-def _chained(rules: tuple[tuple[dict[str, Any], dict[str, Any]], ...]) -> dict[str, Any]:
-    kind, then = rules[0]
-    chain: dict[str, Any] = {"if": {"properties": {"type": kind}}, "then": then}
-    if len(rules) > 1:
-        chain["else"] = _chained(rules[1:])
-    return chain
-
-
-_BLOCK = {
-    "type": "object",
-    "required": ["type"],
-    "properties": {"type": {"type": "string"}, "_meta": {"type": "object"}},
-    **_chained(_BLOCK_RULES),
-}
-
-MCP_RESULT_SHAPE: Final[dict[str, Any]] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://toolresponse.dev/schema/v1/interop/mcp-call-tool-result.schema.json",
-    "title": "MCP CallToolResult",
-    "description": "One MCP tools/call result (revision 2026-07-28; earlier revisions are a subset).",
-    "type": "object",
-    "required": ["content"],
-    "properties": {
-        "content": {"type": "array", "items": _BLOCK},
-        "structuredContent": True,
-        "isError": {"type": "boolean"},
-        "resultType": {"enum": ["complete", "input_required"]},
-        "_meta": {"type": "object"},
-    },
-}
-"""JSON Schema 2020-12 of one ``CallToolResult`` record: what ``from_mcp`` accepts."""
-
 _RELIABILITY: Final = ToolFailureClass.RELIABILITY.value
 _SAFE_INTEGER: Final = 2**53 - 1
+"""The latest ``retryNotBefore``: an exact integer in every JSON reader (``TOOL_FAILURE_SHAPE``'s
+maximum)."""
 
-TOOL_FAILURE_SHAPE: Final[dict[str, Any]] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://toolresponse.dev/schema/v1/interop/mcp-tool-failure.schema.json",
-    "title": "MCP ToolFailure",
-    "description": (
-        f"_meta[{TOOL_FAILURE_KEY!r}] of an MCP error result, as the open proposal SEP-3313 has it:"
-        " a class, a code and a correlation id; retryable true only for class reliability;"
-        " retryNotBefore in milliseconds since the Unix epoch. Other members are allowed."
-    ),
-    "type": "object",
-    "required": ["class", "code", "correlationId"],
-    "properties": {
-        "class": {"enum": [kind.value for kind in ToolFailureClass]},
-        "code": {"type": "string"},
-        "retryable": {"type": "boolean"},
-        "retryNotBefore": {"type": "number", "maximum": _SAFE_INTEGER},
-        "correlationId": {"type": "string"},
-        "agentGuidance": {"type": "string"},
-    },
-    "if": {"properties": {"class": {"not": {"const": _RELIABILITY}}}},
-    "then": {"properties": {"retryable": {"const": False}}},
-}
-"""JSON Schema 2020-12 of a well-formed ToolFailure member: one that ``from_mcp`` reads a code from
-(``retryNotBefore`` at most 2**53 - 1, an exact integer in every JSON reader)."""
+# MCP_RESULT_SHAPE (what from_mcp accepts) and TOOL_FAILURE_SHAPE (a ToolFailure member it reads a
+# code from) are JSON Schemas in schema/v1/interop, which the TypeScript package reads too.
 
 
 # -- ToolResponse -> CallToolResult ----------------------------------------------------------

@@ -37,7 +37,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from toolresponse_generated import ErrorCode
+from toolresponse_generated import INFERENCE_RULES, ErrorCode
 
 from .._response import ToolResponse
 
@@ -91,70 +91,12 @@ def stated_text(shown: str, code: str, message: str) -> str:
 
 # -- the code inferred from third-party text --------------------------------------------------
 
-_ERRNO_NAMES: Final = (
-    # (errno name, code), matched as a whole word: ENOENT, not ENOENTITY.
-    ("ENOENT", ErrorCode.NOT_FOUND),
-    ("EISDIR", ErrorCode.IS_DIRECTORY),
-    ("EACCES", ErrorCode.PERMISSION_DENIED),
-    ("EPERM", ErrorCode.PERMISSION_DENIED),
-    ("EROFS", ErrorCode.PERMISSION_DENIED),
-    ("ENOTDIR", ErrorCode.INVALID_PARAM),
-    ("EEXIST", ErrorCode.CONFLICT),
-    ("ETIMEDOUT", ErrorCode.TIMEOUT),
-    ("ECONNREFUSED", ErrorCode.NETWORK_ERROR),
-    ("ECONNRESET", ErrorCode.NETWORK_ERROR),
-    ("ENOTFOUND", ErrorCode.NETWORK_ERROR),
-    ("EPIPE", ErrorCode.NETWORK_ERROR),
-)
+INFERENCE_TABLE: Final = INFERENCE_RULES
+"""How a third-party error's text is coded: the rules of ``schema/v1/interop/text-inference.json``
+(each a signal, a pattern, whether case is ignored, a code), most specific first; the TypeScript
+package reads the same table."""
 
-INFERENCE_TABLE: Final[tuple[tuple[str, str, ErrorCode], ...]] = (
-    # (signal, regular expression, code): the first that matches the text wins.
-    *((name, rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", code) for name, code in _ERRNO_NAMES),
-    (
-        "HTTP 429",
-        r"(?i:\b(?:http|status(?: code)?)[ :]*429\b|\b429 too many requests\b)",
-        ErrorCode.RATE_LIMIT,
-    ),
-    ("HTTP 401", r"(?i:\b(?:http|status(?: code)?)[ :]*401\b|\b401 unauthorized\b)", ErrorCode.ACCESS_DENIED),
-    ("HTTP 403", r"(?i:\b(?:http|status(?: code)?)[ :]*403\b|\b403 forbidden\b)", ErrorCode.ACCESS_DENIED),
-    ("HTTP 404", r"(?i:\b(?:http|status(?: code)?)[ :]*404\b|\b404 not found\b)", ErrorCode.NOT_FOUND),
-    ("HTTP 409", r"(?i:\b(?:http|status(?: code)?)[ :]*409\b|\b409 conflict\b)", ErrorCode.CONFLICT),
-    ("HTTP 408", r"(?i:\b(?:http|status(?: code)?)[ :]*408\b)", ErrorCode.TIMEOUT),
-    ("HTTP 504", r"(?i:\b(?:http|status(?: code)?)[ :]*504\b)", ErrorCode.TIMEOUT),
-    ("HTTP 5xx", r"(?i:\b(?:http|status(?: code)?)[ :]*5\d\d\b)", ErrorCode.API_ERROR),
-    ("HTTP 400", r"(?i:\b(?:http|status(?: code)?)[ :]*400\b|\b400 bad request\b)", ErrorCode.INVALID_PARAM),
-    ("rate limit", r"(?i:\brate[ -]?limit|too many requests|quota exceeded)", ErrorCode.RATE_LIMIT),
-    ("timed out", r"(?i:\btimed? ?out\b|\btimeout\b|deadline exceeded)", ErrorCode.TIMEOUT),
-    (
-        "permission denied",
-        r"(?i:permission denied|operation not permitted|read-only file system)",
-        ErrorCode.PERMISSION_DENIED,
-    ),
-    (
-        "access denied",
-        r"(?i:access denied|unauthori[sz]ed|forbidden|not allowed|invalid (?:api )?key)",
-        ErrorCode.ACCESS_DENIED,
-    ),
-    ("is a directory", r"(?i:is a directory)", ErrorCode.IS_DIRECTORY),
-    (
-        "not found",
-        r"(?i:not found|no such file|does not exist|doesn't exist|unknown tool)",
-        ErrorCode.NOT_FOUND,
-    ),
-    (
-        "connection",
-        r"(?i:connection (?:refused|reset|closed|error)|network (?:error|unreachable)|broken pipe)",
-        ErrorCode.NETWORK_ERROR,
-    ),
-    (
-        "invalid",
-        r"(?i:\binvalid\b|\bmust be\b|\bvalidation error\b|\brequired (?:property|argument|parameter)\b)",
-        ErrorCode.INVALID_PARAM,
-    ),
-)
-"""How a third-party error's text is coded: (signal, pattern, code), most specific first."""
-
-_COMPILED: Final = tuple((signal, re.compile(pattern), code) for signal, pattern, code in INFERENCE_TABLE)
+_COMPILED: Final = tuple((rule.signal, rule.regex, rule.code) for rule in INFERENCE_TABLE)
 
 
 def infer_code(text: str) -> tuple[ErrorCode, str] | None:

@@ -10,7 +10,8 @@ export interface SchemaDocument {
   readonly [member: string]: unknown;
 }
 
-function frozen<T>(value: T): T {
+/** `value` and everything in it made read-only. */
+export function frozen<T>(value: T): T {
   if (value !== null && typeof value === "object") {
     for (const member of Object.values(value)) frozen(member);
     Object.freeze(value);
