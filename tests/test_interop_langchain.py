@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
-from toolresponse import ToolRegistry, ToolResponse
+from toolresponse import AccessControl, AccessRequest, DenyList, ReadOnly, ToolRegistry, ToolResponse
 from toolresponse.interop import as_langchain_tools, from_langchain
 
 
@@ -91,6 +91,56 @@ def test_the_tools_describe_the_registry_parameters() -> None:
     assert registry.names() == [tool.name for tool in tools]
     assert {"a": {"type": "integer"}, "b": {"type": "integer"}} == tools[0].args
     assert "Add two whole numbers." == tools[0].description
+
+
+def _guarded(seen: list[str]) -> ToolRegistry:
+    """A registry whose policies hide ``secret_launch`` from the local caller (not from "ops") and
+    every writing tool from everyone; each call's caller is added to ``seen``."""
+
+    def audit(request: AccessRequest) -> None:
+        seen.append(request.caller)
+
+    registry = ToolRegistry(access=AccessControl(DenyList("secret_*", callers="local"), ReadOnly(), audit))
+
+    @registry.tool
+    def secret_launch(code: int, target: str) -> str:
+        """Launch at the target."""
+        return f"launched at {target}"
+
+    @registry.tool(writes=True)
+    def write_note(text: str) -> str:
+        """Write a note."""
+        return text
+
+    @registry.tool
+    def add(a: int, b: int) -> int:
+        """Add two whole numbers."""
+        return a + b
+
+    return registry
+
+
+def test_the_model_is_offered_only_the_tools_the_caller_may_see() -> None:
+    """A tool the policies hide from the caller (the agent's local caller by default) is not
+    offered, nor its description or schema; another caller gets the tools it may see."""
+    registry = _guarded([])
+    assert ["add"] == [tool.name for tool in as_langchain_tools(registry)]
+    offered = as_langchain_tools(registry, caller="ops")
+    assert ["secret_launch", "add"] == [tool.name for tool in offered]
+    assert "Launch at the target." == offered[0].description
+
+
+@pytest.mark.asyncio
+async def test_the_tools_run_as_their_caller() -> None:
+    """Each call, sync or async, goes through the registry as the caller the tools were made for."""
+    seen: list[str] = []
+    registry = _guarded(seen)
+    [secret, add] = as_langchain_tools(registry, caller="ops")
+    assert "launched at moon" == secret.invoke({"code": 1, "target": "moon"})
+    assert "5" == await add.ainvoke({"a": 2, "b": 3})
+    [local_add] = as_langchain_tools(registry)
+    assert "7" == local_add.invoke({"a": 3, "b": 4})
+    assert ["ops", "ops", "local"] == seen
 
 
 def test_a_tool_called_directly_answers_the_model_text() -> None:

@@ -18,10 +18,11 @@ message and never sent to the model. So nothing rides in the text here:
   as every dialect codes an error's text: ``_text``), a
   foreign artifact is kept in ``data.artifact``, and content blocks that are
   not text in ``data.blocks``.
-- ``as_langchain_tools(registry)`` gives one LangChain ``BaseTool`` per
-  registered tool: each call goes through the registry (parameters checked,
-  breaker, timeouts, listeners), and a tool node gets a ``ToolMessage`` with
-  the status and the artifact above.
+- ``as_langchain_tools(registry, caller=...)`` gives one LangChain ``BaseTool``
+  per tool that caller may see (``LOCAL_CALLER`` by default, as the agent's own
+  calls): each call goes through the registry as that caller (access policies,
+  parameters checked, breaker, timeouts, listeners), and a tool node gets a
+  ``ToolMessage`` with the status and the artifact above.
 
 langchain-core is imported only by ``to_langchain_message`` and
 ``as_langchain_tools``.
@@ -34,6 +35,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from .._response import ToolResponse
+from ..tools import LOCAL_CALLER
 from ._carry import agreeing, context_call_id
 from ._shape import Shape, record_schema
 from ._text import inferred, model_text
@@ -190,12 +192,15 @@ def from_langchain(record: Any) -> ToolResponse:
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolresponse_langchain_call_id")
 
 
-def as_langchain_tools(registry: ToolRegistry) -> list[BaseTool]:
-    """One LangChain tool per tool of ``registry``, in its order (needs langchain-core).
+def as_langchain_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) -> list[BaseTool]:
+    """One LangChain tool per tool of ``registry`` that ``caller`` may see, in its order (needs
+    langchain-core).
 
-    Each tool's arguments are described by the registry's JSON Schema; a call
-    (sync or async) runs through ``registry.execute`` / ``aexecute`` with the
-    tool call's id as ``call_id``; the tool answers ``(content, artifact)``
+    The model is offered only those tools (``registry.list_tools(caller=caller)``: a tool the
+    access policies hide from the caller is not there, nor its description or schema). Each
+    tool's arguments are described by the registry's JSON Schema; a call (sync or async) runs
+    through ``registry.execute`` / ``aexecute`` as ``caller``, with the tool call's id as
+    ``call_id``; the tool answers ``(content, artifact)``
     (``response_format="content_and_artifact"``), so that a tool node's
     ``ToolMessage`` has the model text as content, the whole response as
     artifact, and ``status="error"`` for an error response.
@@ -234,14 +239,14 @@ def as_langchain_tools(registry: ToolRegistry) -> list[BaseTool]:
                 _CALL_ID.reset(token)
 
         def _run(self, *args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
-            response = registry.execute(self.name, kwargs, call_id=_CALL_ID.get(None))
+            response = registry.execute(self.name, kwargs, call_id=_CALL_ID.get(None), caller=caller)
             return model_text(response), response.to_dict()
 
         async def _arun(self, *args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
-            response = await registry.aexecute(self.name, kwargs, call_id=_CALL_ID.get(None))
+            response = await registry.aexecute(self.name, kwargs, call_id=_CALL_ID.get(None), caller=caller)
             return model_text(response), response.to_dict()
 
     return [
         RegistryTool(name=spec.name, description=spec.description or spec.name, args_schema=spec.parameters)
-        for spec in registry.list_tools()
+        for spec in registry.list_tools(caller=caller)
     ]
