@@ -49,6 +49,8 @@ ERROR_TEXTS = [
     ("Error: HTTP 429 Too Many Requests", ErrorCode.RATE_LIMIT),
     ("Error executing tool read_file: ENOENT: no such file or directory", ErrorCode.NOT_FOUND),
     ("ValueError: the moon is not a cheese", ErrorCode.EXECUTION_ERROR),
+    ("Exception: boom", ErrorCode.EXECUTION_ERROR),
+    ("Exception(boom)", ErrorCode.EXECUTION_ERROR),
     ("ERROR CONFLICT: the file changed since it was read", ErrorCode.CONFLICT),
     ("[CONFLICT]: the file changed since it was read", ErrorCode.CONFLICT),
 ]
@@ -90,7 +92,16 @@ def test_the_flag_wins_over_the_text(name: str, text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["3 files found, 1 not found.", "No errors found.", "The error rate is 2%.", "Errors: none"]
+    "text",
+    [
+        "3 files found, 1 not found.",
+        "No errors found.",
+        "The error rate is 2%.",
+        "Errors: none",
+        "Exceptions: 3 handled",
+        "Exception handling (try/except) is described below.",
+        "Failed to fetch https://example.com: 503 Service Unavailable",
+    ],
 )
 @pytest.mark.parametrize("name", FLAGLESS)
 def test_without_a_flag_only_a_failure_opening_makes_an_error(name: str, text: str) -> None:

@@ -6,19 +6,31 @@ no error flag, and nothing beside the content reaches the other side: there is
 no side channel. So the converters write two things into the content:
 
 1. the **model text**: what the model should read (``model_text``: the text, its
-   status stated as ``_text`` says; or the caller's own text, such as the
-   agent's feedback);
+   status stated as ``_text`` says);
 2. a **trailer**, unless the caller asks for none: one last line
-   ``<toolresponse>{...}</toolresponse>`` holding the response as compact I-JSON.
+   ``<toolresponse>{...}</toolresponse>`` holding the response as compact I-JSON,
+   its ``context.call_id`` the id of the tool call the record answers (``trailer``).
 
 Compact JSON never holds a raw line break (JSON escapes them), so the trailer
-is exactly the last line, whatever the model text holds; ``trailer_of``
-finds it, and ``from_`` then gives back exactly the response that ``to_`` was
-given. The model reads the trailer too: it is JSON models read well, it costs
-the tokens of the response, and it gives the model the ``data`` that a text
-alone throws away (HelloAgents 1.0's agent drops it). A record without a
-trailer (written by another framework) is read by ``_text.inferred``: its text,
-and the status and code its flag and its words say.
+is exactly the last line, whatever the model text holds. The model reads the
+trailer too: it is JSON models read well, it costs the tokens of the response,
+and it gives the model the ``data`` that a text alone throws away (HelloAgents
+1.0's agent drops it).
+
+A tool's output can end in anything, a line that looks like a trailer included
+(a web page quoting one, a forgery). So a trailer is **honoured** only when the
+record is exactly what ``to_`` writes for the response it carries
+(``carried_response``): the text before it is that response's model text, laid
+out as ``to_`` lays it out (a blank line, then the trailer; or a text block and a
+trailer block); the response's ``context.call_id`` is the record's own call id;
+and its status agrees with the record's error flag (Anthropic's ``is_error``) or,
+where there is none (OpenAI), with the code the text states (``ERROR <CODE>:``).
+Then ``from_`` gives back exactly the response that ``to_`` was given (with the
+record's call id). Any other record carries no response: the trailer-looking line
+is part of the tool's output, and ``_text.inferred`` reads the whole text (an
+error flag keeps its error, a stated code its code), as a record written by
+another framework is read. Nothing the tool prints can turn a record into
+another response, and nothing is refused for printing it.
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ import orjson
 from .._errors import DialectError
 from .._response import ToolResponse
 from .._violation import SchemaViolation
+from ._text import model_text, stated_code, wire_model_text
 
 __all__ = [
     "CALL_ID",
@@ -39,9 +52,11 @@ __all__ = [
     "agreeing",
     "call_id_or_context",
     "carried",
+    "carried_response",
     "context_call_id",
+    "shown_text",
     "text_parts",
-    "trailer_of",
+    "trailer",
 ]
 
 _Carried = TypeVar("_Carried")
@@ -88,26 +103,89 @@ def text_parts(blocks: Sequence[Mapping[str, Any]], text_type: str) -> tuple[lis
     return texts, others
 
 
-def carried(text: str, response: ToolResponse | None) -> str:
-    """``text`` with the trailer of ``response`` as its last line (``text`` alone for None)."""
+def shown_text(response: ToolResponse, text: str | None, *, carry: bool) -> str:
+    """What the model reads of a record of ``response``: ``text`` when given, else its model text.
+
+    A trailer is honoured only after the model text of its response (see above), so ``text``
+    goes with ``carry=False``; with ``carry`` it raises ``ValueError``."""
+    if text is None:
+        return model_text(response)
+    if carry:
+        raise ValueError(
+            "text= replaces the response's model text, and a trailer is read back only after that"
+            " text: pass carry=False with text= (the record is then read as its text)"
+        )
+    return text
+
+
+def trailer(response: ToolResponse, call_id: str) -> str:
+    """The trailer line of ``response`` in the record answering the tool call ``call_id``: the
+    response with that ``context.call_id``, as compact I-JSON."""
+    if context_call_id(response) != call_id:
+        response = response.with_context(call_id=call_id)
+    return TRAILER_START + response.to_json() + TRAILER_END
+
+
+def carried(text: str, response: ToolResponse | None, *, call_id: str) -> str:
+    """``text`` with the trailer of ``response`` (answering ``call_id``) as its last line, after a
+    blank line (the trailer alone for an empty ``text``; ``text`` alone for None)."""
     if response is None:
         return text
-    trailer = TRAILER_START + response.to_json() + TRAILER_END
-    return f"{text}\n\n{trailer}" if text else trailer
+    line = trailer(response, call_id)
+    return f"{text}\n\n{line}" if text else line
 
 
-def trailer_of(content: str) -> Any:
-    """The decoded JSON of ``content``'s trailer; None when it has none (a last line that looks
-    like a trailer but does not hold JSON is no trailer: it stays text)."""
+def _split(content: str) -> tuple[str, Any] | None:
+    """The text before ``content``'s trailer and the trailer's decoded JSON, when ``content`` is
+    laid out as ``carried`` lays it out; None otherwise (a last line that looks like a trailer
+    but does not hold JSON is no trailer)."""
     if not content.endswith(TRAILER_END):
         return None
     start = content.rfind("\n") + 1
     if not content.startswith(TRAILER_START, start):
         return None
+    if start == 0:
+        before = ""
+    elif start >= 3 and content.startswith("\n\n", start - 2):
+        before = content[: start - 2]
+    else:
+        return None
     try:
-        return orjson.loads(content[start + _START_LENGTH : -_END_LENGTH])
+        return before, orjson.loads(content[start + _START_LENGTH : -_END_LENGTH])
     except orjson.JSONDecodeError:
         return None
+
+
+def carried_response(texts: Sequence[str], *, call_id: str, is_error: bool | None) -> dict[str, Any] | None:
+    """The ToolResponse wire object a record carries, or None when it carries none (see above).
+
+    ``texts`` is the record's text as ``to_`` writes it: one text (the model text, a blank line,
+    the trailer: ``carried``) or two (the model text, then the trailer alone); ``call_id`` is the
+    record's call id; ``is_error`` its error flag (None: the dialect has none, and the code the
+    text states stands for it)."""
+    if len(texts) == 1:
+        found = _split(texts[0])
+    elif len(texts) == 2:
+        alone = _split(texts[1])
+        found = (texts[0], alone[1]) if alone is not None and alone[0] == "" else None
+    else:
+        found = None
+    if found is None:
+        return None
+    shown, wire = found
+    if not isinstance(wire, dict) or wire_model_text(wire) != shown:
+        return None
+    context = wire.get("context")
+    if not isinstance(context, dict) or context.get("call_id") != call_id:
+        return None
+    status_error = wire["status"] == "error"
+    if is_error is None:
+        info = wire.get("error_info")
+        code = stated_code(shown)
+        agrees = (code is not None and code.value == info["code"]) if status_error else code is None
+    else:
+        agrees = status_error is is_error
+    return wire if agrees else None
 
 
 def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier: str) -> _Carried:

@@ -11,14 +11,16 @@ Responses API::
 
 Neither has an error flag, an error code, a partial state or room for data,
 and nothing else reaches the model (no side channel). ``to_`` writes the model
-text (``model_text``, or the caller's ``text``) and, unless ``carry=False``,
-the whole response as a one-line trailer (see ``_carry``); ``from_`` gives back
-exactly that response when the trailer is there. A record without one (written
-by another framework) is read as its text, with the status and code its words
-say (``_text``: a stated ``ERROR NOT_FOUND: ...`` or ``[NOT_FOUND]: ...``, a text
-that opens as failures do, ``PARTIAL: ...``; anything else is a success) and
-``context.call_id`` from the call id; Responses parts
-that are not text (images, files) are kept in ``data.parts``. The Responses
+text (``model_text``; or the caller's ``text``, with ``carry=False``) and, unless
+``carry=False``, the whole response as a one-line trailer (see ``_carry``);
+``from_`` gives back exactly that response when the record is what ``to_`` wrote
+(its text the response's model text, which states its code; the trailer's call id
+the record's). Any other record (written by another framework, or ending in a
+line that only looks like a trailer) is read as its text, with the status and
+code its words say (``_text``: a stated ``ERROR NOT_FOUND: ...`` or
+``[NOT_FOUND]: ...``, a text that opens as failures do, ``PARTIAL: ...``;
+anything else is a success) and ``context.call_id`` from the call id; Responses
+parts that are not text (images, files) are kept in ``data.parts``. The Responses
 item's ``status`` (in_progress, completed, incomplete) is the item's lifecycle,
 not the call's outcome: it is neither written nor read as one.
 """
@@ -29,9 +31,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import CALL_ID, call_id_or_context, carried, text_parts, trailer_of
+from ._carry import CALL_ID, call_id_or_context, carried, carried_response, shown_text, text_parts
 from ._shape import Shape, record_schema, text_or_blocks
-from ._text import inferred, model_text
+from ._text import inferred
 
 __all__ = [
     "OPENAI_CHAT_SHAPE",
@@ -83,8 +85,8 @@ CHAT = Shape("openai-chat", OPENAI_CHAT_SHAPE)
 RESPONSES = Shape("openai-responses", OPENAI_RESPONSES_SHAPE)
 
 
-def _content(response: ToolResponse, text: str | None, carry: bool) -> str:
-    return carried(model_text(response) if text is None else text, response if carry else None)
+def _content(response: ToolResponse, call_id: str, text: str | None, carry: bool) -> str:
+    return carried(shown_text(response, text, carry=carry), response if carry else None, call_id=call_id)
 
 
 def to_openai_chat(
@@ -93,34 +95,27 @@ def to_openai_chat(
     """The Chat Completions tool message of ``response``.
 
     ``tool_call_id`` defaults to ``context.call_id``; without either, ``DialectError``;
-    ``text`` is what the model reads (default ``model_text(response)``); with
-    ``carry`` (the default) the whole response follows as a trailer line, so
-    that ``from_openai_chat`` gives it back exactly.
+    ``text`` is what the model reads (default ``model_text(response)``; given, it needs
+    ``carry=False``, else ``ValueError``); with ``carry`` (the default) the whole response
+    follows as a trailer line, so that ``from_openai_chat`` gives it back exactly (its
+    ``context.call_id`` the message's ``tool_call_id``).
     """
-    return {
-        "role": "tool",
-        "tool_call_id": call_id_or_context(
-            tool_call_id, response, dialect="openai-chat", member="tool_call_id"
-        ),
-        "content": _content(response, text, carry),
-    }
+    call_id = call_id_or_context(tool_call_id, response, dialect="openai-chat", member="tool_call_id")
+    return {"role": "tool", "tool_call_id": call_id, "content": _content(response, call_id, text, carry)}
 
 
 def to_openai_responses(
     response: ToolResponse, *, call_id: str | None = None, text: str | None = None, carry: bool = True
 ) -> dict[str, Any]:
     """The Responses API ``function_call_output`` item of ``response`` (as ``to_openai_chat``)."""
-    return {
-        "type": "function_call_output",
-        "call_id": call_id_or_context(call_id, response, dialect="openai-responses", member="call_id"),
-        "output": _content(response, text, carry),
-    }
+    call_id = call_id_or_context(call_id, response, dialect="openai-responses", member="call_id")
+    return {"type": "function_call_output", "call_id": call_id, "output": _content(response, call_id, text, carry)}
 
 
 def _from_text(content: str, call_id: str, parts: list[Any] | None = None) -> dict[str, Any]:
-    wire = trailer_of(content)
+    wire = None if parts else carried_response([content], call_id=call_id, is_error=None)
     if wire is not None:
-        return wire  # type: ignore[no-any-return]
+        return wire
     result = inferred(content, is_error=None, context={"call_id": call_id} if call_id else None)
     if parts:
         result["data"] = {"parts": parts}
