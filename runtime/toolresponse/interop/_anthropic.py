@@ -7,16 +7,16 @@
 
 ``is_error`` says error or not; there is no code, no partial state and no room
 for data. ``to_anthropic`` writes a text block with the model text and, unless
-``carry=False``, a second text block with the whole response as a trailer (see
-``_carry``), which ``from_anthropic`` gives back exactly when the block is what
-``to_anthropic`` wrote: the response's model text, then its trailer, whose status
-agrees with ``is_error`` (absent: false) and whose call id is the
-``tool_use_id``. Any other block (written by another framework, or whose text
-only ends like a trailer: the flag is never overruled) is read as its text
-blocks joined, an error when ``is_error`` is true (coded as every dialect codes
-an error's text: ``_text``), else a success (or partial, by a ``PARTIAL:``
-prefix); blocks that are not text (image, document, search_result ...) are kept
-in ``data.blocks`` and the id in ``context.call_id``.
+``carry=False``, a second text block with the whole response as a trailer bound
+to the ``tool_use_id`` (see ``_carry``), which ``from_anthropic`` gives back
+exactly; a trailer so bound whose status contradicts ``is_error`` (absent:
+false) is refused with ``DialectError`` at ``/is_error``, and one that is not
+the model text's at ``/content``: never believed over the record. A block
+without one (written by another framework, or whose text only ends like a
+trailer) is read as its text blocks joined, an error when ``is_error`` is true
+(coded as every dialect codes an error's text: ``_text``), else a success (or
+partial, by a ``PARTIAL:`` prefix); blocks that are not text (image, document,
+search_result ...) are kept in ``data.blocks`` and the id in ``context.call_id``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import CALL_ID, call_id_or_context, carried_response, shown_text, text_parts, trailer
+from ._carry import (
+    CALL_ID,
+    blocks_wire,
+    call_id_or_context,
+    carried_response,
+    record_context,
+    shown_text,
+    text_parts,
+    trailer,
+)
 from ._shape import Shape, record_schema, text_or_blocks
-from ._text import inferred
 
 __all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
 
@@ -70,16 +78,14 @@ def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
     content = record.get("content", "")
     texts, others = ([content], []) if isinstance(content, str) else text_parts(content, "text")
     is_error = record.get("is_error", False)
-    call_id = record["tool_use_id"]
-    carried = None if others else carried_response(texts, call_id=call_id, is_error=is_error)
-    if carried is not None:
-        return carried
-    wire = inferred("\n".join(texts), is_error=is_error, context=None)
-    if others:
-        wire["data"] = {"blocks": others}
-    if call_id:
-        wire["context"] = {"call_id": call_id}
-    return wire
+    if not others:
+        flag = ("is_error", is_error)
+        carried = carried_response(
+            "anthropic", texts, call_id=record["tool_use_id"], flag=flag, text_at="/content"
+        )
+        if carried is not None:
+            return carried
+    return blocks_wire(texts, others, is_error=is_error, context=record_context(record["tool_use_id"]))
 
 
 def from_anthropic(record: Mapping[str, Any]) -> ToolResponse:

@@ -18,11 +18,14 @@ message and never sent to the model. So nothing rides in the text here:
   as every dialect codes an error's text: ``_text``), a
   foreign artifact is kept in ``data.artifact``, and content blocks that are
   not text in ``data.blocks``.
+- ``to_langchain_dict`` / ``from_langchain_dict``: the same fields in the form
+  ``messages_to_dict`` saves a message in (``{"type": "tool", "data": {...}}``),
+  which ``messages_from_dict`` reads; a contradiction is at ``/data/status``.
 - ``as_langchain_tools(registry, caller=...)`` gives one LangChain ``BaseTool``
   per tool that caller may see (``LOCAL_CALLER`` by default, as the agent's own
-  calls): each call goes through the registry as that caller (access policies,
-  parameters checked, breaker, timeouts, listeners), and a tool node gets a
-  ``ToolMessage`` with the status and the artifact above.
+  calls: ``_offered``): each call goes through the registry as that caller
+  (access policies, parameters checked, breaker, timeouts, listeners), and a
+  tool node gets a ``ToolMessage`` with the status and the artifact above.
 
 langchain-core is imported only by ``to_langchain_message`` and
 ``as_langchain_tools``.
@@ -32,11 +35,12 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._response import ToolResponse
 from ..tools import LOCAL_CALLER
-from ._carry import agreeing, context_call_id
+from ._carry import agreeing, context_call_id, is_response_wire
+from ._offered import offered_tools
 from ._shape import Shape, record_schema
 from ._text import inferred, model_text
 
@@ -47,12 +51,16 @@ if TYPE_CHECKING:
     from ..tools import ToolRegistry
 
 __all__ = [
+    "LANGCHAIN_DICT_SHAPE",
     "LANGCHAIN_SHAPE",
     "as_langchain_tools",
     "from_langchain",
+    "from_langchain_dict",
     "to_langchain",
+    "to_langchain_dict",
     "to_langchain_message",
     "wire_from_langchain",
+    "wire_from_langchain_dict",
 ]
 
 LANGCHAIN_SHAPE: dict[str, Any] = record_schema(
@@ -122,15 +130,14 @@ def to_langchain_message(
     return ToolMessage(**to_langchain(response, tool_call_id=tool_call_id, text=text))
 
 
-def _is_response_wire(artifact: Any) -> TypeGuard[Mapping[str, Any]]:
-    return isinstance(artifact, Mapping) and "status" in artifact and "text" in artifact
-
-
-def wire_from_langchain(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The ToolResponse wire object of a ToolMessage record known to have its shape (unchecked)."""
+def wire_from_langchain(
+    record: Mapping[str, Any], *, dialect: str = "langchain", at: str = ""
+) -> dict[str, Any]:
+    """The ToolResponse wire object of a ToolMessage record known to have its shape (unchecked);
+    ``dialect`` and ``at`` (the fields' pointer in the record) name where a contradiction is."""
     artifact = record.get("artifact")
-    if _is_response_wire(artifact):
-        return dict(_agreeing(artifact, record.get("status", "success")))
+    if is_response_wire(artifact):
+        return dict(_agreeing(artifact, record.get("status", "success"), dialect, at))
     content = record["content"]
     if isinstance(content, str):
         texts, others = [content], []
@@ -158,12 +165,11 @@ def wire_from_langchain(record: Mapping[str, Any]) -> dict[str, Any]:
     return wire
 
 
-def _agreeing(artifact: _Artifact, status: str) -> _Artifact:
+def _agreeing(artifact: _Artifact, status: str, dialect: str = "langchain", at: str = "") -> _Artifact:
     """``artifact`` (a ToolResponse or its wire object), when its status agrees with the message's."""
     wire = {"status": artifact.status.value} if isinstance(artifact, ToolResponse) else artifact
-    agreeing(
-        "langchain", wire, is_error=status == "error", flag=f"status is {status!r}", carrier="its artifact"
-    )
+    flag = f"{at}status is {status!r}"
+    agreeing(dialect, wire, is_error=status == "error", flag=flag, carrier="its artifact")
     return artifact
 
 
@@ -185,6 +191,41 @@ def from_langchain(record: Any) -> ToolResponse:
             return _agreeing(artifact, getattr(record, "status", "success"))
         record = record.model_dump()
     return ToolResponse.from_dict(wire_from_langchain(SHAPE.checked(record)))
+
+
+# -- the saved form: messages_to_dict ------------------------------------------------------
+
+LANGCHAIN_DICT_SHAPE: dict[str, Any] = record_schema(
+    "LangChain saved ToolMessage (messages_to_dict)",
+    ["type", "data"],
+    {
+        "type": {"const": "tool"},
+        "data": {name: value for name, value in LANGCHAIN_SHAPE.items() if name != "$schema"},
+    },
+)
+"""One ``ToolMessage`` as ``messages_to_dict`` saves it: ``{"type": "tool", "data": its fields}``."""
+
+DICT_SHAPE = Shape("langchain-dict", LANGCHAIN_DICT_SHAPE)
+
+
+def to_langchain_dict(
+    response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None
+) -> dict[str, Any]:
+    """The saved form of the ``ToolMessage`` of ``response`` (``to_langchain``'s fields under
+    ``data``), which ``messages_from_dict`` reads."""
+    return {"type": "tool", "data": to_langchain(response, tool_call_id=tool_call_id, text=text)}
+
+
+def wire_from_langchain_dict(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ToolResponse wire object of a saved ToolMessage known to have its shape (unchecked)."""
+    return wire_from_langchain(record["data"], dialect="langchain-dict", at="data/")
+
+
+def from_langchain_dict(record: Mapping[str, Any]) -> ToolResponse:
+    """The ToolResponse of a ``ToolMessage`` saved by ``messages_to_dict``, read as ``from_langchain``
+    reads its fields; ``DialectError("langchain-dict", ...)`` for a record of another shape (a
+    contradicting artifact at ``/data/status``)."""
+    return ToolResponse.from_dict(wire_from_langchain_dict(DICT_SHAPE.checked(record)))
 
 
 # -- registry tools as LangChain tools ------------------------------------------------------
@@ -223,6 +264,8 @@ def as_langchain_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) ->
         """A tool of a ToolRegistry, called through it."""
 
         response_format: Any = "content_and_artifact"
+        offered: Any = None
+        """The ``OfferedTool`` this tool calls (``offered_tools``)."""
 
         def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
             token = _CALL_ID.set(kwargs.get("tool_call_id"))
@@ -239,14 +282,14 @@ def as_langchain_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) ->
                 _CALL_ID.reset(token)
 
         def _run(self, *args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
-            response = registry.execute(self.name, kwargs, call_id=_CALL_ID.get(None), caller=caller)
+            response = self.offered.execute(kwargs, call_id=_CALL_ID.get(None))
             return model_text(response), response.to_dict()
 
         async def _arun(self, *args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
-            response = await registry.aexecute(self.name, kwargs, call_id=_CALL_ID.get(None), caller=caller)
+            response = await self.offered.aexecute(kwargs, call_id=_CALL_ID.get(None))
             return model_text(response), response.to_dict()
 
     return [
-        RegistryTool(name=spec.name, description=spec.description or spec.name, args_schema=spec.parameters)
-        for spec in registry.list_tools(caller=caller)
+        RegistryTool(name=tool.name, description=tool.description, args_schema=tool.parameters, offered=tool)
+        for tool in offered_tools(registry, caller=caller)
     ]

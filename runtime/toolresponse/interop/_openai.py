@@ -13,9 +13,11 @@ Neither has an error flag, an error code, a partial state or room for data,
 and nothing else reaches the model (no side channel). ``to_`` writes the model
 text (``model_text``; or the caller's ``text``, with ``carry=False``) and, unless
 ``carry=False``, the whole response as a one-line trailer (see ``_carry``);
-``from_`` gives back exactly that response when the record is what ``to_`` wrote
-(its text the response's model text, which states its code; the trailer's call id
-the record's). Any other record (written by another framework, or ending in a
+``from_`` gives back exactly that response when its trailer is bound to the
+record's call id (its ``context.call_id``), and refuses the record with
+``DialectError`` at ``/content`` (``/output``) when the text before such a trailer
+is not the response's model text (which states its status and code: OpenAI's only
+flag). Any other record (written by another framework, or ending in a
 line that only looks like a trailer) is read as its text, with the status and
 code its words say (``_text``: a stated ``ERROR NOT_FOUND: ...`` or
 ``[NOT_FOUND]: ...``, a text that opens as failures do, ``PARTIAL: ...``;
@@ -109,11 +111,19 @@ def to_openai_responses(
 ) -> dict[str, Any]:
     """The Responses API ``function_call_output`` item of ``response`` (as ``to_openai_chat``)."""
     call_id = call_id_or_context(call_id, response, dialect="openai-responses", member="call_id")
-    return {"type": "function_call_output", "call_id": call_id, "output": _content(response, call_id, text, carry)}
+    return {
+        "type": "function_call_output",
+        "call_id": call_id,
+        "output": _content(response, call_id, text, carry),
+    }
 
 
-def _from_text(content: str, call_id: str, parts: list[Any] | None = None) -> dict[str, Any]:
-    wire = None if parts else carried_response([content], call_id=call_id, is_error=None)
+def _from_text(
+    dialect: str, content: str, call_id: str, text_at: str, parts: list[Any] | None = None
+) -> dict[str, Any]:
+    wire = (
+        None if parts else carried_response(dialect, [content], call_id=call_id, flag=None, text_at=text_at)
+    )
     if wire is not None:
         return wire
     result = inferred(content, is_error=None, context={"call_id": call_id} if call_id else None)
@@ -127,16 +137,16 @@ def wire_from_openai_chat(record: Mapping[str, Any]) -> dict[str, Any]:
     content = record["content"]
     if not isinstance(content, str):
         content = "".join(part["text"] for part in content)
-    return _from_text(content, record["tool_call_id"])
+    return _from_text("openai-chat", content, record["tool_call_id"], "/content")
 
 
 def wire_from_openai_responses(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ``function_call_output`` known to have its shape (unchecked)."""
     output = record["output"]
     if isinstance(output, str):
-        return _from_text(output, record["call_id"])
+        return _from_text("openai-responses", output, record["call_id"], "/output")
     texts, others = text_parts(output, "input_text")
-    return _from_text("".join(texts), record["call_id"], others)
+    return _from_text("openai-responses", "".join(texts), record["call_id"], "/output", others)
 
 
 def from_openai_chat(record: Mapping[str, Any]) -> ToolResponse:
