@@ -190,3 +190,42 @@ def test_an_empty_call_id_is_reported_with_its_pointer(
     assert 1 == status
     assert out.startswith(f"<stdin>:1: {pointer}: {name} record: ")
     assert out.splitlines()[0].endswith("[minLength]")
+
+
+_HUGE = {f"k{index}": index for index in range(20_000)}
+"""20,000 members: a record holding this where it should not says so in a few hundred characters."""
+
+
+@pytest.mark.parametrize(
+    ("name", "record"),
+    [
+        pytest.param(
+            "openai-chat", {"role": "tool", "tool_call_id": "c", "content": "x", **_HUGE}, id="members"
+        ),
+        pytest.param(
+            "anthropic", {"type": "tool_result", "tool_use_id": "t", "content": _HUGE}, id="content"
+        ),
+        pytest.param("mcp", {"content": [], "isError": _HUGE}, id="flag"),
+        pytest.param("helloagents", [{"status": "success", "text": "x", "data": _HUGE}] * 20, id="an array"),
+    ],
+)
+def test_a_shape_message_never_echoes_a_whole_value(
+    name: str,
+    record: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``validate --from`` and ``convert --from`` say what is wrong with a record holding a huge value
+    or thousands of unknown members in a line as short as the ToolResponse layer's: the value is
+    cut, not echoed whole."""
+    log = tmp_path / "log.json"
+    log.write_bytes(orjson.dumps(record))
+    status, out, _ = run(capsys, monkeypatch, "--from", name, str(log))
+    assert 1 == status
+    assert max(len(line) for line in out.splitlines()) < 600
+    assert "…" in out
+    status = main(["convert", "--from", name, "--to", "toolresponse", str(log)])
+    err = capsys.readouterr().err
+    assert 1 == status
+    assert max(len(line) for line in err.splitlines()) < 600

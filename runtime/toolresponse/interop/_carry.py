@@ -262,8 +262,9 @@ def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier
         return wire
     name = flag.split(" ", 1)[0]
     message = (
-        f"{dialect} record: {flag}, but the response in {carrier} has status {status!r}: a record's"
-        f" {name} says error exactly for status error, and the record's own flag is not overruled"
+        f"{dialect} record: {flag}, but the response in {carrier} has status {cut(repr(status), 60)}:"
+        f" a record's {name} says error exactly for status error, and the record's own flag is not"
+        " overruled"
     )
     raise DialectError(dialect, (SchemaViolation(pointer="/" + name, keyword="const", message=message),))
 

@@ -112,10 +112,10 @@ class Shape:
         found = self._compiled().violations(record, limit=None, schema_paths=True)
         prefix = f"{self.dialect} record: "
         # Most relevant first, as the validator orders them: an unknown member usually explains a
-        # missing one.
+        # missing one. Each message is cut (``cut``), as the ToolResponse layer's are short.
         ranked = sorted(found, key=lambda violation: relevance(violation.keyword, violation.pointer))
         return tuple(
-            dataclasses.replace(violation, message=prefix + violation.message) for violation in ranked
+            dataclasses.replace(violation, message=prefix + cut(violation.message)) for violation in ranked
         )
 
     def checked(self, record: Any) -> Any:
