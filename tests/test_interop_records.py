@@ -20,6 +20,7 @@ from toolresponse.interop import (
     from_helloagents,
     from_langchain,
     from_langchain_dict,
+    from_mcp,
     from_openai_chat,
     from_openai_responses,
     from_toolresponse,
@@ -496,6 +497,13 @@ def test_a_text_of_ones_own_goes_without_a_trailer(write: Any, read: Any) -> Non
     assert ("error", "RATE_LIMIT") == (back.status.value, back.code and back.code.value)
 
 
+def _refused(read: Any, record: Any) -> tuple[str, str, str]:
+    """Where ``read`` refuses ``record``: its dialect, and the best violation's pointer and keyword."""
+    with pytest.raises(DialectError) as caught:
+        read(record)
+    return caught.value.dialect, caught.value.best.pointer, caught.value.best.keyword
+
+
 @pytest.mark.parametrize(
     "record",
     [
@@ -524,13 +532,7 @@ def test_a_text_of_ones_own_goes_without_a_trailer(write: Any, read: Any) -> Non
 )
 def test_a_langchain_artifact_that_contradicts_status_is_refused(record: dict[str, Any]) -> None:
     """A ToolResponse artifact whose status is not the message's own is refused, pointing at /status."""
-    with pytest.raises(DialectError) as caught:
-        from_langchain(record)
-    assert ("langchain", "/status", "const") == (
-        caught.value.dialect,
-        caught.value.best.pointer,
-        caught.value.best.keyword,
-    )
+    assert ("langchain", "/status", "const") == _refused(from_langchain, record)
 
 
 def test_an_anthropic_error_without_trailer_stays_an_error() -> None:
@@ -657,3 +659,12 @@ def test_the_interrupted_outcome_is_a_valid_execution_error() -> None:
         response.error_info and response.error_info.details,
     )
     assert INTERRUPTED.of(response)
+
+
+def test_an_mcp_result_that_asks_for_input_is_not_the_call_s_outcome() -> None:
+    """``resultType: input_required`` (the server wants more input before the tool answers) is
+    refused at ``/resultType``, never read as a success; ``complete`` is the result itself."""
+    record = {"content": [{"type": "text", "text": "Which account?"}], "resultType": "input_required"}
+    assert ("mcp", "/resultType", "const") == _refused(from_mcp, record)
+    done = from_mcp({**record, "resultType": "complete"})
+    assert ("success", "Which account?") == (done.status.value, done.text)
