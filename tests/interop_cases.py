@@ -69,7 +69,21 @@ def inferred_error(text: str, code: str, signal: str, **context: Any) -> dict[st
 
 
 LOSSLESS = dialect_params(exclude=("helloagents",))
-"""The dialects whose ``from_(to_(r))`` is ``r`` exactly."""
+"""The dialects whose ``from_(to_(r))`` is ``r`` exactly (a trailer's: with the record's call id)."""
+
+TRAILER_DIALECTS = ("openai-chat", "openai-responses", "anthropic", "autogen")
+"""The dialects that carry a response in a trailer, bound to the record's call id."""
+
+
+def carried_back(name: str, response: ToolResponse, *, call_id: str | None = None) -> dict[str, Any]:
+    """What ``from_`` gives of ``response`` written by ``to_<name>`` as JSON: ``response`` itself,
+    where a trailer carries it with the record's call id: ``call_id`` when given to ``to_``, else
+    its own, else the one ``to_record`` gives."""
+    if name in TRAILER_DIALECTS:
+        own = (response.context or {}).get("call_id")
+        response = response.with_context(call_id=call_id or own or "call_1")
+    return response.to_dict()
+
 
 VALID_FIXTURES = [(case[0], case[1]) for case in fixture_cases() if case[2]]
 FIXTURE_IDS = [case[0] for case in VALID_FIXTURES]

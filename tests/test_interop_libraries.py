@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from anthropic.types import MessageParam, ToolResultBlockParam
 from hypothesis import given, settings
-from interop_cases import FIXTURE_IDS, VALID_FIXTURES, inferred_error, responses
+from interop_cases import FIXTURE_IDS, VALID_FIXTURES, carried_back, inferred_error, responses
 from langchain_core.messages import ToolMessage, messages_from_dict, messages_to_dict
 from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolMessageParam
 from openai.types.responses import ResponseInputItemParam
@@ -46,7 +46,8 @@ def _check_all(response: ToolResponse) -> None:
     item = to_openai_responses(response, call_id="call_1")
     RESPONSES_ITEM.validate_python(item)
     model = FunctionCallOutput.model_validate(item)
-    assert response.to_dict() == from_openai_responses(model.model_dump(exclude_none=True)).to_dict()
+    back = from_openai_responses(model.model_dump(exclude_none=True))
+    assert carried_back("openai-responses", response, call_id="call_1") == back.to_dict()
 
     block = to_anthropic(response, tool_use_id="toolu_1")
     TOOL_RESULT.validate_python(block)

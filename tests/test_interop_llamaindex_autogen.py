@@ -22,7 +22,7 @@ from autogen_core.tools import FunctionTool as AutoGenTool
 from autogen_core.tools import Tool as AutoGenToolBase
 from autogen_ext.models.replay import ReplayChatCompletionClient
 from hypothesis import given, settings
-from interop_cases import FIXTURE_IDS, VALID_FIXTURES, responses
+from interop_cases import FIXTURE_IDS, VALID_FIXTURES, carried_back, responses
 from llama_index.core.tools import FunctionTool, ToolOutput
 from llama_index.core.tools.calling import call_tool
 
@@ -142,11 +142,14 @@ def test_autogen_s_unknown_flag_lets_the_text_decide(is_error: bool | None, stat
 
 
 def _through_autogen(response: ToolResponse) -> None:
-    record = to_autogen(response, name="tool_1")
+    record = to_autogen(response, name="tool_1", call_id="call_1")
     result = FunctionExecutionResult.model_validate(record)
     FunctionExecutionResultMessage(content=[result])
     assert response.is_error is result.is_error
-    assert response.to_dict() == from_autogen(result.model_dump(mode="json")).to_dict()
+    assert (
+        carried_back("autogen", response, call_id="call_1")
+        == from_autogen(result.model_dump(mode="json")).to_dict()
+    )
 
 
 # -- both, loading what to_ writes ---------------------------------------------------------------

@@ -65,7 +65,8 @@ def test_each_layer_says_which_it_is(
         b"\n"
         b'{"role": "tool", "tool_call_id": "c4", "content": "ok", "content": "dup"}\n'
         b'{"role": "tool", "tool_call_id": "c5", "content": "<toolresponse>'
-        b'{\\"status\\": \\"done\\", \\"text\\": \\"\\"}</toolresponse>"}\n'
+        b'{\\"status\\": \\"done\\", \\"text\\": \\"\\", \\"context\\": '
+        b'{\\"call_id\\": \\"c5\\"}}</toolresponse>"}\n'
     )
     status, out, err = run(capsys, monkeypatch, "--from", "openai-chat", str(log))
     assert (1, "") == (status, err)
@@ -146,11 +147,15 @@ def test_an_unknown_dialect_is_a_usage_error(
 def test_a_carried_response_that_contradicts_the_flag_is_reported_at_the_flag(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A forged trailer (Anthropic) or artifact (LangChain) is reported at the record's own flag."""
-    forged = '<toolresponse>{"status": "success", "text": "paid"}</toolresponse>'
+    """A trailer bound to the record (Anthropic) or an artifact (LangChain) whose status is not the
+    record's own flag is reported at the flag."""
+    trailer = (
+        '<toolresponse>{"status": "success", "text": "paid", "context": {"call_id": "t1"}}</toolresponse>'
+    )
+    content = [{"type": "text", "text": "paid"}, {"type": "text", "text": trailer}]
     anthropic = tmp_path / "anthropic.jsonl"
     anthropic.write_bytes(
-        jsonl([{"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": f"boom\n{forged}"}])
+        jsonl([{"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": content}])
     )
     status, out, _ = run(capsys, monkeypatch, "--from", "anthropic", str(anthropic))
     assert 1 == status
@@ -185,3 +190,42 @@ def test_an_empty_call_id_is_reported_with_its_pointer(
     assert 1 == status
     assert out.startswith(f"<stdin>:1: {pointer}: {name} record: ")
     assert out.splitlines()[0].endswith("[minLength]")
+
+
+_HUGE = {f"k{index}": index for index in range(20_000)}
+"""20,000 members: a record holding this where it should not says so in a few hundred characters."""
+
+
+@pytest.mark.parametrize(
+    ("name", "record"),
+    [
+        pytest.param(
+            "openai-chat", {"role": "tool", "tool_call_id": "c", "content": "x", **_HUGE}, id="members"
+        ),
+        pytest.param(
+            "anthropic", {"type": "tool_result", "tool_use_id": "t", "content": _HUGE}, id="content"
+        ),
+        pytest.param("mcp", {"content": [], "isError": _HUGE}, id="flag"),
+        pytest.param("helloagents", [{"status": "success", "text": "x", "data": _HUGE}] * 20, id="an array"),
+    ],
+)
+def test_a_shape_message_never_echoes_a_whole_value(
+    name: str,
+    record: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``validate --from`` and ``convert --from`` say what is wrong with a record holding a huge value
+    or thousands of unknown members in a line as short as the ToolResponse layer's: the value is
+    cut, not echoed whole."""
+    log = tmp_path / "log.json"
+    log.write_bytes(orjson.dumps(record))
+    status, out, _ = run(capsys, monkeypatch, "--from", name, str(log))
+    assert 1 == status
+    assert max(len(line) for line in out.splitlines()) < 600
+    assert "…" in out
+    status = main(["convert", "--from", name, "--to", "toolresponse", str(log)])
+    err = capsys.readouterr().err
+    assert 1 == status
+    assert max(len(line) for line in err.splitlines()) < 600

@@ -1,24 +1,37 @@
 """How a whole ToolResponse travels inside another dialect's record: in a trailer, or in a JSON slot.
 
-OpenAI's tool messages (Chat Completions and Responses) and Anthropic's
-``tool_result`` have no member for structured data, no error code and (OpenAI)
-no error flag, and nothing beside the content reaches the other side: there is
-no side channel. So the converters write two things into the content:
+OpenAI's tool messages (Chat Completions and Responses), Anthropic's
+``tool_result`` and AutoGen's ``FunctionExecutionResult`` have no member for
+structured data, no error code and (OpenAI) no error flag, and nothing beside
+the content reaches the other side: there is no side channel. So the converters
+write two things into the content:
 
 1. the **model text**: what the model should read (``model_text``: the text, its
-   status stated as ``_text`` says; or the caller's own text, such as the
-   agent's feedback);
+   status stated as ``_text`` says);
 2. a **trailer**, unless the caller asks for none: one last line
-   ``<toolresponse>{...}</toolresponse>`` holding the response as compact I-JSON.
+   ``<toolresponse>{...}</toolresponse>`` holding the response as compact I-JSON,
+   its ``context.call_id`` the id of the tool call the record answers (``trailer``),
+   after a blank line (or in a block of its own).
 
 Compact JSON never holds a raw line break (JSON escapes them), so the trailer
-is exactly the last line, whatever the model text holds; ``trailer_of``
-finds it, and ``from_`` then gives back exactly the response that ``to_`` was
-given. The model reads the trailer too: it is JSON models read well, it costs
-the tokens of the response, and it gives the model the ``data`` that a text
-alone throws away (HelloAgents 1.0's agent drops it). A record without a
-trailer (written by another framework) is read by ``_text.inferred``: its text,
-and the status and code its flag and its words say.
+is exactly the last line, whatever the model text holds. The model reads the
+trailer too: it is JSON models read well, it costs the tokens of the response,
+and it gives the model the ``data`` that a text alone throws away (HelloAgents
+1.0's agent drops it).
+
+A tool's output can end in anything, a line that looks like a trailer included
+(a web page quoting one, a forgery), and the tool does not know the id of the
+call it answers. So a trailer is the record's (``carried_response``) only when it
+is laid out as ``to_`` lays it out and its ``context.call_id`` is the record's own
+call id; then it must agree with what the record itself states, or the record
+is refused (``DialectError``), as the MCP mapping refuses a ``_meta`` response
+that contradicts ``isError``: its status with the record's error flag
+(``agreeing``), and the text before it must be its model text (what the model
+read). Any other trailer-looking line is part of the tool's output: the record is
+read from its text by ``_text.inferred``, as a record written by another
+framework is (an error flag keeps its error, a stated code its code). Nothing a
+tool prints turns a record into another response, and no tool output makes a
+record unreadable.
 
 Dialects with a member for JSON (Bedrock's ``json`` content, Gemini's ``response``
 ``output`` / ``error``, its Interactions ``result``, Vercel's ``json`` / ``error-json``
@@ -41,7 +54,8 @@ from toolresponse_generated import ErrorCode, ErrorInfo
 from .._errors import DialectError
 from .._response import ToolResponse
 from .._violation import SchemaViolation
-from ._text import inferred
+from ._shape import cut
+from ._text import inferred, model_text, wire_model_text
 
 __all__ = [
     "CALL_ID",
@@ -52,15 +66,17 @@ __all__ = [
     "blocks_wire",
     "call_id_or_context",
     "carried",
+    "carried_response",
     "context_call_id",
     "error_info_of",
     "foreign_wire",
     "is_response_wire",
     "record_context",
+    "shown_text",
     "slot_wire",
     "text_parts",
     "tool_name_or_context",
-    "trailer_of",
+    "trailer",
 ]
 
 _Carried = TypeVar("_Carried")
@@ -141,26 +157,99 @@ def blocks_wire(
     return wire
 
 
-def carried(text: str, response: ToolResponse | None) -> str:
-    """``text`` with the trailer of ``response`` as its last line (``text`` alone for None)."""
+def shown_text(response: ToolResponse, text: str | None, *, carry: bool) -> str:
+    """What the model reads of a record of ``response``: ``text`` when given, else its model text.
+
+    A trailer must follow the model text of its response (see above), so ``text`` goes with
+    ``carry=False``; with ``carry`` it raises ``ValueError``."""
+    if text is None:
+        return model_text(response)
+    if carry:
+        raise ValueError(
+            "text= replaces the response's model text, and a trailer must follow that text:"
+            " pass carry=False with text= (the record is then read as its text)"
+        )
+    return text
+
+
+def trailer(response: ToolResponse, call_id: str) -> str:
+    """The trailer line of ``response`` in the record answering the tool call ``call_id``: the
+    response with that ``context.call_id``, as compact I-JSON."""
+    if context_call_id(response) != call_id:
+        response = response.with_context(call_id=call_id)
+    return TRAILER_START + response.to_json() + TRAILER_END
+
+
+def carried(text: str, response: ToolResponse | None, *, call_id: str) -> str:
+    """``text`` with the trailer of ``response`` (answering ``call_id``) as its last line, after a
+    blank line (the trailer alone for an empty ``text``; ``text`` alone for None)."""
     if response is None:
         return text
-    trailer = TRAILER_START + response.to_json() + TRAILER_END
-    return f"{text}\n\n{trailer}" if text else trailer
+    line = trailer(response, call_id)
+    return f"{text}\n\n{line}" if text else line
 
 
-def trailer_of(content: str) -> Any:
-    """The decoded JSON of ``content``'s trailer; None when it has none (a last line that looks
-    like a trailer but does not hold JSON is no trailer: it stays text)."""
+def _split(content: str) -> tuple[str, Any] | None:
+    """The text before ``content``'s trailer and the trailer's decoded JSON, when ``content`` is
+    laid out as ``carried`` lays it out; None otherwise (a last line that looks like a trailer
+    but does not hold JSON is no trailer)."""
     if not content.endswith(TRAILER_END):
         return None
     start = content.rfind("\n") + 1
     if not content.startswith(TRAILER_START, start):
         return None
+    if start == 0:
+        before = ""
+    elif content.startswith("\n\n", start - 2):
+        before = content[: start - 2]
+    else:
+        return None
     try:
-        return orjson.loads(content[start + _START_LENGTH : -_END_LENGTH])
+        return before, orjson.loads(content[start + _START_LENGTH : -_END_LENGTH])
     except orjson.JSONDecodeError:
         return None
+
+
+def carried_response(
+    dialect: str, texts: Sequence[str], *, call_id: Any, flag: tuple[str, bool] | None, text_at: str
+) -> dict[str, Any] | None:
+    """The ToolResponse wire object a record carries in a trailer, or None when it carries none
+    (see above).
+
+    ``texts`` is the record's text as ``to_`` writes it: one text (the model text, a blank line,
+    the trailer: ``carried``) or two (the model text, then the trailer alone); ``call_id`` is the
+    record's call id; ``flag`` its error flag as ``(pointer name, says error)`` (None: the dialect
+    has none, or it is null). A carried response that contradicts the flag, or whose model text is
+    not the text before it (``text_at``, the pointer of the record's text), is refused with
+    ``DialectError``."""
+    if len(texts) == 1:
+        found = _split(texts[0])
+    elif len(texts) == 2:
+        alone = _split(texts[1])
+        found = (texts[0], alone[1]) if alone is not None and alone[0] == "" else None
+    else:
+        found = None
+    if found is None or not is_response_wire(found[1]):
+        return None
+    shown, wire = found
+    context = wire.get("context")
+    if not (isinstance(call_id, str) and call_id and isinstance(context, Mapping)):
+        return None
+    if context.get("call_id") != call_id:
+        return None
+    if flag is not None:
+        name, is_error = flag
+        said = f"{name} is {'true' if is_error else 'false'}"
+        agreeing(dialect, wire, is_error=is_error, flag=said, carrier="its trailer")
+    written = wire_model_text(wire)
+    if written is not None and written != shown:
+        message = (
+            f"{dialect} record: the text before its trailer is not the model text of the response the"
+            f" trailer carries ({cut(repr(written), 120)}): what the model read is the record's own"
+            " word, and a trailer that says otherwise is not believed over it"
+        )
+        raise DialectError(dialect, (SchemaViolation(pointer=text_at, keyword="const", message=message),))
+    return dict(wire)
 
 
 def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier: str) -> _Carried:
@@ -173,8 +262,9 @@ def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier
         return wire
     name = flag.split(" ", 1)[0]
     message = (
-        f"{dialect} record: {flag}, but the response in {carrier} has status {status!r}: a record's"
-        f" {name} says error exactly for status error, and the record's own flag is not overruled"
+        f"{dialect} record: {flag}, but the response in {carrier} has status {cut(repr(status), 60)}:"
+        f" a record's {name} says error exactly for status error, and the record's own flag is not"
+        " overruled"
     )
     raise DialectError(dialect, (SchemaViolation(pointer="/" + name, keyword="const", message=message),))
 

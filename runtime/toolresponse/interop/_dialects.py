@@ -251,6 +251,7 @@ DIALECTS: Mapping[str, Dialect] = {
             "AUTOGEN_SHAPE",
             "wire_from_autogen",
             description="AutoGen FunctionExecutionResult",
+            call_id="call_id",
             tool_name="name",
         ),
     )

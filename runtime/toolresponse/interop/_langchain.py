@@ -21,10 +21,11 @@ message and never sent to the model. So nothing rides in the text here:
 - ``to_langchain_dict`` / ``from_langchain_dict``: the same fields in the form
   ``messages_to_dict`` saves a message in (``{"type": "tool", "data": {...}}``),
   which ``messages_from_dict`` reads; a contradiction is at ``/data/status``.
-- ``as_langchain_tools(registry)`` gives one LangChain ``BaseTool`` per
-  registered tool: each call goes through the registry (parameters checked,
-  breaker, timeouts, listeners), and a tool node gets a ``ToolMessage`` with
-  the status and the artifact above.
+- ``as_langchain_tools(registry, caller=...)`` gives one LangChain ``BaseTool``
+  per tool that caller may see (``LOCAL_CALLER`` by default, as the agent's own
+  calls: ``_offered``): each call goes through the registry as that caller
+  (access policies, parameters checked, breaker, timeouts, listeners), and a
+  tool node gets a ``ToolMessage`` with the status and the artifact above.
 
 langchain-core is imported only by ``to_langchain_message`` and
 ``as_langchain_tools``.
@@ -37,7 +38,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._response import ToolResponse
+from ..tools import LOCAL_CALLER
 from ._carry import agreeing, context_call_id, is_response_wire
+from ._offered import offered_tools
 from ._shape import Shape, record_schema
 from ._text import inferred, model_text
 
@@ -230,12 +233,15 @@ def from_langchain_dict(record: Mapping[str, Any]) -> ToolResponse:
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolresponse_langchain_call_id")
 
 
-def as_langchain_tools(registry: ToolRegistry) -> list[BaseTool]:
-    """One LangChain tool per tool of ``registry``, in its order (needs langchain-core).
+def as_langchain_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) -> list[BaseTool]:
+    """One LangChain tool per tool of ``registry`` that ``caller`` may see, in its order (needs
+    langchain-core).
 
-    Each tool's arguments are described by the registry's JSON Schema; a call
-    (sync or async) runs through ``registry.execute`` / ``aexecute`` with the
-    tool call's id as ``call_id``; the tool answers ``(content, artifact)``
+    The model is offered only those tools (``registry.list_tools(caller=caller)``: a tool the
+    access policies hide from the caller is not there, nor its description or schema). Each
+    tool's arguments are described by the registry's JSON Schema; a call (sync or async) runs
+    through ``registry.execute`` / ``aexecute`` as ``caller``, with the tool call's id as
+    ``call_id``; the tool answers ``(content, artifact)``
     (``response_format="content_and_artifact"``), so that a tool node's
     ``ToolMessage`` has the model text as content, the whole response as
     artifact, and ``status="error"`` for an error response.
@@ -258,6 +264,8 @@ def as_langchain_tools(registry: ToolRegistry) -> list[BaseTool]:
         """A tool of a ToolRegistry, called through it."""
 
         response_format: Any = "content_and_artifact"
+        offered: Any = None
+        """The ``OfferedTool`` this tool calls (``offered_tools``)."""
 
         def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
             token = _CALL_ID.set(kwargs.get("tool_call_id"))
@@ -274,14 +282,14 @@ def as_langchain_tools(registry: ToolRegistry) -> list[BaseTool]:
                 _CALL_ID.reset(token)
 
         def _run(self, *args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
-            response = registry.execute(self.name, kwargs, call_id=_CALL_ID.get(None))
+            response = self.offered.execute(kwargs, call_id=_CALL_ID.get(None))
             return model_text(response), response.to_dict()
 
         async def _arun(self, *args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
-            response = await registry.aexecute(self.name, kwargs, call_id=_CALL_ID.get(None))
+            response = await self.offered.aexecute(kwargs, call_id=_CALL_ID.get(None))
             return model_text(response), response.to_dict()
 
     return [
-        RegistryTool(name=spec.name, description=spec.description or spec.name, args_schema=spec.parameters)
-        for spec in registry.list_tools()
+        RegistryTool(name=tool.name, description=tool.description, args_schema=tool.parameters, offered=tool)
+        for tool in offered_tools(registry, caller=caller)
     ]

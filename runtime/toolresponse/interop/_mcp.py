@@ -205,7 +205,11 @@ def wire_from_mcp(record: Mapping[str, Any], *, clock: Callable[[], float] = tim
     (unchecked: ``from_mcp`` checks both sides; ``validate --from mcp`` checks the result).
 
     It runs once per record of ``validate --from mcp``: the common case (one text block, an
-    object or nothing as ``structuredContent``) takes no detour."""
+    object or nothing as ``structuredContent``) takes no detour. A result whose ``resultType`` is
+    ``input_required`` is refused (``DialectError`` at ``/resultType``): the server asks for more
+    input before the tool answers, so it is not the call's outcome."""
+    if record.get("resultType") == _INPUT_REQUIRED:
+        raise DialectError(_DIALECT, (_NOT_AN_OUTCOME,))
     content = record["content"]
     others: list[dict[str, Any]] = []
     if len(content) == 1 and content[0]["type"] == "text":
@@ -242,6 +246,16 @@ def wire_from_mcp(record: Mapping[str, Any], *, clock: Callable[[], float] = tim
 
 
 _PARTIAL: Final = ToolStatus.PARTIAL.value
+_INPUT_REQUIRED: Final = "input_required"
+_NOT_AN_OUTCOME: Final = SchemaViolation(
+    pointer="/resultType",
+    keyword="const",
+    message=(
+        f"{_DIALECT} record: resultType is {_INPUT_REQUIRED!r}: the server asks for more input before"
+        " the tool answers, so the record is not the call's outcome (ToolResponse has no status for a"
+        " call still waiting); read the result that completes the call (resultType 'complete' or absent)"
+    ),
+)
 
 
 def _carried(carried: Any, texts: list[str], data: dict[str, Any]) -> dict[str, Any]:

@@ -11,14 +11,18 @@ Responses API::
 
 Neither has an error flag, an error code, a partial state or room for data,
 and nothing else reaches the model (no side channel). ``to_`` writes the model
-text (``model_text``, or the caller's ``text``) and, unless ``carry=False``,
-the whole response as a one-line trailer (see ``_carry``); ``from_`` gives back
-exactly that response when the trailer is there. A record without one (written
-by another framework) is read as its text, with the status and code its words
-say (``_text``: a stated ``ERROR NOT_FOUND: ...`` or ``[NOT_FOUND]: ...``, a text
-that opens as failures do, ``PARTIAL: ...``; anything else is a success) and
-``context.call_id`` from the call id; Responses parts
-that are not text (images, files) are kept in ``data.parts``. The Responses
+text (``model_text``; or the caller's ``text``, with ``carry=False``) and, unless
+``carry=False``, the whole response as a one-line trailer (see ``_carry``);
+``from_`` gives back exactly that response when its trailer is bound to the
+record's call id (its ``context.call_id``), and refuses the record with
+``DialectError`` at ``/content`` (``/output``) when the text before such a trailer
+is not the response's model text (which states its status and code: OpenAI's only
+flag). Any other record (written by another framework, or ending in a
+line that only looks like a trailer) is read as its text, with the status and
+code its words say (``_text``: a stated ``ERROR NOT_FOUND: ...`` or
+``[NOT_FOUND]: ...``, a text that opens as failures do, ``PARTIAL: ...``;
+anything else is a success) and ``context.call_id`` from the call id; Responses
+parts that are not text (images, files) are kept in ``data.parts``. The Responses
 item's ``status`` (in_progress, completed, incomplete) is the item's lifecycle,
 not the call's outcome: it is neither written nor read as one.
 """
@@ -29,9 +33,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import CALL_ID, call_id_or_context, carried, text_parts, trailer_of
+from ._carry import CALL_ID, call_id_or_context, carried, carried_response, shown_text, text_parts
 from ._shape import Shape, record_schema, text_or_blocks
-from ._text import inferred, model_text
+from ._text import inferred
 
 __all__ = [
     "OPENAI_CHAT_SHAPE",
@@ -83,8 +87,8 @@ CHAT = Shape("openai-chat", OPENAI_CHAT_SHAPE)
 RESPONSES = Shape("openai-responses", OPENAI_RESPONSES_SHAPE)
 
 
-def _content(response: ToolResponse, text: str | None, carry: bool) -> str:
-    return carried(model_text(response) if text is None else text, response if carry else None)
+def _content(response: ToolResponse, call_id: str, text: str | None, carry: bool) -> str:
+    return carried(shown_text(response, text, carry=carry), response if carry else None, call_id=call_id)
 
 
 def to_openai_chat(
@@ -93,34 +97,35 @@ def to_openai_chat(
     """The Chat Completions tool message of ``response``.
 
     ``tool_call_id`` defaults to ``context.call_id``; without either, ``DialectError``;
-    ``text`` is what the model reads (default ``model_text(response)``); with
-    ``carry`` (the default) the whole response follows as a trailer line, so
-    that ``from_openai_chat`` gives it back exactly.
+    ``text`` is what the model reads (default ``model_text(response)``; given, it needs
+    ``carry=False``, else ``ValueError``); with ``carry`` (the default) the whole response
+    follows as a trailer line, so that ``from_openai_chat`` gives it back exactly (its
+    ``context.call_id`` the message's ``tool_call_id``).
     """
-    return {
-        "role": "tool",
-        "tool_call_id": call_id_or_context(
-            tool_call_id, response, dialect="openai-chat", member="tool_call_id"
-        ),
-        "content": _content(response, text, carry),
-    }
+    call_id = call_id_or_context(tool_call_id, response, dialect="openai-chat", member="tool_call_id")
+    return {"role": "tool", "tool_call_id": call_id, "content": _content(response, call_id, text, carry)}
 
 
 def to_openai_responses(
     response: ToolResponse, *, call_id: str | None = None, text: str | None = None, carry: bool = True
 ) -> dict[str, Any]:
     """The Responses API ``function_call_output`` item of ``response`` (as ``to_openai_chat``)."""
+    call_id = call_id_or_context(call_id, response, dialect="openai-responses", member="call_id")
     return {
         "type": "function_call_output",
-        "call_id": call_id_or_context(call_id, response, dialect="openai-responses", member="call_id"),
-        "output": _content(response, text, carry),
+        "call_id": call_id,
+        "output": _content(response, call_id, text, carry),
     }
 
 
-def _from_text(content: str, call_id: str, parts: list[Any] | None = None) -> dict[str, Any]:
-    wire = trailer_of(content)
+def _from_text(
+    dialect: str, content: str, call_id: str, text_at: str, parts: list[Any] | None = None
+) -> dict[str, Any]:
+    wire = (
+        None if parts else carried_response(dialect, [content], call_id=call_id, flag=None, text_at=text_at)
+    )
     if wire is not None:
-        return wire  # type: ignore[no-any-return]
+        return wire
     result = inferred(content, is_error=None, context={"call_id": call_id} if call_id else None)
     if parts:
         result["data"] = {"parts": parts}
@@ -132,16 +137,16 @@ def wire_from_openai_chat(record: Mapping[str, Any]) -> dict[str, Any]:
     content = record["content"]
     if not isinstance(content, str):
         content = "".join(part["text"] for part in content)
-    return _from_text(content, record["tool_call_id"])
+    return _from_text("openai-chat", content, record["tool_call_id"], "/content")
 
 
 def wire_from_openai_responses(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ``function_call_output`` known to have its shape (unchecked)."""
     output = record["output"]
     if isinstance(output, str):
-        return _from_text(output, record["call_id"])
+        return _from_text("openai-responses", output, record["call_id"], "/output")
     texts, others = text_parts(output, "input_text")
-    return _from_text("".join(texts), record["call_id"], others)
+    return _from_text("openai-responses", "".join(texts), record["call_id"], "/output", others)
 
 
 def from_openai_chat(record: Mapping[str, Any]) -> ToolResponse:

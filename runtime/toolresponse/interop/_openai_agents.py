@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..tools import LOCAL_CALLER
+from ._offered import OfferedTool, offered_tools
 from ._openai import to_openai_responses, wire_from_openai_responses
 
 if TYPE_CHECKING:
@@ -39,13 +41,16 @@ def _custom_data(context: FunctionToolCustomDataContext) -> dict[str, Any] | Non
     return wire_from_openai_responses(record)
 
 
-def as_openai_agents_tools(registry: ToolRegistry, *, carry: bool = True) -> list[Tool]:
-    """One openai-agents ``FunctionTool`` per tool of ``registry``, in its order (needs openai-agents).
+def as_openai_agents_tools(
+    registry: ToolRegistry, *, caller: str = LOCAL_CALLER, carry: bool = True
+) -> list[Tool]:
+    """One openai-agents ``FunctionTool`` per tool of ``registry`` that ``caller`` may see, in its
+    order (needs openai-agents); a tool the access policies hide from the caller is not offered.
 
     Each tool's ``params_json_schema`` is the registry's JSON Schema as it is
     (``strict_json_schema=False``: strict mode would rewrite it, every property required), and the
-    registry checks the arguments; a call runs through ``registry.aexecute`` with the tool call's
-    id as ``call_id`` and answers the output and ``custom_data`` of the module docstring. The
+    registry checks the arguments; a call runs through ``registry.aexecute`` as ``caller``, with the
+    tool call's id as ``call_id`` and answers the output and ``custom_data`` of the module docstring. The
     registry answers every call, so the SDK's failure handler (which turns an exception into one
     fixed sentence) never runs.
     """
@@ -54,22 +59,20 @@ def as_openai_agents_tools(registry: ToolRegistry, *, carry: bool = True) -> lis
     except ImportError as error:
         raise ImportError("as_openai_agents_tools needs openai-agents: pip install openai-agents") from error
 
-    def tool_of(name: str, description: str, parameters: dict[str, Any]) -> FunctionTool:
+    def tool_of(tool: OfferedTool) -> FunctionTool:
         async def invoke(context: ToolContext[Any], arguments: str) -> str:
             call_id = context.tool_call_id
-            response = await registry.aexecute(name, arguments or None, call_id=call_id)
+            response = await tool.aexecute(arguments or None, call_id=call_id)
             output: str = to_openai_responses(response, call_id=call_id, carry=carry)["output"]
             return output
 
         return FunctionTool(
-            name=name,
-            description=description,
-            params_json_schema=parameters,
+            name=tool.name,
+            description=tool.description,
+            params_json_schema=tool.parameters,
             on_invoke_tool=invoke,
             strict_json_schema=False,
             custom_data_extractor=_custom_data,
         )
 
-    return [
-        tool_of(spec.name, spec.description or spec.name, spec.parameters) for spec in registry.list_tools()
-    ]
+    return [tool_of(tool) for tool in offered_tools(registry, caller=caller)]

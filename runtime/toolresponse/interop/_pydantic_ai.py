@@ -35,8 +35,9 @@ and ``details.outcome`` names any outcome but failed (``details.retry`` keeps ``
 - A ``retry-prompt`` part (deprecated in 2.60, still in stored histories) is read as pydantic-ai
   loads it: the ``retried`` return of its tool, validation errors (a list) with cause
   ``validation_error``. One without ``tool_name`` answers no tool call and is refused.
-- ``as_pydantic_ai_tools(registry)``: one pydantic-ai ``Tool`` per registered tool, each call
-  through the registry; the answer takes the outcome ``outcome_for`` gives (a success its
+- ``as_pydantic_ai_tools(registry, caller=...)``: one pydantic-ai ``Tool`` per tool that caller
+  may see (``LOCAL_CALLER`` by default: ``_offered``), each call through the registry as that
+  caller; the answer takes the outcome ``outcome_for`` gives (a success its
   ``metadata`` too).
 
 pydantic-ai is imported only by ``as_pydantic_ai_tools``.
@@ -52,7 +53,7 @@ import orjson
 from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
-from ..tools import DENIAL_CODES
+from ..tools import DENIAL_CODES, LOCAL_CALLER
 from ._carry import (
     CALL_ID,
     agreeing,
@@ -61,6 +62,7 @@ from ._carry import (
     record_context,
     tool_name_or_context,
 )
+from ._offered import OfferedTool, offered_tools
 from ._outcomes import DENIED, INTERRUPTED
 from ._shape import Shape, dumped, record_schema
 from ._text import inferred, model_text
@@ -216,11 +218,12 @@ def from_pydantic_ai(record: Any) -> ToolResponse:
 # -- registry tools as pydantic-ai tools ----------------------------------------------------
 
 
-def as_pydantic_ai_tools(registry: ToolRegistry) -> list[Tool[Any]]:
-    """One pydantic-ai ``Tool`` per tool of ``registry``, in its order (needs pydantic-ai).
+def as_pydantic_ai_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) -> list[Tool[Any]]:
+    """One pydantic-ai ``Tool`` per tool of ``registry`` that ``caller`` may see, in its order
+    (needs pydantic-ai); a tool the access policies hide from the caller is not offered.
 
     Each tool's arguments are described by the registry's JSON Schema and checked by the registry;
-    a call runs through ``registry.aexecute`` with the tool call's id as ``call_id``, and its
+    a call runs through ``registry.aexecute`` as ``caller``, with the tool call's id as ``call_id``, and its
     response reaches pydantic-ai as the outcome ``outcome_for`` gives, the model text as content:
 
     - success (a partial result too): a ``ToolReturn`` whose ``metadata`` is the whole response;
@@ -246,12 +249,10 @@ def as_pydantic_ai_tools(registry: ToolRegistry) -> list[Tool[Any]]:
             return ToolDenied(text)
         raise ModelRetry(text) if outcome == "retried" else ToolFailed(text)
 
-    def tool_of(name: str, description: str, parameters: dict[str, Any]) -> Tool[Any]:
+    def tool_of(tool: OfferedTool) -> Tool[Any]:
         async def call(context: RunContext[Any], **arguments: Any) -> Any:
-            return answer(await registry.aexecute(name, arguments, call_id=context.tool_call_id))
+            return answer(await tool.aexecute(arguments, call_id=context.tool_call_id))
 
-        return Tool.from_schema(call, name, description, parameters, takes_ctx=True)
+        return Tool.from_schema(call, tool.name, tool.description, tool.parameters, takes_ctx=True)
 
-    return [
-        tool_of(spec.name, spec.description or spec.name, spec.parameters) for spec in registry.list_tools()
-    ]
+    return [tool_of(tool) for tool in offered_tools(registry, caller=caller)]

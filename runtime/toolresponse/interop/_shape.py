@@ -21,11 +21,21 @@ from .._violation import SchemaViolation, relevance
 from ..tools import ParameterValidator
 from ..validation import MAX_VALUE_DEPTH, to_json_data
 
-__all__ = ["RECORD_DEPTH", "Shape", "dumped", "record_schema", "text_or_blocks"]
+__all__ = ["MESSAGE_LIMIT", "RECORD_DEPTH", "Shape", "cut", "dumped", "record_schema", "text_or_blocks"]
 
 RECORD_DEPTH = MAX_VALUE_DEPTH + 5
 """The deepest nesting of a record: a response (a member two levels deeper than its value) inside a
 dialect's record (up to three more: a Bedrock json block, content then block then ``json``)."""
+
+
+MESSAGE_LIMIT = 300
+"""The most characters of a record's violation message: the shape's engine quotes the values and
+member names it finds wrong, and a record can hold megabytes of them."""
+
+
+def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``text`` at most ``limit`` characters, its end replaced by "…" when cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def record_schema(title: str, required: list[str], properties: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -102,10 +112,10 @@ class Shape:
         found = self._compiled().violations(record, limit=None, schema_paths=True)
         prefix = f"{self.dialect} record: "
         # Most relevant first, as the validator orders them: an unknown member usually explains a
-        # missing one.
+        # missing one. Each message is cut (``cut``), as the ToolResponse layer's are short.
         ranked = sorted(found, key=lambda violation: relevance(violation.keyword, violation.pointer))
         return tuple(
-            dataclasses.replace(violation, message=prefix + violation.message) for violation in ranked
+            dataclasses.replace(violation, message=prefix + cut(violation.message)) for violation in ranked
         )
 
     def checked(self, record: Any) -> Any:

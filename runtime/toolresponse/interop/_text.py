@@ -27,8 +27,9 @@ Reading text back (``inferred`` and ``text_error``, for every dialect, MCP's tex
 
 Without a flag (OpenAI's tool messages), text is an error when it states a code, or when it
 **opens as failures do**: ``Error`` as its first word, ``An error occurred``, an exception's name
-with ``:`` or ``(`` (``FileNotFoundError: ...``), ``Traceback (most recent call last)``; any
-other text is a success, or a partial result by its marker.
+with ``:`` or ``(`` (``FileNotFoundError: ...``, the bare ``Exception: ...``), ``Traceback (most
+recent call last)``; any other text is a success (``Failed to fetch ...`` too), or a partial result
+by its marker.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ __all__ = [
     "model_text",
     "stated_text",
     "text_error",
+    "wire_model_text",
 ]
 
 _CODES: Final = {code.value: code for code in ErrorCode}
@@ -61,7 +63,7 @@ _PARTIAL: Final = re.compile(
 )
 _FAILURE_OPENING: Final = re.compile(
     r"\A\s*(?:(?i:error\b|an error occurred\b|traceback \(most recent call last\))"
-    r"|[A-Za-z_][\w.]*(?:Error|Exception)\s*[:(])"
+    r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\s*[:(])"
 )
 
 NO_TEXT: Final = "The tool reported an error without saying why."
@@ -70,13 +72,36 @@ NO_TEXT: Final = "The tool reported an error without saying why."
 
 def model_text(response: ToolResponse) -> str:
     """What a reader of text alone gets of ``response``: its text, its status stated (see above)."""
-    if response.is_partial:
-        return f"PARTIAL: {response.text}"
     info = response.error_info
-    if info is not None:
-        header = f"ERROR {info.code.value}: {info.message}"
-        return header if response.text == info.message else f"{header}\n{response.text}"
-    return response.text
+    if info is None:
+        return _stating(response.status.value, response.text, None, None)
+    return _stating(response.status.value, response.text, info.code.value, info.message)
+
+
+def wire_model_text(wire: Mapping[str, Any]) -> str | None:
+    """``model_text`` of the ToolResponse wire object ``wire`` (decoded JSON, not yet validated);
+    None when it lacks what the text is made of: a status, a text and, for an error, the code
+    and message of its ``error_info``, all strings."""
+    status, text = wire.get("status"), wire.get("text")
+    if not isinstance(status, str) or not isinstance(text, str):
+        return None
+    if status != "error":
+        return _stating(status, text, None, None)
+    info = wire.get("error_info")
+    code = info.get("code") if isinstance(info, Mapping) else None
+    message = info.get("message") if isinstance(info, Mapping) else None
+    if not isinstance(code, str) or not isinstance(message, str):
+        return None
+    return _stating(status, text, code, message)
+
+
+def _stating(status: str, text: str, code: str | None, message: str | None) -> str:
+    if status == "partial":
+        return f"PARTIAL: {text}"
+    if status == "error":
+        header = f"ERROR {code}: {message}"
+        return header if text == message else f"{header}\n{text}"
+    return text
 
 
 def stated_text(shown: str, code: str, message: str) -> str:
