@@ -15,9 +15,8 @@ clients, and attach MCP servers' tools to a ToolRegistry.
 Every result crosses MCP through ``toolresponse.interop``'s ``to_mcp`` /
 ``from_mcp`` (the binding: ``docs/mcp-binding.md``). The server and the client
 need the SDK: install ``toolresponse[mcp]`` (``McpToolService``, ``McpToolCall``,
-``McpTool`` and ``McpConnection`` import without it; the SDK is loaded when a
-connection is made, and ``require_sdk()`` raises ``ImportError`` with one line
-naming the extra when it is missing).
+``McpTool`` and ``McpConnection`` import without it; making a connection without it raises
+``ImportError`` with one line naming the extra, as ``require_sdk()`` does).
 """
 
 from __future__ import annotations
@@ -28,14 +27,14 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .._errors import McpConnectError as McpConnectError
+    from ._attach import McpTool as McpTool
+    from ._attach import aattach as aattach
+    from ._attach import attach as attach
+    from ._attach import connect as connect
+    from ._attach import local_name as local_name
     from ._client import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
     from ._client import MCP_EXTRA_HINT as MCP_EXTRA_HINT
     from ._client import McpConnection as McpConnection
-    from ._client import McpTool as McpTool
-    from ._client import aattach as aattach
-    from ._client import attach as attach
-    from ._client import connect as connect
-    from ._client import local_name as local_name
     from ._client import require_sdk as require_sdk
     from ._server import MCP_PATH as MCP_PATH
     from ._server import endpoint_url as endpoint_url
@@ -50,17 +49,8 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "toolresponse._errors": ("McpConnectError",),
-    "._client": (
-        "DEFAULT_TIMEOUT_S",
-        "MCP_EXTRA_HINT",
-        "McpConnection",
-        "McpTool",
-        "aattach",
-        "attach",
-        "connect",
-        "local_name",
-        "require_sdk",
-    ),
+    "._client": ("DEFAULT_TIMEOUT_S", "MCP_EXTRA_HINT", "McpConnection", "require_sdk"),
+    "._attach": ("McpTool", "aattach", "attach", "connect", "local_name"),
     "._server": (
         "MCP_PATH",
         "endpoint_url",
