@@ -1,52 +1,29 @@
-"""A JSONL trace writer that masks secrets, usable as a registry listener.
+"""The one secret masker (``mask_secrets``), and a JSONL trace writer that uses it.
 
 ``mask_secrets(value)`` returns a copy of a JSON-like value in which
 
-* the value of every member whose name says it holds a secret is replaced by
-  ``"***"``: ``api_key``, ``authorization``, ``password``, ``token``,
-  ``secret``, ``cookie``, ``credentials``, ``private_key`` and their variants
-  in any case and spelling (``x-api-key``, ``client_secret``, ``accessToken``,
-  ``clientSecret``, ``APIKey``, ``db.password``); counts such as
-  ``prompt_tokens`` are not secrets and are kept (see :func:`is_secret_name`);
-* inside every string, two kinds of secret are replaced:
+* the value of every member whose name says it holds a secret is ``"***"`` (``api_key``,
+  ``authorization``, ``password``, ``token``, ``secret``, ``cookie``, ``credentials``,
+  ``private_key`` in any case and spelling: ``x-api-key``, ``clientSecret``, ``APIKey``,
+  ``db.password``); counts such as ``prompt_tokens`` are kept (``is_secret_name``);
+* inside every string, self-identifying key formats are masked, keeping a short prefix
+  (OpenAI/Anthropic ``sk-``, Stripe ``sk_live_``, GitHub ``ghp_``/``github_pat_``, GitLab
+  ``glpat-``, Hugging Face ``hf_``, npm, PyPI, Slack, AWS ``AKIA``, Google ``AIza``, JSON Web
+  Tokens, PEM private keys, ``Bearer``/``Token``/``Basic`` credentials, passwords in URLs), and
+  so are named values: a secret name followed by its value in assignments, JSON, YAML and query
+  text (any value), command-line options (``--api-key VALUE``: the next word) and prose
+  (``password hunter2``: only a value of six characters or more that looks like a credential,
+  so that ``token limit`` and ``password reset`` are kept).
 
-  - *self-identifying key formats*, keeping a short recognisable prefix:
-    OpenAI/Anthropic ``sk-...``, Stripe-style ``sk_live_``/``sk_test_``/``rk_live_``,
-    GitHub ``ghp_``/``github_pat_``, GitLab ``glpat-``, Hugging Face ``hf_``,
-    npm ``npm_``, PyPI ``pypi-AgE...``, Slack ``xox?-``, AWS ``AKIA``/``ASIA``,
-    Google ``AIza``, JSON Web Tokens, PEM private keys (``-----BEGIN ... PRIVATE KEY-----``,
-    cut or whole), ``Bearer``/``Token``/``Basic`` credentials (a word after the scheme
-    counts as a credential when it has a digit, a symbol or an inner capital, or when
-    it is 20 characters or longer, so ``Bearer of good news`` is kept but a token in
-    lower case only is not) and passwords in URLs (``https://user:***@host``);
-  - *named values*, where a secret name (as above) is followed by its value:
-    assignments and JSON/YAML/query text (``"api_key": "..."``, ``API_KEY = 'x'``,
-    ``?token=...``, ``password: x``; any value, quoted or not, even a quote left
-    open by cut text), command-line options (``--api-key VALUE``, ``-token VALUE``:
-    the next word, whatever it looks like) and prose (``password hunter2``, ``my API key is ...``; here
-    only a value of six characters or more that looks like a credential, as above,
-    so that ``token limit`` and ``password reset`` are kept).
+The patterns are written here from each provider's published token format: ``detect-secrets``,
+measured as the alternative, costs about 0.9 ms a string (this masker a few microseconds, on
+every traced call), pulls in ``requests`` and ``PyYAML``, reports values rather than places,
+and flags ordinary prose. Most strings stop at one cheap pre-filter of every pattern's literals.
 
-Why hand-written patterns and not a detector library: ``detect-secrets``
-(Yelp, 1.5.0) was measured as the candidate. Importing it takes about 240 ms
-and pulls ``requests`` and ``PyYAML``; scanning one short string with its
-default plugins costs about 0.9 ms (the whole masker here costs a few
-microseconds a string, and runs on every traced call); it reports the secret's
-value, not where it is, so masking would need a second search; its entropy
-plugins flag ordinary prose word by word in line mode; and it has no Hugging
-Face detector. It would be a heavy base dependency for a worse fit, so the key
-formats above are written here from each provider's published token format,
-one pattern per family, each tested (``tests/test_trace.py``).
-
-A string is first checked against one cheap pre-filter of every pattern's
-literal part; most strings (numbers, names, ordinary text) stop there.
-
-``JsonlTraceWriter(target)`` writes one masked JSON object per line to a path
-(opened for appending unless ``mode="w"``) or to an open text stream, under a
-lock so threads can share it, flushing after each record. Called with a
-``ToolCallEvent`` it writes ``event.to_dict()``, so it can be given to
-``ToolRegistry.add_listener``. Values that are not JSON are written as their
-``repr`` (a trace never fails a call).
+``JsonlTraceWriter(target)`` writes one masked JSON object per line to a path (appended to
+unless ``mode="w"``) or an open text stream, under a lock, flushing each record; as a registry
+listener it writes ``ToolCallEvent.to_dict()``. Values that are not JSON are written as text
+(a trace never fails a call).
 """
 
 from __future__ import annotations
