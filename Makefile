@@ -12,10 +12,11 @@ PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
 all: test
 
-$(STAMP): pyproject.toml requirements/dev.txt requirements/constraints.txt runtime/toolresponse/validation/native/_jsonscan.c runtime/toolresponse/validation/native/_projector.c
+$(STAMP): pyproject.toml requirements/dev.txt requirements/dev-nodeps.txt requirements/constraints.txt runtime/toolresponse/validation/native/_jsonscan.c runtime/toolresponse/validation/native/_projector.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	rm -f runtime/toolresponse/validation/native/*.so  # the C extensions are optional: a failed build must not leave old ones
 	$(PIP_INSTALL) -c requirements/constraints.txt -r requirements/dev.txt -e '.[agent,http,conformance,dask,dataframe,langchain,mcp,otel]'
+	$(PIP_INSTALL) --no-deps -c requirements/constraints.txt -r requirements/dev-nodeps.txt
 	touch $(STAMP)
 
 venv: $(STAMP)
