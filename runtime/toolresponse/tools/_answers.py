@@ -8,6 +8,7 @@ masked (``mask_secrets``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import logging
@@ -22,7 +23,7 @@ from .._errors import JsonValueError
 from .._response import ToolResponse, trusted_response
 from .._violation import SchemaViolation
 from ..validation import NOT_PLAIN, is_plain, plain_object_copy, to_json_data
-from ._trace import mask_secrets
+from ._trace import mask_secrets, secret_values
 
 __all__ = [
     "execution_error",
@@ -134,6 +135,17 @@ def params_input_of(params: Any) -> Any:
 
 
 # -- the answers of calls that went wrong ----------------------------------------------------
+
+
+def masked_error(response: ToolResponse, params: Any) -> ToolResponse:
+    """An error answer with the secrets in it masked, the values of the call's secret-named
+    ``params`` (JSON, or JSON text) among them (a violation or an exception's message may repeat one)."""
+    if isinstance(params, str):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            params = orjson.loads(params)
+    record = response.to_dict()
+    masked = mask_secrets(record, secret_values(params))
+    return response if masked == record else ToolResponse.from_dict(masked)
 
 
 def _error(code: ErrorCode, text: str, **details: Any) -> ToolResponse:

@@ -14,7 +14,8 @@ A call always answers with a valid ToolResponse:
 * a bug in this runtime: INTERNAL_ERROR.
 
 The answer gets ``stats.time_ms`` (the injected ``clock``) and ``context`` (``tool_name``,
-``params_input`` with secrets masked unless ``mask`` is off, ``call_id``).
+``params_input`` with secrets masked unless ``mask`` is off, ``call_id``). An error answer never
+repeats the value of a secret-named parameter (unless ``mask`` is off).
 
 Where a tool runs: a synchronous tool called synchronously without a timeout, and a
 ``cooperative`` tool (one that only waits on work done elsewhere and keeps its own deadline),
@@ -45,6 +46,7 @@ from ._answers import (
     internal_error,
     invalid_params,
     is_response,
+    masked_error,
     not_a_response,
     output_violation,
     params_input_of,
@@ -319,7 +321,8 @@ class PreparedTool:
         self, outcome: Outcome, params_input: Any, call_id: str | None, time_ms: float
     ) -> ToolResponse:
         """The answer: ``outcome`` with ``stats.time_ms`` and ``context`` filled in, the tool's other
-        members kept; ``params_input`` recorded with its secrets masked unless ``mask`` is off."""
+        members kept; unless ``mask`` is off, ``params_input`` recorded with its secrets masked, and
+        an error's secrets masked, the values of secret-named parameters among them."""
         context: dict[str, Any] = {"tool_name": self.name}
         if params_input is not None:
             context["params_input"] = mask_params(params_input) if self.mask else params_input
@@ -328,6 +331,8 @@ class PreparedTool:
         stats = {"time_ms": time_ms if time_ms > 0.0 else 0.0}
         if isinstance(outcome, tuple):  # valid by construction: plain JSON, a checked name and id
             return trusted_response(ToolResponse, _SUCCESS, outcome[0], outcome[1], stats, context)
+        if self.mask and outcome.status is _ERROR:
+            outcome = masked_error(outcome, params_input)
         return with_call_info(outcome, stats, context)
 
     def execution_error(self, error: BaseException) -> ToolResponse:

@@ -72,7 +72,8 @@ class ToolRegistry:
     called by ``aexecute``, an async tool always); a call that finds them all busy waits for one
     within its timeout and is answered TIMEOUT (``details.reason`` ``not_started``) if none
     frees. ``mask`` (on by default) masks secrets in what the answers echo:
-    ``context.params_input`` and the exception text in ``text``, ``message`` and ``details``.
+    ``context.params_input``, and every error answer (a violation, the exception text), where
+    the values of secret-named parameters are masked too.
     """
 
     def __init__(

@@ -33,7 +33,7 @@ import math
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import IO, Any, Literal
 
@@ -43,7 +43,7 @@ from .._errors import JsonValueError
 from ..validation import MAX_VALUE_DEPTH, to_json_data
 from ._events import ToolCallEvent
 
-__all__ = ["MASK", "JsonlTraceWriter", "is_secret_name", "mask_params", "mask_secrets"]
+__all__ = ["MASK", "JsonlTraceWriter", "is_secret_name", "mask_params", "mask_secrets", "secret_values"]
 
 MASK = "***"
 """What a secret is replaced by."""
@@ -144,7 +144,7 @@ _KEY_FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], _Replacement], ...] 
     ),
     (
         ("bearer", "basic", "token"),
-        re.compile(r"\b(Bearer|Basic|Token)\s+([A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE),
+        re.compile(r"\b(Bearer|Basic|Token)\s+([A-Za-z0-9._~+/=][A-Za-z0-9._~+/=-]{7,})", re.IGNORECASE),
         _scheme_credential,
     ),
     (("eyj",), re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+"), "eyJ" + MASK),
@@ -190,13 +190,21 @@ _VALUE = re.compile(
 _NOT_A_VALUE = frozenset({"null", "true", "false", "none", '""', "''", '\\"\\"'})
 
 
+def _is_secret_word(text: str, start: int, end: int) -> bool:
+    word = text[start:end]
+    if is_secret_name(word):
+        return True
+    # ``key`` names a secret as an option (``--key VALUE``) or in a query (``?key=VALUE``).
+    return word.lower() == "--key" or (word.lower() == "key" and start > 0 and text[start - 1] in "?&")
+
+
 def _mask_named(text: str, lower: str) -> str:
     names, searched = (_NAME_LOWER, lower) if text.isascii() else (_NAME_ANY_CASE, text)
     pieces: list[str] = []
     done = position = 0
     while (name := names.search(searched, position)) is not None:
         position = name.end()
-        if not is_secret_name(text[name.start() : name.end()]):
+        if not _is_secret_word(text, name.start(), position):
             continue
         found = _VALUE.match(text, position)
         if found is None:
@@ -206,6 +214,8 @@ def _mask_named(text: str, lower: str) -> str:
             position = found.end()
             continue
         quote = value[:2] if value.startswith("\\") else value[:1] if value[:1] in "\"'" else ""
+        if not quote and (value.startswith("-") or is_secret_name(value.rstrip(":="))):
+            continue  # another option or name (``passwd --api-key KEY``): the search goes on from it
         option = text.startswith("-", name.start())  # a command line's ``--api-key VALUE``
         prose = not quote and not option and ":" not in found["sep"] and "=" not in found["sep"]
         if prose and (len(value) < 6 or not _looks_like_credential(value)):
@@ -263,12 +273,41 @@ def _mask_any(text: str) -> str:
     return text
 
 
-def mask_secrets(value: Any) -> Any:
+def mask_secrets(value: Any, known: Iterable[str] = ()) -> Any:
     """A copy of ``value`` with secrets masked (see the module docstring); other values as they are.
 
-    A container that contains itself is cut where it repeats, as ``"<cycle>"``.
+    ``known``: secrets to mask wherever a string holds one as a whole word (such as the values of a
+    call's secret-named parameters, ``secret_values``). A container that contains itself is cut
+    where it repeats, as ``"<cycle>"``.
     """
-    return _masked(value, set(), 0)
+    words = sorted({word for word in known if word}, key=len, reverse=True)
+    if not words:
+        return _masked(value, set(), 0, _mask_text)
+    found = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9])")
+    return _masked(value, set(), 0, lambda text: _mask_text(found.sub(MASK, text)))
+
+
+def secret_values(params: Any) -> set[str]:
+    """The values held under secret-named members of JSON ``params`` (at any depth), as text: each
+    string as it is and JSON-escaped, each number as JSON writes it."""
+    found: set[str] = set()
+
+    def collect(value: Any, secret: bool, depth: int) -> None:
+        if depth > MAX_VALUE_DEPTH:
+            return
+        if isinstance(value, dict):
+            for key, item in value.items():
+                collect(item, secret or (isinstance(key, str) and is_secret_name(key)), depth + 1)
+        elif isinstance(value, list):
+            for item in value:
+                collect(item, secret, depth + 1)
+        elif secret and isinstance(value, str):
+            found.update((value, orjson.dumps(value).decode("utf-8")[1:-1]))
+        elif secret and isinstance(value, int | float) and not isinstance(value, bool):
+            found.add(orjson.dumps(value).decode("utf-8"))
+
+    collect(params, False, 0)
+    return found
 
 
 def mask_params(value: Any) -> Any:
@@ -311,9 +350,9 @@ def _masked_json(value: Any, depth: int) -> Any:
 _SCALARS = frozenset({bool, int, float})
 
 
-def _masked(value: Any, active: set[int], depth: int) -> Any:
+def _masked(value: Any, active: set[int], depth: int, mask_text: Callable[[str], str]) -> Any:
     if isinstance(value, str):
-        return _mask_text(value)
+        return mask_text(value)
     if not isinstance(value, Mapping | list | tuple):
         return value
     if id(value) in active:
@@ -328,9 +367,9 @@ def _masked(value: Any, active: set[int], depth: int) -> Any:
                 if isinstance(key, str) and is_secret_name(key) and item is not None and item != "":
                     masked[key] = MASK
                 else:
-                    masked[key] = _masked(item, active, depth + 1)
+                    masked[key] = _masked(item, active, depth + 1, mask_text)
             return masked
-        return [_masked(item, active, depth + 1) for item in value]
+        return [_masked(item, active, depth + 1, mask_text) for item in value]
     finally:
         active.discard(id(value))
 
