@@ -3,7 +3,8 @@
 Every answer is a ToolResponse: ``from_mcp(result)`` (``toolresponse.interop``), a JSON-RPC
 error ``from_mcp_error``, and a failure of the connection NETWORK_ERROR (retryable), but for
 what no retry mends: a command that does not exist is NOT_FOUND, one that may not be run
-PERMISSION_DENIED, an HTTP 401 or 403 ACCESS_DENIED. Each answer names the server with its
+PERMISSION_DENIED, an HTTP 401 or 403 ACCESS_DENIED (a 403 with the server's own reason), a URL
+answering 404 or 405 NOT_FOUND (not an MCP endpoint). Each answer names the server with its
 secrets masked (``mask_secrets``).
 
 Every wait is bounded: connecting and listing the tools together by ``connect_timeout_s``, each
@@ -18,7 +19,7 @@ a thread (``call``) or from another event loop (``acall``); a caller that stops 
 a cancelled task) cancels the remote call. When the server dies, the calls in flight answer
 NETWORK_ERROR and the next call reconnects, once. ``close()`` (or the end of a ``with`` block,
 or the interpreter's exit) stops the server and the loop; the calls in flight then, and every
-call after, answer NETWORK_ERROR saying that the connection is closed.
+call after, answer NETWORK_ERROR, not retryable, saying that the connection is closed.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ import weakref
 from collections.abc import Awaitable, Coroutine, Mapping, Sequence
 from typing import Any, Final, TextIO, TypeVar
 
+import orjson
+
 from toolresponse_generated import ErrorCode
 
 from .._errors import DialectError, McpConnectError
@@ -50,7 +53,8 @@ DEFAULT_TIMEOUT_S: Final = 30.0
 """A request's timeout when none is given: a call, or ``attach``'s connecting and listing."""
 MCP_EXTRA_HINT: Final = "pip install 'toolresponse[mcp]'"
 _CLOSE_TIMEOUT_S: Final = 10.0
-_REFUSALS: Final = frozenset({401, 403})
+_HTTP_FAILURES: Final = frozenset({401, 403, 404, 405})
+"""HTTP answers no retry mends: a token missing or refused, a Host refused, a URL that is no MCP endpoint."""
 _CONNECTION_CLOSED: Final = -32000
 _REQUEST_TIMEOUT: Final = -32001
 """The SDK's code for a request it stopped waiting for."""
@@ -203,8 +207,9 @@ class McpConnection:
         self._call_timeout_s = call_timeout_s
         self._connect_timeout_s = call_timeout_s if connect_timeout_s is None else connect_timeout_s
         self._stderr = stderr
-        self._refused: int | None = None
-        """The status of the last HTTP answer that refused access (401, 403), until one succeeds."""
+        self._http_failure: tuple[int, str | None] | None = None
+        """The last POST answered with one of ``_HTTP_FAILURES`` and the server's own message, until
+        one succeeds."""
         self._client: Any = None
         self._session_task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -270,18 +275,21 @@ class McpConnection:
         return Client(transport, read_timeout_seconds=read_timeout, cache=None)
 
     async def _seen(self, response: Any) -> None:
-        """Note an HTTP answer that refused access (the SDK reports it as a JSON-RPC error that no
-        longer says so), and forget it once one succeeds."""
-        if response.status_code in _REFUSALS:
-            self._refused = response.status_code
-        elif response.status_code < 300:
-            self._refused = None
+        """Note a POST that failed in one of ``_HTTP_FAILURES`` (the SDK reports it as a JSON-RPC
+        error that no longer says so) with what the server said, and forget it once one succeeds.
+        (A GET may well be 405: a server need not offer a stream of its own.)"""
+        status = response.status_code
+        if status in _HTTP_FAILURES and response.request.method == "POST":
+            await response.aread()
+            self._http_failure = (status, _said(response.content))
+        elif status < 300:
+            self._http_failure = None
 
     async def _session(self, ready: asyncio.Future[None]) -> None:
         """Own the SDK client's context for the connection's life (its task groups must be
         entered and left by one task): connect, tell ``ready``, wait for ``close``."""
         self._stop = stop = asyncio.Event()
-        self._refused = None
+        self._http_failure = None
         try:
             async with contextlib.AsyncExitStack() as exit_stack:
                 client = self._sdk_client(exit_stack)
@@ -330,7 +338,12 @@ class McpConnection:
     # -- the answers of failures ----------------------------------------------------------------
 
     def _failure(
-        self, code: ErrorCode, message: str, cause: BaseException | None = None, **details: Any
+        self,
+        code: ErrorCode,
+        message: str,
+        cause: BaseException | None = None,
+        retryable: bool | None = None,
+        **details: Any,
     ) -> ToolResponse:
         """An error about this server, its cause's type and text in ``details``, masked."""
         found: dict[str, Any] = {"server": self.description, **details}
@@ -338,12 +351,12 @@ class McpConnection:
             found["exception"] = type(cause).__name__
             if str(cause):
                 found["message"] = str(cause)[:500]
-        return _masked(ToolResponse.error(code, message, details=found))
+        return _masked(ToolResponse.error(code, message, details=found, retryable=retryable))
 
     def _closed_error(self) -> ToolResponse:
-        return self._failure(
-            ErrorCode.NETWORK_ERROR, f"The connection to the MCP server {self.description} is closed."
-        )
+        """NETWORK_ERROR, not retryable: a closed connection stays closed."""
+        message = f"The connection to the MCP server {self.description} is closed: nothing reconnects it."
+        return self._failure(ErrorCode.NETWORK_ERROR, message, retryable=False)
 
     def timeout_error(self, timeout_s: float, what: str) -> ToolResponse:
         """The TIMEOUT answer for ``what`` (a phrase: "the connection", "tool 'x'") not answered by
@@ -354,16 +367,28 @@ class McpConnection:
             details={"server": self.description, "timeout_s": timeout_s},
         )
 
-    def _refusal(self) -> ToolResponse | None:
-        """ACCESS_DENIED when the last HTTP answer refused access, else None."""
-        status = self._refused
-        if status is None:
+    def _refusal(self, connecting: bool = True) -> ToolResponse | None:
+        """The answer to the last failed POST, else None: ACCESS_DENIED for 401 (the token) and
+        403 (what the server said, else the token); NOT_FOUND for 404 and 405 while connecting (a
+        URL that is not an MCP endpoint; once connected, a 404 is a session the server ended)."""
+        if self._http_failure is None:
             return None
+        status, said = self._http_failure
+        if status in (404, 405):
+            if not connecting:
+                return None
+            message = (
+                f"The URL {self.description} is not an MCP endpoint (HTTP {status}): check its path"
+                " (the streamable-HTTP endpoint, often /mcp)."
+            )
+            return self._failure(ErrorCode.NOT_FOUND, message, http_status=status)
         given = self._token is not None
         reason = "it does not accept the token sent" if given else "it needs a token"
+        if status == 403 and said:
+            reason = f"it says: {said}"
         return self._failure(
             ErrorCode.ACCESS_DENIED,
-            f"The MCP server {self.description} refused access (HTTP {status}): {reason}.",
+            f"The MCP server {self.description} refused access (HTTP {status}): {reason.rstrip('.')}.",
             http_status=status,
             token_sent=given,
         )
@@ -495,7 +520,7 @@ class McpConnection:
 
         if _is_sdk_error(error, _REQUEST_TIMEOUT):
             return self._answered(session, self.timeout_error(self._call_timeout_s, f"tool {tool!r}"))
-        refusal = self._refusal()
+        refusal = self._refusal(connecting=False)
         if refusal is not None:
             return self._answered(session, refusal)
         if isinstance(error, MCPError) and error.code != _CONNECTION_CLOSED:
@@ -554,6 +579,20 @@ class McpConnection:
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.description!r}{' closed' if self.closed else ''}>"
+
+
+def _said(body: bytes) -> str | None:
+    """The message of an HTTP error's JSON body (a ToolResponse's ``text``, a ``message``, an
+    ``error`` or a ``detail``), cut to 300 characters; None when it has none."""
+    try:
+        found = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(found, dict):
+        for key in ("text", "message", "error", "detail"):
+            if isinstance(found.get(key), str) and found[key].strip():
+                return str(found[key])[:300]
+    return None
 
 
 def _is_sdk_error(error: BaseException, code: int) -> bool:
