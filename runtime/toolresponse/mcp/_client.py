@@ -11,13 +11,12 @@ Every wait is bounded: connecting and listing the tools together by ``connect_ti
 call by ``call_timeout_s``, a call's reconnecting by ``connect_timeout_s``; past it the answer is
 TIMEOUT, and a server process started for a connection that timed out is stopped.
 
-The SDK's client lives on one event loop for the connection's life: the loop of an anyio
-``BlockingPortal``, in a daemon thread. A call is handed to that loop with the standard
-library's ``asyncio.run_coroutine_threadsafe`` (one round trip; the portal's own
-``start_task_soon`` takes two: it waits for the task to be spawned, then for its result), from
-a thread (``call``) or from another event loop (``acall``); a caller that stops waiting (Ctrl-C,
-a cancelled task) cancels the remote call. When the server dies, the calls in flight answer
-NETWORK_ERROR and the next call reconnects, once. ``close()`` (or the end of a ``with`` block,
+The SDK's client lives on one event loop for the connection's life: an anyio
+``BlockingPortal``'s, in a daemon thread. Calls are handed to it with
+``asyncio.run_coroutine_threadsafe`` (one round trip; the portal's ``start_task_soon`` takes
+two) from a thread (``call``) or another event loop (``acall``); a caller that stops waiting
+cancels the remote call. When the server dies, the calls in flight answer NETWORK_ERROR and the
+next call reconnects, once. ``close()`` (or the end of a ``with`` block,
 or the interpreter's exit) stops the server and the loop; the calls in flight then, and every
 call after, answer NETWORK_ERROR, not retryable, saying that the connection is closed.
 """
@@ -30,8 +29,6 @@ import contextlib
 import logging
 import shlex
 import sys
-import threading
-import time
 import weakref
 from collections.abc import Awaitable, Coroutine, Mapping, Sequence
 from typing import Any, Final, TextIO, TypeVar
@@ -44,8 +41,11 @@ from .._errors import DialectError, McpConnectError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools import mask_secrets
+from ._loop import Loop, result, running_loop
 
 __all__ = ["DEFAULT_TIMEOUT_S", "MCP_EXTRA_HINT", "McpConnection", "require_sdk"]
+
+T = TypeVar("T")
 
 _log = logging.getLogger("toolresponse.mcp")
 
@@ -58,11 +58,6 @@ _HTTP_FAILURES: Final = frozenset({401, 403, 404, 405})
 _CONNECTION_CLOSED: Final = -32000
 _REQUEST_TIMEOUT: Final = -32001
 """The SDK's code for a request it stopped waiting for."""
-_POLL_S: Final = 0.25
-"""The longest a thread blocks at once waiting for a call: a Ctrl-C that lands just before the
-thread blocks runs its C handler but does not wake the wait, and is acted on when it returns."""
-
-T = TypeVar("T")
 
 
 def require_sdk() -> None:
@@ -82,73 +77,8 @@ def leaf_error(error: BaseException) -> BaseException:
     return error
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
-async def _awaited(awaitable: Awaitable[T]) -> T:
-    return await awaitable
-
-
-class _Loop:
-    """The connection's event loop: a ``BlockingPortal``'s, taking work until ``stop``."""
-
-    def __init__(self) -> None:
-        from anyio.from_thread import start_blocking_portal
-
-        self._portal_cm = start_blocking_portal(name="toolresponse-mcp-client")
-        self._portal = self._portal_cm.__enter__()
-        self.loop: asyncio.AbstractEventLoop = self._portal.call(asyncio.get_running_loop)
-        self._lock = threading.Lock()
-        self.stopped = False
-
-    def submit(self, awaitable: Awaitable[T]) -> concurrent.futures.Future[T]:
-        """Run ``awaitable`` on the loop; ``RuntimeError`` once stopped. Taken under the lock that
-        ``stop`` takes, so that all that was handed over before is on the loop when it stops (and
-        cancelled there), and nothing is handed over after."""
-        coroutine = awaitable if isinstance(awaitable, Coroutine) else _awaited(awaitable)
-        with self._lock:
-            if not self.stopped:
-                return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
-        coroutine.close()
-        raise RuntimeError("the MCP connection's loop has stopped")
-
-    def stop(self) -> None:
-        """Cancel what runs on the loop and end it, waiting for that unless called on the loop."""
-        with self._lock:
-            if self.stopped:
-                return
-            self.stopped = True
-        if _running_loop() is self.loop:  # the loop ends once the coroutine calling this returns
-            self.loop.create_task(self._portal.stop(cancel_remaining=True))
-            return
-        self._portal.call(self._portal.stop, True)
-        self._portal_cm.__exit__(None, None, None)
-
-
-def _result(future: concurrent.futures.Future[T], timeout_s: float | None) -> T:
-    """``future.result(timeout_s)``, blocking ``_POLL_S`` at most at a time; the future is cancelled
-    when the wait ends without its result (a timeout, an interrupt)."""
-    deadline = None if timeout_s is None else time.monotonic() + timeout_s
-    try:
-        while True:
-            left = _POLL_S if deadline is None else min(_POLL_S, deadline - time.monotonic())
-            try:
-                return future.result(max(left, 0.0))
-            except TimeoutError:
-                if future.done() or (deadline is not None and time.monotonic() >= deadline):
-                    raise  # the work's own TimeoutError, or this wait's
-    except BaseException:
-        future.cancel()
-        raise
-
-
 def _record(result: Any) -> dict[str, Any]:
-    """The SDK's ``CallToolResult`` as the wire JSON ``from_mcp`` reads (text blocks built
-    directly, the others dumped as the server sent them)."""
+    """The SDK's ``CallToolResult`` as the wire JSON ``from_mcp`` reads."""
     record: dict[str, Any] = {
         "content": [
             {"type": "text", "text": block.text}
@@ -215,7 +145,7 @@ class McpConnection:
         self._stop: asyncio.Event | None = None
         self._lock = asyncio.Lock()
         self._closed = False
-        self._loop = _Loop()
+        self._loop = Loop()
         self._finalizer = weakref.finalize(self, self._loop.stop)
 
     # -- running on the connection's loop -------------------------------------------------------
@@ -224,12 +154,12 @@ class McpConnection:
         """Run ``awaitable`` on the connection's loop and wait for it from this thread (at most
         ``timeout_s``: then ``TimeoutError``); ``McpConnectError`` once the connection is closed.
         An interrupt (Ctrl-C) or the timeout cancels it."""
-        if _running_loop() is self._loop.loop:
+        if running_loop() is self._loop.loop:
             if isinstance(awaitable, Coroutine):
                 awaitable.close()
             raise RuntimeError("a synchronous wait on the MCP connection's own loop would never end")
         try:
-            return _result(self._loop.submit(awaitable), timeout_s)
+            return result(self._loop.submit(awaitable), timeout_s)
         except (RuntimeError, concurrent.futures.CancelledError):
             if not self._loop.stopped:
                 raise
@@ -238,7 +168,7 @@ class McpConnection:
     async def arun(self, awaitable: Awaitable[T]) -> T:
         """Run ``awaitable`` on the connection's loop and await it from any event loop; cancelling
         the await cancels it; ``McpConnectError`` once the connection is closed."""
-        if _running_loop() is self._loop.loop:
+        if running_loop() is self._loop.loop:
             return await awaitable
         try:
             return await asyncio.wrap_future(self._loop.submit(awaitable))
@@ -286,8 +216,8 @@ class McpConnection:
             self._http_failure = None
 
     async def _session(self, ready: asyncio.Future[None]) -> None:
-        """Own the SDK client's context for the connection's life (its task groups must be
-        entered and left by one task): connect, tell ``ready``, wait for ``close``."""
+        """Own the SDK client's context (entered and left by one task): connect, tell ``ready``,
+        wait for ``close``."""
         self._stop = stop = asyncio.Event()
         self._http_failure = None
         try:
@@ -395,8 +325,8 @@ class McpConnection:
 
     def _connect_failure(self, error: BaseException, what: str = "the connection") -> ToolResponse:
         """The answer to ``what`` (connecting, or listing with its connecting) failing with
-        ``error``: TIMEOUT, ACCESS_DENIED, NOT_FOUND (no such command), PERMISSION_DENIED (a
-        command that may not be run), else NETWORK_ERROR."""
+        ``error``: TIMEOUT, an HTTP refusal, NOT_FOUND or PERMISSION_DENIED for the command, else
+        NETWORK_ERROR."""
         error = leaf_error(error)
         if isinstance(error, TimeoutError) or _is_sdk_error(error, _REQUEST_TIMEOUT):
             return self.timeout_error(self._connect_timeout_s, what)
@@ -460,7 +390,7 @@ class McpConnection:
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
         """Call the remote ``tool`` from a thread; always a ToolResponse."""
-        if _running_loop() is self._loop.loop:
+        if running_loop() is self._loop.loop:
             return ToolResponse.error(
                 ErrorCode.EXECUTION_ERROR,
                 f"The MCP tool {tool!r} was called synchronously from a coroutine on its own connection's"
@@ -499,6 +429,7 @@ class McpConnection:
         return _masked(response)
 
     def _invalid_result(self, tool: str, why: str, violations: list[dict[str, Any]]) -> ToolResponse:
+        """API_ERROR: a result that is not a valid ``CallToolResult``."""
         return ToolResponse.error(
             ErrorCode.API_ERROR,
             f"The MCP server {self.description} answered tool {tool!r} with an invalid result{why}",
@@ -547,8 +478,7 @@ class McpConnection:
     # -- the end --------------------------------------------------------------------------------
 
     async def _aclose(self) -> None:
-        """Stop the session and wait for its end (the server process stopped), cancelling it when
-        it does not end in time."""
+        """Stop the session and wait for its end (the server stopped), cancelled if it takes too long."""
         task = self._session_task
         if task is None:
             return
@@ -574,7 +504,7 @@ class McpConnection:
     def __enter__(self) -> McpConnection:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
     def __repr__(self) -> str:

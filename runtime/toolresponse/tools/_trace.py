@@ -34,7 +34,6 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from types import TracebackType
 from typing import IO, Any, Literal
 
 import orjson
@@ -451,10 +450,5 @@ class JsonlTraceWriter:
     def __enter__(self) -> JsonlTraceWriter:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
