@@ -8,17 +8,11 @@ parameters schema comes from its signature, it is called with keyword arguments,
 is wrapped (``wrap_value``).
 
 ``Tool.call(params)`` and ``await Tool.acall(params)`` are the timed, guarded entry points; they
-always return a valid ToolResponse (see ``_prepared.py`` for every answer). How a call waits
-under a timeout is injected: ``wait`` (a synchronous caller's) and ``async_wait`` (an
-asynchronous caller's) wait in real time by default; ``FakeClock.wait`` and
-``FakeClock.async_wait`` (``toolresponse.testing``) wait on a fake clock.
-
-A synchronous tool without a timeout, called synchronously, runs in the caller's thread. Every
-other call runs on one of the tool's threads (``ToolThreads``) under a copy of the caller's
-``contextvars`` context, an asynchronous tool on that thread's own event loop: one that blocks
-its loop (``time.sleep`` in ``async def``) blocks only its own thread, and gets TIMEOUT at its
-timeout. The price is a thread hop per such call (``benchmarks/registry_overhead.py``), and an
-async tool must not rely on objects bound to the caller's event loop.
+always return a valid ToolResponse (``_prepared.py`` lists every answer and where a call runs).
+How a call waits under a timeout is injected: ``wait`` and ``async_wait`` wait in real time by
+default, ``FakeClock.wait`` and ``FakeClock.async_wait`` (``toolresponse.testing``) on a fake
+clock. An async tool runs on a thread's own event loop: it must not rely on objects bound to the
+caller's loop.
 """
 
 from __future__ import annotations

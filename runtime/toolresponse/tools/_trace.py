@@ -15,10 +15,9 @@
   (``password hunter2``: only a value of six characters or more that looks like a credential,
   so that ``token limit`` and ``password reset`` are kept).
 
-The patterns are written here from each provider's published token format: ``detect-secrets``,
-measured as the alternative, costs about 0.9 ms a string (this masker a few microseconds, on
-every traced call), pulls in ``requests`` and ``PyYAML``, reports values rather than places,
-and flags ordinary prose. Most strings stop at one cheap pre-filter of every pattern's literals.
+The patterns follow each provider's published token format (``detect-secrets`` costs about
+0.9 ms a string, this masker a few microseconds, and flags prose). Most strings stop at one
+pre-filter of every pattern's literals.
 
 ``JsonlTraceWriter(target)`` writes one masked JSON object per line to a path (appended to
 unless ``mode="w"``) or an open text stream, under a lock, flushing each record; as a registry
