@@ -196,6 +196,20 @@ def _is_secret_word(text: str, start: int, end: int) -> bool:
     return word.lower() == "--key" or (word.lower() == "key" and start > 0 and text[start - 1] in "?&")
 
 
+def _masked_value(found: re.Match[str], option: bool) -> str | None:
+    """What the value ``found`` after a secret name (an ``option``: ``--api-key VALUE``) becomes,
+    or None when it is not that name's value."""
+    value = found["value"]
+    quote = value[:2] if value.startswith("\\") else value[:1] if value[:1] in "\"'" else ""
+    if not quote and (value.startswith("-") or is_secret_name(value.rstrip(":="))):
+        return None  # another option or name (``passwd --api-key KEY``): the search goes on from it
+    prose = not quote and not option and ":" not in found["sep"] and "=" not in found["sep"]
+    if prose and (len(value) < 6 or not _looks_like_credential(value)):
+        return None  # prose such as "password reset" or "token limit"
+    closed = quote if len(value) >= 2 * len(quote) + 1 and value.endswith(quote) else ""
+    return quote + MASK + closed if quote else MASK
+
+
 def _mask_named(text: str, lower: str) -> str:
     names, searched = (_NAME_LOWER, lower) if text.isascii() else (_NAME_ANY_CASE, text)
     pieces: list[str] = []
@@ -207,20 +221,14 @@ def _mask_named(text: str, lower: str) -> str:
         found = _VALUE.match(text, position)
         if found is None:
             continue
-        value = found["value"]
-        if value.lower() in _NOT_A_VALUE or MASK in value:
+        if found["value"].lower() in _NOT_A_VALUE or MASK in found["value"]:
             position = found.end()
             continue
-        quote = value[:2] if value.startswith("\\") else value[:1] if value[:1] in "\"'" else ""
-        if not quote and (value.startswith("-") or is_secret_name(value.rstrip(":="))):
-            continue  # another option or name (``passwd --api-key KEY``): the search goes on from it
-        option = text.startswith("-", name.start())  # a command line's ``--api-key VALUE``
-        prose = not quote and not option and ":" not in found["sep"] and "=" not in found["sep"]
-        if prose and (len(value) < 6 or not _looks_like_credential(value)):
-            continue  # prose such as "password reset" or "token limit"
-        closed = quote if len(value) >= 2 * len(quote) + 1 and value.endswith(quote) else ""
+        masked = _masked_value(found, option=text.startswith("-", name.start()))
+        if masked is None:
+            continue
         pieces.append(text[done : found.start("value")])
-        pieces.append(quote + MASK + closed if quote else MASK)
+        pieces.append(masked)
         done = position = found.end()
     if not pieces:
         return text
