@@ -1,22 +1,15 @@
-"""MCP both ways, through the official SDK (the ``mcp`` extra): serve a ToolRegistry to MCP
-clients, and attach MCP servers' tools to a ToolRegistry.
+"""MCP both ways, through the official SDK (the ``mcp`` extra; ``docs/mcp-binding.md``).
 
 - ``mcp_server(registry)``: the SDK ``Server`` serving the registry's tools through an
-  ``McpToolService`` (``tools/list`` shows the tools the caller may see, ``tools/call``
-  goes through the registry's policies on behalf of the caller); ``serve_stdio(registry)``
-  over stdin/stdout; ``http_app(registry, access=...)`` the streamable-HTTP app (``/mcp``)
-  behind the HTTP binding's access rules (``toolresponse.http.AccessGuard``,
-  ``AccessRules``); ``serve_http`` / ``serve_http_in_background`` run it with the binding's
-  server and connection limits.
-- ``attach(registry, target)`` (``aattach`` from an event loop): each tool of the MCP
-  server ``target`` (a stdio command or a URL) registered as an ``McpTool``, or none
-  when the attach fails; returns the ``McpConnection``.
+  ``McpToolService``; ``serve_stdio(registry)``; ``http_app(registry, access=...)`` the
+  streamable-HTTP app (``/mcp``) behind the HTTP binding's access rules, run by ``serve_http``
+  or ``serve_http_in_background``.
+- ``attach(registry, target)`` (``aattach`` from an event loop): each tool of the server
+  ``target`` (a stdio command or a URL) registered as an ``McpTool``, or none when the attach
+  fails; returns the ``McpConnection``.
 
-Every result crosses MCP through ``toolresponse.interop``'s ``to_mcp`` /
-``from_mcp`` (the binding: ``docs/mcp-binding.md``). The server and the client
-need the SDK: install ``toolresponse[mcp]`` (``McpToolService``, ``McpToolCall``,
-``McpTool`` and ``McpConnection`` import without it; making a connection without it raises
-``ImportError`` with one line naming the extra, as ``require_sdk()`` does).
+Results cross MCP through ``toolresponse.interop``'s ``to_mcp``/``from_mcp``. The classes import
+without the SDK; making a connection without it raises ``ImportError`` naming the extra.
 """
 
 from __future__ import annotations

@@ -15,9 +15,8 @@ rule: ``allow_list``, ``deny_list``, ``arguments``, ``paths``, ``read_only``, ``
 policy or hook that raises, or answers something that is not a decision, fails closed
 (PERMISSION_DENIED, policy ``error`` or approval ``failed``), and is logged.
 
-The policies read the parameters once, before the call; the tool then runs on them as the
-caller passed them. An in-process caller that changes its own dict meanwhile is trusted like any
-code of the process.
+The policies read the parameters once, before the call (an in-process caller that changes its
+dict meanwhile is trusted like any code of the process).
 """
 
 from __future__ import annotations
