@@ -232,3 +232,14 @@ def test_a_servers_stderr_is_shown_only_with_verbose(verbose: bool) -> None:
     assert verbose == ("old SDK warning 119" in done.stderr)
     if not verbose:
         assert "" == done.stderr
+
+
+def test_a_server_that_prints_junk_on_stdout_costs_one_line_on_stderr_not_a_traceback() -> None:
+    """The SDK logs a traceback quoting each line that is not JSON-RPC (a server's banner, its
+    argv with a key): without --verbose, one masked line."""
+    noisy = f"sh -c {shlex.quote('echo Starting with --api-key hunter2secret; exec ' + SERVER)}"
+    done = _cli("call", "--stdio", noisy, "calculator", '{"expression": "1 + 2"}')
+    assert 0 == done.returncode, done.stderr
+    assert "success" == ToolResponse.from_json(done.stdout).status.value
+    lines = done.stderr.splitlines()
+    assert (1, False, False) == (len(lines), "Traceback" in done.stderr, "hunter2secret" in done.stderr)

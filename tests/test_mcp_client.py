@@ -192,9 +192,10 @@ def test_after_close_a_call_says_the_connection_is_closed(
 ) -> None:
     registry, connection = sdk_server
     connection.close()
-    response = _valid(registry.execute("noop"))
-    assert ErrorCode.NETWORK_ERROR is response.code
-    assert "closed" in response.text
+    for _ in range(2):  # it stays closed: no retry mends it
+        response = _valid(registry.execute("noop"))
+        assert (ErrorCode.NETWORK_ERROR, False) == (response.code, response.is_retryable)
+        assert "is closed" in response.text
 
 
 @pytest.mark.parametrize("command", ["/nonexistent/mcp-server", "no-such-mcp-server-command"])
@@ -315,6 +316,52 @@ def test_a_server_that_wants_a_token_is_access_denied_not_a_network_error(
     assert not response.is_retryable
     assert reason in response.text
     assert 401 == response.to_dict()["error_info"]["details"]["http_status"]
+
+
+@pytest.mark.parametrize("path", ["/nope", "/mcp/x"])
+def test_a_url_that_is_not_an_mcp_endpoint_is_not_found_naming_it(token_server: str, path: str) -> None:
+    """HTTP 404 while connecting: a wrong path, which no retry mends (not NETWORK_ERROR)."""
+    url = token_server.rsplit("/", 1)[0] + path
+    with pytest.raises(McpConnectError) as caught:
+        attach(ToolRegistry(), url, token=TOKEN, timeout_s=30)
+    response = _valid(caught.value.response)
+    assert (ErrorCode.NOT_FOUND, False) == (response.code, response.is_retryable)
+    assert url in response.text
+    assert 404 == response.to_dict()["error_info"]["details"]["http_status"]
+
+
+def test_a_url_that_refuses_the_method_is_not_found() -> None:
+    """HTTP 405: the HTTP binding's /tools takes no POST; it is no MCP endpoint."""
+    from toolresponse.demo.calculator import build_registry
+    from toolresponse.http import create_app, serve_in_background
+
+    with serve_in_background(create_app(build_registry())) as base, pytest.raises(McpConnectError) as caught:
+        attach(ToolRegistry(), base + "/tools", timeout_s=30)
+    response = _valid(caught.value.response)
+    assert (ErrorCode.NOT_FOUND, 405) == (
+        response.code,
+        response.to_dict()["error_info"]["details"]["http_status"],
+    )
+
+
+def test_a_403_for_the_host_says_what_the_server_said_not_the_token() -> None:
+    from toolresponse.demo.calculator import build_registry
+    from toolresponse.http import AccessRules
+    from toolresponse.mcp import http_app, serve_http_in_background
+
+    rules = AccessRules(hosts=frozenset({"example.test"}), origins=frozenset(), token=TOKEN)
+    with (
+        serve_http_in_background(http_app(build_registry(), access=rules)) as url,
+        pytest.raises(McpConnectError) as caught,
+    ):
+        attach(ToolRegistry(), url, token=TOKEN, timeout_s=30)
+    response = _valid(caught.value.response)
+    assert (ErrorCode.ACCESS_DENIED, 403) == (
+        response.code,
+        response.to_dict()["error_info"]["details"]["http_status"],
+    )
+    assert "does not answer requests for Host" in response.text
+    assert "token" not in response.text
 
 
 def test_with_the_token_the_server_answers(token_server: str) -> None:

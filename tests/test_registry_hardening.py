@@ -256,6 +256,7 @@ async def test_many_timed_out_calls_of_a_hung_tool_leave_at_most_the_cap_of_thre
             answers.append(valid(await registry.aexecute(name)))
     alive = threads_of(name)
     reasons = {details_of(answer).get("reason") for answer in answers}
+    started = len(runs)  # counted before the release: the calls below run the tool too
     release.set()
     for _ in range(1000):  # a bound against hanging, not on time: the threads free up
         again = await registry.aexecute(name)
@@ -265,7 +266,7 @@ async def test_many_timed_out_calls_of_a_hung_tool_leave_at_most_the_cap_of_thre
     assert ({ErrorCode.TIMEOUT}, True, True, True, "done") == (
         {answer.code for answer in answers},
         alive <= 3,
-        len(runs) <= 4,
+        started <= 4,
         "not_started" in reasons,
         again.text,
     )
@@ -447,3 +448,55 @@ async def test_tools_run_under_the_callers_context(via: str, kind: str) -> None:
     if via == "execute" and kind == "sync-inline":
         expected_after = "changed by the tool"  # run inline, in the caller's own context
     assert (f"request-{via}-{kind}", expected_after) == (response.text, after)
+
+
+SECRET_ARGUMENTS = [
+    {"token": "ghp_abcdefghijklmnopqrstuvwxyz0123"},
+    {"token": "plainsecretvalue"},
+    {"token": 1, "api_key": ["sk-live-abcdefghij1234567890"]},
+    {"token": 1, "api_key": {"v": "hunter2key"}},
+    {"token": 1, "api_key": 987654321},
+    '{"token": "hunter2\\u00e9"}',
+]
+
+
+def _secrets_of(arguments: Any) -> list[str]:
+    found = orjson.loads(arguments) if isinstance(arguments, str) else arguments
+    values = [found["token"], found.get("api_key")]
+    flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
+    flat = [v for value in flat for v in (value.values() if isinstance(value, dict) else [value])]
+    return [str(v) for v in flat if v is not None and v != 1]
+
+
+@pytest.mark.parametrize("arguments", SECRET_ARGUMENTS)
+def test_invalid_param_answers_do_not_repeat_the_value_of_a_secret_named_parameter(arguments: Any) -> None:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def f(token: int, api_key: str = "x") -> int:
+        """x"""
+        return token
+
+    answers = [registry.execute("f", arguments), asyncio.run(registry.aexecute("f", arguments))]
+    for answer in answers:
+        assert ErrorCode.INVALID_PARAM == valid(answer).error_info.code  # type: ignore[union-attr]
+        shown = answer.to_json()
+        assert "***" in details_of(answer)["violations"][0]["message"]
+        for secret in _secrets_of(arguments):
+            assert secret not in shown
+
+
+def test_an_exception_that_quotes_a_secret_named_parameter_is_masked() -> None:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def fetch(api_key: str) -> str:
+        """x"""
+        raise ConnectionError(f"upstream rejected {api_key}")
+
+    answer = registry.execute("fetch", {"api_key": "plainsecretvalue"})
+    assert "Tool 'fetch' failed: ConnectionError: upstream rejected ***" == answer.text
+    assert "upstream rejected ***" == details_of(answer)["message"]
+    unmasked = ToolRegistry(mask=False)
+    unmasked.register(fetch)
+    assert "plainsecretvalue" in unmasked.execute("fetch", {"api_key": "plainsecretvalue"}).text

@@ -296,3 +296,22 @@ def test_the_value_of_a_secret_option_of_a_command_line_is_masked(text: str, exp
 @pytest.mark.parametrize("text", ["server --max-tokens 512", "server --token-limit 5", "server --key-file k"])
 def test_options_that_are_not_secrets_keep_their_values(text: str) -> None:
     assert text == mask_secrets(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/etc/passwd --api-key hunter2secret", "/etc/passwd --api-key ***"),
+        (
+            "mcp-server --insecure-no-token --api-key hunter2secret",
+            "mcp-server --insecure-no-token --api-key ***",
+        ),
+        ("password: token: hunter2secret", "password: token: ***"),
+        ("server --key abc123 --port 8", "server --key *** --port 8"),
+        ("https://maps.example/api?key=abc123def&q=x", "https://maps.example/api?key=***&q=x"),
+    ],
+)
+def test_a_secret_name_followed_by_another_takes_not_it_as_its_value(text: str, expected: str) -> None:
+    """A secret-named word followed by an option or another secret name: the value masked is the
+    one after the last name, not the option; ``--key`` and a query's ``key=`` name secrets too."""
+    assert expected == mask_secrets(text)

@@ -14,14 +14,16 @@
 - ``mcp call (--stdio ... | --url ...) TOOL 'JSON-ARGS'`` prints the call's
   ToolResponse as JSON.
 
-``--timeout`` bounds the whole command: starting or reaching the server,
-listing its tools and, for ``call``, the call (past it: TIMEOUT, and a
-``--stdio`` server is stopped). A ``--stdio`` server runs with the caller's
+``--timeout`` bounds the answer: starting or reaching the server, listing its
+tools and, for ``call``, the call (past it: TIMEOUT, and a ``--stdio`` server is
+stopped; stopping it follows the SDK's grace, up to about 4 s for a server that
+does not exit when its stdin closes). A ``--stdio`` server runs with the caller's
 environment, as a command started from this shell would, and ``--env
 KEY=VALUE`` over it (``--no-inherit-env``: only the MCP SDK's minimal one,
 ``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM``, ``USER``, and the ``--env``
 variables). Its stderr (servers on older SDKs write many warnings there) is
-discarded unless ``--verbose`` shows it.
+discarded unless ``--verbose`` shows it; so are the MCP SDK's tracebacks (a server that prints
+other lines on stdout makes the SDK log one a line): each warning is one line.
 
 Exit status: 0 for a success or partial response (and a listing), 1 for an
 error response (a server that cannot be reached is NETWORK_ERROR, one that
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import sys
@@ -46,7 +49,7 @@ import orjson
 from .._errors import MalformedJsonError, McpConnectError, RegistryLoadError, ToolDefinitionError
 from .._response import ToolResponse, loads_strict
 from ..http import TOKEN_ENV, TokenError, listen, load_token, url_of
-from ..tools import ToolRegistry, load_registry
+from ..tools import ToolRegistry, load_registry, mask_secrets
 from .serve import (
     access_rules,
     add_access_arguments,
@@ -72,7 +75,8 @@ def _peer_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=30.0,
         metavar="SECONDS",
-        help="the longest the whole command may take, starting or reaching the server included (default 30)",
+        help="the longest the answer may take, starting or reaching the server included (default 30);"
+        " stopping a --stdio server may add up to 4 s",
     )
     parser.add_argument(
         "--token-file", metavar="FILE", help=f"a bearer token for --url (default: ${TOKEN_ENV} if set)"
@@ -153,8 +157,31 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(parsed, dict):
             return _error(f"JSON-ARGS must be a JSON object, not {type(parsed).__name__}")
         arguments = parsed
+    if not args.verbose:
+        _quiet_sdk_log()
     with _server_stderr(args.verbose) as stderr:
         return _attached(args, token, env, stderr, arguments)
+
+
+class _OneLine(logging.Handler):
+    """The SDK's warnings as one masked line each (a traceback may quote what a server printed,
+    its secrets too), each message once."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self._said: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = mask_secrets(record.getMessage())
+        if message not in self._said:
+            self._said.add(message)
+            print(f"toolresponse mcp: the MCP SDK says: {message} (--verbose shows more)", file=sys.stderr)
+
+
+def _quiet_sdk_log() -> None:
+    sdk = logging.getLogger("mcp")
+    sdk.addHandler(_OneLine())
+    sdk.propagate = False
 
 
 def _environment(args: argparse.Namespace) -> dict[str, str] | None:

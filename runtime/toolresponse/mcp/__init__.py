@@ -1,23 +1,15 @@
-"""MCP both ways, through the official SDK (the ``mcp`` extra): serve a ToolRegistry to MCP
-clients, and attach MCP servers' tools to a ToolRegistry.
+"""MCP both ways, through the official SDK (the ``mcp`` extra; ``docs/mcp-binding.md``).
 
 - ``mcp_server(registry)``: the SDK ``Server`` serving the registry's tools through an
-  ``McpToolService`` (``tools/list`` shows the tools the caller may see, ``tools/call``
-  goes through the registry's policies on behalf of the caller); ``serve_stdio(registry)``
-  over stdin/stdout; ``http_app(registry, access=...)`` the streamable-HTTP app (``/mcp``)
-  behind the HTTP binding's access rules (``toolresponse.http.AccessGuard``,
-  ``AccessRules``); ``serve_http`` / ``serve_http_in_background`` run it with the binding's
-  server and connection limits.
-- ``attach(registry, target)`` (``aattach`` from an event loop): each tool of the MCP
-  server ``target`` (a stdio command or a URL) registered as an ``McpTool``, or none
-  when the attach fails; returns the ``McpConnection``.
+  ``McpToolService``; ``serve_stdio(registry)``; ``http_app(registry, access=...)`` the
+  streamable-HTTP app (``/mcp``) behind the HTTP binding's access rules, run by ``serve_http``
+  or ``serve_http_in_background``.
+- ``attach(registry, target)`` (``aattach`` from an event loop): each tool of the server
+  ``target`` (a stdio command or a URL) registered as an ``McpTool``, or none when the attach
+  fails; returns the ``McpConnection``.
 
-Every result crosses MCP through ``toolresponse.interop``'s ``to_mcp`` /
-``from_mcp`` (the binding: ``docs/mcp-binding.md``). The server and the client
-need the SDK: install ``toolresponse[mcp]`` (``McpToolService``, ``McpToolCall``,
-``McpTool`` and ``McpConnection`` import without it; the SDK is loaded when a
-connection is made, and ``require_sdk()`` raises ``ImportError`` with one line
-naming the extra when it is missing).
+Results cross MCP through ``toolresponse.interop``'s ``to_mcp``/``from_mcp``. The classes import
+without the SDK; making a connection without it raises ``ImportError`` naming the extra.
 """
 
 from __future__ import annotations
@@ -28,14 +20,14 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .._errors import McpConnectError as McpConnectError
+    from ._attach import McpTool as McpTool
+    from ._attach import aattach as aattach
+    from ._attach import attach as attach
+    from ._attach import connect as connect
+    from ._attach import local_name as local_name
     from ._client import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
     from ._client import MCP_EXTRA_HINT as MCP_EXTRA_HINT
     from ._client import McpConnection as McpConnection
-    from ._client import McpTool as McpTool
-    from ._client import aattach as aattach
-    from ._client import attach as attach
-    from ._client import connect as connect
-    from ._client import local_name as local_name
     from ._client import require_sdk as require_sdk
     from ._server import MCP_PATH as MCP_PATH
     from ._server import endpoint_url as endpoint_url
@@ -50,17 +42,8 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "toolresponse._errors": ("McpConnectError",),
-    "._client": (
-        "DEFAULT_TIMEOUT_S",
-        "MCP_EXTRA_HINT",
-        "McpConnection",
-        "McpTool",
-        "aattach",
-        "attach",
-        "connect",
-        "local_name",
-        "require_sdk",
-    ),
+    "._client": ("DEFAULT_TIMEOUT_S", "MCP_EXTRA_HINT", "McpConnection", "require_sdk"),
+    "._attach": ("McpTool", "aattach", "attach", "connect", "local_name"),
     "._server": (
         "MCP_PATH",
         "endpoint_url",

@@ -1,76 +1,51 @@
-"""An MCP server (a stdio command or a streamable-HTTP URL) attached to a ToolRegistry.
+"""``McpConnection``: one MCP server (a stdio command or a streamable-HTTP URL), through the SDK.
 
-``attach(registry, target)`` connects through the official SDK's ``Client``,
-lists the server's tools and registers each as an ``McpTool``: a ``Tool`` whose
-parameters schema is the remote ``inputSchema``, so the registry checks the
-arguments, applies the timeout and the breaker, tells the listeners and
-answers with a ToolResponse, sync (``execute``) and async (``aexecute``) alike,
-and the ``Agent`` uses it like any other tool. Each answer is
-``from_mcp(result)`` (``toolresponse.interop``); a JSON-RPC error is
-``from_mcp_error``; a connection that cannot be made or that breaks (the server
-exits, a broken pipe, a refused connection) is NETWORK_ERROR (retryable), but for
-what no retry mends: a command that does not exist is NOT_FOUND, one that may not
-be run PERMISSION_DENIED, a server that answers HTTP 401 or 403 ACCESS_DENIED
-(it needs a token). Each answer names the server with its secrets masked
-(``mask_secrets``: a URL's password or ``access_token=``, a command's
-``--api-key VALUE``).
+Every answer is a ToolResponse: ``from_mcp(result)`` (``toolresponse.interop``), a JSON-RPC
+error ``from_mcp_error``, and a failure of the connection NETWORK_ERROR (retryable), but for
+what no retry mends: a command that does not exist is NOT_FOUND, one that may not be run
+PERMISSION_DENIED, an HTTP 401 or 403 ACCESS_DENIED (a 403 with the server's own reason), a URL
+answering 404 or 405 NOT_FOUND (not an MCP endpoint). Each answer names the server with its
+secrets masked (``mask_secrets``).
 
-Every wait is bounded, connecting included: ``attach`` (connecting and listing
-the tools, together) by ``connect_timeout_s`` (``timeout_s`` unless given), each
-call by ``timeout_s``, and a call's reconnecting, when it must reconnect first,
-by ``connect_timeout_s``. Past it the answer is TIMEOUT, and a server process
-started for a connection that timed out is stopped.
+Every wait is bounded: connecting and listing the tools together by ``connect_timeout_s``, each
+call by ``call_timeout_s``, a call's reconnecting by ``connect_timeout_s``; past it the answer is
+TIMEOUT, and a server process started for a connection that timed out is stopped.
 
-A stdio server gets the SDK's minimal environment (``HOME``, ``PATH``, ...)
-with ``env`` over it, and writes its stderr to ``stderr`` (the caller's own by
-default).
-
-The connection (``McpConnection``) lives on an event loop of its own, so it
-serves any caller: a thread, the registry's background loop, or an
-application's event loop. A thread that calls synchronously runs that loop
-itself while nobody else does (no hop to another thread and back); a call from
-another event loop is run by the loop's daemon thread (``SharedLoop``). It
-lives until ``close()`` (or the end of a ``with`` block, or the interpreter's
-exit). When the server dies, the call in flight (or, when it died between
-calls, the next call) answers NETWORK_ERROR and the connection is marked
-broken; the call after reconnects (starts the command again, or opens the URL
-again) once, and answers NETWORK_ERROR if that fails too. The tools stay registered either way,
-so a model sees a retryable error, never a vanished tool. After ``close()`` no
-reconnection is tried: the calls in flight then, and all calls after, answer NETWORK_ERROR saying
-the connection is closed.
+The SDK's client lives on one event loop for the connection's life: an anyio
+``BlockingPortal``'s, in a daemon thread. Calls are handed to it with
+``asyncio.run_coroutine_threadsafe`` (one round trip; the portal's ``start_task_soon`` takes
+two) from a thread (``call``) or another event loop (``acall``); a caller that stops waiting
+cancels the remote call. When the server dies, the calls in flight answer NETWORK_ERROR and the
+next call reconnects, once. ``close()`` (or the end of a ``with`` block,
+or the interpreter's exit) stops the server and the loop; the calls in flight then, and every
+call after, answer NETWORK_ERROR, not retryable, saying that the connection is closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
-import re
 import shlex
 import sys
 import weakref
 from collections.abc import Awaitable, Coroutine, Mapping, Sequence
 from typing import Any, Final, TextIO, TypeVar
 
+import orjson
+
 from toolresponse_generated import ErrorCode
 
-from .._errors import DialectError, McpConnectError, ToolDefinitionError
+from .._errors import DialectError, McpConnectError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
-from ..tools import Tool, ToolRegistry, mask_secrets
-from ._loop import LoopShutDown, ReentrantWait, SharedLoop
+from ..tools import mask_secrets
+from ._loop import Loop, result, running_loop
 
-__all__ = [
-    "DEFAULT_TIMEOUT_S",
-    "MCP_EXTRA_HINT",
-    "McpConnectError",
-    "McpConnection",
-    "McpTool",
-    "aattach",
-    "attach",
-    "connect",
-    "require_sdk",
-]
+__all__ = ["DEFAULT_TIMEOUT_S", "MCP_EXTRA_HINT", "McpConnection", "require_sdk"]
+
+T = TypeVar("T")
 
 _log = logging.getLogger("toolresponse.mcp")
 
@@ -78,14 +53,11 @@ DEFAULT_TIMEOUT_S: Final = 30.0
 """A request's timeout when none is given: a call, or ``attach``'s connecting and listing."""
 MCP_EXTRA_HINT: Final = "pip install 'toolresponse[mcp]'"
 _CLOSE_TIMEOUT_S: Final = 10.0
-_REFUSALS: Final = frozenset({401, 403})
+_HTTP_FAILURES: Final = frozenset({401, 403, 404, 405})
+"""HTTP answers no retry mends: a token missing or refused, a Host refused, a URL that is no MCP endpoint."""
 _CONNECTION_CLOSED: Final = -32000
 _REQUEST_TIMEOUT: Final = -32001
-"""The SDK's code for a request it stopped waiting for (its read timeout, ours per call)."""
-_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
-_PERMISSIVE: Final[dict[str, Any]] = {"type": "object"}
-
-T = TypeVar("T")
+"""The SDK's code for a request it stopped waiting for."""
 
 
 def require_sdk() -> None:
@@ -98,16 +70,6 @@ def require_sdk() -> None:
         ) from None
 
 
-def _is_url(target: str) -> bool:
-    return target.startswith(("http://", "https://"))
-
-
-def _describe_target(target: str | Sequence[str]) -> str:
-    """The target as a person reads it, secrets masked (it goes into answers and logs)."""
-    text: str = mask_secrets(target if isinstance(target, str) else shlex.join(target))
-    return text
-
-
 def leaf_error(error: BaseException) -> BaseException:
     """The first exception inside (nested) exception groups: the one worth naming."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
@@ -116,10 +78,7 @@ def leaf_error(error: BaseException) -> BaseException:
 
 
 def _record(result: Any) -> dict[str, Any]:
-    """The SDK's ``CallToolResult`` model as the wire JSON ``from_mcp`` reads: what
-    ``model_dump(by_alias=True, exclude_none=True, mode="json")`` gives of the members it
-    reads, built directly for text blocks (nearly every result), dumped for the other blocks,
-    which are kept as the server sent them."""
+    """The SDK's ``CallToolResult`` as the wire JSON ``from_mcp`` reads."""
     record: dict[str, Any] = {
         "content": [
             {"type": "text", "text": block.text}
@@ -137,47 +96,21 @@ def _record(result: Any) -> dict[str, Any]:
 
 
 def _masked(response: ToolResponse) -> ToolResponse:
-    """An error with secrets masked in its text, message and details, as the registry masks a local
-    tool's exception text (a server's error may quote a key or a token, a connection's failure the
-    URL it was given)."""
-    if not response.is_error:
-        return response
-    return ToolResponse.from_dict(mask_secrets(response.to_dict()))
-
-
-def _network_error(message: str, *, target: str, cause: BaseException | None = None) -> ToolResponse:
-    return _failure(ErrorCode.NETWORK_ERROR, message, target=target, cause=cause)
-
-
-def _failure(
-    code: ErrorCode,
-    message: str,
-    *,
-    target: str,
-    cause: BaseException | None = None,
-    **details: Any,
-) -> ToolResponse:
-    """An error about the server ``target``, its cause's type and text in ``details``, masked."""
-    found: dict[str, Any] = {"server": target, **details}
-    if cause is not None:
-        found["exception"] = type(cause).__name__
-        text = str(cause)
-        if text:
-            found["message"] = text[:500]
-    return _masked(ToolResponse.error(code, message, details=found))
+    """An error with secrets masked in its text, message and details (a server's error may quote a
+    key, a connection's failure the URL it was given)."""
+    return ToolResponse.from_dict(mask_secrets(response.to_dict())) if response.is_error else response
 
 
 class McpConnection:
-    """One MCP server, connected through the SDK on a background event loop.
+    """One MCP server, connected through the SDK on a loop of its own (see the module docstring).
 
-    ``target`` is a URL (``http://...``: streamable HTTP) or a command (a string, split
-    like a shell would, or a list of arguments: stdio). ``token`` is sent as a bearer token
-    to a URL. ``env``, ``cwd`` and ``stderr`` apply to a command: ``env`` goes over the SDK's
-    minimal environment (``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM``, ``USER``; pass
-    ``os.environ`` for the caller's whole environment), and the server's stderr is written to
-    ``stderr`` (a file with a descriptor; default ``sys.stderr``). ``call_timeout_s`` bounds each
-    call; ``connect_timeout_s`` (default: ``call_timeout_s``) bounds connecting and the listing
-    of the tools together, and a call's reconnecting.
+    ``target`` is a URL (``http://...``: streamable HTTP) or a command (a string, split like a
+    shell would, or a list of arguments: stdio). ``token`` is sent as a bearer token to a URL.
+    A command gets the SDK's minimal environment (``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``,
+    ``TERM``, ``USER``) with ``env`` over it (``os.environ`` passes all), runs in ``cwd``, and
+    writes its stderr to ``stderr`` (a file with a descriptor; default ``sys.stderr``).
+    ``call_timeout_s`` bounds each call; ``connect_timeout_s`` (default: ``call_timeout_s``)
+    connecting and listing the tools together, and a call's reconnecting.
     """
 
     def __init__(
@@ -191,84 +124,102 @@ class McpConnection:
         connect_timeout_s: float | None = None,
         stderr: TextIO | None = None,
     ) -> None:
-        if isinstance(target, str) and not _is_url(target):
+        require_sdk()
+        if isinstance(target, str) and not target.startswith(("http://", "https://")):
             target = shlex.split(target)
         if not isinstance(target, str) and not target:
             raise ValueError("an MCP server target is a URL or a non-empty command")
         self.target = target
-        self.description = _describe_target(target)
+        self.description: str = mask_secrets(target if isinstance(target, str) else shlex.join(target))
         self._token = token
         self._env = dict(env) if env is not None else None
         self._cwd = cwd
         self._call_timeout_s = call_timeout_s
         self._connect_timeout_s = call_timeout_s if connect_timeout_s is None else connect_timeout_s
         self._stderr = stderr
-        self._refused: int | None = None
-        """The status of the last HTTP answer that refused access (401, 403), until one succeeds."""
-        self._shared = SharedLoop("toolresponse-mcp-client")
-        self._loop = self._shared.loop
+        self._http_failure: tuple[int, str | None] | None = None
+        """The last POST answered with one of ``_HTTP_FAILURES`` and the server's own message, until
+        one succeeds."""
         self._client: Any = None
         self._session_task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
-        self._lock: asyncio.Lock | None = None
+        self._lock = asyncio.Lock()
         self._closed = False
-        self._finalizer = weakref.finalize(self, self._shared.shutdown)
+        self._loop = Loop()
+        self._finalizer = weakref.finalize(self, self._loop.stop)
 
-    # -- the loop -------------------------------------------------------------------------
+    # -- running on the connection's loop -------------------------------------------------------
 
-    def run(self, coroutine: Awaitable[T], timeout_s: float | None = None) -> T:
-        """Run ``coroutine`` on the connection's loop and wait for it (from a thread: this one
-        runs the loop when no other does)."""
-        return self._shared.wait(_as_coroutine(coroutine), timeout_s)
+    def run(self, awaitable: Awaitable[T], timeout_s: float | None = None) -> T:
+        """Run ``awaitable`` on the connection's loop and wait for it from this thread (at most
+        ``timeout_s``: then ``TimeoutError``); ``McpConnectError`` once the connection is closed.
+        An interrupt (Ctrl-C) or the timeout cancels it."""
+        if running_loop() is self._loop.loop:
+            if isinstance(awaitable, Coroutine):
+                awaitable.close()
+            raise RuntimeError("a synchronous wait on the MCP connection's own loop would never end")
+        try:
+            return result(self._loop.submit(awaitable), timeout_s)
+        except (RuntimeError, concurrent.futures.CancelledError):
+            if not self._loop.stopped:
+                raise
+            raise McpConnectError(self._closed_error()) from None
 
-    async def arun(self, coroutine: Awaitable[T]) -> T:
-        """Run ``coroutine`` on the connection's loop and await it from any event loop;
-        cancelling the await cancels the coroutine."""
-        return await self._shared.wait_async(_as_coroutine(coroutine))
+    async def arun(self, awaitable: Awaitable[T]) -> T:
+        """Run ``awaitable`` on the connection's loop and await it from any event loop; cancelling
+        the await cancels it; ``McpConnectError`` once the connection is closed."""
+        if running_loop() is self._loop.loop:
+            return await awaitable
+        try:
+            return await asyncio.wrap_future(self._loop.submit(awaitable))
+        except (RuntimeError, asyncio.CancelledError):
+            task = asyncio.current_task()
+            if not self._loop.stopped or (task is not None and task.cancelling()):
+                raise
+            raise McpConnectError(self._closed_error()) from None
 
-    # -- connecting -----------------------------------------------------------------------
+    # -- connecting ----------------------------------------------------------------------------
 
     def _sdk_client(self, exit_stack: contextlib.AsyncExitStack) -> Any:
-        require_sdk()
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
 
-        target = self.target
-        if isinstance(target, str):
+        read_timeout = self._call_timeout_s + 5.0
+        if isinstance(self.target, str):
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
             http = httpx2.AsyncClient(
-                headers=headers,
-                timeout=httpx2.Timeout(self._call_timeout_s, read=self._call_timeout_s + 5.0),
+                headers={"Authorization": f"Bearer {self._token}"} if self._token else {},
+                timeout=httpx2.Timeout(self._call_timeout_s, read=read_timeout),
                 event_hooks={"response": [self._seen]},
             )
             exit_stack.push_async_callback(http.aclose)
-            transport = streamable_http_client(target, http_client=http)
-            return Client(transport, read_timeout_seconds=self._call_timeout_s + 5.0, cache=None)
-        parameters = StdioServerParameters(
-            command=target[0], args=list(target[1:]), env=self._env, cwd=self._cwd
-        )
-        errlog = self._stderr if self._stderr is not None else sys.stderr
-        transport = stdio_client(parameters, errlog=errlog)
-        return Client(transport, read_timeout_seconds=self._call_timeout_s + 5.0, cache=None)
+            transport = streamable_http_client(self.target, http_client=http)
+        else:
+            command, *args = self.target
+            parameters = StdioServerParameters(command=command, args=args, env=self._env, cwd=self._cwd)
+            transport = stdio_client(
+                parameters, errlog=self._stderr if self._stderr is not None else sys.stderr
+            )
+        return Client(transport, read_timeout_seconds=read_timeout, cache=None)
 
     async def _seen(self, response: Any) -> None:
-        """Note an HTTP answer that refused access (the SDK reports it as a JSON-RPC error that
-        no longer says so), and forget it once one succeeds."""
+        """Note a POST that failed in one of ``_HTTP_FAILURES`` (the SDK reports it as a JSON-RPC
+        error that no longer says so) with what the server said, and forget it once one succeeds.
+        (A GET may well be 405: a server need not offer a stream of its own.)"""
         status = response.status_code
-        if status in _REFUSALS:
-            self._refused = status
+        if status in _HTTP_FAILURES and response.request.method == "POST":
+            await response.aread()
+            self._http_failure = (status, _said(response.content))
         elif status < 300:
-            self._refused = None
+            self._http_failure = None
 
     async def _session(self, ready: asyncio.Future[None]) -> None:
-        """Own the SDK client's context for the connection's life (its task groups must be
-        entered and left by one task): connect, tell ``ready``, wait for ``close``."""
-        stop = asyncio.Event()
-        self._stop = stop
-        self._refused = None
+        """Own the SDK client's context (entered and left by one task): connect, tell ``ready``,
+        wait for ``close``."""
+        self._stop = stop = asyncio.Event()
+        self._http_failure = None
         try:
             async with contextlib.AsyncExitStack() as exit_stack:
                 client = self._sdk_client(exit_stack)
@@ -288,90 +239,54 @@ class McpConnection:
 
     async def _connected(self) -> Any:
         """The SDK client, connecting (again) when there is none; raises on failure, and
-        ``McpConnectError`` once the connection is closed (a call that waited here while it was
-        closed must not start the server again)."""
-        if self._lock is None:
-            self._lock = asyncio.Lock()
+        ``McpConnectError`` once closed (a call that waited here must not start the server again)."""
         async with self._lock:
             if self._closed:
                 raise McpConnectError(self._closed_error())
             task = self._session_task
-            if self._client is not None and task is not None and not task.done():
-                return self._client
             if task is not None and not task.done():
+                if self._client is not None:
+                    return self._client
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
-            ready: asyncio.Future[None] = self._loop.create_future()
-            self._session_task = self._loop.create_task(self._session(ready))
+            ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._session_task = task = asyncio.create_task(self._session(ready))
             try:
                 async with asyncio.timeout(self._connect_timeout_s):
                     await ready
             except TimeoutError as error:
-                self._session_task.cancel()
-                timed_out = self.timeout_error(self._connect_timeout_s, "the connection")
-                raise McpConnectError(timed_out) from error
+                task.cancel()
+                raise McpConnectError(
+                    self.timeout_error(self._connect_timeout_s, "the connection")
+                ) from error
             except BaseException:
-                self._session_task.cancel()
+                task.cancel()
                 raise
             return self._client
 
-    def _connect_failure(
-        self, error: BaseException, timeout_s: float, what: str = "the connection"
-    ) -> ToolResponse:
-        """The answer to ``what`` (a connection, or a listing with its connecting) that failed with
-        ``error``: TIMEOUT (past ``timeout_s``), ACCESS_DENIED (HTTP 401, 403), NOT_FOUND (no such
-        command), PERMISSION_DENIED (a command that may not be run), else NETWORK_ERROR."""
-        error = leaf_error(error)
-        if isinstance(error, ImportError):
-            return _failure(ErrorCode.EXECUTION_ERROR, str(error), target=self.description)
-        if isinstance(error, TimeoutError) or _is_request_timeout(error):
-            return self.timeout_error(timeout_s, what)
-        refusal = self._refusal()
-        if refusal is not None:
-            return refusal
-        command = None if isinstance(self.target, str) else self.target[0]
-        if isinstance(error, FileNotFoundError) and command is not None:
-            if error.filename not in (None, command):
-                reason = f"its working directory {error.filename!r} does not exist"
-            else:
-                reason = "there is no such file" if "/" in command else "there is no such command on PATH"
-            return _failure(
-                ErrorCode.NOT_FOUND,
-                f"The MCP server command {command!r} could not be started: {reason}.",
-                target=self.description,
-                cause=error,
-                command=command,
-            )
-        if isinstance(error, PermissionError) and command is not None:
-            return _failure(
-                ErrorCode.PERMISSION_DENIED,
-                f"The MCP server command {command!r} could not be started: permission denied.",
-                target=self.description,
-                cause=error,
-                command=command,
-            )
-        return _network_error(
-            f"Could not connect to the MCP server {self.description}: {type(error).__name__}: {error}",
-            target=self.description,
-            cause=error,
-        )
+    # -- the answers of failures ----------------------------------------------------------------
 
-    def _refusal(self) -> ToolResponse | None:
-        """ACCESS_DENIED when the last HTTP answer refused access (the failure being the SDK's
-        report of it), else None."""
-        status = self._refused
-        if status is None:
-            return None
-        given = self._token is not None
-        reason = "it does not accept the token sent" if given else "it needs a token"
-        return _failure(
-            ErrorCode.ACCESS_DENIED,
-            f"The MCP server {self.description} refused access (HTTP {status}): {reason}.",
-            target=self.description,
-            http_status=status,
-            token_sent=given,
-        )
+    def _failure(
+        self,
+        code: ErrorCode,
+        message: str,
+        cause: BaseException | None = None,
+        retryable: bool | None = None,
+        **details: Any,
+    ) -> ToolResponse:
+        """An error about this server, its cause's type and text in ``details``, masked."""
+        found: dict[str, Any] = {"server": self.description, **details}
+        if cause is not None:
+            found["exception"] = type(cause).__name__
+            if str(cause):
+                found["message"] = str(cause)[:500]
+        return _masked(ToolResponse.error(code, message, details=found, retryable=retryable))
+
+    def _closed_error(self) -> ToolResponse:
+        """NETWORK_ERROR, not retryable: a closed connection stays closed."""
+        message = f"The connection to the MCP server {self.description} is closed: nothing reconnects it."
+        return self._failure(ErrorCode.NETWORK_ERROR, message, retryable=False)
 
     def timeout_error(self, timeout_s: float, what: str) -> ToolResponse:
         """The TIMEOUT answer for ``what`` (a phrase: "the connection", "tool 'x'") not answered by
@@ -382,32 +297,76 @@ class McpConnection:
             details={"server": self.description, "timeout_s": timeout_s},
         )
 
-    # -- what the server offers ----------------------------------------------------------
+    def _refusal(self, connecting: bool = True) -> ToolResponse | None:
+        """The answer to the last failed POST, else None: ACCESS_DENIED for 401 (the token) and
+        403 (what the server said, else the token); NOT_FOUND for 404 and 405 while connecting (a
+        URL that is not an MCP endpoint; once connected, a 404 is a session the server ended)."""
+        if self._http_failure is None:
+            return None
+        status, said = self._http_failure
+        if status in (404, 405):
+            if not connecting:
+                return None
+            message = (
+                f"The URL {self.description} is not an MCP endpoint (HTTP {status}): check its path"
+                " (the streamable-HTTP endpoint, often /mcp)."
+            )
+            return self._failure(ErrorCode.NOT_FOUND, message, http_status=status)
+        given = self._token is not None
+        reason = "it does not accept the token sent" if given else "it needs a token"
+        if status == 403 and said:
+            reason = f"it says: {said}"
+        return self._failure(
+            ErrorCode.ACCESS_DENIED,
+            f"The MCP server {self.description} refused access (HTTP {status}): {reason.rstrip('.')}.",
+            http_status=status,
+            token_sent=given,
+        )
+
+    def _connect_failure(self, error: BaseException, what: str = "the connection") -> ToolResponse:
+        """The answer to ``what`` (connecting, or listing with its connecting) failing with
+        ``error``: TIMEOUT, an HTTP refusal, NOT_FOUND or PERMISSION_DENIED for the command, else
+        NETWORK_ERROR."""
+        error = leaf_error(error)
+        if isinstance(error, TimeoutError) or _is_sdk_error(error, _REQUEST_TIMEOUT):
+            return self.timeout_error(self._connect_timeout_s, what)
+        refusal = self._refusal()
+        if refusal is not None:
+            return refusal
+        command = None if isinstance(self.target, str) else self.target[0]
+        if isinstance(error, FileNotFoundError | PermissionError) and command is not None:
+            if isinstance(error, PermissionError):
+                code, reason = ErrorCode.PERMISSION_DENIED, "permission denied"
+            elif error.filename not in (None, command):
+                code, reason = ErrorCode.NOT_FOUND, f"its working directory {error.filename!r} does not exist"
+            else:
+                where = "there is no such file" if "/" in command else "there is no such command on PATH"
+                code, reason = ErrorCode.NOT_FOUND, where
+            message = f"The MCP server command {command!r} could not be started: {reason}."
+            return self._failure(code, message, error, command=command)
+        message = f"Could not connect to the MCP server {self.description}: {type(error).__name__}: {error}"
+        return self._failure(ErrorCode.NETWORK_ERROR, message, error)
+
+    # -- what the server offers -----------------------------------------------------------------
 
     async def alist_tools(self) -> list[dict[str, Any]]:
         """The server's tools as ``tools/list`` gives them (wire JSON); raises ``McpConnectError``."""
-        if self.closed:
-            raise McpConnectError(self._closed_error())
         return await self.arun(self._list_tools())
 
     def list_tools(self) -> list[dict[str, Any]]:
         """The synchronous form of ``alist_tools``."""
-        if self.closed:
-            raise McpConnectError(self._closed_error())
         return self.run(self._list_tools())
 
     async def _list_tools(self) -> list[dict[str, Any]]:
         """The listing, connecting (when not connected) and every page under one deadline."""
-        if self._closed:
-            raise McpConnectError(self._closed_error())
+        tools: list[dict[str, Any]] = []
         try:
             async with asyncio.timeout(self._connect_timeout_s):
                 client = await self._connected()
-                tools: list[dict[str, Any]] = []
                 cursor: str | None = None
                 for _ in range(100):  # a paginator that never ends cannot hang the listing
                     page = await client.list_tools(cursor=cursor)
-                    tools.extend(
+                    tools += (
                         tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in page.tools
                     )
                     cursor = page.next_cursor
@@ -416,394 +375,157 @@ class McpConnection:
         except McpConnectError:
             raise
         except Exception as error:
-            if isinstance(leaf_error(error), ImportError):
-                raise leaf_error(error) from None
             listing = "the listing of its tools (connecting included)"
-            raise McpConnectError(self._connect_failure(error, self._connect_timeout_s, listing)) from error
+            raise McpConnectError(self._connect_failure(error, listing)) from error
         return tools
 
-    # -- calling ---------------------------------------------------------------------------
+    # -- calling --------------------------------------------------------------------------------
 
     async def acall(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
         """Call the remote ``tool`` from any event loop; always a ToolResponse."""
-        if self.closed:
-            return self._closed_error()
         try:
             return await self.arun(self._call(tool, dict(arguments or {})))
-        except LoopShutDown:  # closed while the call was being made
-            return self._closed_error()
+        except McpConnectError as closed:
+            return closed.response
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
         """Call the remote ``tool`` from a thread; always a ToolResponse."""
-        if self.closed:
-            return self._closed_error()
-        try:
-            return self.run(self._call(tool, dict(arguments or {})))
-        except LoopShutDown:  # closed while the call was being made
-            return self._closed_error()
-        except ReentrantWait:
+        if running_loop() is self._loop.loop:
             return ToolResponse.error(
                 ErrorCode.EXECUTION_ERROR,
                 f"The MCP tool {tool!r} was called synchronously from a coroutine on its own connection's"
                 " loop, where the call could never end; await it there (acall, aexecute) instead.",
                 details={"server": self.description},
             )
-
-    def _closed_error(self) -> ToolResponse:
-        return _network_error(
-            f"The connection to the MCP server {self.description} is closed.", target=self.description
-        )
+        try:
+            return self.run(self._call(tool, dict(arguments or {})))
+        except McpConnectError as closed:
+            return closed.response
 
     async def _call(self, tool: str, arguments: dict[str, Any]) -> ToolResponse:
         if self._closed:
             return self._closed_error()
-        client = self._client
-        session = self._session_task
+        client, session = self._client, self._session_task
         if client is None or session is None or session.done():
             try:
                 client = await self._connected()  # bounded by connect_timeout_s
             except McpConnectError as error:
                 return error.response
             except Exception as error:
-                return self._connect_failure(error, self._connect_timeout_s)
+                return self._connect_failure(error)
             session = self._session_task
         try:
             async with asyncio.timeout(self._call_timeout_s):
                 result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
         except TimeoutError:
-            self._check_alive(session)
-            return self._timed_out(tool)
+            return self._answered(session, self.timeout_error(self._call_timeout_s, f"tool {tool!r}"))
         except Exception as error:
-            return self._call_failure(tool, error, session)
-        try:
-            # The SDK has checked the result's shape (its CallToolResult model, from JSON).
+            return self._call_failure(tool, leaf_error(error), session)
+        try:  # the SDK has checked the result's shape (its CallToolResult model)
             response: ToolResponse = from_mcp(_record(result), shape_known=True)
         except DialectError as error:
-            return ToolResponse.error(
-                ErrorCode.API_ERROR,
-                f"The MCP server {self.description} answered tool {tool!r} with an invalid result: {error}",
-                details={"server": self.description, "violations": [v.to_dict() for v in error.errors[:20]]},
-            )
+            violations = [violation.to_dict() for violation in error.errors[:20]]
+            return self._invalid_result(tool, f": {error}", violations)
         return _masked(response)
 
-    def _timed_out(self, tool: str) -> ToolResponse:
-        return self.timeout_error(self._call_timeout_s, f"tool {tool!r}")
+    def _invalid_result(self, tool: str, why: str, violations: list[dict[str, Any]]) -> ToolResponse:
+        """API_ERROR: a result that is not a valid ``CallToolResult``."""
+        return ToolResponse.error(
+            ErrorCode.API_ERROR,
+            f"The MCP server {self.description} answered tool {tool!r} with an invalid result{why}",
+            details={"server": self.description, "violations": violations},
+        )
 
-    def _call_failure(self, tool: str, error: Exception, session: asyncio.Task[None] | None) -> ToolResponse:
+    def _answered(self, session: asyncio.Task[None] | None, response: ToolResponse) -> ToolResponse:
+        """``response`` of a call the server answered (or timed out on), the session forgotten
+        when it has ended meanwhile."""
+        if session is not None and session.done():
+            self._client = None
+        return response
+
+    def _call_failure(
+        self, tool: str, error: BaseException, session: asyncio.Task[None] | None
+    ) -> ToolResponse:
         from mcp import MCPError
         from pydantic import ValidationError
 
-        error = leaf_error(error)  # type: ignore[assignment]
-        if isinstance(error, MCPError) and error.code == _REQUEST_TIMEOUT:
-            self._check_alive(session)
-            return self._timed_out(tool)
-        refusal = self._refusal()
+        if _is_sdk_error(error, _REQUEST_TIMEOUT):
+            return self._answered(session, self.timeout_error(self._call_timeout_s, f"tool {tool!r}"))
+        refusal = self._refusal(connecting=False)
         if refusal is not None:
-            self._check_alive(session)
-            return refusal
+            return self._answered(session, refusal)
         if isinstance(error, MCPError) and error.code != _CONNECTION_CLOSED:
-            self._check_alive(session)
-            coded: ToolResponse = from_mcp_error(
-                error.error.model_dump(mode="json", exclude_none=True), tool=tool
-            )
-            return _masked(coded)
+            coded = from_mcp_error(error.error.model_dump(mode="json", exclude_none=True), tool=tool)
+            return self._answered(session, _masked(coded))
         if isinstance(error, ValidationError):  # the server answered, with a result the SDK rejects
-            self._check_alive(session)
-            return ToolResponse.error(
-                ErrorCode.API_ERROR,
-                f"The MCP server {self.description} answered tool {tool!r} with an invalid result"
-                f" ({error.error_count()} violations of the MCP result shape).",
-                details={
-                    "server": self.description,
-                    "violations": [
-                        {
-                            "at": "/".join(map(str, found["loc"])),
-                            "type": found["type"],
-                            "message": found["msg"],
-                        }
-                        for found in error.errors(include_input=False)[:20]
-                    ],
-                },
-            )
-        self._broken(session)
-        if self._closed:  # the connection was closed under the call: it is not coming back
-            return self._closed_error()
-        return _network_error(
-            f"The MCP server {self.description} went away during the call of tool {tool!r}: "
-            f"{type(error).__name__}: {error}. The next call reconnects.",
-            target=self.description,
-            cause=error,
-        )
-
-    def _check_alive(self, session: asyncio.Task[None] | None) -> None:
-        if session is not None and session.done():
-            self._client = None
-
-    def _broken(self, session: asyncio.Task[None] | None) -> None:
-        """Forget a connection that broke, so that the next call makes a new one."""
-        self._client = None
+            violations = [
+                {"at": "/".join(map(str, found["loc"])), "type": found["type"], "message": found["msg"]}
+                for found in error.errors(include_input=False)[:20]
+            ]
+            why = f" ({error.error_count()} violations of the MCP result shape)."
+            return self._answered(session, self._invalid_result(tool, why, violations))
+        self._client = None  # the connection broke: the next call makes a new one
         if session is not None and not session.done():
             session.cancel()
+        if self._closed:
+            return self._closed_error()
+        message = (
+            f"The MCP server {self.description} went away during the call of tool {tool!r}: "
+            f"{type(error).__name__}: {error}. The next call reconnects."
+        )
+        return self._failure(ErrorCode.NETWORK_ERROR, message, error)
 
-    # -- the end ---------------------------------------------------------------------------
+    # -- the end --------------------------------------------------------------------------------
 
     async def _aclose(self) -> None:
-        """Stop the session and wait for its end (the server process stopped), whatever way it
-        ends: normally, cancelled (a connection given up on), or failed."""
-        self._closed = True
+        """Stop the session and wait for its end (the server stopped), cancelled if it takes too long."""
         task = self._session_task
         if task is None:
             return
         if self._stop is not None:
             self._stop.set()
-        _, running = await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S)
-        if running:
+        if (await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S))[1]:
             task.cancel()
             await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S)
 
     def close(self) -> None:
-        """Close the connection (the server process ends) and stop its loop; idempotent."""
+        """Close the connection (the server process ends) and stop its loop; idempotent, from any
+        thread or coroutine."""
+        self._closed = True
         if self._finalizer.alive:
-            if self._shared.alive:
-                with contextlib.suppress(Exception):
-                    self.run(self._aclose(), _CLOSE_TIMEOUT_S + 5.0)
+            with contextlib.suppress(Exception):  # on the loop itself: the loop's end cancels the session
+                self.run(self._aclose(), _CLOSE_TIMEOUT_S * 2 + 5.0)
             self._finalizer()
 
     @property
     def closed(self) -> bool:
-        return not self._finalizer.alive
+        return self._closed or self._loop.stopped
 
     def __enter__(self) -> McpConnection:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.description!r}{' closed' if self.closed else ''}>"
 
 
-def _is_request_timeout(error: BaseException) -> bool:
-    """The SDK's own timeout of a request (its read timeout), as a JSON-RPC error."""
+def _said(body: bytes) -> str | None:
+    """The message of an HTTP error's JSON body (a ToolResponse's ``text``, a ``message``, an
+    ``error`` or a ``detail``), cut to 300 characters; None when it has none."""
+    try:
+        found = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(found, dict):
+        for key in ("text", "message", "error", "detail"):
+            if isinstance(found.get(key), str) and found[key].strip():
+                return str(found[key])[:300]
+    return None
+
+
+def _is_sdk_error(error: BaseException, code: int) -> bool:
     from mcp import MCPError
 
-    return isinstance(error, MCPError) and error.code == _REQUEST_TIMEOUT
-
-
-def _as_coroutine(awaitable: Awaitable[T]) -> Coroutine[Any, Any, T]:
-    if isinstance(awaitable, Coroutine):
-        return awaitable
-
-    async def run() -> T:
-        return await awaitable
-
-    return run()
-
-
-class McpTool(Tool):
-    """One tool of an MCP server, called through its ``McpConnection``."""
-
-    def __init__(
-        self,
-        connection: McpConnection,
-        listing: Mapping[str, Any],
-        *,
-        name: str | None = None,
-        timeout_s: float | None = DEFAULT_TIMEOUT_S,
-    ) -> None:
-        self.connection = connection
-        self.remote_name: str = listing["name"]
-        schema = listing.get("inputSchema")
-        super().__init__(
-            name=name if name is not None else local_name(self.remote_name),
-            description=str(listing.get("description") or ""),
-            parameters=schema if isinstance(schema, Mapping) else _PERMISSIVE,
-            timeout_s=timeout_s,
-        )
-
-    # The call runs on the connection's own loop, under the connection's timeout: nothing here
-    # blocks the thread or loop it is called on, so the registry need not hop to a thread.
-    cooperative = True
-
-    def run(self, params: dict[str, Any]) -> ToolResponse:
-        return self.connection.call(self.remote_name, params)
-
-    async def arun(self, params: dict[str, Any]) -> ToolResponse:
-        return await self.connection.acall(self.remote_name, params)
-
-
-def local_name(remote: str, prefix: str = "") -> str:
-    """A remote tool's name as a registry name: characters other than letters, digits, ``_`` and
-    ``-`` become ``_``, ``prefix`` goes first, and the whole is cut to 64 characters."""
-    return (prefix + _NAME_CHARS.sub("_", remote))[:64] or "_"
-
-
-def connect(
-    target: str | Sequence[str],
-    *,
-    token: str | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    connect_timeout_s: float | None = None,
-    stderr: TextIO | None = None,
-) -> McpConnection:
-    """A connection to the MCP server ``target`` (made on first use); ``timeout_s`` bounds each
-    call, ``connect_timeout_s`` (default ``timeout_s``) connecting and listing."""
-    return McpConnection(
-        target,
-        token=token,
-        env=env,
-        cwd=cwd,
-        call_timeout_s=timeout_s,
-        connect_timeout_s=connect_timeout_s,
-        stderr=stderr,
-    )
-
-
-def attach(
-    registry: ToolRegistry,
-    target: str | Sequence[str] | McpConnection,
-    *,
-    prefix: str = "",
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    token: str | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    connect_timeout_s: float | None = None,
-    stderr: TextIO | None = None,
-) -> McpConnection:
-    """Connect to the MCP server ``target`` and register each of its tools in ``registry`` (names
-    made registry names by ``local_name``, ``prefix`` first); returns the connection, which the
-    tools keep open until it is closed. ``connect_timeout_s`` (default ``timeout_s``) bounds
-    connecting and listing together, ``timeout_s`` each call; ``token``, ``env``, ``cwd`` and
-    ``stderr`` are ``McpConnection``'s.
-
-    Raises ``McpConnectError`` when the server cannot be reached or listed in time, and
-    ``ToolDefinitionError`` when a name is already taken in ``registry`` by a tool registered
-    before; either way nothing is registered, and a connection made here is closed. Two remote
-    tools whose registry names are the same (``get.time`` and ``get_time``, names alike in their
-    first 64 characters, a name listed twice): the first is registered, the others are skipped
-    with a warning.
-    """
-    connection = _connection(target, token, env, cwd, timeout_s, connect_timeout_s, stderr)
-    if connection.closed:  # its loop has ended: nothing can run on it
-        raise McpConnectError(connection._closed_error())
-    try:
-        connection.run(aattach(registry, connection, prefix=prefix, timeout_s=timeout_s))
-    except BaseException:
-        if connection is not target:
-            connection.close()
-        raise
-    return connection
-
-
-async def aattach(
-    registry: ToolRegistry,
-    target: str | Sequence[str] | McpConnection,
-    *,
-    prefix: str = "",
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    token: str | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    connect_timeout_s: float | None = None,
-    stderr: TextIO | None = None,
-) -> McpConnection:
-    """The asynchronous form of ``attach``, for a caller on an event loop (which it never blocks)."""
-    connection = _connection(target, token, env, cwd, timeout_s, connect_timeout_s, stderr)
-    try:
-        listing = await connection.alist_tools()
-        _register_all(registry, connection, listing, prefix=prefix, timeout_s=timeout_s)
-    except BaseException:  # the connection made here, closed in a thread: closing waits for the server
-        if connection is not target:
-            await asyncio.to_thread(connection.close)
-        raise
-    return connection
-
-
-def _connection(
-    target: str | Sequence[str] | McpConnection,
-    token: str | None,
-    env: Mapping[str, str] | None,
-    cwd: str | None,
-    timeout_s: float,
-    connect_timeout_s: float | None,
-    stderr: TextIO | None,
-) -> McpConnection:
-    """``target`` itself when it is a connection, else a new connection to it."""
-    if isinstance(target, McpConnection):
-        return target
-    return connect(
-        target,
-        token=token,
-        env=env,
-        cwd=cwd,
-        timeout_s=timeout_s,
-        connect_timeout_s=connect_timeout_s,
-        stderr=stderr,
-    )
-
-
-def _register_all(
-    registry: ToolRegistry,
-    connection: McpConnection,
-    listing: Sequence[Mapping[str, Any]],
-    *,
-    prefix: str,
-    timeout_s: float,
-) -> None:
-    """Register each listed tool, or none: a name already taken is found before any is registered,
-    and a registration that fails takes back those made before it."""
-    chosen: dict[str, Mapping[str, Any]] = {}  # local name -> the listed tool registered under it
-    for entry in listing:
-        remote = str(entry["name"])
-        name = local_name(remote, prefix)
-        if name in chosen:  # two remote names that read the same here (or one listed twice)
-            _log.warning(
-                "MCP tool %r skipped: its registry name %r is already %r's",
-                remote,
-                name,
-                chosen[name]["name"],
-            )
-            continue
-        if name in registry:
-            raise ToolDefinitionError(
-                f"the MCP tool {remote!r} of {connection.description} would be registered as {name!r},"
-                " a name the registry already has; nothing was registered (attach with a prefix,"
-                " e.g. prefix='remote_')"
-            )
-        chosen[name] = entry
-    registered: list[str] = []
-    try:
-        for name, entry in chosen.items():
-            register_remote(registry, connection, entry, prefix=prefix, timeout_s=timeout_s)
-            registered.append(name)
-    except BaseException:
-        for name in registered:
-            registry.unregister(name)
-        raise
-
-
-def register_remote(
-    registry: ToolRegistry,
-    connection: McpConnection,
-    entry: Mapping[str, Any],
-    *,
-    prefix: str = "",
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-) -> Tool:
-    """Register one listed remote tool; an ``inputSchema`` the registry cannot compile (a remote
-    ``$ref``, an unknown draft) is replaced by ``{"type": "object"}`` and the server checks the
-    arguments itself."""
-    name = local_name(str(entry["name"]), prefix)
-    try:
-        return registry.register(McpTool(connection, entry, name=name, timeout_s=timeout_s))
-    except ToolDefinitionError as error:
-        if name in registry:
-            raise
-        _log.warning(
-            "MCP tool %r: its input schema is not usable here (%s); arguments unchecked", name, error
-        )
-        permissive = {**entry, "inputSchema": _PERMISSIVE}
-        return registry.register(McpTool(connection, permissive, name=name, timeout_s=timeout_s))
+    return isinstance(error, MCPError) and error.code == code

@@ -1,21 +1,15 @@
 """What the MCP server does with a registry, without the SDK: ``tools/list`` and ``tools/call``
 on behalf of one caller.
 
-``McpToolService(registry, caller=..., transport=...)`` is the registry as the MCP server
-(``mcp_server``) serves it: ``list_tools()`` the ``tools/list`` entries of the tools the caller
-may see (``ToolRegistry.tool_schemas("mcp", caller=...)``: a deny-list or an allow-list hides
-a tool), ``call(McpToolCall)`` the ``tools/call`` through ``registry.aexecute(...,
-caller=...)``, so that the access policies, timeouts, the breaker, parameter validation and
-listeners apply (a call of a hidden tool is answered as an unknown tool's), and
-``input_schema(name)`` the parameters schema the SDK checks ``Mcp-Param-*`` headers against
-(none for a tool hidden from the caller). The SDK's handlers are thin adapters over these
-methods; ``call`` is also where an instrumentation (``toolresponse.otel``) wraps a served
-call to put the MCP request's attributes on its tool span.
+``McpToolService(registry, caller=..., transport=...)``: ``list_tools()`` the entries of the
+tools the caller may see, ``call(McpToolCall)`` through ``registry.aexecute(..., caller=...)``
+(policies, timeouts, the breaker, validation and listeners apply; a hidden tool is answered as
+an unknown one), ``input_schema(name)`` the schema the SDK checks ``Mcp-Param-*`` headers
+against. The SDK's handlers are thin adapters over these; ``toolresponse.otel`` wraps ``call``.
 
-The caller identities (see ``docs/security.md``): over streamable HTTP, the identity the HTTP
-binding's access rules give a request (``AccessRules.caller``: ``"bearer"`` with a token,
-``"anonymous"`` without); over stdio, ``STDIO_CALLER`` (``"stdio"``: the process that started
-the server, not a call made in-process, so that a policy can tell the two apart).
+Callers (``docs/security.md``): over streamable HTTP, the identity the access rules give a
+request (``"bearer"`` or ``"anonymous"``); over stdio, ``STDIO_CALLER`` (``"stdio"``, not an
+in-process call, so that a policy can tell the two apart).
 """
 
 from __future__ import annotations

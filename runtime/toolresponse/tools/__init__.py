@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._access import AccessControl as AccessControl
+    from ._answers import wrap_value as wrap_value
     from ._breaker import (
         BreakerStatus as BreakerStatus,
     )
@@ -53,9 +55,6 @@ if TYPE_CHECKING:
     )
     from ._policy import (
         LOCAL_CALLER as LOCAL_CALLER,
-    )
-    from ._policy import (
-        AccessControl as AccessControl,
     )
     from ._policy import (
         AccessRequest as AccessRequest,
@@ -93,6 +92,7 @@ if TYPE_CHECKING:
     from ._policy import (
         Verdict as Verdict,
     )
+    from ._prepared import ToolSpec as ToolSpec
     from ._provider_schemas import PROVIDERS as PROVIDERS
     from ._provider_schemas import tool_schemas as tool_schemas
     from ._registry import ToolRegistry as ToolRegistry
@@ -101,12 +101,6 @@ if TYPE_CHECKING:
     )
     from ._tool import (
         Tool as Tool,
-    )
-    from ._tool import (
-        ToolSpec as ToolSpec,
-    )
-    from ._tool import (
-        wrap_value as wrap_value,
     )
     from ._trace import (
         MASK as MASK,
@@ -137,7 +131,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._policy": (
         "DENIAL_CODES",
         "LOCAL_CALLER",
-        "AccessControl",
         "AccessRequest",
         "AllowList",
         "ApprovalRequest",
@@ -153,7 +146,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "._provider_schemas": ("PROVIDERS", "tool_schemas"),
     "._registry": ("ToolRegistry",),
-    "._tool": ("FunctionTool", "Tool", "ToolSpec", "wrap_value"),
+    "._tool": ("FunctionTool", "Tool"),
+    "._prepared": ("ToolSpec",),
+    "._answers": ("wrap_value",),
+    "._access": ("AccessControl",),
     "._trace": ("MASK", "JsonlTraceWriter", "is_secret_name", "mask_secrets"),
 }
 

@@ -1,6 +1,4 @@
-"""A circuit breaker per tool name, with a half-open state, an injected clock and no printing.
-
-States and transitions of one tool's circuit::
+"""A circuit breaker per tool name, with a half-open state, an injected clock and no printing::
 
                  failure_threshold consecutive failures
       CLOSED ───────────────────────────────────────────▶ OPEN ◀───────┐
@@ -9,48 +7,26 @@ States and transitions of one tool's circuit::
         │                                  has passed       ▼          │
         └───────────────────────────────────────────── HALF_OPEN ──────┘
 
-- **closed**: every call runs. A failing response adds one to the count of
-  consecutive failures, a successful one resets it to zero; at
-  ``failure_threshold`` the circuit opens.
-- **open**: calls are answered with ``CIRCUIT_OPEN`` without running the tool,
-  ``retryable: true`` and ``retry_after_ms`` = the time left until recovery,
-  rounded up to a whole millisecond and clamped to ``MAX_RETRY_AFTER_MS``
-  (2^53 - 1, the protocol's interoperable integer range), so that even a
-  ``recovery_timeout_s`` of ``1e20`` gives a response that serialises.
-  Outcomes recorded while open (calls that were admitted before the circuit
-  opened) do not move it.
-- **half_open**: once ``recovery_timeout_s`` has passed, up to
-  ``half_open_max_calls`` probe calls run; further concurrent calls get
-  ``CIRCUIT_OPEN`` with ``retry_after_ms: 0`` (the probe decides shortly). The
-  first probe outcome decides: success closes the circuit, failure re-opens it
-  at once for another ``recovery_timeout_s``.
+- **closed**: every call runs; a failure adds one to the count of consecutive failures, a
+  success resets it; at ``failure_threshold`` the circuit opens.
+- **open**: calls are answered CIRCUIT_OPEN without running the tool (retryable, with
+  ``retry_after_ms`` the time left until recovery, rounded up and at most ``MAX_RETRY_AFTER_MS``).
+  Outcomes recorded while open (calls admitted before it opened) do not move it.
+- **half_open**: up to ``half_open_max_calls`` probes run (the others get CIRCUIT_OPEN with
+  ``retry_after_ms`` 0); the first outcome closes the circuit or opens it again. Probe slots are
+  freed by any recorded outcome, and all of them at once when every slot has been held for
+  ``recovery_timeout_s`` (probes whose callers never came back).
 
-A probe that is admitted but never recorded (its caller crashed) cannot wedge
-the circuit: a probe slot is released when any outcome is recorded, and when
-all slots are taken and ``recovery_timeout_s`` has passed since the circuit
-went half-open, the slots are considered lost and reset, so the next call
-probes again.
+What counts as a failure is a predicate over the response: True (a failure), False (a success)
+or None (no evidence: nothing changes, but a probe slot is freed). The default,
+``default_is_failure``, counts every error but INVALID_PARAM (the caller's mistake) and
+CIRCUIT_OPEN (the tool did not run).
 
-What counts as a failure is a predicate over the response that answers
-``True`` (a failure), ``False`` (a success: resets the count, closes a
-half-open circuit) or ``None`` (no evidence about the tool's health: the
-response changes nothing but releases a probe slot). The default,
-:func:`default_is_failure`, counts every ``error`` response except
-``INVALID_PARAM`` (the caller's mistake, so that a model's typo cannot lock a
-tool) and ``CIRCUIT_OPEN`` (the tool did not run). A misspelled tool name
-never reaches the breaker: the registry answers ``NOT_FOUND`` before asking it.
-
-Every change of state happens under one lock. The common cases, admitting a
-call of a closed circuit and recording a success of a tool with a clean
-record, take a single dict lookup and no lock: a dict read and an attribute
-read are atomic, and one that races with a change sees the state just before
-or just after it, as if the call had come a moment earlier or later.
-
-State-change listeners get a :class:`StateChange`; they are called outside the
-lock, one at a time and in the order of the changes (possibly on another
-thread that is already delivering changes), so a listener may call the
-breaker. An exception from a listener is logged on the ``toolresponse.breaker``
-logger and does not affect the call.
+Every change happens under one lock; admitting a call of a closed circuit and recording a success
+of a tool with a clean record take none (a dict read is atomic: one that races a change sees the
+state just before or after it). State-change listeners get a ``StateChange`` outside the lock,
+one at a time and in order (perhaps on a thread already delivering changes), so that a listener
+may call the breaker; one that raises is logged on ``toolresponse.breaker``.
 """
 
 from __future__ import annotations
@@ -82,21 +58,24 @@ __all__ = [
 _log = logging.getLogger("toolresponse.breaker")
 _log.addHandler(logging.NullHandler())
 
+MAX_RETRY_AFTER_MS: Final = 2**53 - 1
+"""The longest ``retry_after_ms`` written: the largest integer every JSON reader keeps exact."""
+
 
 class CircuitState(StrEnum):
     """The state of one tool's circuit."""
 
     CLOSED = "closed"
-    """Calls run; consecutive failures are counted."""
     OPEN = "open"
-    """Calls are refused with CIRCUIT_OPEN until the recovery timeout has passed."""
     HALF_OPEN = "half_open"
-    """A limited number of probe calls run; their outcome closes or re-opens the circuit."""
 
+
+_CLOSED: Final = CircuitState.CLOSED
+_OPEN: Final = CircuitState.OPEN
+_HALF_OPEN: Final = CircuitState.HALF_OPEN
 
 FailurePredicate = Callable[[ToolResponse], bool | None]
-"""Decides what a response says about a tool's health: ``True`` a failure, ``False`` a success,
-``None`` no evidence (the response is ignored, apart from releasing a half-open probe slot)."""
+"""What a response says about a tool's health: True a failure, False a success, None nothing."""
 
 ChangeReason = Literal[
     "failure_threshold", "probe_failed", "probe_succeeded", "recovery_timeout", "manual", "reset"
@@ -147,16 +126,10 @@ _NO_EVIDENCE: Final = frozenset({ErrorCode.INVALID_PARAM, ErrorCode.CIRCUIT_OPEN
 
 
 def default_is_failure(response: ToolResponse) -> bool | None:
-    """The default failure predicate: every error is a failure, except INVALID_PARAM and
-    CIRCUIT_OPEN, which say nothing about the tool's health (``None``)."""
+    """Every error is a failure, but INVALID_PARAM and CIRCUIT_OPEN, which say nothing (None)."""
     if not response.is_error:
         return False
     return None if response.code in _NO_EVIDENCE else True
-
-
-_CLOSED: Final = CircuitState.CLOSED
-_OPEN: Final = CircuitState.OPEN
-_HALF_OPEN: Final = CircuitState.HALF_OPEN
 
 
 class _Circuit:
@@ -175,25 +148,23 @@ class _Circuit:
 class CircuitBreaker:
     """A circuit per tool name: stops calling a tool that keeps failing, then probes it.
 
-    The registry calls :meth:`admit` before running a tool (``None``: run it;
-    otherwise the ``CIRCUIT_OPEN`` response to return instead) and
-    :meth:`record` with every response of a tool that ran. ``clock`` is any
-    function returning monotonic seconds (``toolresponse.testing.FakeClock``
-    in tests). See the module documentation for the state machine.
+    The registry calls ``admit`` before running a tool (None: run it; else the CIRCUIT_OPEN
+    response to answer with) and ``record`` with the response of every tool that ran. ``clock``
+    returns monotonic seconds (``toolresponse.testing.FakeClock`` in tests).
     """
 
     __slots__ = (
         "_circuits",
         "_clock",
         "_default_predicate",
-        "_dispatch_lock",
-        "_failure_threshold",
-        "_half_open_max_calls",
+        "_delivering",
         "_is_failure",
         "_listeners",
         "_lock",
         "_pending",
-        "_recovery_timeout_s",
+        "failure_threshold",
+        "half_open_max_calls",
+        "recovery_timeout_s",
     )
 
     def __init__(
@@ -204,9 +175,9 @@ class CircuitBreaker:
         clock: Callable[[], float] = time.monotonic,
         is_failure: FailurePredicate | None = None,
     ) -> None:
-        self._failure_threshold = _positive_int(failure_threshold, "failure_threshold")
-        self._half_open_max_calls = _positive_int(half_open_max_calls, "half_open_max_calls")
-        self._recovery_timeout_s = _duration(recovery_timeout_s, "recovery_timeout_s")
+        self.failure_threshold = _positive_int(failure_threshold, "failure_threshold")
+        self.half_open_max_calls = _positive_int(half_open_max_calls, "half_open_max_calls")
+        self.recovery_timeout_s = _duration(recovery_timeout_s, "recovery_timeout_s")
         if not callable(clock):
             raise TypeError(f"clock must be a function returning monotonic seconds, not {clock!r}")
         if is_failure is not None and not callable(is_failure):
@@ -218,61 +189,45 @@ class CircuitBreaker:
         self._circuits: dict[str, _Circuit] = {}
         self._listeners: tuple[StateListener, ...] = ()
         self._pending: collections.deque[StateChange] = collections.deque()
-        self._dispatch_lock = threading.Lock()
+        self._delivering = threading.Lock()
 
     def __repr__(self) -> str:
         return (
-            f"CircuitBreaker(failure_threshold={self._failure_threshold}, "
-            f"recovery_timeout_s={self._recovery_timeout_s}, "
-            f"half_open_max_calls={self._half_open_max_calls})"
+            f"CircuitBreaker(failure_threshold={self.failure_threshold}, "
+            f"recovery_timeout_s={self.recovery_timeout_s}, half_open_max_calls={self.half_open_max_calls})"
         )
 
-    @property
-    def failure_threshold(self) -> int:
-        return self._failure_threshold
-
-    @property
-    def recovery_timeout_s(self) -> float:
-        return self._recovery_timeout_s
-
-    @property
-    def half_open_max_calls(self) -> int:
-        return self._half_open_max_calls
-
-    # The interface the registry calls.
+    # -- what the registry calls ----------------------------------------------------------------
 
     def admit(self, tool_name: str) -> ToolResponse | None:
-        """``None`` if the tool may run now, else the CIRCUIT_OPEN response to answer with."""
+        """None if the tool may run now, else the CIRCUIT_OPEN response to answer with."""
         circuit = self._circuits.get(tool_name)
         if circuit is None or circuit.state is _CLOSED:
-            return None  # the common case, answered without the lock (see the module docstring)
-        refused: tuple[CircuitState, int, float] | None = None
+            return None  # the common case, without the lock
         with self._lock:
             circuit = self._circuits.get(tool_name)
-            if circuit is None or circuit.state is _CLOSED:
+            if circuit is None:
                 return None
-            now = self._clock()
+            now = self._refresh(tool_name, circuit)
+            refused: tuple[CircuitState, float] | None = None
             if circuit.state is _OPEN:
-                remaining = circuit.opened_at + self._recovery_timeout_s - now
-                if remaining > 0:
-                    refused = (_OPEN, circuit.failures, remaining)
+                refused = (_OPEN, circuit.opened_at + self.recovery_timeout_s - now)
+            elif circuit.state is _HALF_OPEN:
+                if (
+                    circuit.probes >= self.half_open_max_calls
+                    and now - circuit.half_open_at < self.recovery_timeout_s
+                ):
+                    refused = (_HALF_OPEN, 0.0)
+                elif circuit.probes >= self.half_open_max_calls:  # every slot held by a lost probe
+                    circuit.half_open_at, circuit.probes = now, 1
                 else:
-                    self._half_open(tool_name, circuit, now)
-            if refused is None:  # half-open: a probe, if a slot is free
-                if circuit.probes < self._half_open_max_calls:
                     circuit.probes += 1
-                elif now - circuit.half_open_at >= self._recovery_timeout_s:
-                    # Every slot is held by a probe that never came back: consider them lost.
-                    circuit.half_open_at = now
-                    circuit.probes = 1
-                else:
-                    refused = (_HALF_OPEN, circuit.failures, 0.0)
-        if self._pending:
-            self._dispatch()
-        return None if refused is None else self._refusal(tool_name, *refused)
+            failures = circuit.failures
+        self._deliver()
+        return None if refused is None else self._refusal(tool_name, refused[0], failures, refused[1])
 
     def record(self, tool_name: str, response: ToolResponse) -> None:
-        """Count the outcome of a call of ``tool_name`` that ran (admitted by :meth:`admit`)."""
+        """Count the outcome of a call of ``tool_name`` that ran (admitted by ``admit``)."""
         if self._default_predicate and response.error_info is None:
             verdict: bool | None = False  # default_is_failure, inlined for the common case
         else:
@@ -285,24 +240,23 @@ class CircuitBreaker:
                 if not verdict:
                     return
                 circuit = self._circuits[tool_name] = _Circuit()
-            state = circuit.state
             if verdict is None:
-                if state is _HALF_OPEN and circuit.probes:
+                if circuit.state is _HALF_OPEN and circuit.probes:
                     circuit.probes -= 1
+            elif circuit.state is _OPEN:
+                pass  # a call admitted before the circuit opened
             elif verdict:
-                if state is _CLOSED:
-                    circuit.failures += 1
-                    if circuit.failures >= self._failure_threshold:
-                        self._open(tool_name, circuit, self._clock(), "failure_threshold")
-                elif state is _HALF_OPEN:
-                    circuit.failures += 1
-                    self._open(tool_name, circuit, self._clock(), "probe_failed")
-            elif state is _CLOSED:
+                circuit.failures += 1
+                if circuit.state is _HALF_OPEN or circuit.failures >= self.failure_threshold:
+                    reason: ChangeReason = (
+                        "probe_failed" if circuit.state is _HALF_OPEN else "failure_threshold"
+                    )
+                    self._open(tool_name, circuit, reason)
+            elif circuit.state is _HALF_OPEN:
+                self._change(tool_name, circuit, _CLOSED, "probe_succeeded", failures=0)
+            else:
                 del self._circuits[tool_name]  # a clean closed circuit is not kept
-            elif state is _HALF_OPEN:
-                self._close(tool_name, circuit, self._clock(), "probe_succeeded")
-        if self._pending:
-            self._dispatch()
+        self._deliver()
 
     def state(self, tool_name: str) -> CircuitState:
         """The current state of the tool's circuit (an unknown name is closed)."""
@@ -310,45 +264,32 @@ class CircuitBreaker:
         if circuit is None or circuit.state is _CLOSED:
             return _CLOSED
         with self._lock:
-            circuit = self._circuits.get(tool_name)
-            if circuit is None:
-                return _CLOSED
-            self._refresh(tool_name, circuit)
-            state = circuit.state
-        if self._pending:
-            self._dispatch()
+            state = self._snapshot(tool_name, self._circuits.get(tool_name)).state
+        self._deliver()
         return state
 
-    # Inspection.
+    # -- inspection and manual control ----------------------------------------------------------
 
     def status(self, tool_name: str) -> BreakerStatus:
         """A snapshot of the tool's circuit: state, consecutive failures, time to recovery."""
         with self._lock:
-            circuit = self._circuits.get(tool_name)
-            snapshot = self._snapshot(tool_name, circuit)
-        if self._pending:
-            self._dispatch()
+            snapshot = self._snapshot(tool_name, self._circuits.get(tool_name))
+        self._deliver()
         return snapshot
 
     def statuses(self) -> dict[str, BreakerStatus]:
         """A snapshot of every circuit that is not closed with a clean count, by tool name."""
         with self._lock:
             snapshots = {name: self._snapshot(name, self._circuits[name]) for name in sorted(self._circuits)}
-        if self._pending:
-            self._dispatch()
+        self._deliver()
         return snapshots
-
-    # Manual control.
 
     def open(self, tool_name: str) -> None:
         """Open the tool's circuit now, for ``recovery_timeout_s`` (then it is probed as usual)."""
         with self._lock:
-            circuit = self._circuits.get(tool_name)
-            if circuit is None:
-                circuit = self._circuits[tool_name] = _Circuit()
-            self._open(tool_name, circuit, self._clock(), "manual")
-        if self._pending:
-            self._dispatch()
+            circuit = self._circuits.setdefault(tool_name, _Circuit())
+            self._open(tool_name, circuit, "manual")
+        self._deliver()
 
     def close(self, tool_name: str) -> None:
         """Close the tool's circuit now and forget its failures."""
@@ -360,10 +301,8 @@ class CircuitBreaker:
             names = tuple(self._circuits) if tool_name is None else (tool_name,)
         self._forget(names, "reset")
 
-    # Listeners.
-
     def add_listener(self, listener: StateListener) -> None:
-        """Call ``listener(change)`` with a :class:`StateChange` after every state change."""
+        """Call ``listener(change)`` with a ``StateChange`` after every state change."""
         if not callable(listener):
             raise TypeError(f"a listener must be a function of a StateChange, not {listener!r}")
         with self._lock:
@@ -374,25 +313,29 @@ class CircuitBreaker:
         with self._lock:
             self._listeners = tuple(known for known in self._listeners if known != listener)
 
-    # Internals; the methods below that take a circuit run under the lock.
+    # -- under the lock -------------------------------------------------------------------------
 
     def _forget(self, names: tuple[str, ...], reason: ChangeReason) -> None:
         with self._lock:
-            now: float | None = None
             for name in names:
-                circuit = self._circuits.pop(name, None)
+                circuit = self._circuits.get(name)
                 if circuit is not None and circuit.state is not _CLOSED:
-                    now = self._clock() if now is None else now
-                    circuit.failures = 0
-                    self._change(name, circuit, _CLOSED, now, reason)
-        if self._pending:
-            self._dispatch()
+                    self._change(name, circuit, _CLOSED, reason, failures=0)
+                self._circuits.pop(name, None)
+        self._deliver()
 
     def _refresh(self, tool_name: str, circuit: _Circuit) -> float:
+        """The clock's reading, an open circuit made half-open when its recovery time has come."""
         now = self._clock()
-        if circuit.state is _OPEN and now - circuit.opened_at >= self._recovery_timeout_s:
-            self._half_open(tool_name, circuit, now)
+        if circuit.state is _OPEN and now - circuit.opened_at >= self.recovery_timeout_s:
+            circuit.half_open_at, circuit.probes = now, 0
+            self._change(tool_name, circuit, _HALF_OPEN, "recovery_timeout", now)
         return now
+
+    def _open(self, tool_name: str, circuit: _Circuit, reason: ChangeReason) -> None:
+        circuit.opened_at, circuit.probes = self._clock(), 0
+        if circuit.state is not _OPEN:
+            self._change(tool_name, circuit, _OPEN, reason, circuit.opened_at)
 
     def _snapshot(self, tool_name: str, circuit: _Circuit | None) -> BreakerStatus:
         if circuit is None:
@@ -404,13 +347,11 @@ class CircuitBreaker:
                 probes_in_flight=0,
             )
         now = self._refresh(tool_name, circuit)
-        recovery_in_s: float | None
-        if circuit.state is _OPEN:
-            recovery_in_s = circuit.opened_at + self._recovery_timeout_s - now
-        elif circuit.state is _HALF_OPEN:
-            recovery_in_s = 0.0
-        else:
-            recovery_in_s = None
+        recovery_in_s = {
+            _OPEN: circuit.opened_at + self.recovery_timeout_s - now,
+            _HALF_OPEN: 0.0,
+            _CLOSED: None,
+        }[circuit.state]
         return BreakerStatus(
             tool_name=tool_name,
             state=circuit.state,
@@ -419,46 +360,41 @@ class CircuitBreaker:
             probes_in_flight=circuit.probes if circuit.state is _HALF_OPEN else 0,
         )
 
-    def _open(self, tool_name: str, circuit: _Circuit, now: float, reason: ChangeReason) -> None:
-        circuit.opened_at = now
-        circuit.probes = 0
-        if circuit.state is not _OPEN:
-            self._change(tool_name, circuit, _OPEN, now, reason)
-
-    def _half_open(self, tool_name: str, circuit: _Circuit, now: float) -> None:
-        circuit.half_open_at = now
-        circuit.probes = 0
-        self._change(tool_name, circuit, _HALF_OPEN, now, "recovery_timeout")
-
-    def _close(self, tool_name: str, circuit: _Circuit, now: float, reason: ChangeReason) -> None:
-        circuit.failures = 0
-        circuit.probes = 0
-        self._change(tool_name, circuit, _CLOSED, now, reason)
-        del self._circuits[tool_name]
-
     def _change(
-        self, tool_name: str, circuit: _Circuit, new_state: CircuitState, now: float, reason: ChangeReason
+        self,
+        tool_name: str,
+        circuit: _Circuit,
+        new_state: CircuitState,
+        reason: ChangeReason,
+        now: float | None = None,
+        failures: int | None = None,
     ) -> None:
-        old_state = circuit.state
-        circuit.state = new_state
+        """Move the tool's circuit to ``new_state`` (``failures``: its new count), queueing the
+        change for the listeners; a circuit closed is forgotten."""
+        old_state, circuit.state = circuit.state, new_state
+        if failures is not None:
+            circuit.failures = failures
+        if new_state is _CLOSED:
+            circuit.probes = 0
+            self._circuits.pop(tool_name, None)
         if self._listeners:
-            self._pending.append(
-                StateChange(
-                    tool_name=tool_name,
-                    old_state=old_state,
-                    new_state=new_state,
-                    at=now,
-                    reason=reason,
-                    consecutive_failures=circuit.failures,
-                )
+            at = self._clock() if now is None else now
+            change = StateChange(
+                tool_name=tool_name,
+                old_state=old_state,
+                new_state=new_state,
+                at=at,
+                reason=reason,
+                consecutive_failures=circuit.failures,
             )
+            self._pending.append(change)
 
-    def _dispatch(self) -> None:
-        """Deliver pending changes in order, outside the state lock, one delivering thread at a time."""
+    def _deliver(self) -> None:
+        """Deliver the pending changes in order, outside the state lock, one thread at a time."""
         pending = self._pending
         while pending:
-            if not self._dispatch_lock.acquire(blocking=False):
-                return  # the thread holding it delivers ours too (it re-checks after releasing)
+            if not self._delivering.acquire(blocking=False):
+                return  # the thread delivering takes ours too (it looks again after releasing)
             try:
                 while pending:
                     change = pending.popleft()
@@ -468,7 +404,7 @@ class CircuitBreaker:
                         except Exception:
                             _log.exception("circuit breaker listener %r failed on %r", listener, change)
             finally:
-                self._dispatch_lock.release()
+                self._delivering.release()
 
     def _refusal(
         self, tool_name: str, state: CircuitState, failures: int, remaining_s: float
@@ -484,30 +420,22 @@ class CircuitBreaker:
                 f"Tool '{tool_name}' is being tested by a recovery call after {failures} consecutive "
                 "failures; retry shortly."
             )
+        details = {
+            "tool_name": tool_name,
+            "state": state.value,
+            "consecutive_failures": failures,
+            "recovery_timeout_s": self.recovery_timeout_s,
+        }
         return ToolResponse.error(
-            ErrorCode.CIRCUIT_OPEN,
-            message,
-            details={
-                "tool_name": tool_name,
-                "state": state.value,
-                "consecutive_failures": failures,
-                "recovery_timeout_s": self._recovery_timeout_s,
-            },
-            retryable=True,
-            retry_after_ms=retry_after_ms,
+            ErrorCode.CIRCUIT_OPEN, message, details=details, retryable=True, retry_after_ms=retry_after_ms
         )
 
 
-MAX_RETRY_AFTER_MS: Final = 2**53 - 1
-"""The longest ``retry_after_ms`` the breaker writes: the largest integer every JSON reader keeps
-exact (the protocol's interoperable range; about 285,000 years)."""
-
-
 def _ceil_ms(seconds: float) -> int:
-    """Seconds as whole milliseconds rounded up (float noise below a nanosecond ignored), from 0
-    to ``MAX_RETRY_AFTER_MS`` (a longer wait is clamped to it)."""
+    """Seconds as whole milliseconds rounded up (noise below a nanosecond ignored), from 0 to
+    ``MAX_RETRY_AFTER_MS``."""
     milliseconds = round(seconds * 1000.0, 6)
-    if not milliseconds < MAX_RETRY_AFTER_MS:  # huge, or infinite (1e308 s in ms)
+    if not milliseconds < MAX_RETRY_AFTER_MS:  # huge, or infinite
         return MAX_RETRY_AFTER_MS
     return max(0, math.ceil(milliseconds))
 

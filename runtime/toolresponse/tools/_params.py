@@ -40,8 +40,9 @@ import re
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import jsonschema_rs
 
@@ -56,75 +57,106 @@ __all__ = [
     "return_schema",
 ]
 
-_SCALARS: dict[Any, dict[str, Any]] = {
-    str: {"type": "string"},
-    int: {"type": "integer"},
-    float: {"type": "number"},
-    bool: {"type": "boolean"},
-    type(None): {"type": "null"},
-    None: {"type": "null"},
+T = TypeVar("T")
+
+_SCALARS: dict[Any, str] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
 }
-_ANY_ORIGINS = (typing.Any, object)
-_ARRAY_ORIGINS = (list, Sequence, typing.Sequence, typing.List)  # noqa: UP006
-_SET_ORIGINS = (set, frozenset, typing.AbstractSet, typing.Set, typing.FrozenSet)  # noqa: UP006
-_OBJECT_ORIGINS = (dict, Mapping, typing.Mapping, typing.Dict)  # noqa: UP006
 
 
-def _among(annotation: Any, options: tuple[Any, ...]) -> bool:
-    """Whether ``annotation`` is one of ``options`` (by identity: annotations need not hash)."""
-    return any(annotation is option for option in options)
+def _annotated(arguments: tuple[Any, ...], where: str) -> dict[str, Any]:
+    schema = _schema_of(arguments[0], where)
+    for extra in arguments[1:]:
+        if isinstance(extra, str):
+            schema["description"] = extra
+        elif isinstance(extra, Mapping):
+            schema.update(extra)
+    return schema
+
+
+def _union(arguments: tuple[Any, ...], where: str) -> dict[str, Any]:
+    members = [_schema_of(argument, where) for argument in arguments]
+    return {} if {} in members else {"anyOf": members}
+
+
+def _enum(values: list[Any], where: str, refusal: str) -> dict[str, Any]:
+    if not all(is_json_data(value) for value in values):
+        raise ToolDefinitionError(f"{where}: {refusal}")
+    return {"enum": values}
+
+
+def _tuple(arguments: tuple[Any, ...], where: str) -> dict[str, Any]:
+    if not arguments:
+        return {"type": "array"}
+    if len(arguments) == 2 and arguments[1] is Ellipsis:
+        return {"type": "array", "items": _schema_of(arguments[0], where)}
+    items = [_schema_of(argument, where) for argument in arguments]
+    return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
+
+
+def _array(arguments: tuple[Any, ...], where: str, **keywords: Any) -> dict[str, Any]:
+    schema = {"type": "array", **keywords}
+    return {**schema, "items": _schema_of(arguments[0], where)} if arguments else schema
+
+
+def _object(arguments: tuple[Any, ...], where: str) -> dict[str, Any]:
+    if arguments and arguments[0] is not str:
+        raise ToolDefinitionError(f"{where}: a mapping's keys must be str, as JSON object names are")
+    if len(arguments) == 2:
+        return {"type": "object", "additionalProperties": _schema_of(arguments[1], where)}
+    return {"type": "object"}
+
+
+_Handler = Callable[[tuple[Any, ...], str], dict[str, Any]]
+_BY_ORIGIN: dict[Any, _Handler] = {
+    typing.Annotated: _annotated,
+    typing.Union: _union,
+    types.UnionType: _union,
+    typing.Literal: lambda arguments, where: _enum(
+        list(arguments), where, "Literal values must be JSON (str, int, float, bool, None)"
+    ),
+    tuple: _tuple,
+    list: _array,
+    Sequence: _array,
+    set: lambda arguments, where: _array(arguments, where, uniqueItems=True),
+    frozenset: lambda arguments, where: _array(arguments, where, uniqueItems=True),
+    AbstractSet: lambda arguments, where: _array(arguments, where, uniqueItems=True),
+    dict: _object,
+    Mapping: _object,
+}
+"""The schema of an annotation by its origin (``list`` for ``list[int]``, ``typing.List`` and
+``list`` alike), from the annotation's arguments."""
+
+
+def _lookup(table: dict[Any, T], annotation: Any) -> T | None:
+    try:
+        return table.get(annotation)
+    except TypeError:  # an annotation that does not hash
+        return None
 
 
 def _schema_of(annotation: Any, where: str) -> dict[str, Any]:
     """The JSON Schema of one annotation; raises ``ToolDefinitionError`` when it has none."""
-    if annotation is inspect.Parameter.empty or _among(annotation, _ANY_ORIGINS):
+    if annotation is inspect.Parameter.empty or annotation is typing.Any or annotation is object:
         return {}
-    for scalar, schema in _SCALARS.items():
-        if annotation is scalar:
-            return dict(schema)
+    if annotation is None:
+        return {"type": "null"}
     origin = typing.get_origin(annotation)
-    arguments = typing.get_args(annotation)
-    if origin is typing.Annotated:
-        schema = _schema_of(arguments[0], where)
-        for extra in arguments[1:]:
-            if isinstance(extra, str):
-                schema["description"] = extra
-            elif isinstance(extra, Mapping):
-                schema.update(extra)
-        return schema
-    if origin is typing.Union or origin is types.UnionType:
-        members = [_schema_of(argument, where) for argument in arguments]
-        return {} if {} in members else {"anyOf": members}
-    if origin is typing.Literal:
-        values = list(arguments)
-        if not all(is_json_data(value) for value in values):
-            raise ToolDefinitionError(f"{where}: Literal values must be JSON (str, int, float, bool, None)")
-        return {"enum": values}
+    handler = _BY_ORIGIN.get(origin) if origin is not None else _lookup(_BY_ORIGIN, annotation)
+    if handler is not None:
+        return handler(typing.get_args(annotation), where)
+    scalar = _lookup(_SCALARS, annotation)
+    if scalar is not None:
+        return {"type": scalar}
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         values = [member.value for member in annotation]
-        if not all(is_json_data(value) for value in values):
-            raise ToolDefinitionError(f"{where}: the values of enum {annotation.__name__} must be JSON")
-        return {"enum": values}
+        return _enum(values, where, f"the values of enum {annotation.__name__} must be JSON")
     if isinstance(annotation, type) and typing.is_typeddict(annotation):
         return _typeddict_schema(annotation, where)
-    if origin is tuple:
-        if len(arguments) == 2 and arguments[1] is Ellipsis:
-            return {"type": "array", "items": _schema_of(arguments[0], where)}
-        items = [_schema_of(argument, where) for argument in arguments]
-        return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
-    if _among(annotation, _ARRAY_ORIGINS) or _among(origin, _ARRAY_ORIGINS):
-        return {"type": "array", "items": _schema_of(arguments[0], where)} if arguments else {"type": "array"}
-    if _among(annotation, _SET_ORIGINS) or _among(origin, _SET_ORIGINS):
-        schema = {"type": "array", "uniqueItems": True}
-        return {**schema, "items": _schema_of(arguments[0], where)} if arguments else schema
-    if annotation is tuple:
-        return {"type": "array"}
-    if _among(annotation, _OBJECT_ORIGINS) or _among(origin, _OBJECT_ORIGINS):
-        if arguments and arguments[0] is not str:
-            raise ToolDefinitionError(f"{where}: a mapping's keys must be str, as JSON object names are")
-        if len(arguments) == 2:
-            return {"type": "object", "additionalProperties": _schema_of(arguments[1], where)}
-        return {"type": "object"}
     raise ToolDefinitionError(
         f"{where}: the annotation {annotation!r} has no JSON Schema (see parameters_schema)"
     )
@@ -255,7 +287,7 @@ def return_schema(function: Callable[..., Any], *, name: str | None = None) -> d
     """
     where = f"tool {name or getattr(function, '__name__', repr(function))}"
     annotation = _hints(function, where).get("return", inspect.Parameter.empty)
-    if _among(annotation, (inspect.Parameter.empty, None, type(None), *_ANY_ORIGINS)):
+    if annotation is None or annotation is type(None):
         return None
     if isinstance(annotation, type) and annotation.__name__ == "ToolResponse":
         return None
@@ -263,17 +295,9 @@ def return_schema(function: Callable[..., Any], *, name: str | None = None) -> d
         schema = _schema_of(annotation, where)
     except ToolDefinitionError:
         return None
-    if not schema:
-        return None
-    origin = typing.get_origin(annotation)
-    is_dict = (
-        _among(annotation, _OBJECT_ORIGINS)
-        or _among(origin, _OBJECT_ORIGINS)
-        or schema.get("type") == "object"
-    )
-    if is_dict:
+    if schema.get("type") == "object":
         return schema
-    if "anyOf" in schema:  # a union may or may not be a dict: describe nothing rather than guess
+    if not schema or "anyOf" in schema:  # any value, or a union that may or may not be a dict
         return None
     return {"type": "object", "properties": {"output": schema}, "required": ["output"]}
 

@@ -22,7 +22,7 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ._tool import ToolSpec
+from ._prepared import ToolSpec
 
 __all__ = ["PROVIDERS", "tool_schemas"]
 

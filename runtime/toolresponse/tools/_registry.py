@@ -1,19 +1,15 @@
 """``ToolRegistry``: named tools, called so that every answer is a valid ToolResponse.
 
-A call goes: look the tool up (an unknown name is ``NOT_FOUND`` with the
-nearest names among the tools the caller may see, and never reaches the
-breaker); ask the access policies, if any (``AccessControl``: a tool hidden
-from the caller is answered exactly as an unknown name, before its parameters
-are read; a denial, or a person's refusal, is answered without running the
-tool or telling the breaker); ask the breaker
-(``admit``: a refusal is answered without running the tool); parse and check
-the parameters, run the tool under its timeout, check its result (see
-``Tool.call``); tell the breaker (``record``); tell the listeners
-(``ToolCallEvent``); answer. ``KeyboardInterrupt`` and ``SystemExit`` propagate;
-anything else that goes wrong inside the registry itself is ``INTERNAL_ERROR``.
+A call goes: look the tool up (an unknown name is NOT_FOUND with the nearest names among the
+tools the caller may see, and never reaches the breaker); ask the access policies, if any (a
+tool hidden from the caller is answered as an unknown name; a denial, or a person's refusal, is
+answered without running the tool or telling the breaker); ask the breaker (``admit``: a
+refusal is answered without running the tool); check the parameters, run the tool under its
+timeout, check its result (``PreparedTool``); tell the breaker (``record``) and the listeners
+(``ToolCallEvent``); answer. ``KeyboardInterrupt`` and ``SystemExit`` propagate; anything else
+that goes wrong inside the registry itself is INTERNAL_ERROR.
 
-The registry is safe to share between threads: registration is locked, and
-a call only reads.
+The registry is safe to share between threads: registration is locked, and a call only reads.
 """
 
 from __future__ import annotations
@@ -29,27 +25,15 @@ from toolresponse_generated import ErrorCode
 from .._errors import ToolDefinitionError
 from .._response import ToolResponse, with_call_info
 from .._suggest import did_you_mean, suggestions
+from ._access import AccessControl, Denial, Hidden, PendingApproval
+from ._answers import internal_error, params_input_of, safe
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
-from ._policy import LOCAL_CALLER, AccessControl, Denial, Hidden, PendingApproval, tool_writes
+from ._policy import LOCAL_CALLER
+from ._prepared import PreparedTool, ToolSpec, call_id_of, check_max_threads, check_timeout
 from ._provider_schemas import tool_schemas
-from ._tool import (
-    DEFAULT_MAX_THREADS,
-    AsyncWait,
-    FunctionTool,
-    PreparedTool,
-    Tool,
-    ToolSpec,
-    Wait,
-    _check_max_threads,
-    _check_timeout,
-    _safe,
-    call_id_of,
-    internal_error,
-    params_input_of,
-    real_async_wait,
-    real_wait,
-)
+from ._threads import DEFAULT_MAX_THREADS, AsyncWait, Wait, real_async_wait, real_wait
+from ._tool import FunctionTool, Tool
 from ._trace import mask_params
 
 __all__ = ["Breaker", "ToolRegistry"]
@@ -69,43 +53,27 @@ class Breaker(Protocol):
     def state(self, tool_name: str, /) -> CircuitState: ...
 
 
-def _record_failed(prepared: PreparedTool, response: ToolResponse, error: Exception) -> ToolResponse:
-    """INTERNAL_ERROR when the breaker failed to record an outcome (the tool did run)."""
-    failure = internal_error(prepared.name, error)
-    return with_call_info(failure, response.stats or {}, response.context or {})
-
-
-def _refused(prepared: PreparedTool, refusal: Any, params: Any, call_id: str | None) -> ToolResponse:
-    """The answer when the breaker did not let the call run: its refusal (or the breaker's own
-    failure, as INTERNAL_ERROR), with stats and context filled in."""
-    params_input: Any = None
-    try:
-        if isinstance(refusal, BaseException):
-            raise refusal
-        if not isinstance(refusal, ToolResponse):
-            raise TypeError(f"the breaker's admit returned {type(refusal).__name__}, not a ToolResponse")
-        params_input = params_input_of(params)
-        response = refusal
-    except Exception as error:
-        response = internal_error(prepared.name, error)
-    return prepared.finish(response, params_input, call_id, 0.0)
+def tool_writes(tool: Tool) -> bool:
+    """Whether a tool is marked as writing: its ``writes`` attribute, or a ``writes = True``
+    attribute on the function a FunctionTool wraps."""
+    return tool.writes is True or getattr(getattr(tool, "function", None), "writes", False) is True
 
 
 class ToolRegistry:
     """Named tools with one guarded way to call them.
 
-    ``breaker`` (a ``CircuitBreaker`` or anything with ``admit``/``record``/``state``)
-    guards each tool; ``default_timeout_s`` applies to tools without their own;
-    ``clock`` (monotonic seconds) times the calls; ``wait`` and ``async_wait`` are how
-    ``execute`` and ``aexecute`` wait for a tool under its timeout (real time by default;
-    see ``Wait``, ``AsyncWait`` and ``toolresponse.testing.FakeClock``).
+    ``breaker`` (a ``CircuitBreaker``, or anything with ``admit``/``record``/``state``) guards
+    each tool; ``default_timeout_s`` applies to tools without their own; ``clock`` (monotonic
+    seconds) times the calls; ``wait`` and ``async_wait`` are how ``execute`` and ``aexecute``
+    wait for a tool under its timeout (real time by default; ``toolresponse.testing.FakeClock``).
+    ``access`` holds the policies every call is checked against (``AccessControl``).
 
-    ``max_threads_per_tool`` caps the threads each tool runs on (``ToolThreads``: a sync tool
-    under a timeout or called by ``aexecute``, an async tool always); a call that finds them
-    all busy waits for one within its timeout and is answered TIMEOUT (``details.reason``
-    ``not_started``) if none frees. ``mask`` (on by default) masks secrets in what the answers
-    echo: ``context.params_input`` and the exception text in ``text``, ``message`` and
-    ``details`` (``mask_secrets``); ``mask=False`` echoes them verbatim.
+    ``max_threads_per_tool`` caps the threads each tool runs on (a sync tool under a timeout or
+    called by ``aexecute``, an async tool always); a call that finds them all busy waits for one
+    within its timeout and is answered TIMEOUT (``details.reason`` ``not_started``) if none
+    frees. ``mask`` (on by default) masks secrets in what the answers echo:
+    ``context.params_input``, and every error answer (a violation, the exception text), where
+    the values of secret-named parameters are masked too.
     """
 
     def __init__(
@@ -120,20 +88,20 @@ class ToolRegistry:
         max_threads_per_tool: int = DEFAULT_MAX_THREADS,
         mask: bool = True,
     ) -> None:
-        self._max_threads = _check_max_threads(max_threads_per_tool)
+        if access is not None and not isinstance(access, AccessControl):
+            raise TypeError(f"access must be an AccessControl, not {type(access).__name__}")
+        self._max_threads = check_max_threads(max_threads_per_tool)
         self._mask = bool(mask)
         self._breaker = breaker
-        self._default_timeout_s = _check_timeout(default_timeout_s, "ToolRegistry")
+        self._default_timeout_s = check_timeout(default_timeout_s, "ToolRegistry")
+        self._access = access
         self._clock = clock
         self._wait = wait
         self._async_wait = async_wait
         self._tools: dict[str, PreparedTool] = {}
-        self._lock = threading.Lock()
-        self._listeners: tuple[ToolCallListener, ...] = ()
-        if access is not None and not isinstance(access, AccessControl):
-            raise TypeError(f"access must be an AccessControl, not {type(access).__name__}")
-        self._access = access
         self._writing: frozenset[str] = frozenset()
+        self._listeners: tuple[ToolCallListener, ...] = ()
+        self._lock = threading.Lock()
 
     @property
     def breaker(self) -> Breaker | None:
@@ -145,18 +113,17 @@ class ToolRegistry:
 
     @property
     def access(self) -> AccessControl | None:
-        """The policies every call is checked against (see ``AccessControl``), or None."""
+        """The policies every call is checked against, or None."""
         return self._access
 
     def writes(self, name: str) -> bool:
-        """Whether the tool registered under ``name`` is marked as writing (``register(writes=True)``
-        or a ``writes = True`` attribute of the Tool)."""
+        """Whether the tool registered under ``name`` is marked as writing."""
         return name in self._writing
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {len(self._tools)} tools: {', '.join(self._tools)}>"
 
-    # -- registration ---------------------------------------------------------------------
+    # -- registration ---------------------------------------------------------------------------
 
     def register(
         self,
@@ -182,6 +149,7 @@ class ToolRegistry:
             tool = FunctionTool(tool_or_function, name=name, description=description, timeout_s=timeout_s)
         prepared = PreparedTool(
             tool,
+            tool._runs(),
             name=name,
             description=description,
             timeout_s=timeout_s,
@@ -194,9 +162,7 @@ class ToolRegistry:
                 raise ToolDefinitionError(f"a tool named {prepared.name!r} is already registered")
             if tool_writes(tool) if writes is None else writes:
                 self._writing = self._writing | {prepared.name}  # before the tool can be called
-            tools = dict(self._tools)
-            tools[prepared.name] = prepared
-            self._tools = tools
+            self._tools = {**self._tools, prepared.name: prepared}
         return tool
 
     @overload
@@ -224,11 +190,8 @@ class ToolRegistry:
         timeout_s: float | None = None,
         writes: bool | None = None,
     ) -> F | Callable[[F], F]:
-        """Decorator: ``@registry.tool`` or ``@registry.tool(name=..., description=..., timeout_s=...,
-        writes=...)``.
-
-        The decorated function (or Tool subclass) is returned unchanged.
-        """
+        """Decorator: ``@registry.tool`` or ``@registry.tool(name=..., description=...,
+        timeout_s=..., writes=...)``; the decorated function (or Tool subclass) is returned as it is."""
 
         def decorate(target: F) -> F:
             self.register(target, name=name, description=description, timeout_s=timeout_s, writes=writes)
@@ -244,13 +207,11 @@ class ToolRegistry:
             self._tools = tools
             self._writing = self._writing - {name}
 
-    # -- what is registered ---------------------------------------------------------------
+    # -- what is registered ---------------------------------------------------------------------
 
     def names(self, *, caller: str | None = None) -> list[str]:
         """The registered names, in registration order; with ``caller``, only those of the tools
-        the access policies let that caller see (``AccessControl.visible``)."""
-        if caller is None:
-            return list(self._tools)
+        the access policies let that caller see."""
         return [spec.name for spec in self.list_tools(caller=caller)]
 
     def __contains__(self, name: object) -> bool:
@@ -268,41 +229,35 @@ class ToolRegistry:
         return None if prepared is None else prepared.tool
 
     def spec(self, name: str, *, caller: str | None = None) -> ToolSpec | None:
-        """How the tool registered under ``name`` is described, or None; with ``caller``, None
-        also for a tool the access policies hide from that caller (``AccessControl.visible``)."""
+        """How the tool registered under ``name`` is described, or None; with ``caller``, None also
+        for a tool the access policies hide from that caller."""
         prepared = self._tools.get(name)
-        if prepared is None:
+        if prepared is None or (caller is not None and not self._shown(caller, prepared.spec)):
             return None
-        access = self._access
-        if caller is None or access is None:
-            return prepared.spec
-        return prepared.spec if access.visible(caller, prepared.spec, writes=name in self._writing) else None
+        return prepared.spec
 
     def list_tools(self, *, caller: str | None = None) -> list[ToolSpec]:
         """Every tool's name, description, parameters, output schema and timeout, in order; with
         ``caller``, only the tools the access policies let that caller see (a deny-list or an
-        allow-list hides a tool; an argument rule or an approval does not: see
-        ``AccessControl.visible``). A registry without policies shows every tool to everyone."""
-        if caller is None:
-            return [prepared.spec for prepared in self._tools.values()]
-        return self._visible(caller)
-
-    def _visible(self, caller: Any) -> list[ToolSpec]:
-        """The tools ``caller`` may see: all of them without access policies; with policies, none
-        for a caller that is not an identity."""
+        allow-list hides a tool; an argument rule or an approval does not)."""
         specs = [prepared.spec for prepared in self._tools.values()]
+        return specs if caller is None else self._visible(caller, specs)
+
+    def _visible(self, caller: Any, specs: list[ToolSpec]) -> list[ToolSpec]:
+        """The tools ``caller`` may see: all without access policies; with policies, none for a
+        caller that is not an identity."""
+        return specs if self._access is None else [spec for spec in specs if self._shown(caller, spec)]
+
+    def _shown(self, caller: Any, spec: ToolSpec) -> bool:
         access = self._access
-        if access is None:
-            return specs
-        writing = self._writing
-        return [spec for spec in specs if access.visible(caller, spec, writes=spec.name in writing)]
+        return access is None or access.visible(caller, spec, writes=spec.name in self._writing)
 
     def tool_schemas(self, provider: str, *, caller: str | None = None) -> list[dict[str, Any]]:
         """The tools described for a model: ``"openai"``, ``"openai-responses"``, ``"anthropic"``
         or ``"mcp"``, each in the provider's exact format (with ``caller``: see ``list_tools``)."""
         return tool_schemas(self.list_tools(caller=caller), provider)
 
-    # -- listeners ------------------------------------------------------------------------
+    # -- listeners ------------------------------------------------------------------------------
 
     def add_listener(self, listener: ToolCallListener) -> None:
         """Call ``listener`` with a ``ToolCallEvent`` after every call."""
@@ -316,7 +271,7 @@ class ToolRegistry:
             listeners.remove(listener)
             self._listeners = tuple(listeners)
 
-    def _answered(
+    def _told(
         self,
         name: Any,
         call_id: str | None,
@@ -327,13 +282,11 @@ class ToolRegistry:
     ) -> ToolResponse:
         """``response``, after the listeners (if any) have been told (``known``: a registered tool;
         ``denied_by``: the access rule that refused the call)."""
-        listeners = self._listeners
-        if not listeners:
+        if not self._listeners:
             return response
-        breaker = self._breaker
-        tool = name if type(name) is str else _safe(repr(name), 200)
+        tool = name if type(name) is str else safe(repr(name), 200)
         try:
-            state = breaker.state(tool) if breaker is not None and known else None
+            breaker = self._breaker
             stats = response.stats
             event = ToolCallEvent(
                 tool=tool,
@@ -341,30 +294,28 @@ class ToolRegistry:
                 status=response.status,
                 code=response.code,
                 time_ms=stats["time_ms"] if stats else 0.0,
-                breaker_state=state,
+                breaker_state=breaker.state(tool) if breaker is not None and known else None,
                 response=response,
                 denied_by=denied_by,
             )
         except Exception:
             _log.exception("could not build the event of a call of tool %r", tool)
             return response
-        for listener in listeners:
+        for listener in self._listeners:
             try:
                 listener(event)
             except Exception:
                 _log.exception("a tool-call listener failed on a call of tool %r", tool)
         return response
 
-    # -- calling --------------------------------------------------------------------------
+    # -- calling --------------------------------------------------------------------------------
 
     def execute(
         self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
     ) -> ToolResponse:
-        """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None for none)
-        on behalf of ``caller`` (the identity the access policies are asked about).
-
-        Always returns a ToolResponse that validates against the schema.
-        """
+        """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None for none) on
+        behalf of ``caller`` (the identity the access policies are asked about). Always returns a
+        ToolResponse that validates against the schema."""
         if call_id is not None:
             call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
@@ -373,17 +324,14 @@ class ToolRegistry:
             prepared = self._approved(name, params, call_id, caller, prepared, answer)
         if isinstance(prepared, ToolResponse):
             return prepared
-        return self._ran(
-            prepared,
-            call_id,
-            prepared.call(params, call_id, prepared.call_timeout_s, self._clock, self._wait),
-        )
+        response = prepared.call(params, call_id, prepared.call_timeout_s, self._clock, self._wait)
+        return self._ran(prepared, call_id, response)
 
     async def aexecute(
         self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
     ) -> ToolResponse:
-        """The asynchronous form of ``execute``: async tools are awaited (and cancelled on
-        timeout), sync tools run in a worker thread so the event loop is never blocked."""
+        """The asynchronous form of ``execute``: async tools are awaited (and cancelled on timeout),
+        sync tools run in a worker thread so the event loop is never blocked."""
         if call_id is not None:
             call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
@@ -392,11 +340,10 @@ class ToolRegistry:
             prepared = self._approved(name, params, call_id, caller, prepared, answer)
         if isinstance(prepared, ToolResponse):
             return prepared
-        timeout = prepared.call_timeout_s
-        response = await prepared.acall(params, call_id, timeout, self._clock, self._async_wait)
+        response = await prepared.acall(
+            params, call_id, prepared.call_timeout_s, self._clock, self._async_wait
+        )
         return self._ran(prepared, call_id, response)
-
-    # What execute and aexecute share: everything but the call itself.
 
     def _admit(
         self, name: Any, params: Any, call_id: str | None, caller: Any, approved: Any = None
@@ -406,45 +353,51 @@ class ToolRegistry:
         asked for (``approved``: the tool a person approved, not asked about again)."""
         prepared = self._tools.get(name) if type(name) is str else None
         if prepared is None:
-            return self._answered(name, call_id, self._not_found(name, params, call_id, caller), known=False)
-        access = self._access
-        if access is not None and approved is not prepared:
-            verdict = access.check(
-                prepared,
-                params,
-                caller=caller,
-                call_id=call_id,
-                writes=prepared.name in self._writing,
-                clock=self._clock,
+            return self._told(name, call_id, self._not_found(name, params, call_id, caller), known=False)
+        if self._access is not None and approved is not prepared:
+            writes = prepared.name in self._writing
+            verdict = self._access.check(
+                prepared, params, caller=caller, call_id=call_id, writes=writes, clock=self._clock
             )
             if isinstance(verdict, Denial):
-                return self._answered(name, call_id, verdict.response, known=True, denied_by=verdict.rule)
+                return self._told(name, call_id, verdict.response, known=True, denied_by=verdict.rule)
             if isinstance(verdict, Hidden):  # to this caller, there is no such tool
                 response = self._not_found(name, params, call_id, caller)
-                return self._answered(name, call_id, response, known=True, denied_by=verdict.rule)
+                return self._told(name, call_id, response, known=True, denied_by=verdict.rule)
             if verdict is not None:
                 return verdict
-        breaker = self._breaker
-        if breaker is not None:
-            try:
-                refusal: Any = breaker.admit(name)
-            except Exception as error:
-                refusal = error
+        if self._breaker is not None:
+            refusal = self._refusal(prepared, params, call_id)
             if refusal is not None:
-                response = _refused(prepared, refusal, params, call_id)
-                return self._answered(name, call_id, response, known=True)
+                return self._told(name, call_id, refusal, known=True)
         return prepared
+
+    def _refusal(self, prepared: PreparedTool, params: Any, call_id: str | None) -> ToolResponse | None:
+        """The breaker's refusal of a call, with stats and context filled in (the breaker's own
+        failure as INTERNAL_ERROR), or None when it may run."""
+        assert self._breaker is not None
+        params_input: Any = None
+        try:
+            refusal: Any = self._breaker.admit(prepared.name)
+            if refusal is None:
+                return None
+            if not isinstance(refusal, ToolResponse):
+                raise TypeError(f"the breaker's admit returned {type(refusal).__name__}, not a ToolResponse")
+            params_input = params_input_of(params)
+        except Exception as error:
+            refusal = internal_error(prepared.name, error)
+        return prepared.finish(refusal, params_input, call_id, 0.0)
 
     def _ran(self, prepared: PreparedTool, call_id: str | None, response: ToolResponse) -> ToolResponse:
         """The answer of a call that ran: its outcome told to the breaker and the listeners."""
-        breaker = self._breaker
-        if breaker is not None:
+        if self._breaker is not None:
             try:
-                breaker.record(prepared.name, response)
-            except Exception as error:
-                response = _record_failed(prepared, response, error)
+                self._breaker.record(prepared.name, response)
+            except Exception as error:  # the tool did run: INTERNAL_ERROR with the call's info
+                failure = internal_error(prepared.name, error)
+                response = with_call_info(failure, response.stats or {}, response.context or {})
         if self._listeners:  # checked here too: the hot path makes no call when no one listens
-            self._answered(prepared.name, call_id, response, known=True)
+            self._told(prepared.name, call_id, response, known=True)
         return response
 
     def _approved(
@@ -464,9 +417,11 @@ class ToolRegistry:
                 return admitted
             # The tool was replaced while the person decided: what they approved is not what would run.
             answer = pending.replaced(self._clock)
-        return self._answered(name, call_id, answer.response, known=True, denied_by=answer.rule)
+        return self._told(name, call_id, answer.response, known=True, denied_by=answer.rule)
 
     def _not_found(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
+        """NOT_FOUND for a tool ``caller`` cannot call, naming (and suggesting) only the tools it
+        may see: the same answer for a tool that is not registered and for one hidden from it."""
         start = self._clock()
         try:
             response = self._unknown_tool(name, params, call_id, caller)
@@ -478,10 +433,10 @@ class ToolRegistry:
         )
 
     def _unknown_tool(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
-        """NOT_FOUND for a tool ``caller`` cannot call, naming (and suggesting) only the tools it
-        may see: the same answer for a tool that is not registered and for one hidden from it."""
-        names = [spec.name for spec in self._visible(caller)]
-        shown = _safe(name, 200) if isinstance(name, str) else _safe(repr(name), 200)
+        names = [
+            spec.name for spec in self._visible(caller, [prepared.spec for prepared in self._tools.values()])
+        ]
+        shown = safe(name if isinstance(name, str) else repr(name), 200)
         near = suggestions(shown, names)
         text = f"No tool named {shown!r}."
         if near:
@@ -496,9 +451,5 @@ class ToolRegistry:
             context["params_input"] = mask_params(params_input) if self._mask else params_input
         if call_id is not None:
             context["call_id"] = call_id
-        return ToolResponse.error(
-            ErrorCode.NOT_FOUND,
-            text,
-            details={"tool": shown, "suggestions": near, "available": names[:100]},
-            context=context,
-        )
+        details = {"tool": shown, "suggestions": near, "available": names[:100]}
+        return ToolResponse.error(ErrorCode.NOT_FOUND, text, details=details, context=context)

@@ -1,52 +1,28 @@
-"""A JSONL trace writer that masks secrets, usable as a registry listener.
+"""The one secret masker (``mask_secrets``), and a JSONL trace writer that uses it.
 
 ``mask_secrets(value)`` returns a copy of a JSON-like value in which
 
-* the value of every member whose name says it holds a secret is replaced by
-  ``"***"``: ``api_key``, ``authorization``, ``password``, ``token``,
-  ``secret``, ``cookie``, ``credentials``, ``private_key`` and their variants
-  in any case and spelling (``x-api-key``, ``client_secret``, ``accessToken``,
-  ``clientSecret``, ``APIKey``, ``db.password``); counts such as
-  ``prompt_tokens`` are not secrets and are kept (see :func:`is_secret_name`);
-* inside every string, two kinds of secret are replaced:
+* the value of every member whose name says it holds a secret is ``"***"`` (``api_key``,
+  ``authorization``, ``password``, ``token``, ``secret``, ``cookie``, ``credentials``,
+  ``private_key`` in any case and spelling: ``x-api-key``, ``clientSecret``, ``APIKey``,
+  ``db.password``); counts such as ``prompt_tokens`` are kept (``is_secret_name``);
+* inside every string, self-identifying key formats are masked, keeping a short prefix
+  (OpenAI/Anthropic ``sk-``, Stripe ``sk_live_``, GitHub ``ghp_``/``github_pat_``, GitLab
+  ``glpat-``, Hugging Face ``hf_``, npm, PyPI, Slack, AWS ``AKIA``, Google ``AIza``, JSON Web
+  Tokens, PEM private keys, ``Bearer``/``Token``/``Basic`` credentials, passwords in URLs), and
+  so are named values: a secret name followed by its value in assignments, JSON, YAML and query
+  text (any value), command-line options (``--api-key VALUE``: the next word) and prose
+  (``password hunter2``: only a value of six characters or more that looks like a credential,
+  so that ``token limit`` and ``password reset`` are kept).
 
-  - *self-identifying key formats*, keeping a short recognisable prefix:
-    OpenAI/Anthropic ``sk-...``, Stripe-style ``sk_live_``/``sk_test_``/``rk_live_``,
-    GitHub ``ghp_``/``github_pat_``, GitLab ``glpat-``, Hugging Face ``hf_``,
-    npm ``npm_``, PyPI ``pypi-AgE...``, Slack ``xox?-``, AWS ``AKIA``/``ASIA``,
-    Google ``AIza``, JSON Web Tokens, PEM private keys (``-----BEGIN ... PRIVATE KEY-----``,
-    cut or whole), ``Bearer``/``Token``/``Basic`` credentials (a word after the scheme
-    counts as a credential when it has a digit, a symbol or an inner capital, or when
-    it is 20 characters or longer, so ``Bearer of good news`` is kept but a token in
-    lower case only is not) and passwords in URLs (``https://user:***@host``);
-  - *named values*, where a secret name (as above) is followed by its value:
-    assignments and JSON/YAML/query text (``"api_key": "..."``, ``API_KEY = 'x'``,
-    ``?token=...``, ``password: x``; any value, quoted or not, even a quote left
-    open by cut text), command-line options (``--api-key VALUE``, ``-token VALUE``:
-    the next word, whatever it looks like) and prose (``password hunter2``, ``my API key is ...``; here
-    only a value of six characters or more that looks like a credential, as above,
-    so that ``token limit`` and ``password reset`` are kept).
+The patterns follow each provider's published token format (``detect-secrets`` costs about
+0.9 ms a string, this masker a few microseconds, and flags prose). Most strings stop at one
+pre-filter of every pattern's literals.
 
-Why hand-written patterns and not a detector library: ``detect-secrets``
-(Yelp, 1.5.0) was measured as the candidate. Importing it takes about 240 ms
-and pulls ``requests`` and ``PyYAML``; scanning one short string with its
-default plugins costs about 0.9 ms (the whole masker here costs a few
-microseconds a string, and runs on every traced call); it reports the secret's
-value, not where it is, so masking would need a second search; its entropy
-plugins flag ordinary prose word by word in line mode; and it has no Hugging
-Face detector. It would be a heavy base dependency for a worse fit, so the key
-formats above are written here from each provider's published token format,
-one pattern per family, each tested (``tests/test_trace.py``).
-
-A string is first checked against one cheap pre-filter of every pattern's
-literal part; most strings (numbers, names, ordinary text) stop there.
-
-``JsonlTraceWriter(target)`` writes one masked JSON object per line to a path
-(opened for appending unless ``mode="w"``) or to an open text stream, under a
-lock so threads can share it, flushing after each record. Called with a
-``ToolCallEvent`` it writes ``event.to_dict()``, so it can be given to
-``ToolRegistry.add_listener``. Values that are not JSON are written as their
-``repr`` (a trace never fails a call).
+``JsonlTraceWriter(target)`` writes one masked JSON object per line to a path (appended to
+unless ``mode="w"``) or an open text stream, under a lock, flushing each record; as a registry
+listener it writes ``ToolCallEvent.to_dict()``. Values that are not JSON are written as text
+(a trace never fails a call).
 """
 
 from __future__ import annotations
@@ -56,8 +32,7 @@ import math
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping
-from types import TracebackType
+from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any, Literal
 
 import orjson
@@ -66,7 +41,7 @@ from .._errors import JsonValueError
 from ..validation import MAX_VALUE_DEPTH, to_json_data
 from ._events import ToolCallEvent
 
-__all__ = ["MASK", "JsonlTraceWriter", "is_secret_name", "mask_params", "mask_secrets"]
+__all__ = ["MASK", "JsonlTraceWriter", "is_secret_name", "mask_params", "mask_secrets", "secret_values"]
 
 MASK = "***"
 """What a secret is replaced by."""
@@ -167,7 +142,7 @@ _KEY_FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], _Replacement], ...] 
     ),
     (
         ("bearer", "basic", "token"),
-        re.compile(r"\b(Bearer|Basic|Token)\s+([A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE),
+        re.compile(r"\b(Bearer|Basic|Token)\s+([A-Za-z0-9._~+/=][A-Za-z0-9._~+/=-]{7,})", re.IGNORECASE),
         _scheme_credential,
     ),
     (("eyj",), re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+"), "eyJ" + MASK),
@@ -213,29 +188,47 @@ _VALUE = re.compile(
 _NOT_A_VALUE = frozenset({"null", "true", "false", "none", '""', "''", '\\"\\"'})
 
 
+def _is_secret_word(text: str, start: int, end: int) -> bool:
+    word = text[start:end]
+    if is_secret_name(word):
+        return True
+    # ``key`` names a secret as an option (``--key VALUE``) or in a query (``?key=VALUE``).
+    return word.lower() == "--key" or (word.lower() == "key" and start > 0 and text[start - 1] in "?&")
+
+
+def _masked_value(found: re.Match[str], option: bool) -> str | None:
+    """What the value ``found`` after a secret name (an ``option``: ``--api-key VALUE``) becomes,
+    or None when it is not that name's value."""
+    value = found["value"]
+    quote = value[:2] if value.startswith("\\") else value[:1] if value[:1] in "\"'" else ""
+    if not quote and (value.startswith("-") or is_secret_name(value.rstrip(":="))):
+        return None  # another option or name (``passwd --api-key KEY``): the search goes on from it
+    prose = not quote and not option and ":" not in found["sep"] and "=" not in found["sep"]
+    if prose and (len(value) < 6 or not _looks_like_credential(value)):
+        return None  # prose such as "password reset" or "token limit"
+    closed = quote if len(value) >= 2 * len(quote) + 1 and value.endswith(quote) else ""
+    return quote + MASK + closed if quote else MASK
+
+
 def _mask_named(text: str, lower: str) -> str:
     names, searched = (_NAME_LOWER, lower) if text.isascii() else (_NAME_ANY_CASE, text)
     pieces: list[str] = []
     done = position = 0
     while (name := names.search(searched, position)) is not None:
         position = name.end()
-        if not is_secret_name(text[name.start() : name.end()]):
+        if not _is_secret_word(text, name.start(), position):
             continue
         found = _VALUE.match(text, position)
         if found is None:
             continue
-        value = found["value"]
-        if value.lower() in _NOT_A_VALUE or MASK in value:
+        if found["value"].lower() in _NOT_A_VALUE or MASK in found["value"]:
             position = found.end()
             continue
-        quote = value[:2] if value.startswith("\\") else value[:1] if value[:1] in "\"'" else ""
-        option = text.startswith("-", name.start())  # a command line's ``--api-key VALUE``
-        prose = not quote and not option and ":" not in found["sep"] and "=" not in found["sep"]
-        if prose and (len(value) < 6 or not _looks_like_credential(value)):
-            continue  # prose such as "password reset" or "token limit"
-        closed = quote if len(value) >= 2 * len(quote) + 1 and value.endswith(quote) else ""
+        masked = _masked_value(found, option=text.startswith("-", name.start()))
+        if masked is None:
+            continue
         pieces.append(text[done : found.start("value")])
-        pieces.append(quote + MASK + closed if quote else MASK)
+        pieces.append(masked)
         done = position = found.end()
     if not pieces:
         return text
@@ -286,12 +279,41 @@ def _mask_any(text: str) -> str:
     return text
 
 
-def mask_secrets(value: Any) -> Any:
+def mask_secrets(value: Any, known: Iterable[str] = ()) -> Any:
     """A copy of ``value`` with secrets masked (see the module docstring); other values as they are.
 
-    A container that contains itself is cut where it repeats, as ``"<cycle>"``.
+    ``known``: secrets to mask wherever a string holds one as a whole word (such as the values of a
+    call's secret-named parameters, ``secret_values``). A container that contains itself is cut
+    where it repeats, as ``"<cycle>"``.
     """
-    return _masked(value, set(), 0)
+    words = sorted({word for word in known if word}, key=len, reverse=True)
+    if not words:
+        return _masked(value, set(), 0, _mask_text)
+    found = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9])")
+    return _masked(value, set(), 0, lambda text: _mask_text(found.sub(MASK, text)))
+
+
+def secret_values(params: Any) -> set[str]:
+    """The values held under secret-named members of JSON ``params`` (at any depth), as text: each
+    string as it is and JSON-escaped, each number as JSON writes it."""
+    found: set[str] = set()
+
+    def collect(value: Any, secret: bool, depth: int) -> None:
+        if depth > MAX_VALUE_DEPTH:
+            return
+        if isinstance(value, dict):
+            for key, item in value.items():
+                collect(item, secret or (isinstance(key, str) and is_secret_name(key)), depth + 1)
+        elif isinstance(value, list):
+            for item in value:
+                collect(item, secret, depth + 1)
+        elif secret and isinstance(value, str):
+            found.update((value, orjson.dumps(value).decode("utf-8")[1:-1]))
+        elif secret and isinstance(value, int | float) and not isinstance(value, bool):
+            found.add(orjson.dumps(value).decode("utf-8"))
+
+    collect(params, False, 0)
+    return found
 
 
 def mask_params(value: Any) -> Any:
@@ -334,9 +356,9 @@ def _masked_json(value: Any, depth: int) -> Any:
 _SCALARS = frozenset({bool, int, float})
 
 
-def _masked(value: Any, active: set[int], depth: int) -> Any:
+def _masked(value: Any, active: set[int], depth: int, mask_text: Callable[[str], str]) -> Any:
     if isinstance(value, str):
-        return _mask_text(value)
+        return mask_text(value)
     if not isinstance(value, Mapping | list | tuple):
         return value
     if id(value) in active:
@@ -351,9 +373,9 @@ def _masked(value: Any, active: set[int], depth: int) -> Any:
                 if isinstance(key, str) and is_secret_name(key) and item is not None and item != "":
                     masked[key] = MASK
                 else:
-                    masked[key] = _masked(item, active, depth + 1)
+                    masked[key] = _masked(item, active, depth + 1, mask_text)
             return masked
-        return [_masked(item, active, depth + 1) for item in value]
+        return [_masked(item, active, depth + 1, mask_text) for item in value]
     finally:
         active.discard(id(value))
 
@@ -435,10 +457,5 @@ class JsonlTraceWriter:
     def __enter__(self) -> JsonlTraceWriter:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()

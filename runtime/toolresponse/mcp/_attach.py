@@ -1,0 +1,226 @@
+"""``attach(registry, target)``: each tool of an MCP server registered in a ToolRegistry.
+
+Each remote tool becomes an ``McpTool``: a ``Tool`` whose parameters schema is the remote
+``inputSchema``, so the registry checks the arguments, applies the breaker, tells the listeners
+and answers with a ToolResponse, sync (``execute``) and async (``aexecute``) alike; its call is
+the connection's (``McpConnection.call``), under the connection's timeout. The tools stay
+registered when the server dies, so a model meets a retryable error, never a vanished tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, TextIO
+
+from .._errors import ToolDefinitionError
+from .._response import ToolResponse
+from ..tools import Tool, ToolRegistry
+from ._client import DEFAULT_TIMEOUT_S, McpConnection
+
+__all__ = ["McpTool", "aattach", "attach", "connect", "local_name"]
+
+_log = logging.getLogger("toolresponse.mcp")
+
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+_PERMISSIVE: Final[dict[str, Any]] = {"type": "object"}
+
+
+class McpTool(Tool):
+    """One tool of an MCP server, called through its ``McpConnection``."""
+
+    # The call runs on the connection's own loop, under the connection's timeout: nothing here
+    # blocks the thread or loop it is called on, so the registry need not hop to a thread.
+    cooperative = True
+
+    def __init__(
+        self,
+        connection: McpConnection,
+        listing: Mapping[str, Any],
+        *,
+        name: str | None = None,
+        timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.connection = connection
+        self.remote_name: str = listing["name"]
+        schema = listing.get("inputSchema")
+        super().__init__(
+            name=name if name is not None else local_name(self.remote_name),
+            description=str(listing.get("description") or ""),
+            parameters=schema if isinstance(schema, Mapping) else _PERMISSIVE,
+            timeout_s=timeout_s,
+        )
+
+    def run(self, params: dict[str, Any]) -> ToolResponse:
+        return self.connection.call(self.remote_name, params)
+
+    async def arun(self, params: dict[str, Any]) -> ToolResponse:
+        return await self.connection.acall(self.remote_name, params)
+
+
+def local_name(remote: str, prefix: str = "") -> str:
+    """A remote tool's name as a registry name: characters other than letters, digits, ``_`` and
+    ``-`` become ``_``, ``prefix`` goes first, and the whole is cut to 64 characters."""
+    return (prefix + _NAME_CHARS.sub("_", remote))[:64] or "_"
+
+
+def connect(
+    target: str | Sequence[str],
+    *,
+    token: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    connect_timeout_s: float | None = None,
+    stderr: TextIO | None = None,
+) -> McpConnection:
+    """A connection to the MCP server ``target`` (made on first use); ``timeout_s`` bounds each
+    call, ``connect_timeout_s`` (default ``timeout_s``) connecting and listing."""
+    return McpConnection(
+        target,
+        token=token,
+        env=env,
+        cwd=cwd,
+        call_timeout_s=timeout_s,
+        connect_timeout_s=connect_timeout_s,
+        stderr=stderr,
+    )
+
+
+def attach(
+    registry: ToolRegistry,
+    target: str | Sequence[str] | McpConnection,
+    *,
+    prefix: str = "",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    token: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    connect_timeout_s: float | None = None,
+    stderr: TextIO | None = None,
+) -> McpConnection:
+    """Connect to the MCP server ``target`` and register each of its tools in ``registry`` (named
+    by ``local_name``, ``prefix`` first); returns the connection, which the tools keep open until
+    it is closed. ``connect_timeout_s`` (default ``timeout_s``) bounds connecting and listing
+    together, ``timeout_s`` each call; the other options are ``McpConnection``'s.
+
+    Raises ``McpConnectError`` when the server cannot be reached or listed in time, and
+    ``ToolDefinitionError`` when a name is already taken in ``registry``; either way nothing is
+    registered, and a connection made here is closed. Of two remote tools whose registry names
+    are the same (``get.time`` and ``get_time``), the first is registered, the others are
+    skipped with a warning.
+    """
+    connection = _connection(target, token, env, cwd, timeout_s, connect_timeout_s, stderr)
+    try:
+        connection.run(aattach(registry, connection, prefix=prefix, timeout_s=timeout_s))
+    except BaseException:
+        if connection is not target:
+            connection.close()
+        raise
+    return connection
+
+
+async def aattach(
+    registry: ToolRegistry,
+    target: str | Sequence[str] | McpConnection,
+    *,
+    prefix: str = "",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    token: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    connect_timeout_s: float | None = None,
+    stderr: TextIO | None = None,
+) -> McpConnection:
+    """The asynchronous form of ``attach``, for a caller on an event loop (which it never blocks)."""
+    connection = _connection(target, token, env, cwd, timeout_s, connect_timeout_s, stderr)
+    try:
+        _register_all(registry, connection, await connection.alist_tools(), prefix, timeout_s)
+    except BaseException:  # closed in a thread: closing waits for the server to end
+        if connection is not target:
+            await asyncio.to_thread(connection.close)
+        raise
+    return connection
+
+
+def _connection(
+    target: str | Sequence[str] | McpConnection,
+    token: str | None,
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    timeout_s: float,
+    connect_timeout_s: float | None,
+    stderr: TextIO | None,
+) -> McpConnection:
+    """``target`` itself when it is a connection, else a new connection to it."""
+    if isinstance(target, McpConnection):
+        return target
+    return connect(
+        target,
+        token=token,
+        env=env,
+        cwd=cwd,
+        timeout_s=timeout_s,
+        connect_timeout_s=connect_timeout_s,
+        stderr=stderr,
+    )
+
+
+def _register_all(
+    registry: ToolRegistry,
+    connection: McpConnection,
+    listing: Sequence[Mapping[str, Any]],
+    prefix: str,
+    timeout_s: float,
+) -> None:
+    """Register each listed tool, or none: a name already taken is found before any is registered,
+    and a registration that fails takes back those made before it."""
+    chosen: dict[str, Mapping[str, Any]] = {}
+    for entry in listing:
+        remote = str(entry["name"])
+        name = local_name(remote, prefix)
+        if name in chosen:  # two remote names that read the same here (or one listed twice)
+            _log.warning(
+                "MCP tool %r skipped: its registry name %r is already %r's",
+                remote,
+                name,
+                chosen[name]["name"],
+            )
+            continue
+        if name in registry:
+            raise ToolDefinitionError(
+                f"the MCP tool {remote!r} of {connection.description} would be registered as {name!r},"
+                " a name the registry already has; nothing was registered (attach with a prefix,"
+                " e.g. prefix='remote_')"
+            )
+        chosen[name] = entry
+    registered: list[str] = []
+    try:
+        for name, entry in chosen.items():
+            _register(registry, connection, entry, name, timeout_s)
+            registered.append(name)
+    except BaseException:
+        for name in registered:
+            registry.unregister(name)
+        raise
+
+
+def _register(
+    registry: ToolRegistry, connection: McpConnection, entry: Mapping[str, Any], name: str, timeout_s: float
+) -> None:
+    """Register one listed remote tool; an ``inputSchema`` the registry cannot compile (a remote
+    ``$ref``, an unknown draft) is replaced by ``{"type": "object"}``: the server checks the
+    arguments itself."""
+    try:
+        registry.register(McpTool(connection, entry, name=name, timeout_s=timeout_s))
+    except ToolDefinitionError as error:
+        if name in registry:
+            raise
+        _log.warning(
+            "MCP tool %r: its input schema is not usable here (%s); arguments unchecked", name, error
+        )
+        registry.register(
+            McpTool(connection, {**entry, "inputSchema": _PERMISSIVE}, name=name, timeout_s=timeout_s)
+        )

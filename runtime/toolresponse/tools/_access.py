@@ -1,0 +1,378 @@
+"""``AccessControl``: a registry's policies, asked about every call, and a person asked first.
+
+``ToolRegistry(access=AccessControl(policy, ..., approver=...))`` asks, once the tool is found
+and before the circuit breaker: a tool hidden from the caller (``visible``) is answered as a tool
+the registry does not have, before its parameters are read; then each policy in order (the first
+deny wins; else the call is asked about when any policy asked; else it is allowed). Parameters
+that break the schema are answered INVALID_PARAM by the call itself, without the policies.
+
+The approval hook (``Approver``, plain or async) answers True, False or a ``Decision`` within
+``approval_timeout_s``, waited for with the registry's injected ``wait``/``async_wait``. A denied
+call never runs and never reaches the breaker; its answer's ``details`` say why: ``policy`` (the
+rule: ``allow_list``, ``deny_list``, ``arguments``, ``paths``, ``read_only``, ``approval``,
+``caller``, ``error`` or a custom policy's own), ``reason``, ``caller``, and for an approval
+``approval`` (``refused``, ``timed_out`` with ``timeout_s``, ``unavailable``, ``failed``). A
+policy or hook that raises, or answers something that is not a decision, fails closed
+(PERMISSION_DENIED, policy ``error`` or approval ``failed``), and is logged.
+
+The policies read the parameters once, before the call (an in-process caller that changes its
+dict meanwhile is trusted like any code of the process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from toolresponse_generated import ErrorCode
+
+from .._numbers import is_finite_number
+from .._response import ToolResponse
+from ._answers import safe
+from ._policy import ALLOW, AccessRequest, ApprovalRequest, Approver, Decision, Policy, Verdict, shown
+from ._prepared import PreparedTool, ToolSpec
+from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, captured
+
+__all__ = ["AccessControl", "Denial", "Hidden", "PendingApproval", "decide"]
+
+_log = logging.getLogger("toolresponse")
+
+_APPROVALS = ToolThreads("approval")
+"""The threads approval hooks run on, so that a person's slow answer blocks no caller's loop."""
+
+DEFAULT_APPROVAL_TIMEOUT_S: Final = 60.0
+Clock = Callable[[], float]
+
+
+def _asked(policy: Policy, request: AccessRequest) -> Decision:
+    """The policy's decision; one that raises or answers something else fails closed."""
+    try:
+        decision = policy(request)
+    except Exception as error:
+        _log.error("the access policy %r failed on a call of tool %r", policy, request.tool, exc_info=error)
+        return _failed(policy, f"{type(error).__name__}: {error}")
+    if decision is None:
+        return ALLOW
+    if not isinstance(decision, Decision):
+        return _failed(policy, f"it answered {type(decision).__name__}, not a Decision")
+    return decision
+
+
+def _failed(policy: Any, why: str) -> Decision:
+    name = policy.__qualname__ if inspect.isfunction(policy) else type(policy).__name__
+    reason = f"the access policy {name} failed ({why}), so the call is refused"
+    return Decision.deny(reason, code=ErrorCode.PERMISSION_DENIED, rule="error")
+
+
+def decide(policies: Iterable[Policy], request: AccessRequest) -> Decision:
+    """The policies' decision in order: the first deny; else the first ask; else allow."""
+    ask: Decision | None = None
+    for policy in policies:
+        decision = _asked(policy, request)
+        if decision.verdict is Verdict.DENY:
+            return decision
+        if decision.verdict is Verdict.ASK and ask is None:
+            ask = decision
+    return ask or ALLOW
+
+
+@dataclass(frozen=True, slots=True)
+class Hidden:
+    """A call of a tool the caller may not see, answered as one of a tool the registry does not
+    have; ``rule`` hid it (the listeners are told)."""
+
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class Denial:
+    """A refused call's answer (already timed, with its context) and the rule that refused it."""
+
+    response: ToolResponse
+    rule: str
+
+
+def _denial(
+    prepared: PreparedTool,
+    decision: Decision,
+    caller: str,
+    params_input: Any,
+    call_id: str | None,
+    started: float,
+    clock: Clock,
+    **extra: Any,
+) -> Denial:
+    """The answer of a refused call, timed from ``started``, with its context."""
+    assert decision.code is not None
+    reason = safe(decision.reason or "the access policy refused the call", 500)
+    rule = safe(decision.rule, 100)
+    details: dict[str, Any] = {"policy": rule, "reason": reason, "caller": safe(caller, 200), **extra}
+    response = ToolResponse.error(
+        decision.code, f"Call of tool {prepared.name!r} refused: {reason}.", details=details
+    )
+    return Denial(prepared.finish(response, params_input, call_id, (clock() - started) * 1000.0), rule)
+
+
+def _is_async(function: Any) -> bool:
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(function, "__call__", None)  # noqa: B004
+    )
+
+
+class AccessControl:
+    """The policies of a registry and how a person is asked: ``ToolRegistry(access=...)``.
+
+    ``policies`` are asked in order (``decide``); none at all allows every call. ``approver``
+    answers the calls a policy asks about, within ``approval_timeout_s`` seconds; without one,
+    such calls are refused.
+    """
+
+    def __init__(
+        self,
+        *policies: Policy,
+        approver: Approver | None = None,
+        approval_timeout_s: float = DEFAULT_APPROVAL_TIMEOUT_S,
+    ) -> None:
+        for policy in policies:
+            if not callable(policy):
+                raise TypeError(f"a policy must be a function of an AccessRequest, not {policy!r}")
+        if approver is not None and not callable(approver):
+            raise TypeError(f"approver must be a function of an ApprovalRequest, not {approver!r}")
+        timeout = approval_timeout_s
+        if not is_finite_number(timeout) or timeout <= 0:
+            raise ValueError(f"approval_timeout_s must be a finite number of seconds > 0, not {timeout!r}")
+        self.policies = policies
+        self.approver = approver
+        self.approval_timeout_s = float(timeout)
+        self._async_approver = approver is not None and _is_async(approver)
+
+    def __repr__(self) -> str:
+        return f"AccessControl({', '.join(map(repr, self.policies))})"
+
+    def visible(self, caller: str, spec: ToolSpec, *, writes: bool = False) -> bool:
+        """Whether ``caller`` may see the tool ``spec``: in a listing, and as a tool at all."""
+        return self.hidden_by(caller, spec, writes=writes) is None
+
+    def hidden_by(self, caller: Any, spec: ToolSpec, *, writes: bool = False) -> str | None:
+        """The rule that hides the tool ``spec`` from ``caller`` (a policy's ``may_list`` answered
+        False): the policy's ``rule`` (``"hidden"`` without one); ``"caller"`` for a caller that is
+        not an identity; ``"error"`` for a ``may_list`` that raises or answers something else than
+        a bool (logged). None when nothing hides it."""
+        if type(caller) is not str or not caller:
+            return "caller"
+        for policy in self.policies:
+            may_list = getattr(policy, "may_list", None)
+            if may_list is None:
+                continue
+            try:
+                listed = may_list(caller, spec, writes)
+                rule = getattr(policy, "rule", None)
+            except Exception as error:
+                _log.error("the access policy %r failed listing tool %r", policy, spec.name, exc_info=error)
+                return "error"
+            if listed is True:
+                continue
+            if listed is not False:
+                what = type(listed).__name__
+                _log.error(
+                    "the access policy %r answered %s, not a bool, listing tool %r", policy, what, spec.name
+                )
+                return "error"
+            return rule if isinstance(rule, str) and rule else "hidden"
+        return None
+
+    def check(
+        self,
+        prepared: PreparedTool,
+        params: Any,
+        *,
+        caller: Any,
+        call_id: str | None,
+        writes: bool,
+        clock: Clock,
+    ) -> Denial | Hidden | PendingApproval | None:
+        """Ask the policies about a call: None when it may go on, a ``Denial``, ``Hidden`` (decided
+        before its parameters are read), or a ``PendingApproval`` that a person must answer first."""
+        start = clock()
+        params_input: Any = None
+        try:
+            if type(caller) is not str or not caller:
+                reason = f"the call names no caller identity (caller is {shown(caller)})"
+                decision = Decision.deny(reason, code=ErrorCode.ACCESS_DENIED, rule="caller")
+                return _denial(prepared, decision, shown(caller), None, call_id, start, clock)
+            if not self.policies:
+                return None
+            hidden = self.hidden_by(caller, prepared.spec, writes=writes)
+            if hidden is not None:
+                return Hidden(hidden)
+            parsed, params_input = prepared.arguments(params)
+            if isinstance(parsed, ToolResponse):
+                return None  # INVALID_PARAM: the call itself answers it, and runs nothing
+            request = AccessRequest(
+                caller=caller,
+                tool=prepared.name,
+                params=params_input,
+                writes=writes,
+                spec=prepared.spec,
+                call_id=call_id,
+            )
+            decision = decide(self.policies, request)
+        except Exception as error:
+            _log.error("the access check failed on a call of tool %r", prepared.name, exc_info=error)
+            decision = _failed(self, f"{type(error).__name__}: {error}")
+            who = caller if type(caller) is str and caller else shown(caller)
+            return _denial(prepared, decision, who, params_input, call_id, start, clock)
+        if decision.verdict is Verdict.ALLOW:
+            return None
+        if decision.verdict is Verdict.DENY:
+            return _denial(prepared, decision, caller, params_input, call_id, start, clock)
+        return PendingApproval(self, prepared, request, decision, start)
+
+
+class PendingApproval:
+    """A call a policy asked about: ``answer`` (synchronous callers) or ``aanswer`` (asynchronous
+    ones) waits for the approval hook and gives None (approved) or the ``Denial``."""
+
+    __slots__ = ("_control", "decision", "prepared", "request", "started")
+
+    def __init__(
+        self,
+        control: AccessControl,
+        prepared: PreparedTool,
+        request: AccessRequest,
+        decision: Decision,
+        started: float,
+    ) -> None:
+        self._control = control
+        self.prepared = prepared
+        self.request = request
+        self.decision = decision
+        self.started = started
+
+    def _approval(self) -> ApprovalRequest:
+        timeout_s = self._control.approval_timeout_s
+        return ApprovalRequest(
+            request=self.request, reason=self.decision.reason, rule=self.decision.rule, timeout_s=timeout_s
+        )
+
+    def _job(self) -> Job | None:
+        """The hook asked, on an approval thread; None without a hook."""
+        approver, approval = self._control.approver, self._approval()
+        if approver is None:
+            return None
+        if self._control._async_approver:
+            return _APPROVALS.submit(lambda: _invoke(approver, approval), coroutine=True)
+        return _APPROVALS.submit(lambda: _call_sync(approver, approval))
+
+    def answer(self, wait: Wait, clock: Clock) -> Denial | None:
+        """Wait for the hook from a thread."""
+        try:
+            job = self._job()
+            if job is None:
+                return self._unavailable(clock)
+            try:
+                outcome = wait(job, self._control.approval_timeout_s)
+            except TimeoutError:
+                job.stop()
+                return self._timed_out(clock)
+        except Exception as error:
+            outcome = Raised(error)
+        return self._judged(outcome, clock)
+
+    async def aanswer(self, async_wait: AsyncWait, clock: Clock) -> Denial | None:
+        """Wait for the hook from an event loop: an async hook is awaited on it, a plain one runs
+        on an approval thread."""
+        try:
+            approver = self._control.approver
+            if approver is not None and self._control._async_approver:
+                approval = self._approval()
+                waited: Awaitable[Any] = captured(lambda: _invoke(approver, approval))
+            else:
+                job = self._job()
+                if job is None:
+                    return self._unavailable(clock)
+                waited = asyncio.wrap_future(job)
+            outcome = await async_wait(waited, self._control.approval_timeout_s)
+        except TimeoutError:
+            return self._timed_out(clock)
+        except Exception as error:
+            outcome = Raised(error)
+        return self._judged(outcome, clock)
+
+    # -- what the answer means ------------------------------------------------------------------
+
+    def _judged(self, outcome: Any, clock: Clock) -> Denial | None:
+        if isinstance(outcome, Raised):
+            error = outcome.error
+            if not isinstance(error, Exception):
+                raise error
+            _log.error("the approval hook failed on a call of tool %r", self.prepared.name, exc_info=error)
+            why = f"the approval hook failed ({type(error).__name__}: {error}), so it is refused"
+            return self._refused(clock, "failed", why)
+        if outcome is True or (isinstance(outcome, Decision) and outcome.verdict is Verdict.ALLOW):
+            return None
+        if outcome is False:
+            return self._refused(clock, "refused", "a person refused the call")
+        if isinstance(outcome, Decision) and outcome.verdict is Verdict.DENY:
+            code = outcome.code or ErrorCode.PERMISSION_DENIED
+            decision = Decision.deny(
+                outcome.reason or "a person refused the call", code=code, rule="approval"
+            )
+            return self._denied(decision, clock, approval="refused")
+        why = f"the approval hook answered {shown(outcome)}, not True, False or a Decision, so it is refused"
+        return self._refused(clock, "failed", why)
+
+    def replaced(self, clock: Clock) -> Denial:
+        """The refusal when the tool was registered anew while a person decided."""
+        return self._refused(
+            clock, "refused", "the tool was replaced while its call waited for approval; call it again"
+        )
+
+    def _unavailable(self, clock: Clock) -> Denial:
+        reason = f"{self.decision.reason}; no one can approve it here (no approval hook)"
+        return self._refused(clock, "unavailable", reason)
+
+    def _timed_out(self, clock: Clock) -> Denial:
+        timeout = self._control.approval_timeout_s
+        reason = f"no one approved the call within {timeout:g} s ({self.decision.reason})"
+        decision = Decision.deny(reason, code=ErrorCode.PERMISSION_DENIED, rule="approval")
+        return self._denied(decision, clock, approval="timed_out", timeout_s=timeout)
+
+    def _refused(self, clock: Clock, approval: str, reason: str) -> Denial:
+        decision = Decision.deny(reason, code=ErrorCode.PERMISSION_DENIED, rule="approval")
+        return self._denied(decision, clock, approval=approval)
+
+    def _denied(self, decision: Decision, clock: Clock, **details: Any) -> Denial:
+        request = self.request
+        return _denial(
+            self.prepared,
+            decision,
+            request.caller,
+            request.params,
+            request.call_id,
+            self.started,
+            clock,
+            **details,
+        )
+
+
+async def _invoke(approver: Approver, approval: ApprovalRequest) -> Any:
+    value = approver(approval)
+    return await value if inspect.isawaitable(value) else value
+
+
+def _call_sync(approver: Approver, approval: ApprovalRequest) -> Any:
+    """A plain approval hook, on an approval thread; an awaitable it returns is run there."""
+    value = approver(approval)
+    if inspect.isawaitable(value):
+        awaitable = value
+
+        async def awaited() -> Any:
+            return await awaitable
+
+        value = asyncio.run(awaited())
+    return value

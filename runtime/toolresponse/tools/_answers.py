@@ -1,0 +1,245 @@
+"""The responses the tool runtime writes itself: a function's value as a response, and the
+answers of calls that went wrong (INVALID_PARAM, EXECUTION_ERROR, TIMEOUT, INTERNAL_ERROR).
+
+Text that comes from outside (an exception's message, a tool name, a violation) is made valid
+Unicode and cut to a length (``safe``); with ``mask`` on, secrets in an exception's message are
+masked (``mask_secrets``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import inspect
+import logging
+from collections.abc import Mapping
+from typing import Any, Final, TypeGuard
+
+import orjson
+
+from toolresponse_generated import ErrorCode, ToolStatus
+
+from .._errors import JsonValueError
+from .._response import ToolResponse, trusted_response
+from .._violation import SchemaViolation
+from ..validation import NOT_PLAIN, is_plain, plain_object_copy, to_json_data
+from ._trace import mask_secrets, secret_values
+
+__all__ = [
+    "execution_error",
+    "internal_error",
+    "invalid_params",
+    "is_response",
+    "params_input_of",
+    "plain_success",
+    "safe",
+    "timeout_error",
+    "wrap_sync_value",
+    "wrap_value",
+]
+
+_log = logging.getLogger("toolresponse")
+
+_MESSAGE_LIMIT: Final = 2000
+_NOT_AWAITABLE = frozenset({type(None), bool, int, float, str, dict, list, tuple, ToolResponse})
+_RESPONSE_MEMBERS = frozenset(field.name for field in dataclasses.fields(ToolResponse))
+
+Success = tuple[str, dict[str, Any]]
+"""The ``text`` and ``data`` of a plain function's success, not built into a response yet."""
+
+
+def safe(text: str, limit: int = _MESSAGE_LIMIT) -> str:
+    """``text`` as valid Unicode, at most ``limit`` characters."""
+    if not text.isascii():
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- a value as a response -------------------------------------------------------------------
+
+
+def is_response(value: Any) -> TypeGuard[ToolResponse]:
+    """Whether ``value`` is a real ToolResponse: an instance of the class or a subclass with every
+    member set (not a look-alike such as ``Mock(spec=ToolResponse)``, which passes ``isinstance``,
+    nor an instance made without its constructor)."""
+    if not issubclass(type(value), ToolResponse):
+        return False
+    members = getattr(value, "__dict__", None)
+    return type(members) is dict and members.keys() == _RESPONSE_MEMBERS
+
+
+def plain_success(value: Any) -> Success | None:
+    """The text and data ``wrap_value`` gives a value that is JSON as it is (None, a bool, a str,
+    an int, a dict of JSON: what functions mostly return), else None."""
+    kind = type(value)
+    if value is None:
+        return "null", {"output": None}
+    if kind is bool:
+        return "true" if value else "false", {"output": value}
+    if (kind is str or kind is int) and is_plain(value, 0, 1):
+        return value if kind is str else str(value), {"output": value}
+    if kind is dict:
+        data = plain_object_copy(value)  # a copy: the function changing its dict later changes nothing
+        if data is not NOT_PLAIN:
+            return orjson.dumps(data).decode("utf-8"), data
+    return None
+
+
+def wrap_value(value: Any) -> ToolResponse:
+    """A plain function's value as a response: a ToolResponse as it is; a dict (any mapping) as
+    success with that ``data``; anything else as success with ``data`` ``{"output": value}``.
+
+    ``text`` is the value when it is a string, else its compact JSON. Values are converted by
+    ``to_json_data``; one that cannot be raises ``JsonValueError`` (pointer under ``/data``).
+    """
+    if is_response(value):
+        return value
+    plain = plain_success(value)
+    if plain is not None:
+        return trusted_response(ToolResponse, ToolStatus.SUCCESS, *plain)
+    if isinstance(value, Mapping):
+        data = to_json_data(value, pointer="/data")
+        return ToolResponse.success(orjson.dumps(data).decode("utf-8"), data)
+    output = to_json_data(value, pointer="/data/output")
+    text = output if type(output) is str else orjson.dumps(output).decode("utf-8")
+    return ToolResponse.success(text, {"output": output})
+
+
+def wrap_sync_value(tool: str, value: Any) -> ToolResponse:
+    """``wrap_value`` of a synchronous call's value; an awaitable, which such a call cannot wait
+    for, is closed and refused with ``TypeError``."""
+    if type(value) not in _NOT_AWAITABLE and inspect.isawaitable(value):
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()
+        raise TypeError(f"{tool} returned an awaitable from a synchronous call")
+    return wrap_value(value)
+
+
+def params_input_of(params: Any) -> Any:
+    """``params`` as JSON for ``context.params_input``, or None when it cannot be."""
+    if params is None:
+        return {}
+    if type(params) is dict:
+        record = plain_object_copy(params)
+        if record is not NOT_PLAIN:
+            return record
+    if isinstance(params, bytes | bytearray):
+        params = bytes(params).decode("utf-8", "replace")
+    if isinstance(params, str):
+        return safe(params, 10_000)
+    try:
+        return to_json_data(params)
+    except JsonValueError:
+        return None
+
+
+# -- the answers of calls that went wrong ----------------------------------------------------
+
+
+def masked_error(response: ToolResponse, params: Any) -> ToolResponse:
+    """An error answer with the secrets in it masked, the values of the call's secret-named
+    ``params`` (JSON, or JSON text) among them (a violation or an exception's message may repeat one)."""
+    if isinstance(params, str):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            params = orjson.loads(params)
+    record = response.to_dict()
+    masked = mask_secrets(record, secret_values(params))
+    return response if masked == record else ToolResponse.from_dict(masked)
+
+
+def _error(code: ErrorCode, text: str, **details: Any) -> ToolResponse:
+    return ToolResponse.error(code, text, details=details)
+
+
+def _described(error: BaseException, mask: bool) -> tuple[str, str]:
+    """The exception's qualified type name and message, safe to put in a response (secrets in the
+    message masked with ``mask``)."""
+    kind = type(error)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    try:
+        message = str(error)
+    except Exception:  # an exception whose __str__ itself fails
+        message = ""
+    message = safe(str.__str__(message))  # a str subclass from __str__ becomes a str
+    return safe(name, 200), mask_secrets(message) if mask else message
+
+
+def _violations(violations: tuple[SchemaViolation, ...], root: str) -> tuple[str, list[dict[str, Any]]]:
+    """The violations as text (the first five) and as JSON (each message cut to 500 characters)."""
+    shown = "; ".join(f"{v.pointer or root}: {safe(v.message, 300)}" for v in violations[:5])
+    if len(violations) > 5:
+        shown += f"; and {len(violations) - 5} more"
+    return shown, [{**v.to_dict(), "message": safe(v.message, 500)} for v in violations]
+
+
+def invalid_params(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolResponse:
+    """INVALID_PARAM naming each violation of the parameters schema."""
+    text, found = _violations(violations, "(arguments)")
+    message = f"Invalid arguments for tool {tool!r}: {text}. Fix the arguments and call again."
+    return _error(ErrorCode.INVALID_PARAM, message, reason="schema", violations=found)
+
+
+def unreadable_params(tool: str, reason: str, detail: str) -> ToolResponse:
+    """INVALID_PARAM for parameters that are not one JSON object (``reason``: ``not_json``,
+    ``not_object``)."""
+    text = f"Invalid arguments for tool {tool!r}: {detail}. Send the arguments as one JSON object."
+    return _error(ErrorCode.INVALID_PARAM, safe(text), reason=reason)
+
+
+def output_violation(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolResponse:
+    """EXECUTION_ERROR for data that breaks the tool's output schema."""
+    located = tuple(
+        SchemaViolation(pointer="/data" + v.pointer, keyword=v.keyword, message=v.message) for v in violations
+    )
+    text, found = _violations(located, "/data")
+    message = f"Tool {tool!r} returned data that breaks its output schema: {text}."
+    return _error(ErrorCode.EXECUTION_ERROR, message, reason="output_schema", violations=found)
+
+
+def not_a_response(tool: str, value: Any) -> ToolResponse:
+    kind = type(value).__name__
+    message = f"Tool {tool!r} returned {kind}, not a ToolResponse."
+    return _error(ErrorCode.EXECUTION_ERROR, message, reason="not_a_tool_response", type=safe(kind, 200))
+
+
+def changed_response(tool: str) -> ToolResponse:
+    message = (
+        f"Tool {tool!r} returned a ToolResponse whose values it changed after building it"
+        " into values that are not JSON."
+    )
+    return _error(ErrorCode.EXECUTION_ERROR, message, reason="changed_response")
+
+
+def execution_error(tool: str, error: BaseException, *, mask: bool = True) -> ToolResponse:
+    """EXECUTION_ERROR for an exception the tool raised: its type and message in details."""
+    kind, message = _described(error, mask)
+    details: dict[str, Any] = {"exception": kind, "message": message}
+    if isinstance(error, JsonValueError):
+        details.update(reason="not_json", pointer=error.pointer)
+    text = f"Tool {tool!r} failed: {kind}: {message}" if message else f"Tool {tool!r} failed: {kind}"
+    return _error(ErrorCode.EXECUTION_ERROR, text, **details)
+
+
+def internal_error(tool: str, error: BaseException, *, mask: bool = True) -> ToolResponse:
+    """INTERNAL_ERROR for a bug in this runtime (not in the tool), logged."""
+    kind, message = _described(error, mask)
+    _log.error("internal error while calling tool %r", tool, exc_info=error)
+    text = f"Internal error in the tool runtime while calling {tool!r}: {kind}: {message}".rstrip(": ")
+    return _error(ErrorCode.INTERNAL_ERROR, text, exception=kind, message=message)
+
+
+def timeout_error(tool: str, timeout_s: float, *, waiting_for_thread: int | None = None) -> ToolResponse:
+    """TIMEOUT: the tool did not answer in time. With ``waiting_for_thread`` (the tool's thread
+    cap), the call never started: no thread of the tool was free for it during the whole timeout."""
+    if waiting_for_thread is None:
+        return _error(
+            ErrorCode.TIMEOUT, f"Tool {tool!r} did not finish within {timeout_s:g} s.", timeout_s=timeout_s
+        )
+    message = (
+        f"Tool {tool!r} did not start within {timeout_s:g} s: its threads (at most"
+        f" {waiting_for_thread}) were busy with earlier calls. It will not run this call."
+    )
+    return _error(
+        ErrorCode.TIMEOUT, message, timeout_s=timeout_s, reason="not_started", max_threads=waiting_for_thread
+    )

@@ -1,0 +1,461 @@
+"""``PreparedTool``: a tool checked and compiled for calling, and the guarded, timed call itself.
+
+A call always answers with a valid ToolResponse:
+
+* parameters that are not a JSON object (or JSON text of one) or that break the parameters
+  schema: INVALID_PARAM naming each violation;
+* an exception from the tool: EXECUTION_ERROR with its type and message in ``details``. Only
+  ``KeyboardInterrupt`` and ``SystemExit`` propagate; any other ``BaseException`` a tool raises
+  is its failure like any other;
+* a result that is not a real ToolResponse, or data that breaks the output schema:
+  EXECUTION_ERROR naming the problem;
+* no answer within the timeout: TIMEOUT (``details.reason`` ``not_started`` when the call
+  waited for one of the tool's threads all along and never ran);
+* a bug in this runtime: INTERNAL_ERROR.
+
+The answer gets ``stats.time_ms`` (the injected ``clock``) and ``context`` (``tool_name``,
+``params_input`` with secrets masked unless ``mask`` is off, ``call_id``). An error answer never
+repeats the value of a secret-named parameter (unless ``mask`` is off).
+
+Where a tool runs: a synchronous tool called synchronously without a timeout, and a
+``cooperative`` tool (one that only waits on work done elsewhere and keeps its own deadline),
+run in the caller's thread or task; every other call runs on one of the tool's threads
+(``ToolThreads``), an asynchronous tool on that thread's own event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from toolresponse_generated import ToolStatus
+
+from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
+from .._numbers import is_finite_number
+from .._response import ToolResponse, loads_strict, owned_response, trusted_response, with_call_info
+from ..validation import MAX_VALUE_DEPTH, NOT_PLAIN, is_json_data, is_plain, plain_object_copy, to_json_data
+from ._answers import (
+    Success,
+    changed_response,
+    execution_error,
+    internal_error,
+    invalid_params,
+    is_response,
+    masked_error,
+    not_a_response,
+    output_violation,
+    params_input_of,
+    plain_success,
+    safe,
+    timeout_error,
+    unreadable_params,
+    wrap_sync_value,
+    wrap_value,
+)
+from ._params import ParameterValidator
+from ._threads import DEFAULT_MAX_THREADS, INTERRUPTS, AsyncWait, Job, Raised, ToolThreads, Wait
+from ._trace import mask_params
+
+__all__ = [
+    "NAME_PATTERN",
+    "PreparedTool",
+    "Runs",
+    "ToolSpec",
+    "call_id_of",
+    "check_max_threads",
+    "check_timeout",
+]
+
+Clock = Callable[[], float]
+
+NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""Tool names usable by every provider format (OpenAI, Anthropic and MCP alike)."""
+
+_MAX_VIOLATIONS: Final = 20
+_ERROR = ToolStatus.ERROR
+_SUCCESS = ToolStatus.SUCCESS
+
+Outcome = ToolResponse | Success
+"""What running a tool gives: its response, or the text and data of a plain function's success."""
+
+
+@dataclass(frozen=True, slots=True)
+class Runs:
+    """How a tool runs: its synchronous ``run``, its asynchronous ``arun`` (either may be None),
+    and the plain ``function`` behind them, when they only call it and wrap its value (the call
+    paths then call it directly, so that its answer is built once)."""
+
+    run: Callable[[dict[str, Any]], Any] | None
+    arun: Callable[[dict[str, Any]], Awaitable[Any]] | None
+    function: Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec:
+    """What a registered tool looks like from outside: for tool listings and model descriptions."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    timeout_s: float | None
+    is_async: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON data: ``name``, ``description``, ``parameters``, and ``output_schema`` and
+        ``timeout_s`` when set."""
+        result: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+        if self.output_schema is not None:
+            result["output_schema"] = self.output_schema
+        if self.timeout_s is not None:
+            result["timeout_s"] = self.timeout_s
+        return result
+
+
+def check_timeout(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if not is_finite_number(value) or value <= 0 or value > threading.TIMEOUT_MAX:
+        raise ToolDefinitionError(
+            f"{where}: timeout_s must be a positive number of seconds up to {threading.TIMEOUT_MAX:g}"
+            f" (the longest wait a thread can make) or None, not {value!r}"
+        )
+    return float(value)
+
+
+def check_max_threads(value: Any, where: str = "ToolRegistry") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ToolDefinitionError(f"{where}: max_threads_per_tool must be an int >= 1, not {value!r}")
+    return value
+
+
+def call_id_of(call_id: Any) -> str | None:
+    """The caller's ``call_id`` as ``context.call_id`` takes it: a string of valid Unicode."""
+    if call_id is None or (type(call_id) is str and call_id.isascii()):
+        return call_id
+    return safe(str(call_id), 1000)
+
+
+def _object_schema(schema: Any, where: str, what: str) -> ParameterValidator:
+    validator = ParameterValidator.compile(schema, where=f"{where}, {what}")
+    if validator.schema.get("type") != "object":
+        raise ToolDefinitionError(f'{where}: the {what} must be a JSON Schema with "type": "object"')
+    return validator
+
+
+def _coroutine_of(
+    function: Callable[..., Any], params: dict[str, Any]
+) -> Callable[[], Coroutine[Any, Any, Any]]:
+    """What makes the coroutine of a plain (coroutine) function's call: its value, awaited when
+    it is awaitable."""
+
+    async def call() -> Any:
+        value = function(**params)
+        return await value if inspect.isawaitable(value) else value
+
+    return call
+
+
+class PreparedTool:
+    """A tool checked and compiled for calling: its name, schemas, timeout and how to run it."""
+
+    __slots__ = (
+        "_async_function",
+        "_async_run",
+        "_params_valid",
+        "_sync_function",
+        "_sync_run",
+        "call_timeout_s",
+        "cooperative",
+        "description",
+        "mask",
+        "name",
+        "output",
+        "params",
+        "spec",
+        "threads",
+        "timeout_s",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        tool: Any,
+        runs: Runs,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout_s: float | None = None,
+        default_timeout_s: float | None = None,
+        max_threads: int = DEFAULT_MAX_THREADS,
+        mask: bool = True,
+    ) -> None:
+        self.tool = tool
+        self.name = tool.name if name is None else name
+        where = f"tool {self.name!r}"
+        if not isinstance(self.name, str) or not NAME_PATTERN.match(self.name):
+            raise ToolDefinitionError(
+                f"{where}: a tool name is 1 to 64 letters, digits, '_' or '-' (pass name= for this one)"
+            )
+        self.description = tool.description if description is None else description
+        if not isinstance(self.description, str) or not is_json_data(self.description):
+            raise ToolDefinitionError(f"{where}: the description must be a string")
+        self.params = _object_schema(tool.parameters, where, "parameters schema")
+        self._params_valid = self.params.verdict()
+        output = tool.output_schema
+        self.output = None if output is None else _object_schema(output, where, "output schema")
+        self.timeout_s = check_timeout(tool.timeout_s if timeout_s is None else timeout_s, where)
+        # The timeout of a call that names none: the tool's own, else the registry's default.
+        self.call_timeout_s = default_timeout_s if self.timeout_s is None else self.timeout_s
+        self.threads = ToolThreads(self.name, check_max_threads(max_threads, where))
+        self.mask = bool(mask)
+        self.cooperative = tool.cooperative is True
+        if runs.run is None and runs.arun is None:
+            raise ToolDefinitionError(f"{where}: {type(tool).__name__} overrides neither run nor arun")
+        self._sync_run, self._async_run = runs.run, runs.arun
+        self._sync_function = runs.function if runs.run is not None else None
+        self._async_function = runs.function if runs.run is None else None
+        self.spec = ToolSpec(
+            name=self.name,
+            description=self.description,
+            parameters=self.params.schema,
+            output_schema=None if self.output is None else self.output.schema,
+            timeout_s=self.timeout_s,
+            is_async=runs.run is None,
+        )
+
+    # -- parameters and results ---------------------------------------------------------------
+
+    def arguments(self, params: Any) -> tuple[dict[str, Any] | ToolResponse, Any]:
+        """The call's parameters checked against the schema (or the INVALID_PARAM answer), and
+        what ``context.params_input`` records: a copy the tool cannot change, or None when the
+        parameters cannot be shown as JSON."""
+        if type(params) is dict:  # the common case: checked and copied for the record in one walk
+            record = plain_object_copy(params)
+            if record is not NOT_PLAIN and self._params_valid(params):
+                return params, record
+        parsed = self.parse(params)
+        if isinstance(parsed, ToolResponse):
+            return parsed, params_input_of(params)
+        record = plain_object_copy(parsed)
+        return parsed, to_json_data(parsed) if record is NOT_PLAIN else record
+
+    def parse(self, params: Any) -> dict[str, Any] | ToolResponse:
+        """The call's parameters as a dict that satisfies the schema, or the INVALID_PARAM answer."""
+        if type(params) is not dict:
+            params = self._as_dict(params)
+            if isinstance(params, ToolResponse):
+                return params
+        if not is_plain(params, 0, MAX_VALUE_DEPTH):
+            try:  # JSON, but not as it is (a str subclass ...): the plain values, as if sent as text
+                params = to_json_data(params, strict=True)
+            except JsonValueError as error:
+                return invalid_params(self.name, error.errors)
+        if self.params.is_valid(params):
+            valid: dict[str, Any] = params
+            return valid
+        return invalid_params(self.name, self.params.violations(params, limit=_MAX_VIOLATIONS))
+
+    def _as_dict(self, params: Any) -> dict[str, Any] | ToolResponse:
+        """Parameters given as None, JSON text or a mapping as a dict, or the INVALID_PARAM answer."""
+        if params is None:
+            return {}
+        if isinstance(params, Mapping):
+            return dict(params)
+        if not isinstance(params, str | bytes | bytearray):
+            return unreadable_params(
+                self.name, "not_object", f"they are {type(params).__name__}, not an object"
+            )
+        try:
+            parsed = loads_strict(params)
+        except MalformedJsonError as error:
+            return unreadable_params(self.name, "not_json", f"the text is not JSON ({error.reason})")
+        if type(parsed) is not dict:
+            return unreadable_params(
+                self.name, "not_object", f"the JSON text holds {type(parsed).__name__}, not an object"
+            )
+        return parsed
+
+    def checked(self, result: Any) -> ToolResponse:
+        """The tool's result as a response: a ToolResponse whose data fits the output schema; a
+        copy, as the tool may still hold the response and change its dicts."""
+        if not is_response(result):
+            return not_a_response(self.name, result)
+        owned = owned_response(result)
+        if owned is None:
+            return changed_response(self.name)
+        if self.output is not None and owned.status is not _ERROR:
+            return self._output_error(owned.data) or owned
+        return owned
+
+    def _output_error(self, data: dict[str, Any]) -> ToolResponse | None:
+        output = self.output
+        if output is None or output.is_valid(data):
+            return None
+        return output_violation(self.name, output.violations(data, limit=_MAX_VIOLATIONS))
+
+    def _function_value(self, value: Any, *, awaited: bool) -> Outcome:
+        """A plain function's value, checked: its text and data when it is JSON as it is (built
+        into the answer once, by ``finish``), else the response ``wrap_value`` makes of it."""
+        plain = plain_success(value)
+        if plain is None:
+            try:
+                result = wrap_value(value) if awaited else wrap_sync_value(self.name, value)
+            except Exception as error:
+                return execution_error(self.name, error)
+            return self.checked(result)
+        if self.output is not None:
+            return self._output_error(plain[1]) or plain
+        return plain
+
+    def finish(
+        self, outcome: Outcome, params_input: Any, call_id: str | None, time_ms: float
+    ) -> ToolResponse:
+        """The answer: ``outcome`` with ``stats.time_ms`` and ``context`` filled in, the tool's other
+        members kept; unless ``mask`` is off, ``params_input`` recorded with its secrets masked, and
+        an error's secrets masked, the values of secret-named parameters among them."""
+        context: dict[str, Any] = {"tool_name": self.name}
+        if params_input is not None:
+            context["params_input"] = mask_params(params_input) if self.mask else params_input
+        if call_id is not None:
+            context["call_id"] = call_id
+        stats = {"time_ms": time_ms if time_ms > 0.0 else 0.0}
+        if isinstance(outcome, tuple):  # valid by construction: plain JSON, a checked name and id
+            return trusted_response(ToolResponse, _SUCCESS, outcome[0], outcome[1], stats, context)
+        if self.mask and outcome.status is _ERROR:
+            outcome = masked_error(outcome, params_input)
+        return with_call_info(outcome, stats, context)
+
+    def execution_error(self, error: BaseException) -> ToolResponse:
+        return execution_error(self.name, error, mask=self.mask)
+
+    # -- running --------------------------------------------------------------------------------
+
+    def _job(self, params: dict[str, Any]) -> Job:
+        """The run on one of the tool's threads: the synchronous run, else the coroutine."""
+        sync_run, function, async_run = self._sync_run, self._async_function, self._async_run
+        if sync_run is not None:
+            return self.threads.submit(lambda: sync_run(params))
+        if function is not None:
+            return self.threads.submit(_coroutine_of(function, params), coroutine=True)
+        assert async_run is not None
+        return self.threads.submit(lambda: async_run(params), coroutine=True)
+
+    def _outcome(self, result: Any) -> Outcome:
+        """A job's result, checked (what the tool raised as EXECUTION_ERROR; ``INTERRUPTS`` raised)."""
+        if isinstance(result, Raised):
+            if isinstance(result.error, INTERRUPTS):
+                raise result.error
+            return self.execution_error(result.error)
+        if self._async_function is not None:
+            return self._function_value(result, awaited=True)
+        return self.checked(result)
+
+    def _timed_out(self, job: Job, timeout_s: float) -> ToolResponse:
+        """TIMEOUT; a call that waited for a thread all along (all busy) never runs, and says so.
+        A coroutine is cancelled; a synchronous call runs on, like a tool that hangs."""
+        if job.queued and job.cancel():
+            return timeout_error(self.name, timeout_s, waiting_for_thread=self.threads.limit)
+        job.stop()
+        return timeout_error(self.name, timeout_s)
+
+    def run_sync(self, params: dict[str, Any], timeout_s: float | None, wait: Wait) -> Outcome:
+        """Run the tool for a synchronous caller, ``wait`` waiting for it under ``timeout_s``."""
+        sync_run = self._sync_run
+        if sync_run is not None and (timeout_s is None or self.cooperative):
+            try:
+                return self.checked(sync_run(params))
+            except INTERRUPTS:
+                raise
+            except BaseException as error:
+                return self.execution_error(error)
+        job = self._job(params)
+        if timeout_s is None:
+            return self._outcome(job.result())
+        try:
+            return self._outcome(wait(job, timeout_s))
+        except TimeoutError:
+            return self._timed_out(job, timeout_s)
+
+    async def run_async(
+        self, params: dict[str, Any], timeout_s: float | None, async_wait: AsyncWait
+    ) -> Outcome:
+        """Run the tool for an asynchronous caller, ``async_wait`` waiting for it under
+        ``timeout_s``, never on the caller's loop (but for a cooperative tool)."""
+        async_run = self._async_run
+        if self.cooperative and async_run is not None:
+            try:
+                return self.checked(await async_run(params))
+            except INTERRUPTS:
+                raise
+            except Exception as error:
+                return self.execution_error(error)
+        job = self._job(params)
+        waited = asyncio.wrap_future(job)
+        try:
+            result = await (waited if timeout_s is None else async_wait(waited, timeout_s))
+        except TimeoutError:
+            assert timeout_s is not None
+            return self._timed_out(job, timeout_s)
+        except asyncio.CancelledError:  # the caller was cancelled: so is the tool
+            job.cancel()
+            job.stop()
+            raise
+        return self._outcome(result)
+
+    # -- the whole call -------------------------------------------------------------------------
+
+    def call(
+        self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock, wait: Wait
+    ) -> ToolResponse:
+        """One synchronous call: parameters checked, the tool run under ``timeout_s``, the answer
+        timed and its context filled in; always a valid ToolResponse."""
+        start = clock()
+        params_input: Any = None
+        try:
+            function = self._sync_function
+            if function is not None and timeout_s is None and type(params) is dict:
+                # The hot path, flat because it runs on most calls: a plain function without a
+                # timeout given a dict of plain JSON (checked and copied in one walk) that is valid.
+                record = plain_object_copy(params)
+                if record is not NOT_PLAIN and self._params_valid(params):
+                    params_input = record
+                    try:
+                        value = function(**params)
+                    except INTERRUPTS:
+                        raise
+                    except BaseException as error:
+                        outcome: Outcome = self.execution_error(error)
+                    else:
+                        outcome = self._function_value(value, awaited=False)
+                    return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
+            parsed, params_input = self.arguments(params)
+            outcome = parsed if isinstance(parsed, ToolResponse) else self.run_sync(parsed, timeout_s, wait)
+        except Exception as error:
+            outcome = internal_error(self.name, error, mask=self.mask)
+        return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
+
+    async def acall(
+        self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock, async_wait: AsyncWait
+    ) -> ToolResponse:
+        """The asynchronous form of ``call``."""
+        start = clock()
+        params_input: Any = None
+        try:
+            parsed, params_input = self.arguments(params)
+            if isinstance(parsed, ToolResponse):
+                outcome: Outcome = parsed
+            else:
+                outcome = await self.run_async(parsed, timeout_s, async_wait)
+        except Exception as error:
+            outcome = internal_error(self.name, error, mask=self.mask)
+        return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)

@@ -1,0 +1,208 @@
+"""The threads a tool runs on, and how a call waits for them under a timeout.
+
+``ToolThreads`` keeps at most ``limit`` daemon threads per tool, started on demand and ended
+after ``idle_s`` seconds without work. A call runs there under a copy of its caller's
+``contextvars`` context; an asynchronous tool runs on the thread's own event loop, so that one
+which blocks (``time.sleep`` in ``async def``) blocks neither the caller's loop nor another
+tool. A call whose caller stopped waiting (a timeout) cannot be stopped if it is synchronous and
+keeps its thread until it returns; a coroutine is cancelled. A call submitted while every thread
+is busy waits for one (``Job.queued``); under a timeout it can then be cancelled before it runs.
+
+Why not the standard library's ``ThreadPoolExecutor``: its workers are joined when the
+interpreter exits, so one tool that hangs would hold the process forever; it does not tell a
+call that waited for a worker from one that got one at once (the TIMEOUT answer says which);
+and its threads never retire. anyio's worker threads need an event loop in the caller, which a
+synchronous ``execute`` has not.
+
+``Wait`` and ``AsyncWait`` are how a synchronous and an asynchronous caller wait for a job under
+a timeout; the defaults wait in real time, ``toolresponse.testing.FakeClock`` on a fake clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import contextvars
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, TypeVar
+
+__all__ = [
+    "DEFAULT_MAX_THREADS",
+    "INTERRUPTS",
+    "AsyncWait",
+    "Job",
+    "Raised",
+    "ToolThreads",
+    "Wait",
+    "captured",
+    "real_async_wait",
+    "real_wait",
+]
+
+T = TypeVar("T")
+
+DEFAULT_MAX_THREADS: Final = 8
+"""How many threads one tool runs on at most."""
+
+INTERRUPTS: Final = (KeyboardInterrupt, SystemExit)
+"""The exceptions a tool may raise that end the call by propagating, not as a response."""
+
+_THREAD = threading.local()
+"""A worker thread's own event loop, made the first time it runs a coroutine."""
+
+
+class Wait(Protocol):
+    """How a synchronous call waits for a job: ``wait(future, timeout_s)`` is its result (or
+    raises what it raised), or ``TimeoutError`` once ``timeout_s`` passes; the future is not
+    cancelled. The default is ``future.result(timeout_s)``."""
+
+    def __call__(self, future: Future[T], timeout_s: float, /) -> T: ...
+
+
+class AsyncWait(Protocol):
+    """How an asynchronous call waits: ``await async_wait(awaitable, timeout_s)`` is its result,
+    or, once ``timeout_s`` passes, the awaitable is cancelled and ``TimeoutError`` raised. The
+    default is ``asyncio.timeout`` on the running loop."""
+
+    def __call__(self, awaitable: Awaitable[T], timeout_s: float, /) -> Awaitable[T]: ...
+
+
+def real_wait(future: Future[T], timeout_s: float, /) -> T:
+    return future.result(timeout_s)
+
+
+async def real_async_wait(awaitable: Awaitable[T], timeout_s: float, /) -> T:
+    async with asyncio.timeout(timeout_s):
+        return await awaitable
+
+
+@dataclass(frozen=True, slots=True)
+class Raised:
+    """An exception a tool raised, carried out of its thread or task as a value (some, such as
+    ``GeneratorExit``, cannot cross an ``await`` intact); the caller decides what propagates."""
+
+    error: BaseException
+
+
+async def captured(make: Callable[[], Awaitable[T]]) -> T | Raised:
+    """``make()``'s coroutine awaited, made only once the task runs (a task cancelled before its
+    first step leaves no coroutine never awaited), what it raises as a ``Raised``."""
+    try:
+        return await make()
+    except asyncio.CancelledError:
+        raise
+    except BaseException as error:
+        return Raised(error)
+
+
+class Job(Future[Any]):
+    """One call handed to ``ToolThreads``: ``work()`` run on a worker thread, or, for a
+    coroutine, awaited on that thread's event loop. Its result is the value or a ``Raised``."""
+
+    queued = False
+    """Whether every thread was busy (and the cap reached) when it was submitted."""
+
+    def __init__(self, work: Callable[[], Any], coroutine: bool) -> None:
+        super().__init__()
+        self._work = work
+        self._coroutine = coroutine
+        self._context = contextvars.copy_context()
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._task: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
+
+    def run(self) -> None:
+        if not self.set_running_or_notify_cancel():
+            return
+        try:
+            result = self._context.run(self._run_coroutine if self._coroutine else self._work)
+        except BaseException as error:
+            result = Raised(error)
+        self.set_result(result)
+
+    def _run_coroutine(self) -> Any:
+        loop: asyncio.AbstractEventLoop | None = getattr(_THREAD, "loop", None)
+        if loop is None:
+            loop = _THREAD.loop = asyncio.new_event_loop()
+        task = loop.create_task(captured(self._work))
+        with self._lock:
+            self._task = (loop, task)
+            if self._stopped:
+                task.cancel()
+        try:
+            return loop.run_until_complete(task)
+        except asyncio.CancelledError as error:  # stopped, or cancelled by the tool itself
+            return Raised(error)
+        finally:
+            self._task = None
+
+    def stop(self) -> None:
+        """Cancel a coroutine's run, at its next ``await`` (at once when it has not begun); a
+        synchronous call runs on."""
+        with self._lock:
+            self._stopped = True
+            if self._task is not None:
+                loop, task = self._task
+                with contextlib.suppress(RuntimeError):  # the loop has closed: the run is over
+                    loop.call_soon_threadsafe(task.cancel)
+
+
+class ToolThreads:
+    """The daemon threads one tool runs on (see the module docstring)."""
+
+    def __init__(self, name: str, limit: int = DEFAULT_MAX_THREADS, idle_s: float = 30.0) -> None:
+        self.name = name
+        self.limit = limit
+        self._idle_s = idle_s
+        self._ready = threading.Condition(threading.Lock())
+        self._jobs: collections.deque[Job] = collections.deque()
+        self._threads = 0
+        self._idle = 0
+        self._started = 0
+
+    def submit(self, work: Callable[[], Any], *, coroutine: bool = False) -> Job:
+        """Run ``work`` (with ``coroutine``: await what it makes) on one of the threads."""
+        job = Job(work, coroutine)
+        with self._ready:
+            self._jobs.append(job)
+            if self._idle >= len(self._jobs):
+                self._ready.notify()
+            elif self._threads < self.limit:
+                self._threads += 1
+                self._started += 1
+                name = f"toolresponse-{self.name}-{self._started}"
+                try:
+                    threading.Thread(target=self._serve, name=name, daemon=True).start()
+                except BaseException:
+                    self._threads -= 1
+                    self._jobs.pop()
+                    raise
+            else:
+                job.queued = True
+        return job
+
+    def _next(self) -> Job | None:
+        """The next job, or None when none came for ``idle_s`` (the thread then ends)."""
+        with self._ready:
+            while not self._jobs:
+                self._idle += 1
+                woken = self._ready.wait(self._idle_s)
+                self._idle -= 1
+                if not woken and not self._jobs:
+                    self._threads -= 1
+                    return None
+            return self._jobs.popleft()
+
+    def _serve(self) -> None:
+        try:
+            while (job := self._next()) is not None:
+                job.run()
+                del job  # not held while this thread waits for the next
+        finally:
+            loop: asyncio.AbstractEventLoop | None = getattr(_THREAD, "loop", None)
+            if loop is not None:
+                loop.close()
