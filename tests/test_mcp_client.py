@@ -182,6 +182,17 @@ async def test_a_server_that_never_answers_is_met_with_a_timeout_asynchronously(
     assert ErrorCode.TIMEOUT is _valid(await registry.aexecute("hang")).code
 
 
+def test_a_result_that_asks_for_input_is_not_read_as_the_answer(
+    sdk_server: tuple[ToolRegistry, McpConnection],
+) -> None:
+    """A result whose resultType is input_required is not the call's outcome: an API_ERROR that
+    says so, never a success holding the server's question."""
+    registry, _ = sdk_server
+    response = registry.execute("ask", {})
+    assert (response.status, response.code) == ("error", "API_ERROR")
+    assert "input_required" in response.text
+
+
 def test_an_unknown_remote_tool_is_not_found(sdk_server: tuple[ToolRegistry, McpConnection]) -> None:
     _, connection = sdk_server
     assert ErrorCode.NOT_FOUND is _valid(connection.call("no_such_tool")).code

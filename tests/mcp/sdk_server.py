@@ -3,9 +3,10 @@
 Run as ``python tests/mcp/sdk_server.py``: it serves over stdio. Its tools are
 what the client tests need from a peer they did not write: a no-op (the
 benchmark's baseline), an echo (which caller got which answer), a text-only
-error, a tool that kills the server mid-call, one that never answers, and a
-count of the calls of that one still in progress (so a test knows when they
-are all in flight, or that a cancelled one has ended here too).
+error, a result that asks for more input, a tool that kills the server
+mid-call, one that never answers, and a count of the calls of that one still
+in progress (so a test knows when they are all in flight, or that a cancelled
+one has ended here too).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 server = MCPServer("sdk-test-server")
 _hanging = 0
@@ -36,6 +38,13 @@ def echo(text: str) -> str:
 def read_missing(path: str) -> str:
     """Fail the way a file server does, in text only."""
     raise ToolError(f"ENOENT: no such file or directory, open '{path}'")
+
+
+@server.tool()
+def ask() -> CallToolResult:
+    """Ask for more input instead of answering (a result whose resultType is input_required)."""
+    question = TextContent(type="text", text="which file?")
+    return CallToolResult(content=[question], result_type="input_required")
 
 
 @server.tool()

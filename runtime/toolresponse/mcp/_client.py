@@ -92,6 +92,8 @@ def _record(result: Any) -> dict[str, Any]:
         record["structuredContent"] = result.structured_content
     if result.meta is not None:
         record["_meta"] = result.meta
+    if result.result_type != "complete":  # the SDK drives input rounds; one it gave up on stays refused
+        record["resultType"] = result.result_type
     return record
 
 
