@@ -42,7 +42,7 @@ from typing import Any
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import TraceFormatError
-from .._terminal import printable
+from .._suggest import printable
 from ..tools import DENIAL_CODES
 from ._models import MAX_TOKEN_COUNT
 from ._trace import read_trace

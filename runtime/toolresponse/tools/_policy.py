@@ -86,8 +86,8 @@ from typing import Any, ClassVar, Final, Protocol
 
 from toolresponse_generated import ErrorCode
 
-from .._numbers import is_finite_number
 from .._response import ToolResponse
+from .._suggest import is_finite_number
 from ._tool import (
     AsyncWait,
     PreparedTool,

@@ -82,8 +82,8 @@ import orjson
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
-from .._numbers import is_finite_number
 from .._response import ToolResponse, loads_strict, owned_response, trusted_response, with_call_info
+from .._suggest import is_finite_number
 from .._violation import SchemaViolation
 from ..validation import (
     MAX_VALUE_DEPTH,
