@@ -16,17 +16,11 @@ from typing import Any
 
 import pytest
 
-from toolresponse.compat import (
-    RULES,
-    ChangeClass,
-    SchemaDiffError,
-    SchemaSet,
-    confirm_with_json_schema_diff,
-    diff_schema_sets,
-    diff_schemas,
-    load_schema_sets,
-)
-from toolresponse.compat._documents import load_schema_set
+from toolresponse.compat import ChangeClass, SchemaDiffError, diff_schemas
+from toolresponse.compat._classify import diff_schema_sets
+from toolresponse.compat._documents import SchemaSet, load_schema_set, load_schema_sets
+from toolresponse.compat._rules import RULES
+from toolresponse.compat._setcheck import confirm_with_json_schema_diff
 
 ROOT = Path(__file__).resolve().parent.parent
 V1 = ROOT / "schema" / "v1"

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import toolresponse
-from toolresponse.compat import RULES, ChangeClass, diff_schemas
+from toolresponse.compat import ChangeClass, diff_schemas
+from toolresponse.compat._rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 V1 = ROOT / "schema" / "v1"

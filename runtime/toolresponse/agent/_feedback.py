@@ -37,7 +37,7 @@ from toolresponse_generated import ERROR_CODE_INFO, ErrorCategory, ErrorCode
 
 from .._response import ToolResponse
 from ..interop import model_text
-from ..tools import DENIAL_CODES
+from ..tools._policy import DENIAL_CODES
 
 MAX_DETAILS_CHARS = 600
 """The longest ``details`` JSON shown to the model; longer is cut with an ellipsis."""

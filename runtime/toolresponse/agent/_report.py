@@ -43,7 +43,7 @@ from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import TraceFormatError
 from .._suggest import printable
-from ..tools import DENIAL_CODES
+from ..tools._policy import DENIAL_CODES
 from ._models import MAX_TOKEN_COUNT
 from ._trace import read_trace
 

@@ -41,7 +41,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from .._errors import TraceFormatError
 from .._response import ToolResponse
-from ..tools import DENIAL_CODES, JsonlTraceWriter, StateChange, mask_secrets
+from ..tools._breaker import StateChange
+from ..tools._policy import DENIAL_CODES
+from ..tools._trace import JsonlTraceWriter, mask_secrets
 from ._models import ModelReply, ToolCall, kind_of
 
 _log = logging.getLogger("toolresponse.agent")

@@ -12,16 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..compat import (
-    FailOn,
-    SchemaDiffError,
-    confirm_with_json_schema_diff,
-    diff_schema_sets,
-    failing,
-    load_schema_sets,
-    render_json,
-    render_text,
-)
+from ..compat import SchemaDiffError
+from ..compat._classify import diff_schema_sets
+from ..compat._documents import load_schema_sets
+from ..compat._report import FailOn, failing, render_json, render_text
+from ..compat._setcheck import confirm_with_json_schema_diff
 
 __all__ = ["add_arguments", "run"]
 

@@ -18,15 +18,16 @@ deeply as the reader accepts (``MAX_NESTING``) is compared like any other.
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ._documents import SchemaSet, location
+from ._documents import SchemaSet, load_schema_sets, location
 from ._rules import RULES, ChangeClass
 
-__all__ = ["Change", "SchemaDiff", "diff_schema_sets"]
+__all__ = ["Change", "SchemaDiff", "diff_schema_sets", "diff_schemas"]
 
 Path = list[str | int]
 
@@ -566,3 +567,8 @@ def diff_schema_sets(old: SchemaSet, new: SchemaSet) -> SchemaDiff:
     walk = _Walk(old, new)
     walk.files()
     return SchemaDiff(old.source, new.source, tuple(walk.changes), _major(old))
+
+
+def diff_schemas(old: str | pathlib.Path, new: str | pathlib.Path) -> SchemaDiff:
+    """Every change from the schema set at ``old`` to the one at ``new``, classified."""
+    return diff_schema_sets(*load_schema_sets(old, new))

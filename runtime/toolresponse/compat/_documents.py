@@ -18,7 +18,7 @@ from urllib.parse import urljoin, urlsplit
 from .._errors import MalformedJsonError, ToolResponseError
 from ..validation import json_pointer, parse_ijson
 
-__all__ = ["SchemaDiffError", "SchemaSet", "load_schema_set", "unescape_pointer"]
+__all__ = ["SchemaDiffError", "SchemaSet", "load_schema_set", "load_schema_sets", "unescape_pointer"]
 
 _MAX_REF_DEPTH = 64
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
@@ -146,3 +146,13 @@ def load_schema_set(path: str | Path, *, name: str | None = None) -> SchemaSet:
     if not isinstance(document, dict | bool):
         raise SchemaDiffError(str(path), "not a JSON Schema (an object or a boolean)")
     return SchemaSet(str(path.parent), {name or path.name: document})
+
+
+def load_schema_sets(old: str | Path, new: str | Path) -> tuple[SchemaSet, SchemaSet]:
+    """Both sides of a comparison: two directories, or two files (compared as one document)."""
+    old, new = Path(old), Path(new)
+    if old.is_dir() != new.is_dir():
+        raise SchemaDiffError(f"{old}, {new}", "compare two directories or two files, not one of each")
+    if old.is_dir():
+        return load_schema_set(old), load_schema_set(new)
+    return load_schema_set(old, name=new.name), load_schema_set(new)

@@ -22,11 +22,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._errors import ModelConfigError
 from ..agent import (
-    DEFAULT_MODEL_RETRY,
     Agent,
     AgentResult,
-    ModelConfigError,
     OpenAIChatModel,
     RetryPolicy,
     RunOutcome,
@@ -34,7 +33,8 @@ from ..agent import (
     render_text,
     summarise,
 )
-from ..tools import CircuitBreaker
+from ..agent._agent import DEFAULT_MODEL_RETRY
+from ..tools._breaker import CircuitBreaker
 from ._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 from .calculator import build_registry
 

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from langchain_core.messages import ToolMessage
     from langchain_core.tools import BaseTool
 
-    from ..tools import ToolRegistry
+    from ..tools._registry import ToolRegistry
 
 __all__ = [
     "LANGCHAIN_DICT_SHAPE",

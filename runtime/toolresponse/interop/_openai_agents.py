@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from agents.tool import FunctionToolCustomDataContext
     from agents.tool_context import ToolContext
 
-    from ..tools import ToolRegistry
+    from ..tools._registry import ToolRegistry
 
 __all__ = ["as_openai_agents_tools"]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from .._errors import DialectError, JsonValueError
 from .._violation import SchemaViolation, relevance
-from ..tools import ParameterValidator
+from ..tools._params import ParameterValidator
 from ..validation import MAX_VALUE_DEPTH, to_json_data
 
 __all__ = ["RECORD_DEPTH", "Shape", "dumped", "record_schema", "text_or_blocks"]

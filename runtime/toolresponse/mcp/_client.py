@@ -57,7 +57,9 @@ from toolresponse_generated import ErrorCode
 from .._errors import DialectError, McpConnectError, ToolDefinitionError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
-from ..tools import Tool, ToolRegistry, mask_secrets
+from ..tools._registry import ToolRegistry
+from ..tools._tool import Tool
+from ..tools._trace import mask_secrets
 from ._loop import LoopShutDown, ReentrantWait, SharedLoop
 
 __all__ = [

@@ -10,22 +10,8 @@ It needs only the OpenTelemetry API at run time; docs/observability.md says
 what each span and metric holds.
 """
 
-from __future__ import annotations
+from ._conventions import SEMCONV_VERSION
+from ._instrumentor import ToolResponseInstrumentor
+from ._mcp import mcp_request
 
-from typing import TYPE_CHECKING
-
-from .._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from ._conventions import CAPTURE_CONTENT_ENV as CAPTURE_CONTENT_ENV
-    from ._conventions import SEMCONV_VERSION as SEMCONV_VERSION
-    from ._instrumentor import ToolResponseInstrumentor as ToolResponseInstrumentor
-    from ._mcp import mcp_request as mcp_request
-
-_EXPORTS: dict[str, tuple[str, ...]] = {
-    "._conventions": ("CAPTURE_CONTENT_ENV", "SEMCONV_VERSION"),
-    "._instrumentor": ("ToolResponseInstrumentor",),
-    "._mcp": ("mcp_request",),
-}
-
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["SEMCONV_VERSION", "ToolResponseInstrumentor", "mcp_request"]

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple, Protocol
 from opentelemetry import context, metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from ..tools import mask_secrets
+from ..tools._trace import mask_secrets
 from . import _conventions as names
 
 _log = logging.getLogger("toolresponse.otel")
