@@ -16,7 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from toolresponse.compat import Change, ChangeClass, SchemaDiff, SchemaSet
+from toolresponse.compat import Change, ChangeClass, SchemaDiff
+from toolresponse.compat._documents import SchemaSet
 
 PROGRAM = Path(__file__).resolve().parent.parent / "node_modules" / ".bin" / "json-schema-diff"
 

@@ -15,14 +15,7 @@ from typing import Any
 import pytest
 
 from toolresponse import CircuitBreaker, ToolCallEvent, ToolRegistry, ToolResponse
-from toolresponse.agent import (
-    Agent,
-    AgentResult,
-    ModelReply,
-    OpenAIChatModel,
-    RetryPolicy,
-    RunOutcome,
-)
+from toolresponse.agent import Agent, AgentResult, ModelReply, OpenAIChatModel, RetryPolicy, RunOutcome
 from toolresponse.cli import main as cli
 from toolresponse.demo._chat_server import (
     ScriptedChatServer,

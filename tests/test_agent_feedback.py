@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from toolresponse import ToolResponse
-from toolresponse.agent import feedback_text
-from toolresponse.agent._feedback import guard_text, partial_why, violations
+from toolresponse.agent._feedback import feedback_text, guard_text, partial_why, violations
 
 TOOLS = ("add", "divide")
 

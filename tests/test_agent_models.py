@@ -13,16 +13,9 @@ from typing import Any
 
 import pytest
 
-from toolresponse import ErrorCode
-from toolresponse.agent import (
-    ChatModel,
-    ModelConfigError,
-    ModelError,
-    ModelReply,
-    OpenAIChatModel,
-    TokenUsage,
-    ToolCall,
-)
+from toolresponse import ErrorCode, ModelError
+from toolresponse._errors import ModelConfigError
+from toolresponse.agent import ChatModel, ModelReply, OpenAIChatModel, TokenUsage, ToolCall
 from toolresponse.agent._models import retry_after_seconds
 from toolresponse.demo._chat_server import (
     ScriptedChatServer,

@@ -14,18 +14,16 @@ from concurrent.futures import Future
 import pytest
 
 from toolresponse import (
-    BreakerStatus,
     CircuitBreaker,
     CircuitState,
     ErrorCode,
-    StateChange,
     ToolRegistry,
     ToolResponse,
     ToolStatus,
-    default_is_failure,
     validate,
 )
 from toolresponse.testing import FakeClock
+from toolresponse.tools._breaker import BreakerStatus, StateChange, default_is_failure
 
 TOOL = "search"
 FAILURE = ToolResponse.error(ErrorCode.EXECUTION_ERROR, "boom")

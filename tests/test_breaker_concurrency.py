@@ -14,15 +14,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from toolresponse import (
-    CircuitBreaker,
-    CircuitState,
-    ErrorCode,
-    StateChange,
-    ToolResponse,
-    default_is_failure,
-)
+from toolresponse import CircuitBreaker, CircuitState, ErrorCode, ToolResponse
 from toolresponse.testing import FakeClock
+from toolresponse.tools._breaker import StateChange, default_is_failure
 
 THREADS = 8
 CALLS = 2_000

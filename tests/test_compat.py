@@ -18,15 +18,10 @@ import pytest
 from json_schema_diff import PROGRAM as JSON_SCHEMA_DIFF
 from json_schema_diff import disagreements
 
-from toolresponse.compat import (
-    RULES,
-    ChangeClass,
-    SchemaDiffError,
-    SchemaSet,
-    diff_schema_sets,
-    diff_schemas,
-    load_schema_sets,
-)
+from toolresponse.compat import ChangeClass, SchemaDiffError, diff_schemas
+from toolresponse.compat._classify import diff_schema_sets
+from toolresponse.compat._documents import SchemaSet, load_schema_sets
+from toolresponse.compat._rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 V1 = ROOT / "schema" / "v1"

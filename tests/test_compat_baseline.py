@@ -14,7 +14,9 @@ from json_schema_diff import PROGRAM as JSON_SCHEMA_DIFF
 from json_schema_diff import disagreements
 
 import toolresponse
-from toolresponse.compat import RULES, ChangeClass, diff_schemas, load_schema_sets
+from toolresponse.compat import ChangeClass, diff_schemas
+from toolresponse.compat._documents import load_schema_sets
+from toolresponse.compat._rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 V1 = ROOT / "schema" / "v1"

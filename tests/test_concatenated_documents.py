@@ -137,7 +137,7 @@ def test_dask_reads_a_pretty_printed_lines_file_whole(tmp_path: Path) -> None:
     import dask
 
     from toolresponse.dask import validate_paths
-    from toolresponse.interop import judge_of
+    from toolresponse.interop._logs import judge_of
 
     log = tmp_path / "big.jsonl"
     log.write_text(PRETTY_LOG * 20, encoding="utf-8")

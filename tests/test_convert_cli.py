@@ -15,7 +15,8 @@ from interop_cases import dialect_params
 
 from toolresponse import ToolResponse
 from toolresponse.cli import main
-from toolresponse.interop import TOOL_FAILURE_KEY, dialect
+from toolresponse.interop import dialect
+from toolresponse.interop._mcp import TOOL_FAILURE_KEY
 
 RESPONSES = [
     ToolResponse.success("2 + 3 = 5", data={"sum": 5}, context={"call_id": "c1", "tool_name": "add"}),

@@ -17,7 +17,8 @@ import pytest
 from test_jobs_ranges import cli
 
 from toolresponse import ErrorCode, ToolResponse
-from toolresponse.interop import DialectJudge, dialect, judge_of, to_mcp
+from toolresponse.interop import DialectJudge, dialect, to_mcp
+from toolresponse.interop._logs import judge_of
 from toolresponse.validation import (
     RESPONSE_JUDGE,
     Options,

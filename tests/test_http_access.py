@@ -13,28 +13,18 @@ from typing import Any
 import httpx
 import pytest
 
-from toolresponse import (
-    AccessControl,
-    ArgumentRule,
-    ConformanceTokenError,
-    DenyList,
-    ReadOnly,
-    ToolRegistry,
-    validate,
-)
+from toolresponse import AccessControl, ArgumentRule, DenyList, ReadOnly, ToolRegistry, validate
+from toolresponse._errors import ConformanceTokenError
 from toolresponse.cli import main as cli_main
 from toolresponse.http import (
     ANONYMOUS_CALLER,
     BEARER_CALLER,
-    TOKEN_ENV,
     AccessRules,
-    TokenError,
     create_app,
-    is_loopback,
-    load_token,
     run_conformance,
     serve_in_background,
 )
+from toolresponse.http._access import TOKEN_ENV, TokenError, is_loopback, load_token
 
 DEMO = "toolresponse.demo.calculator:build_registry"
 TOKEN = "k7Qx-3vR_9mZt2LpWq8nYb4HcJ6sF0aE"

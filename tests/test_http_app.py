@@ -11,11 +11,13 @@ import pytest
 from jsonschema import Draft202012Validator
 from starlette.testclient import TestClient
 
-from toolresponse import ERROR_CODE_INFO, ErrorCode, ToolResponse, ToolSpec, validate
-from toolresponse.http import CALL_ID_HEADER, MAX_BODY_BYTES, create_app, http_status
+from toolresponse import ERROR_CODE_INFO, ErrorCode, ToolResponse, validate
+from toolresponse.http import create_app, http_status
 from toolresponse.http._conformance import resolved_binding_document
 from toolresponse.http._fixtures import status_problem
 from toolresponse.http._serve import serve_in_background
+from toolresponse.tools._prepared import ToolSpec
+from toolresponse_generated.http_binding import CALL_ID_HEADER, MAX_BODY_BYTES
 
 ECHO_SCHEMA = {
     "type": "object",

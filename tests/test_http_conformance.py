@@ -12,15 +12,20 @@ from typing import Any
 
 import pytest
 
-from toolresponse import ConformanceError, ErrorCode, ToolResponse
+from toolresponse import ErrorCode, ToolResponse
+from toolresponse._errors import ConformanceError
 from toolresponse.http import (
     ConformanceReport,
     create_app,
-    report_conformance,
     run_conformance,
     serve_in_background,
 )
-from toolresponse.http._conformance import BINDING_CHECK, add_tool_operations, resolved_binding_document
+from toolresponse.http._conformance import (
+    BINDING_CHECK,
+    add_tool_operations,
+    report_conformance,
+    resolved_binding_document,
+)
 from toolresponse.http._fixtures import Fixture, load_fixtures
 
 ROOT = Path(__file__).resolve().parent.parent

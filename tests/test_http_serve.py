@@ -13,7 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolresponse import RegistryLoadError, ToolResponse, validate
+from toolresponse import ToolResponse, validate
+from toolresponse._errors import RegistryLoadError
 from toolresponse.cli import main as cli_main
 from toolresponse.tools import load_registry
 

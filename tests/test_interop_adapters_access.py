@@ -14,8 +14,9 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from toolresponse import AccessControl, AccessRequest, DenyList, ReadOnly, ToolRegistry
+from toolresponse import AccessControl, DenyList, ReadOnly, ToolRegistry
 from toolresponse.interop import as_langchain_tools, as_openai_agents_tools, as_pydantic_ai_tools
+from toolresponse.tools._policy import AccessRequest
 
 
 def _guarded(seen: list[str]) -> ToolRegistry:

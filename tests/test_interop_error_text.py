@@ -16,7 +16,7 @@ from interop_cases import responses
 from test_validate_cli import _Stdin
 
 from toolresponse import ErrorCode, ToolResponse, ToolStatus
-from toolresponse.agent import feedback_text
+from toolresponse.agent._feedback import feedback_text
 from toolresponse.cli import main
 from toolresponse.interop import (
     DIALECTS,

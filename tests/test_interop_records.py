@@ -23,7 +23,6 @@ from toolresponse.interop import (
     from_mcp,
     from_openai_chat,
     from_openai_responses,
-    from_toolresponse,
     from_vercel,
     model_text,
     to_anthropic,
@@ -32,6 +31,7 @@ from toolresponse.interop import (
     to_openai_chat,
     to_openai_responses,
 )
+from toolresponse.interop._dialects import from_toolresponse
 
 INVALID = [
     (

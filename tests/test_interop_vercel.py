@@ -15,7 +15,9 @@ import pytest
 from interop_cases import VALID_FIXTURES, inferred_error
 
 from toolresponse import AccessControl, RequireApproval, ToolRegistry, ToolResponse
-from toolresponse.interop import DENIED, VERCEL_SHAPE, Shape, from_vercel, to_vercel
+from toolresponse.interop import DENIED, from_vercel, to_vercel
+from toolresponse.interop._shape import Shape
+from toolresponse.interop._vercel import VERCEL_SHAPE
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "vercel" / "ai_sdk.mjs"

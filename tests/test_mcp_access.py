@@ -32,7 +32,8 @@ from toolresponse import (
 from toolresponse.demo.calculator import Calculator
 from toolresponse.http import AccessRules
 from toolresponse.interop import from_mcp
-from toolresponse.mcp import STDIO_CALLER, McpToolService, http_app, serve_http_in_background
+from toolresponse.mcp import STDIO_CALLER, McpToolService, http_app
+from toolresponse.mcp._server import serve_http_in_background
 
 HERE = Path(__file__).resolve().parent
 TOKEN = "m2Vq-8xT_4nLp0RsWk6jYc3HdF9gB1aZ"

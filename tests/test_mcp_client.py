@@ -16,6 +16,7 @@ from mcp_peers import HANG_AT_START, NOISY_START, TIME_SERVER, process_gone
 
 from toolresponse import (
     ErrorCode,
+    McpConnectError,
     ToolCallEvent,
     ToolDefinitionError,
     ToolRegistry,
@@ -23,8 +24,8 @@ from toolresponse import (
     ToolStatus,
     validate,
 )
-from toolresponse.interop import CONTENT_MEMBER
-from toolresponse.mcp import McpConnectError, McpConnection, aattach, attach
+from toolresponse.interop._mcp import CONTENT_MEMBER
+from toolresponse.mcp import McpConnection, aattach, attach
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
@@ -306,7 +307,8 @@ def token_server() -> Iterator[str]:
     """Our MCP face over streamable HTTP, behind the HTTP binding's access rules with a token."""
     from toolresponse.demo.calculator import build_registry
     from toolresponse.http import AccessRules
-    from toolresponse.mcp import http_app, serve_http_in_background
+    from toolresponse.mcp import http_app
+    from toolresponse.mcp._server import serve_http_in_background
 
     with serve_http_in_background(http_app(build_registry(), access=AccessRules.of(token=TOKEN))) as url:
         yield url
@@ -358,7 +360,8 @@ def test_a_url_that_refuses_the_method_is_not_found() -> None:
 def test_a_403_for_the_host_says_what_the_server_said_not_the_token() -> None:
     from toolresponse.demo.calculator import build_registry
     from toolresponse.http import AccessRules
-    from toolresponse.mcp import http_app, serve_http_in_background
+    from toolresponse.mcp import http_app
+    from toolresponse.mcp._server import serve_http_in_background
 
     rules = AccessRules(hosts=frozenset({"example.test"}), origins=frozenset(), token=TOKEN)
     with (

@@ -31,9 +31,11 @@ from test_mcp_tool_failure import CALLS, CODES, FACTORY, HERE, SERVE
 from test_mcp_typescript import SDK, _run
 
 from toolresponse import ErrorCode, ToolRegistry, ToolResponse, ToolStatus, validate
-from toolresponse.interop import INFERENCE_TABLE, MCP_META_KEY, TOOL_FAILURE_KEY, from_mcp
-from toolresponse.interop._text import text_error
-from toolresponse.mcp import attach, http_app, serve_http_in_background
+from toolresponse.interop import from_mcp
+from toolresponse.interop._mcp import MCP_META_KEY, TOOL_FAILURE_KEY
+from toolresponse.interop._text import INFERENCE_TABLE, text_error
+from toolresponse.mcp import attach, http_app
+from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.tools import load_registry
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,21 +22,18 @@ from hypothesis import strategies as st
 from test_engine_parity import CASES, generated
 
 from toolresponse import DialectError, ErrorCode, ToolResponse, ToolStatus, validate
-from toolresponse.interop import (
+from toolresponse.interop import from_mcp, from_mcp_error, to_mcp
+from toolresponse.interop._mcp import (
     CONTENT_MEMBER,
-    INFERENCE_TABLE,
     MCP_META_KEY,
     MCP_RESULT_SHAPE,
     PARTIAL_MARKER,
     STRUCTURED_MEMBER,
     TOOL_FAILURE_KEY,
     TOOL_FAILURE_SHAPE,
-    from_mcp,
-    from_mcp_error,
-    infer_code,
-    to_mcp,
 )
-from toolresponse.tools import ParameterValidator
+from toolresponse.interop._text import INFERENCE_TABLE, infer_code
+from toolresponse.tools._params import ParameterValidator
 from toolresponse_generated import ERROR_CODE_INFO
 
 VALID = [(name, data) for name, data, valid, _ in CASES if valid]
@@ -411,7 +408,7 @@ def test_a_record_that_is_not_a_call_tool_result_is_refused_with_a_pointer(
 
 def test_a_record_that_is_not_an_object_is_refused() -> None:
     with pytest.raises(DialectError) as caught:
-        from_mcp([])
+        from_mcp([])  # type: ignore[arg-type]
     assert "" == caught.value.errors[0].pointer
 
 

@@ -15,8 +15,10 @@ from mcp import Client, StdioServerParameters
 
 from toolresponse import ErrorCode, ToolResponse, ToolStatus, validate
 from toolresponse.http import AccessRules
-from toolresponse.interop import MCP_META_KEY, from_mcp
-from toolresponse.mcp import http_app, serve_http_in_background
+from toolresponse.interop import from_mcp
+from toolresponse.interop._mcp import MCP_META_KEY
+from toolresponse.mcp import http_app
+from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.tools import load_registry
 
 HERE = Path(__file__).resolve().parent / "mcp"

@@ -18,7 +18,8 @@ import pytest
 
 from toolresponse import ErrorCode, ToolStatus, validate
 from toolresponse.interop import from_mcp
-from toolresponse.mcp import http_app, serve_http_in_background
+from toolresponse.mcp import http_app
+from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.tools import load_registry
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,16 +13,8 @@ import pytest
 from conftest import OtelCapture
 from opentelemetry.trace import SpanKind, StatusCode
 
-from toolresponse import ErrorCode, ToolRegistry, ToolResponse
-from toolresponse.agent import (
-    Agent,
-    AgentResult,
-    ModelError,
-    ModelReply,
-    OpenAIChatModel,
-    RetryPolicy,
-    TokenUsage,
-)
+from toolresponse import ErrorCode, ModelError, ToolRegistry, ToolResponse
+from toolresponse.agent import Agent, AgentResult, ModelReply, OpenAIChatModel, RetryPolicy, TokenUsage
 from toolresponse.demo._chat_server import (
     ScriptedChatServer,
     ScriptedHTTPError,

@@ -19,9 +19,10 @@ import pytest
 from conftest import OtelCapture
 from mcp import Client
 
-from toolresponse import CircuitBreaker, ErrorCode, ToolRegistry
-from toolresponse.agent import Agent, ModelError, ModelReply, RetryPolicy, ToolCall
-from toolresponse.mcp import attach, http_app, serve_http_in_background
+from toolresponse import CircuitBreaker, ErrorCode, ModelError, ToolRegistry
+from toolresponse.agent import Agent, ModelReply, RetryPolicy, ToolCall
+from toolresponse.mcp import attach, http_app
+from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.testing import FakeClock
 from toolresponse.tools import load_registry
 

@@ -14,7 +14,9 @@ from conftest import OtelCapture
 from mcp import Client
 
 from toolresponse import ToolRegistry, ToolStatus
-from toolresponse.mcp import McpToolCall, McpToolService, attach, http_app, serve_http_in_background
+from toolresponse.mcp import McpToolService, attach, http_app
+from toolresponse.mcp._server import serve_http_in_background
+from toolresponse.mcp._service import McpToolCall
 from toolresponse.tools import load_registry
 
 HERE = Path(__file__).resolve().parent / "mcp"

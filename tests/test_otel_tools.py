@@ -18,8 +18,8 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
 from toolresponse import CircuitBreaker, ToolRegistry, ToolResponse
-from toolresponse.otel import CAPTURE_CONTENT_ENV, SEMCONV_VERSION, ToolResponseInstrumentor, mcp_request
-from toolresponse.otel._conventions import capture_content_from_env
+from toolresponse.otel import SEMCONV_VERSION, ToolResponseInstrumentor, mcp_request
+from toolresponse.otel._conventions import CAPTURE_CONTENT_ENV, capture_content_from_env
 from toolresponse.testing import FakeClock
 
 MCP_NAMESPACES = ("mcp", "jsonrpc", "network")

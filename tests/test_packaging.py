@@ -90,6 +90,17 @@ def test_wheel_ships_every_sub_package(wheel: Path) -> None:
     assert [] == missing
 
 
+def test_wheel_ships_every_public_names_stub(wheel: Path) -> None:
+    """The ``__init__.pyi`` stubs are what the lazy packages import from: a wheel without them
+    would fail on ``import toolresponse``."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    stubs = sorted(
+        f"toolresponse/{stub.relative_to(RUNTIME).as_posix()}" for stub in RUNTIME.rglob("__init__.pyi")
+    )
+    assert "toolresponse/__init__.pyi" in stubs
+    assert [] == [stub for stub in stubs if stub not in names]
+
+
 def test_every_sub_package_has_a_layer() -> None:
     """Each direct sub-package stands in the import-linter layers contract, so its imports are checked."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

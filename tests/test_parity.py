@@ -7,7 +7,8 @@ import typing
 
 import toolresponse
 import toolresponse_generated
-from toolresponse import ERROR_CODE_INFO, ErrorCode, ToolRegistry, ToolResponse, bundled_schema
+from toolresponse import ERROR_CODE_INFO, ErrorCode, ToolRegistry, ToolResponse
+from toolresponse.validation import bundled_schema
 
 
 def field_names(cls: type) -> list[str]:

@@ -21,10 +21,9 @@ import pytest
 
 import toolresponse
 from toolresponse import (
+    LOCAL_CALLER,
     AccessControl,
-    AccessRequest,
     AllowList,
-    ApprovalRequest,
     ArgumentRule,
     CircuitBreaker,
     CircuitState,
@@ -39,11 +38,12 @@ from toolresponse import (
     ToolCallEvent,
     ToolRegistry,
     ToolResponse,
+    Verdict,
     validate,
 )
 from toolresponse.agent import render_text, summarise
 from toolresponse.testing import FakeClock
-from toolresponse.tools import LOCAL_CALLER, Verdict
+from toolresponse.tools._policy import AccessRequest, ApprovalRequest
 
 AdvanceWhenWaiting = Callable[[FakeClock, float], threading.Thread]
 """The ``advance_when_waiting`` fixture of conftest."""

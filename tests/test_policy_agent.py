@@ -15,8 +15,6 @@ import pytest
 
 from toolresponse import (
     AccessControl,
-    AccessRequest,
-    ApprovalRequest,
     CircuitBreaker,
     Decision,
     DenyList,
@@ -37,6 +35,7 @@ from toolresponse.agent import (
 )
 from toolresponse.demo._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 from toolresponse.testing import FakeClock
+from toolresponse.tools._policy import AccessRequest, ApprovalRequest
 
 AdvanceWhenWaiting = Callable[[FakeClock, float], threading.Thread]
 """The ``advance_when_waiting`` fixture of conftest."""

@@ -21,11 +21,11 @@ from toolresponse import (
     ToolDefinitionError,
     ToolRegistry,
     ToolResponse,
-    ToolSpec,
     ToolStatus,
     validate,
 )
 from toolresponse.testing import FakeClock
+from toolresponse.tools._prepared import ToolSpec
 
 
 def valid(response: ToolResponse) -> ToolResponse:

@@ -20,17 +20,15 @@ from toolresponse import (
     ERROR_CODE_INFO,
     ErrorCode,
     ErrorInfo,
-    JsonValueError,
     MalformedJsonError,
     ResponseValidationError,
     ToolResponse,
     ToolResponseError,
     ToolStatus,
-    is_json_data,
-    to_json_data,
     validate,
 )
-from toolresponse.validation import MAX_VALUE_DEPTH, NOT_PLAIN, plain_object_copy
+from toolresponse._errors import JsonValueError
+from toolresponse.validation import MAX_VALUE_DEPTH, NOT_PLAIN, is_json_data, plain_object_copy, to_json_data
 
 FIXTURE_DIR = Path(__file__).resolve().parent / "conformance" / "v1"
 EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "schema" / "v1" / "examples"

@@ -10,7 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_engine_parity import generated
 
-from toolresponse import JsonValueError, ResponseValidationError, ToolResponse, is_json_data, validate
+from toolresponse import ResponseValidationError, ToolResponse, validate
+from toolresponse._errors import JsonValueError
+from toolresponse.validation import is_json_data
 
 MEMBERS = ("status", "text", "data", "error_info", "stats", "context")
 

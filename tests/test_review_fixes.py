@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toolresponse import JsonValueError, ToolRegistry, ToolResponse, validate_json
+from toolresponse import ToolRegistry, ToolResponse, validate_json
+from toolresponse._errors import JsonValueError
 
 PROGRAM = [sys.executable, "-m", "toolresponse"]
 

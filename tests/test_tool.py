@@ -15,16 +15,16 @@ import pytest
 from toolresponse import (
     ErrorCode,
     FunctionTool,
-    JsonValueError,
     Tool,
     ToolDefinitionError,
     ToolResponse,
     ToolStatus,
-    parameters_schema,
     validate,
-    wrap_value,
 )
+from toolresponse._errors import JsonValueError
 from toolresponse.testing import FakeClock
+from toolresponse.tools import parameters_schema
+from toolresponse.tools._answers import wrap_value
 
 
 def details_of(response: ToolResponse) -> dict[str, Any]:

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from toolresponse import SchemaViolation, ValidationResult, iter_errors, validate, validate_json
+from toolresponse import SchemaViolation, validate, validate_json
+from toolresponse.validation import ValidationResult, iter_errors
 from toolresponse.validation._validate import ExplanationCache, explain
 
 NOT_FOUND = {

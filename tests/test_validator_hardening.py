@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 import pytest
 
-from toolresponse import IJsonError
+from toolresponse._errors import IJsonError
 from toolresponse.cli import main
 from toolresponse.validation import Options, _bulk, _ranges, check_lines, parse_ijson, validate_json
 from toolresponse.validation import native as scans

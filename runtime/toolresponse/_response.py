@@ -25,8 +25,13 @@ from typing import Any, TypeVar
 
 import orjson
 
-from toolresponse_generated import ERROR_CODE_INFO, ErrorCode, ErrorInfo, ToolStatus
+from toolresponse_generated import ERROR_CODE_INFO as ERROR_CODE_INFO
+from toolresponse_generated import Context as Context
+from toolresponse_generated import ErrorCode as ErrorCode
+from toolresponse_generated import ErrorInfo as ErrorInfo
+from toolresponse_generated import Stats as Stats
 from toolresponse_generated import ToolResponse as ToolResponseModel
+from toolresponse_generated import ToolStatus as ToolStatus
 
 from ._errors import ResponseValidationError
 from ._violation import SchemaViolation

@@ -1,4 +1,6 @@
-""" "Did you mean ...?": the one way the package finds the name a person most likely meant, and says so.
+"""What the package says to a person: "did you mean", text safe for a terminal, a setting's number.
+
+"Did you mean ...?" is the one way the package finds the name a person most likely meant.
 
 ``nearest(value, options)`` picks one option: the same letters and digits
 (``not-found`` for ``NOT_FOUND``) win; then the fewest typing slips (a swap
@@ -7,16 +9,30 @@ by ``difflib``. ``suggestions(value, options, limit=n)`` gives up to ``n``,
 nearest first and then the next closest spellings. ``did_you_mean`` words them,
 the same everywhere: ``did you mean NOT_FOUND?``, ``did you mean 'a' or 'b'?``.
 The validator, the registry (unknown tools) and the demo all use these.
+
+``printable(text)`` escapes C0 and C1 control characters (ESC, BEL, CR ...), the
+bidi controls that reorder what a line shows, lone surrogates and the backslash
+itself (so that an escape cannot be faked), as ``\\xNN`` or ``\\uNNNN``. Every
+text output of the package (reports, the validator's lines) writes names from
+inputs through it; JSON outputs are escaped by the JSON writer already.
+
+``shortened(text, limit)`` is the one way a message quotes a text of any length: at most
+``limit`` characters, valid Unicode, its end replaced by "…" when cut.
+
+``is_finite_number(value)`` is the one test of a number a setting holds (a
+timeout, a limit, a delay); the caller adds its bound and says it in its own message.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from typing import TypeGuard
 
-__all__ = ["did_you_mean", "nearest", "suggestions"]
+__all__ = ["did_you_mean", "is_finite_number", "nearest", "printable", "suggestions"]
 
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
 _CLOSE = 0.6
@@ -86,3 +102,33 @@ def did_you_mean(options: Sequence[str], *, quote: Callable[[str], str] = repr) 
     shown = [quote(option) for option in options]
     listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
     return f"did you mean {listed}?"
+
+
+_UNSAFE = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == "\\":
+        return "\\\\"
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: control, bidi and surrogate characters escaped."""
+    return _UNSAFE.sub(_escape, text)
+
+
+def is_finite_number(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is an int or a float and finite: not a bool (``True`` is no timeout), not
+    NaN, not an infinity. The caller adds its bound and says it in its own message."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` as valid Unicode (lone surrogates replaced), at most ``limit`` characters, its end
+    replaced by "…" when cut."""
+    if not text.isascii():
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

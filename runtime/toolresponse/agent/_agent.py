@@ -47,14 +47,15 @@ from toolresponse_generated import ErrorCode
 from .._errors import ModelError
 from .._response import ToolResponse
 from ..interop import to_openai_chat
-from ..tools import LOCAL_CALLER, mask_secrets
+from ..tools._policy import LOCAL_CALLER
+from ..tools._trace import mask_secrets
 from ._feedback import feedback_text, guard_text, is_denial
 from ._models import ChatModel, ModelReply, TokenUsage, ToolCall, checked_reply
 from ._retry import RetryPolicy
 from ._trace import RunTrace, TraceTarget
 
 if TYPE_CHECKING:
-    from ..tools import ToolRegistry
+    from ..tools._registry import ToolRegistry
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a careful assistant that solves the user's task with the tools provided. "

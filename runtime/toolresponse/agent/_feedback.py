@@ -36,8 +36,9 @@ from typing import Any
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCategory, ErrorCode
 
 from .._response import ToolResponse
+from .._suggest import shortened
 from ..interop import model_text
-from ..tools import DENIAL_CODES
+from ..tools._policy import DENIAL_CODES
 
 MAX_DETAILS_CHARS = 600
 """The longest ``details`` JSON shown to the model; longer is cut with an ellipsis."""
@@ -64,7 +65,7 @@ def _seconds(ms: int) -> str:
 
 def _compact(value: Any, limit: int = MAX_DETAILS_CHARS) -> str:
     text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), sort_keys=True, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shortened(text, limit)
 
 
 def _shown(details: Mapping[str, Any] | None) -> str:

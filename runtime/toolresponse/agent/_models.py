@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 from toolresponse_generated import ErrorCode
 
 from .._errors import ModelConfigError, ModelError
+from .._suggest import shortened
 
 if TYPE_CHECKING:
     import openai
@@ -411,7 +412,7 @@ def _count(value: Any, name: str, notes: list[str]) -> int:
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
         return min(int(value), MAX_TOKEN_COUNT)
-    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
+    shown = shortened(repr(value), 40)
     notes.append(f"usage.{name} {shown} is not a count: counted as 0")
     return 0
 

@@ -42,8 +42,8 @@ from typing import Any
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import TraceFormatError
-from .._terminal import printable
-from ..tools import DENIAL_CODES
+from .._suggest import printable, shortened
+from ..tools._policy import DENIAL_CODES
 from ._models import MAX_TOKEN_COUNT
 from ._trace import read_trace
 
@@ -167,7 +167,7 @@ class TraceSummary:
 
 def _shown(value: Any, limit: int = 60) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shortened(text, limit)
 
 
 class _Line:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .._numbers import is_finite_number
+from .._suggest import is_finite_number
 
 
 @dataclass(frozen=True, kw_only=True)

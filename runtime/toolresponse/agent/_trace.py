@@ -41,7 +41,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from .._errors import TraceFormatError
 from .._response import ToolResponse
-from ..tools import DENIAL_CODES, JsonlTraceWriter, StateChange, mask_secrets
+from .._suggest import shortened
+from ..tools._breaker import StateChange
+from ..tools._policy import DENIAL_CODES
+from ..tools._trace import JsonlTraceWriter, mask_secrets
 from ._models import ModelReply, ToolCall, kind_of
 
 _log = logging.getLogger("toolresponse.agent")
@@ -146,7 +149,7 @@ class RunTrace:
             code=response.code.value if response.code else None,
             retryable=response.is_retryable if response.is_error else None,
             time_ms=round(float(stats_time) if stats_time is not None else time_ms, 3),
-            text=response.text if len(response.text) <= 300 else response.text[:299] + "…",
+            text=shortened(response.text, 300),
             **denied,
         )
 

@@ -11,15 +11,8 @@ import argparse
 import os
 import sys
 
-from ..http import (
-    DEFAULT_MAX_EXAMPLES,
-    DEFAULT_SEED,
-    DEFAULT_TIMEOUT_S,
-    TOKEN_ENV,
-    TokenError,
-    load_token,
-    report_conformance,
-)
+from ..http._access import TOKEN_ENV, TokenError, load_token
+from ..http._conformance import DEFAULT_MAX_EXAMPLES, DEFAULT_SEED, DEFAULT_TIMEOUT_S, report_conformance
 
 __all__ = ["add_arguments", "run"]
 

@@ -46,10 +46,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 
+from .. import mask_secrets
 from .._errors import MalformedJsonError, McpConnectError, RegistryLoadError, ToolDefinitionError
 from .._response import ToolResponse, loads_strict
-from ..http import TOKEN_ENV, TokenError, listen, load_token, url_of
-from ..tools import ToolRegistry, load_registry, mask_secrets
+from ..http._access import TOKEN_ENV, TokenError, load_token
+from ..http._serve import listen, url_of
+from ..tools import load_registry
+from ..tools._registry import ToolRegistry
 from .serve import (
     access_rules,
     add_access_arguments,
@@ -131,7 +134,7 @@ def _print(value: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..mcp import require_sdk
+    from ..mcp._client import require_sdk
 
     try:
         require_sdk()  # the extra's presence, told before anything else is loaded
@@ -259,7 +262,8 @@ async def _listed_or_called(
 ) -> ToolResponse | None:
     """Within --timeout, register the server's tools in ``registry``, then call the tool when
     ``arguments`` are given (None for a listing: the tools are in ``registry``)."""
-    from ..mcp import aattach, local_name
+    from ..mcp import aattach
+    from ..mcp._attach import local_name
 
     async with asyncio.timeout(args.timeout):
         await aattach(registry, connection, timeout_s=args.timeout)
@@ -274,7 +278,8 @@ def _hint_stderr(args: argparse.Namespace) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from ..mcp import endpoint_url, http_app, serve_http, serve_stdio
+    from ..mcp import http_app, serve_http, serve_stdio
+    from ..mcp._server import endpoint_url
 
     if args.http:
         if not 0 <= args.port <= 65535:

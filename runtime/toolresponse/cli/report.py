@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .._errors import TraceFormatError
-from .._terminal import printable
+from .._suggest import printable
 from ..agent import render_html, render_text, summarise
 
 __all__ = ["add_arguments", "run"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..compat import FailOn, SchemaDiffError, diff_schemas, failing, render_json, render_text
+from ..compat import SchemaDiffError, diff_schemas
+from ..compat._report import FailOn, failing, render_json, render_text
 
 __all__ = ["add_arguments", "run"]
 

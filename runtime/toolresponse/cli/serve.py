@@ -16,22 +16,11 @@ import os
 import sys
 
 from .._errors import RegistryLoadError
-from ..http import (
-    ANY,
-    DEFAULT_BODY_TIMEOUT_S,
-    DEFAULT_HOST,
-    DEFAULT_PORT,
-    TOKEN_ENV,
-    AccessRules,
-    ConnectionLimits,
-    TokenError,
-    is_loopback,
-    listen,
-    load_token,
-    serve,
-    url_of,
-)
-from ..tools import REGISTRY_EXAMPLE, load_registry
+from ..http import AccessRules, ConnectionLimits, serve
+from ..http._access import ANY, TOKEN_ENV, TokenError, is_loopback, load_token
+from ..http._serve import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, listen, url_of
+from ..tools import load_registry
+from ..tools._load import REGISTRY_EXAMPLE
 
 __all__ = [
     "access_rules",

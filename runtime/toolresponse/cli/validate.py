@@ -114,7 +114,7 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
         return EXIT_ERROR
     judge: Judge = RESPONSE_JUDGE
     if args.dialect != "toolresponse":
-        from ..interop import judge_of  # the dialect mappings load only when asked for
+        from ..interop._logs import judge_of
 
         judge = judge_of(args.dialect)
     if args.scheduler is not None:

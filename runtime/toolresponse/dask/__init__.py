@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+import lazy_loader
 
 if TYPE_CHECKING:
     from ._cluster import BLOCK_BYTES as BLOCK_BYTES
@@ -69,4 +69,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__, submod_attrs={m[1:]: n for m, n in _EXPORTS.items()}
+)

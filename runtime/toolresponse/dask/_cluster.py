@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._numbers import is_finite_number
+from .._suggest import is_finite_number
 from ..validation import (
     Batch,
     InputReader,

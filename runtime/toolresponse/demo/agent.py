@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._errors import ModelConfigError
+from .._suggest import shortened
 from ..agent import (
-    DEFAULT_MODEL_RETRY,
     Agent,
     AgentResult,
-    ModelConfigError,
     OpenAIChatModel,
     RetryPolicy,
     RunOutcome,
@@ -34,7 +34,8 @@ from ..agent import (
     render_text,
     summarise,
 )
-from ..tools import CircuitBreaker
+from ..agent._agent import DEFAULT_MODEL_RETRY
+from ..tools._breaker import CircuitBreaker
 from ._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 from .calculator import build_registry
 
@@ -92,7 +93,7 @@ def scripted_model(messages: list[dict[str, Any]]) -> ScriptedReply:
 
 def _first_line(text: str, limit: int) -> str:
     line = text.splitlines()[0] if text else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return shortened(line, limit)
 
 
 def print_transcript(result: AgentResult, out: TextIO) -> None:

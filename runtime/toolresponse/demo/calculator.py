@@ -42,7 +42,9 @@ from toolresponse_generated import ErrorCode
 from .._response import ToolResponse
 from .._suggest import did_you_mean, nearest
 from ..testing import FakeClock
-from ..tools import CircuitBreaker, StateChange, Tool, ToolRegistry
+from ..tools._breaker import CircuitBreaker, StateChange
+from ..tools._registry import ToolRegistry
+from ..tools._tool import Tool
 from ..validation import validate
 
 Number = int | float

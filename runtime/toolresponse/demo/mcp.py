@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from .._response import ToolResponse
 from ..interop import from_mcp
-from ..tools import ToolRegistry
+from ..tools._registry import ToolRegistry
 from .calculator import build_registry
 
 _CALLS: tuple[tuple[str, dict[str, Any]], ...] = (

@@ -34,18 +34,21 @@ except ImportError as missing:  # pragma: no cover - depends on the installed ex
         " pip install 'toolresponse[http]'"
     ) from None
 
-from toolresponse_generated import ErrorCode
+from toolresponse_generated import ErrorCode, ToolStatus
 from toolresponse_generated.http_binding import (
     ALLOW_HEADER,
     BODY_TOO_LARGE_CODE,
     BODY_TOO_LARGE_STATUS,
+    CALL_ID_HEADER,
     CALL_ID_MAX_LENGTH,
     CALL_ID_MIN_LENGTH,
     CALL_ID_PATTERN,
+    HTTP_STATUS,
     INVOKE_METHOD,
     INVOKE_PATH,
     LIST_TOOLS_METHOD,
     LIST_TOOLS_PATH,
+    MAX_BODY_BYTES,
     MEDIA_TYPE,
     METHOD_NOT_ALLOWED_CODE,
     METHOD_NOT_ALLOWED_STATUS,
@@ -53,19 +56,19 @@ from toolresponse_generated.http_binding import (
     REQUEST_TIMEOUT_STATUS,
     RETRY_AFTER_HEADER,
     RETRY_AFTER_STATUSES,
+    SUCCESS_STATUS,
     TOOL_NAME_PARAMETER,
 )
 
 from .._errors import MalformedJsonError
-from .._numbers import is_finite_number
 from .._response import ToolResponse, loads_strict
-from ..tools import ToolSpec
+from .._suggest import is_finite_number
+from ..tools._prepared import ToolSpec
 from ..validation import to_json_data
-from . import CALL_ID_HEADER, MAX_BODY_BYTES, http_status
 from ._access import AccessGuard, AccessRules, ASGIApp, Receive, Scope, Send
 from ._serve import DEFAULT_BODY_TIMEOUT_S
 
-__all__ = ["ServableRegistry", "create_app"]
+__all__ = ["ServableRegistry", "create_app", "http_status"]
 
 _CALL_ID = re.compile(CALL_ID_PATTERN)
 _LINGER_BYTES = 16 * 1024 * 1024
@@ -74,6 +77,14 @@ _LINGER_BYTES = 16 * 1024 * 1024
 _JSON_TYPES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string"}
 _JSON_TYPES[list] = "an array"
 _log = logging.getLogger("toolresponse.http")
+
+
+def http_status(response: ToolResponse) -> int:
+    """The HTTP status of ``response`` in the binding: 200 for success and partial, else its code's."""
+    code = response.code
+    if response.status is not ToolStatus.ERROR or code is None:
+        return SUCCESS_STATUS
+    return HTTP_STATUS[code]
 
 
 class ServableRegistry(Protocol):

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .._numbers import is_finite_number
+from .._suggest import is_finite_number
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT_S",

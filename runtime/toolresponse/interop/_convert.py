@@ -25,7 +25,7 @@ from typing import IO, Any, Literal, TextIO
 import orjson
 
 from .._errors import ResponseValidationError
-from .._terminal import printable
+from .._suggest import printable
 from .._violation import SchemaViolation
 from ..validation import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, decoded_records, expand
 from ._dialects import Dialect, dialect

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._response import ToolResponse
-from ..tools import LOCAL_CALLER
+from ..tools._policy import LOCAL_CALLER
 from ._carry import agreeing, context_call_id, is_response_wire
 from ._offered import offered_tools
 from ._shape import Shape, record_schema
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from langchain_core.messages import ToolMessage
     from langchain_core.tools import BaseTool
 
-    from ..tools import ToolRegistry
+    from ..tools._registry import ToolRegistry
 
 __all__ = [
     "LANGCHAIN_DICT_SHAPE",

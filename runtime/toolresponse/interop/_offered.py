@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .._response import ToolResponse
-    from ..tools import ToolRegistry
+    from ..tools._registry import ToolRegistry
 
 __all__ = ["OfferedTool", "offered_tools"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..tools import LOCAL_CALLER
+from ..tools._policy import LOCAL_CALLER
 from ._offered import OfferedTool, offered_tools
 from ._openai import to_openai_responses, wire_from_openai_responses
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from agents.tool import FunctionToolCustomDataContext
     from agents.tool_context import ToolContext
 
-    from ..tools import ToolRegistry
+    from ..tools._registry import ToolRegistry
 
 __all__ = ["as_openai_agents_tools"]
 

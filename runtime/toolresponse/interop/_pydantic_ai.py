@@ -53,7 +53,7 @@ import orjson
 from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
-from ..tools import DENIAL_CODES, LOCAL_CALLER
+from ..tools._policy import DENIAL_CODES, LOCAL_CALLER
 from ._carry import (
     CALL_ID,
     agreeing,
@@ -70,7 +70,7 @@ from ._text import inferred, model_text
 if TYPE_CHECKING:
     from pydantic_ai import Tool
 
-    from ..tools import ToolRegistry
+    from ..tools._registry import ToolRegistry
 
 __all__ = [
     "PYDANTIC_AI_SHAPE",

@@ -17,8 +17,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import DialectError, JsonValueError
+from .._suggest import shortened
 from .._violation import SchemaViolation, relevance
-from ..tools import ParameterValidator
+from ..tools._params import ParameterValidator
 from ..validation import MAX_VALUE_DEPTH, to_json_data
 
 __all__ = ["MESSAGE_LIMIT", "RECORD_DEPTH", "Shape", "cut", "dumped", "record_schema", "text_or_blocks"]
@@ -35,7 +36,7 @@ member names it finds wrong, and a record can hold megabytes of them."""
 
 def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
     """``text`` at most ``limit`` characters, its end replaced by "…" when cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shortened(text, limit)
 
 
 def record_schema(title: str, required: list[str], properties: dict[str, Any], **more: Any) -> dict[str, Any]:

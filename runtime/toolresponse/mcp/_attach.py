@@ -17,7 +17,8 @@ from typing import Any, Final, TextIO
 
 from .._errors import ToolDefinitionError
 from .._response import ToolResponse
-from ..tools import Tool, ToolRegistry
+from ..tools._registry import ToolRegistry
+from ..tools._tool import Tool
 from ._client import DEFAULT_TIMEOUT_S, McpConnection
 
 __all__ = ["McpTool", "aattach", "attach", "connect", "local_name"]

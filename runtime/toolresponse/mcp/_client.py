@@ -40,7 +40,7 @@ from toolresponse_generated import ErrorCode
 from .._errors import DialectError, McpConnectError
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
-from ..tools import mask_secrets
+from ..tools._trace import mask_secrets
 from ._loop import Loop, result, running_loop
 
 __all__ = ["DEFAULT_TIMEOUT_S", "MCP_EXTRA_HINT", "McpConnection", "require_sdk"]

@@ -34,9 +34,11 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from .. import __version__
 from .._response import ToolResponse
-from ..http import DEFAULT_HOST, AccessGuard, AccessRules, ConnectionLimits, serve, serve_in_background
+from ..http import AccessRules, ConnectionLimits, serve, serve_in_background
+from ..http._access import AccessGuard
+from ..http._serve import DEFAULT_HOST
 from ..interop import to_mcp
-from ..tools import ToolRegistry
+from ..tools._registry import ToolRegistry
 from ._service import STDIO_CALLER, McpToolCall, McpToolService, Transport
 
 __all__ = [

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from .._response import ToolResponse
-from ..tools import ToolRegistry
+from ..tools._registry import ToolRegistry
 
 __all__ = ["STDIO_CALLER", "McpToolCall", "McpToolService", "Transport"]
 

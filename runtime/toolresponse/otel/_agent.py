@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import SpanKind
 
-from ..agent import ModelError, ModelReply, OpenAIChatModel
+from .._errors import ModelError
+from ..agent import ModelReply, OpenAIChatModel
 from . import _conventions as names
 from ._telemetry import Ending, Span, Telemetry, content_json, traced
 

@@ -27,7 +27,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - the extra is instal
 
 from ..agent import Agent
 from ..mcp import McpConnection, McpToolService
-from ..tools import ToolRegistry
+from ..tools._registry import ToolRegistry
 from . import _agent, _mcp, _telemetry, _tools
 from ._conventions import capture_content_from_env
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from . import _conventions as names
 
 if TYPE_CHECKING:
-    from ..mcp import McpConnection, McpToolCall, McpToolService
+    from ..mcp import McpConnection, McpToolService
+    from ..mcp._service import McpToolCall
     from ._telemetry import Telemetry
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})

@@ -29,7 +29,8 @@ from typing import Any, NamedTuple, Protocol
 from opentelemetry import context, metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from ..tools import mask_secrets
+from .._suggest import shortened
+from ..tools._trace import mask_secrets
 from . import _conventions as names
 
 _log = logging.getLogger("toolresponse.otel")
@@ -218,7 +219,7 @@ def content_json(value: Any) -> str:
 def _masked(text: str, limit: int = 300) -> str:
     """``text`` with secrets masked, cut to ``limit`` characters (for a span status description)."""
     masked = str(mask_secrets(text))
-    return masked if len(masked) <= limit else masked[: limit - 1] + "…"
+    return shortened(masked, limit)
 
 
 def shown(value: Any, limit: int = 200) -> str:

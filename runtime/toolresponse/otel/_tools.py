@@ -22,13 +22,14 @@ from opentelemetry.trace import SpanKind
 from toolresponse_generated import ERROR_CODE_INFO
 
 from .._response import ToolResponse
-from ..tools import StateChange, mask_secrets
+from ..tools._breaker import StateChange
+from ..tools._trace import mask_secrets
 from . import _conventions as names
 from ._mcp import MCP_ATTRIBUTES
 from ._telemetry import Ending, Span, Telemetry, content_json, raised, shown
 
 if TYPE_CHECKING:
-    from ..tools import ToolRegistry
+    from ..tools._registry import ToolRegistry
 
 UNKNOWN_TOOL = "_unknown"
 

@@ -30,8 +30,8 @@ from typing import Any, Final
 
 from toolresponse_generated import ErrorCode
 
-from .._numbers import is_finite_number
 from .._response import ToolResponse
+from .._suggest import is_finite_number
 from ._answers import safe
 from ._policy import ALLOW, AccessRequest, ApprovalRequest, Approver, Decision, Policy, Verdict, shown
 from ._prepared import PreparedTool, ToolSpec

@@ -21,6 +21,7 @@ from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import JsonValueError
 from .._response import ToolResponse, trusted_response
+from .._suggest import shortened
 from .._violation import SchemaViolation
 from ..validation import NOT_PLAIN, is_plain, plain_object_copy, to_json_data
 from ._trace import mask_secrets, secret_values
@@ -49,10 +50,8 @@ Success = tuple[str, dict[str, Any]]
 
 
 def safe(text: str, limit: int = _MESSAGE_LIMIT) -> str:
-    """``text`` as valid Unicode, at most ``limit`` characters."""
-    if not text.isascii():
-        text = text.encode("utf-8", "replace").decode("utf-8")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``text`` as valid Unicode, at most ``limit`` characters (a runtime message's bound)."""
+    return shortened(text, limit)
 
 
 # -- a value as a response -------------------------------------------------------------------

@@ -36,8 +36,8 @@ from typing import Any, Final
 from toolresponse_generated import ToolStatus
 
 from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
-from .._numbers import is_finite_number
 from .._response import ToolResponse, loads_strict, owned_response, trusted_response, with_call_info
+from .._suggest import is_finite_number
 from ..validation import MAX_VALUE_DEPTH, NOT_PLAIN, is_json_data, is_plain, plain_object_copy, to_json_data
 from ._answers import (
     Success,

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+import lazy_loader
 
 if TYPE_CHECKING:
     from ._bulk import (
@@ -235,4 +235,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "._validate": ("ValidationResult", "explain", "is_valid", "iter_errors", "validate", "validate_json"),
 }
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__, submod_attrs={m[1:]: n for m, n in _EXPORTS.items()}
+)

@@ -74,7 +74,7 @@ from typing import IO, Any, Final, Literal, NamedTuple
 
 import orjson
 
-from .._terminal import printable
+from .._suggest import printable
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
 from ._ijson import (

@@ -35,7 +35,7 @@ from typing import IO, Any, Literal, Protocol, TextIO
 
 import orjson
 
-from .._terminal import printable
+from .._suggest import printable
 from ._bulk import MAX_VIOLATIONS, RESPONSE_JUDGE, Batch, Judge, Options, Record, Source, check
 
 __all__ = ["EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"]
