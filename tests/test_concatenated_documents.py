@@ -15,7 +15,7 @@ from interop_cases import HelloAgentsResponse, HelloAgentsStatus
 from test_validate_cli import _Stdin
 
 from toolresponse.cli import main
-from toolresponse.validation import Options, Source, _bulk, check, expand, unsplittable
+from toolresponse.validation import Options, Source, _bulk, check, expand
 
 HELLOAGENTS_LOG = [
     HelloAgentsResponse(HelloAgentsStatus.SUCCESS, "4", data={"output": 4}, stats={"time_ms": 1}),
@@ -126,7 +126,7 @@ def test_a_pretty_printed_lines_file_is_not_cut_into_ranges(
     assert log.stat().st_size > 4 << 10
     listed = next(iter(expand([str(log)])))
     assert isinstance(listed, Source)
-    assert listed._replace(mode="document") == unsplittable(listed)
+    assert listed._replace(mode="document") == _bulk.ranges_of(listed, listed.size, 1 << 10)
     one = run(capsys, monkeypatch, "validate", "--from", "helloagents", str(log))
     assert (0, "60 valid, 0 invalid\n", "") == one
     assert one == run(capsys, monkeypatch, "validate", "--from", "helloagents", "--jobs", "2", str(log))

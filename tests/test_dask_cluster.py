@@ -159,7 +159,7 @@ def many_invalid(path: Path, invalid: int) -> Path:
 
 def counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the bulk API opens from now on (in this process), in order."""
-    from toolresponse.validation import _bulk, open_input
+    from toolresponse.validation import _inputs, open_input
 
     opened: list[str] = []
 
@@ -167,7 +167,7 @@ def counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         opened.append(path)
         return open_input(path)
 
-    monkeypatch.setattr(_bulk, "open_input", counting)
+    monkeypatch.setattr(_inputs, "open_input", counting)
     return opened
 
 

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 import jsonschema_rs
 
 from ._schema import bundled_schema
-from .native import ProjectionPlan, projector_of
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -271,52 +270,24 @@ def engine(name: EngineName = "fast") -> ValidationEngine:
 
 # Projection: the part of an instance the schema can see.
 #
-# Explaining an invalid instance costs jsonschema-rs about ten microseconds, and
-# third-party output repeats its mistakes line after line. A projection keeps
-# exactly what the schema's keywords, and the messages about them, depend on,
-# reading the keywords from the schema: every member name; the exact value
-# under enum and const; for a string, its length as far as minLength/maxLength
-# can tell (as "x"s), or its first 41 characters when its type is wrong (a
-# message quotes 40); for a number, whether it is an integer and which of
-# minimum/maximum/exclusiveMinimum/exclusiveMaximum it meets, or its exact
-# value when one fails or its type is wrong; for an array, whether it is empty;
-# true, false and null as they are. A keyword this does not know keeps the
-# value whole. An instance and its projection get the same verdict and the
-# same violations (the test suite checks both), so explanations can be cached
-# by projection. The bulk path projects every invalid response: it runs the
-# C projector (native/_projector.c) over each Projection's ``plan``
-# (``root_projector``), which gives what ``Projection.project`` gives.
+# Explaining an invalid instance costs jsonschema-rs about ten microseconds, and third-party
+# output repeats its mistakes line after line. A projection keeps exactly what the schema's
+# keywords, and the messages about them, depend on, reading the keywords from the schema: every
+# member name; the exact value under enum and const; for a string, its length as far as
+# minLength/maxLength can tell (as "x"s), or its first 41 characters when its type is wrong (a
+# message quotes 40); for a number, whether it is an integer and which of minimum, maximum,
+# exclusiveMinimum and exclusiveMaximum it meets, or its exact value when one fails or its type
+# is wrong; for an array, whether it is empty; true, false and null as they are. A keyword this
+# does not know keeps the value whole. An instance and its projection get the same verdict and
+# the same violations (the test suite checks both), so explanations are cached by projection.
 
-_ANNOTATIONS = frozenset(
-    (
-        "$anchor",
-        "$comment",
-        "$defs",
-        "$id",
-        "$schema",
-        "default",
-        "definitions",
-        "deprecated",
-        "description",
-        "examples",
-        "readOnly",
-        "title",
-        "writeOnly",
-    )
-)
-_NUMBER_KEYWORDS = frozenset(("exclusiveMaximum", "exclusiveMinimum", "maximum", "minimum"))
 _QUOTED_CHARACTERS = 41
-_OBJECT_KEYWORDS = frozenset(("additionalProperties", "patternProperties", "properties", "required"))
-_SUBSCHEMA_KEYWORDS = frozenset(("else", "if", "not", "then"))
-_SUBSCHEMA_LIST_KEYWORDS = frozenset(("allOf", "anyOf", "oneOf"))
 _MEMO_LIMIT = 1024
 _ALL_KINDS = ("object", "array", "string", "integer", "number", "boolean", "null")
 _NUMBER_STAND_INS: Mapping[str, tuple[int | float, ...]] = {
     "integer": (0, 1, -1, 10**9, -(10**9)),
     "number": (0.5, -0.5, 1.5, 1e9 + 0.5, -1e9 - 0.5),
 }
-
-
 _COMPARISONS: Mapping[str, Callable[[Any, Any], bool]] = {
     "minimum": operator.ge,
     "maximum": operator.le,
@@ -324,24 +295,11 @@ _COMPARISONS: Mapping[str, Callable[[Any, Any], bool]] = {
     "exclusiveMaximum": operator.lt,
 }
 
-
-def _meets(keyword: str, limit: Any, value: int | float) -> bool:
-    return bool(_COMPARISONS[keyword](value, limit))
+Projector = Callable[[Any], Any]
 
 
 def _identity(value: Any) -> Any:
     return value
-
-
-Projector = Callable[[Any], Any]
-
-# The comparison codes of the C projector's number checks (Python's rich comparison operations).
-_NATIVE_COMPARISONS: Mapping[str, int] = {
-    "minimum": 5,  # Py_GE
-    "maximum": 1,  # Py_LE
-    "exclusiveMinimum": 4,  # Py_GT
-    "exclusiveMaximum": 0,  # Py_LT
-}
 
 
 class Projection:
@@ -349,18 +307,16 @@ class Projection:
 
     def __init__(self, nodes: Iterable[Any]) -> None:
         self.keep = False
-        types: list[frozenset[str]] = []
         self.string_keep = 0
         self.numbers: list[tuple[str, Any]] = []
         self.objects = False
+        self._types: list[frozenset[str]] = []
         self._properties: dict[str, list[Any]] = {}
         self._patterns: list[tuple[re.Pattern[str], Any]] = []
         self._additional: list[Any] = []
+        self._references: set[str] = set()
         self._memo: dict[str, Projector] = {}
-        self._plans: dict[str, ProjectionPlan] = {}
-        self._plan: ProjectionPlan | None = None
         pending = list(nodes)
-        seen_references: set[str] = set()
         while pending and not self.keep:
             node = pending.pop()
             if node is True:
@@ -369,47 +325,17 @@ class Projection:
                 self.keep = True
                 break
             for keyword, value in node.items():
-                if keyword in _ANNOTATIONS or keyword.startswith("x-"):
-                    continue
-                if keyword == "$ref":
-                    if not isinstance(value, str) or value in seen_references:
-                        self.keep = True
-                        break
-                    seen_references.add(value)
-                    pending.append(_resolve(value))
-                elif keyword == "type":
-                    types.append(frozenset([value] if isinstance(value, str) else value))
-                elif keyword == "minLength":
-                    self.string_keep = max(self.string_keep, int(value))
-                elif keyword == "maxLength":
-                    self.string_keep = max(self.string_keep, int(value) + 1)
-                elif (
-                    keyword in _NUMBER_KEYWORDS
-                    and isinstance(value, int | float)
-                    and not isinstance(value, bool)
-                ):
-                    self.numbers.append((keyword, value))
-                elif keyword in _OBJECT_KEYWORDS:
-                    self.objects = True
-                    if keyword == "properties":
-                        for name, subschema in value.items():
-                            self._properties.setdefault(name, []).append(subschema)
-                    elif keyword == "patternProperties":
-                        self._patterns.extend((re.compile(pattern), sub) for pattern, sub in value.items())
-                    elif keyword == "additionalProperties":
-                        self._additional.append(value)
-                elif keyword in _SUBSCHEMA_KEYWORDS:
-                    pending.append(value)
-                elif keyword in _SUBSCHEMA_LIST_KEYWORDS:
-                    pending.extend(value)
-                else:
-                    # enum, const, multipleOf, pattern, items ... and anything not listed here.
-                    self.keep = True
+                read = _KEYWORDS.get(keyword)
+                if read is not None:
+                    self.keep = not read(self, value, pending)
+                elif not keyword.startswith("x-"):
+                    self.keep = True  # enum, const, pattern, items ... and any keyword not listed
+                if self.keep:
                     break
         self.typed_kinds = frozenset(
             kind
             for kind in _ALL_KINDS
-            if all(kind in allowed or (kind == "integer" and "number" in allowed) for allowed in types)
+            if all(kind in allowed or (kind == "integer" and "number" in allowed) for allowed in self._types)
         )
         self.project: Projector = _identity if self.keep else self._projector()
 
@@ -429,37 +355,10 @@ class Projection:
             self._memo[name] = member
         return member
 
-    def _member_plan(self, name: str) -> ProjectionPlan:
-        """The plan of the member ``name`` (remembered for the first names seen)."""
-        plan = self._child(name).plan
-        if len(self._plans) < _MEMO_LIMIT:
-            self._plans[name] = plan
-        return plan
-
-    @property
-    def plan(self) -> ProjectionPlan:
-        """This projection as the C projector reads it (each field is documented on ProjectionPlan)."""
-        if self._plan is None:
-            self._plan = ProjectionPlan(
-                keep=self.keep,
-                objects=self.objects,
-                strings_typed="string" in self.typed_kinds,
-                stand_in="x" * self.string_keep,
-                quoted=max(_QUOTED_CHARACTERS, self.string_keep),
-                integers_typed="integer" in self.typed_kinds,
-                numbers_typed="number" in self.typed_kinds,
-                checks=tuple((_NATIVE_COMPARISONS[keyword], limit) for keyword, limit in self.numbers),
-                integer_stand_in=self._stand_in("integer"),
-                number_stand_in=self._stand_in("number"),
-                members=self._plans,
-                member=self._member_plan,
-            )
-        return self._plan
-
     def _stand_in(self, kind: str) -> int | float | None:
         """The first stand-in number of ``kind`` that meets every number keyword, if any."""
         for stand_in in _NUMBER_STAND_INS[kind]:
-            if all(_meets(keyword, limit, stand_in) for keyword, limit in self.numbers):
+            if all(_COMPARISONS[keyword](stand_in, limit) for keyword, limit in self.numbers):
                 return stand_in
         return None
 
@@ -467,8 +366,7 @@ class Projection:
         # The hot path of explaining invalid responses: everything it reads is bound here, and
         # a member whose projection is the value itself costs no call.
         typed_kinds = self.typed_kinds
-        string_keep = self.string_keep
-        quoted = max(_QUOTED_CHARACTERS, string_keep)
+        quoted = max(_QUOTED_CHARACTERS, self.string_keep)
         objects = self.objects
         memo = self._memo
         member = self._member
@@ -476,7 +374,7 @@ class Projection:
         integer_stand_in = self._stand_in("integer")
         number_stand_in = self._stand_in("number")
         strings_typed = "string" in typed_kinds
-        string_stand_in = "x" * string_keep
+        string_stand_in = "x" * self.string_keep
         integers_typed = "integer" in typed_kinds
         numbers_typed = "number" in typed_kinds
 
@@ -513,6 +411,100 @@ class Projection:
         return project
 
 
+# How a projection reads each keyword it knows: True when it understood the value (False keeps
+# the value whole). Subschemas go on ``pending``, to be read as the node's own keywords are.
+KeywordReader = Callable[[Projection, Any, list[Any]], bool]
+
+
+def _annotation(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    return True
+
+
+def _reference(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    if not isinstance(value, str) or value in projection._references:
+        return False
+    projection._references.add(value)
+    pending.append(_resolve(value))
+    return True
+
+
+def _type(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection._types.append(frozenset([value] if isinstance(value, str) else value))
+    return True
+
+
+def _length(extra: int) -> KeywordReader:
+    def read(projection: Projection, value: Any, pending: list[Any]) -> bool:
+        projection.string_keep = max(projection.string_keep, int(value) + extra)
+        return True
+
+    return read
+
+
+def _number(keyword: str) -> KeywordReader:
+    def read(projection: Projection, value: Any, pending: list[Any]) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        projection.numbers.append((keyword, value))
+        return True
+
+    return read
+
+
+def _members(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection.objects = True
+    for name, subschema in value.items():
+        projection._properties.setdefault(name, []).append(subschema)
+    return True
+
+
+def _patterns(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection.objects = True
+    projection._patterns.extend((re.compile(pattern), sub) for pattern, sub in value.items())
+    return True
+
+
+def _additional(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection.objects = True
+    projection._additional.append(value)
+    return True
+
+
+def _required(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection.objects = True
+    return True
+
+
+def _subschema(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    pending.append(value)
+    return True
+
+
+def _subschemas(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    pending.extend(value)
+    return True
+
+
+_ANNOTATIONS = (
+    *("$anchor", "$comment", "$defs", "$id", "$schema", "default", "definitions", "deprecated"),
+    *("description", "examples", "readOnly", "title", "writeOnly"),
+)
+_KEYWORDS: Mapping[str, KeywordReader] = {
+    **dict.fromkeys(_ANNOTATIONS, _annotation),
+    "$ref": _reference,
+    "type": _type,
+    "minLength": _length(0),
+    "maxLength": _length(1),
+    **{keyword: _number(keyword) for keyword in _COMPARISONS},
+    "properties": _members,
+    "patternProperties": _patterns,
+    "additionalProperties": _additional,
+    "required": _required,
+    **dict.fromkeys(("if", "then", "else", "not"), _subschema),
+    **dict.fromkeys(("allOf", "anyOf", "oneOf"), _subschemas),
+}
+
+
 _PROJECTIONS: dict[tuple[int, ...], Projection] = {}
 
 
@@ -529,8 +521,3 @@ def _projection(key: tuple[int, ...], nodes: list[Any]) -> Projection:
 def root_projection() -> Projection:
     """The projection of a whole response under the bundled schema."""
     return Projection([bundled_schema()])
-
-
-def root_projector() -> Projector:
-    """``root_projection().project``, in C where the package was built with its extension."""
-    return projector_of(root_projection())

@@ -39,7 +39,7 @@ from ._engine import (
     json_pointer,
     keyword_location,
     keyword_owner,
-    root_projector,
+    root_projection,
     schema_node,
 )
 from ._engine import engine as _engine_named
@@ -391,7 +391,7 @@ class ExplanationCache:
     def __init__(self, limit: int = 4096) -> None:
         self._limit = limit
         self._answers: dict[bytes, tuple[tuple[SchemaViolation, ...], tuple[SchemaViolation, ...]]] = {}
-        self._project = root_projector()
+        self._project = root_projection().project
 
     def explain(self, obj: Any, *, first: bool = False) -> tuple[SchemaViolation, ...]:
         """Every violation of an instance known to be invalid, most relevant first
