@@ -12,8 +12,8 @@ spike elsewhere on the machine only ever slows a run down):
   with 1 worker and with 2; its overhead at one worker is its time over the
   command's at one process (target at most 1.3x), the command's start-up included
   in the command's time as a user sees it;
-- the peak resident memory of each Dask worker (``ru_maxrss``, workers restarted
-  first) on the corpus and on the corpus three times over: flat when it does not
+- the peak resident memory of each Dask worker (``ru_maxrss``, fresh workers for
+  each run) on the corpus and on the corpus three times over: flat when it does not
   grow with the input.
 
 Figures are printed, never asserted. The machine's load is printed with them:
@@ -134,11 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     options = Options(explain=not quiet)
                     name = f"dask, {workers} worker{'s' if workers > 1 else ''}{' --quiet' if quiet else ''}"
                     seconds[name] = dask_seconds(client, [str(corpus)], options, args.repeats)
-                if workers == 2:
-                    for times in (1, TIMES_LONGER):
-                        client.restart()
-                        dask_seconds(client, [str(corpus)] * times, Options(), 1)
-                        memory[f"{lines * times:,} lines"] = sorted(client.run(peak_rss_mb).values())
+        for times in (1, TIMES_LONGER):  # fresh workers for each: their peak is this run's
+            with LocalCluster(n_workers=2, **cluster_options) as cluster, Client(cluster) as client:
+                dask_seconds(client, [str(corpus)] * times, Options(), 1)
+                memory[f"{lines * times:,} lines"] = sorted(client.run(peak_rss_mb).values())
         after = os.getloadavg()
 
         print()

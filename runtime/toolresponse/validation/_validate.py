@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -291,37 +291,46 @@ def _bad_enum(error: EngineError) -> tuple[str, str | None]:
     return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
 
 
-def _bad_value(error: EngineError) -> tuple[str, str | None]:
-    keyword = error.keyword
-    owner = keyword_owner(error.schema_path)
-    where = _where(error.path)
-    condition = _condition(error.schema_path)
-    value = error.instance
-    if keyword == "type":
-        if not error.path:
-            hint = "; several responses go one per line in JSON lines" if isinstance(value, list) else ""
-            return f"a ToolResponse is a JSON object, not {_describe(value)}{hint}", None
-        return (
-            f"{where} must be {_types_phrase(owner['type'], error.path)}{condition}, not {_describe(value)}",
-            None,
-        )
+# The message of a value that breaks a keyword: {where}, {limit} (the keyword's value, as JSON for
+# const), {condition}, {value} (the value described) and {types} (the types allowed).
+_VALUE_MESSAGES: Mapping[str, str] = {
+    "type": "{where} must be {types}{condition}, not {value}",
+    "minLength": "{where} must be at least {limit} characters long{condition}",
+    "maxLength": "{where} must be at most {limit} characters long{condition}",
+    "minimum": "{where} must be at least {limit}{condition}, not {value}",
+    "maximum": "{where} must be at most {limit}{condition}, not {value}",
+    "const": "{where} must be {limit}{condition}, not {value}",
+}
+
+
+def _bad_value(error: EngineError, suggest: bool) -> tuple[str, str | None]:
+    keyword, value = error.keyword, error.instance
     if keyword == "enum":
         return _bad_enum(error)
-    if keyword == "minLength":
-        limit = owner["minLength"]
-        if limit == 1:
-            return f"{where} must not be empty{condition}", None
-        return f"{where} must be at least {limit} characters long{condition}", None
-    if keyword == "maxLength":
-        return f"{where} must be at most {owner['maxLength']} characters long{condition}", None
-    if keyword == "minimum":
-        return f"{where} must be at least {owner['minimum']}{condition}, not {_describe(value)}", None
-    if keyword == "maximum":
-        return f"{where} must be at most {owner['maximum']}{condition}, not {_describe(value)}", None
-    if keyword == "const":
-        expected = orjson.dumps(owner["const"]).decode("utf-8")
-        return f"{where} must be {expected}{condition}, not {_describe(value)}", None
-    return f"{where}: {error.message}", None
+    if keyword == "type" and not error.path:
+        hint = "; several responses go one per line in JSON lines" if isinstance(value, list) else ""
+        return f"a ToolResponse is a JSON object, not {_describe(value)}{hint}", None
+    template = _VALUE_MESSAGES.get(keyword)
+    if template is None:
+        return f"{_where(error.path)}: {error.message}", None
+    limit = keyword_owner(error.schema_path)[keyword]
+    if keyword == "minLength" and limit == 1:
+        template = "{where} must not be empty{condition}"
+    message = template.format(
+        where=_where(error.path),
+        limit=orjson.dumps(limit).decode("utf-8") if keyword == "const" else limit,
+        condition=_condition(error.schema_path),
+        value=_describe(value),
+        types=_types_phrase(limit, error.path) if keyword == "type" else "",
+    )
+    return message, None
+
+
+_MESSAGES: Mapping[str, Callable[[EngineError, bool], tuple[str, str | None]]] = {
+    "additionalProperties": lambda error, suggest: _unknown_member(error, suggest),
+    "required": lambda error, suggest: _missing_member(error),
+}
+"""What says why a keyword failed (a value that breaks it, by default), and what to suggest."""
 
 
 SUGGESTED_VIOLATIONS = 100
@@ -337,12 +346,7 @@ def _violation(error: EngineError, suggest: bool = True) -> SchemaViolation:
     if not error.schema_path:
         # Not a keyword of the schema: the engine could not go on (depth, a value that is not JSON).
         return SchemaViolation(pointer=json_pointer(error.path), keyword=error.keyword, message=error.message)
-    if error.keyword == "additionalProperties":
-        message, suggestion = _unknown_member(error, suggest)
-    elif error.keyword == "required":
-        message, suggestion = _missing_member(error)
-    else:
-        message, suggestion = _bad_value(error)
+    message, suggestion = _MESSAGES.get(error.keyword, _bad_value)(error, suggest)
     return SchemaViolation(
         pointer=json_pointer(error.path),
         keyword=error.keyword,
