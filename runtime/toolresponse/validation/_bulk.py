@@ -24,9 +24,8 @@ import io
 import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import Future
 from contextlib import contextmanager
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ._checks import Batch, Options, check_lines, merged, renumber, run_task
 from ._engine import engine
@@ -46,6 +45,9 @@ from ._inputs import (
     splittable,
     tasks,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = [
     "BATCH_BYTES",
