@@ -12,9 +12,10 @@ PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
 all: test
 
-$(STAMP): pyproject.toml requirements/dev.txt requirements/constraints.txt
+$(STAMP): pyproject.toml requirements/dev.txt requirements/dev-nodeps.txt requirements/constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) -c requirements/constraints.txt -r requirements/dev.txt -e '.[agent,http,conformance,dask,dataframe,langchain,mcp,otel]'
+	$(PIP_INSTALL) --no-deps -c requirements/constraints.txt -r requirements/dev-nodeps.txt
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -10,9 +10,10 @@ Outputs, all deterministic (no timestamps):
   by datamodel-codegen with the options in ``[tool.datamodel-codegen]`` of
   ``pyproject.toml``;
 * ``generated/python/toolresponse_generated/error_codes.py``: each code's
-  category, default retryability, HTTP status and meaning, read from the
-  annotations of ``schema/v1/error-code.schema.json`` (datamodel-codegen does
-  not emit custom annotations);
+  category, default retryability, HTTP status, meaning and MCP ToolFailure
+  class and code, read from the annotations of
+  ``schema/v1/error-code.schema.json`` (datamodel-codegen does not emit custom
+  annotations), and the ToolFailure table read backwards (``TOOL_FAILURE_CODES``);
 * ``generated/python/toolresponse_generated/tool-response.v1.schema.json``: the
   schema bundled into one file, external references rewritten to ``$defs``;
 * ``generated/python/toolresponse_generated/examples/``: copies of
@@ -33,7 +34,9 @@ Outputs, all deterministic (no timestamps):
   ``tests/conformance/fixture.schema.json``, which ``toolresponse conformance`` runs;
 * in ``docs/tool-response-protocol.md``, between fence comments: the error-code
   catalog table, and each example included from ``schema/v1/examples``
-  (``<!-- BEGIN GENERATED: example NAME.json -->`` ... ``<!-- END GENERATED: example -->``).
+  (``<!-- BEGIN GENERATED: example NAME.json -->`` ... ``<!-- END GENERATED: example -->``);
+* in ``docs/mcp-binding.md``, between fence comments: the ToolFailure table (each code's
+  ``x-mcp-tool-failure``).
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ ROOT_SCHEMA = SCHEMA_DIR / "tool-response.schema.json"
 ERROR_CODE_SCHEMA = SCHEMA_DIR / "error-code.schema.json"
 PACKAGE_DIR = ROOT / "generated" / "python" / "toolresponse_generated"
 PROTOCOL_DOC = ROOT / "docs" / "tool-response-protocol.md"
+MCP_BINDING_DOC = ROOT / "docs" / "mcp-binding.md"
 BINDING_DOCUMENT = SCHEMA_DIR / "http-binding.openapi.json"
 RESOLVED_BINDING_NAME = "http-binding.resolved.openapi.json"
 FIXTURE_SCHEMA = ROOT / "tests" / "conformance" / "fixture.schema.json"
@@ -67,6 +71,15 @@ COMMAND = "make generate"
 
 CATALOG_BEGIN = "<!-- BEGIN GENERATED: error-code catalog (make generate) -->"
 CATALOG_END = "<!-- END GENERATED: error-code catalog -->"
+TOOL_FAILURE_BEGIN = "<!-- BEGIN GENERATED: ToolFailure table (make generate) -->"
+TOOL_FAILURE_END = "<!-- END GENERATED: ToolFailure table -->"
+
+TOOL_FAILURE_MEMBER = "x-mcp-tool-failure"
+"""A code's annotation in ``x-error-codes``: the class and code of the MCP ToolFailure member."""
+TOOL_FAILURE_CLASSES = ("capability", "reliability", "governance")
+"""The classes of the MCP ToolFailure proposal (SEP-3313): how a client reacts to a failure."""
+RETRYABLE_CLASS = "reliability"
+"""The one class whose failures the proposal lets a client retry (``retryable`` is true only there)."""
 
 
 def header(source: str) -> str:
@@ -113,7 +126,8 @@ def models_source() -> str:
         return output.read_text(encoding="utf-8")
 
 
-def error_codes_source() -> str:
+def error_code_metadata() -> tuple[list[str], list[str], dict[str, dict[str, Any]]]:
+    """The codes, their meanings and their metadata (``x-error-codes``), each checked."""
     schema = load(ERROR_CODE_SCHEMA)
     codes: list[str] = schema["enum"]
     meanings: list[str] = schema["x-enum-descriptions"]
@@ -123,10 +137,51 @@ def error_codes_source() -> str:
             f"{relative(ERROR_CODE_SCHEMA)}: x-enum-descriptions and x-error-codes "
             "must describe exactly the codes of enum"
         )
+    check_tool_failures(codes, metadata)
+    return codes, meanings, metadata
+
+
+def check_tool_failures(codes: list[str], metadata: Mapping[str, Mapping[str, Any]]) -> None:
+    """Each code's ``x-mcp-tool-failure`` is a class and a code that the binding can write and read
+    back as that code: the class one of the proposal's, ``reliability`` exactly for the codes
+    retryable by default (the proposal lets only that class be retried), and the code a non-empty
+    string naming no other of the table's codes, neither as its ToolFailure code nor as its name
+    (any case, ``-`` for ``_``, as a client reads it). Every problem stops the generator."""
+    where = f"{relative(ERROR_CODE_SCHEMA)}: x-error-codes"
+    named: dict[str, str] = {}
+    for code in codes:
+        failure = metadata[code].get(TOOL_FAILURE_MEMBER)
+        if not isinstance(failure, dict) or set(failure) != {"class", "code"}:
+            raise SystemExit(f"{where}/{code}: {TOOL_FAILURE_MEMBER} must be an object of class and code")
+        kind, name = failure["class"], failure["code"]
+        if kind not in TOOL_FAILURE_CLASSES:
+            raise SystemExit(
+                f"{where}/{code}: class {kind!r} is not one of {', '.join(TOOL_FAILURE_CLASSES)}"
+            )
+        retryable = metadata[code]["retryable"] is True
+        if (kind == RETRYABLE_CLASS) is not retryable:
+            raise SystemExit(
+                f"{where}/{code}: class {kind!r}, but the code is {'' if retryable else 'not '}retryable"
+                f" by default; only class {RETRYABLE_CLASS!r} may be retried"
+            )
+        if not isinstance(name, str) or not name.strip():
+            raise SystemExit(f"{where}/{code}: the ToolFailure code must be a non-empty string")
+        as_read = name.strip().upper().replace("-", "_")
+        if as_read in codes and as_read != code:
+            raise SystemExit(f"{where}/{code}: the ToolFailure code {name!r} reads as the code {as_read}")
+        if name in named:
+            raise SystemExit(f"{where}/{code}: the ToolFailure code {name!r} is also {named[name]}'s")
+        named[name] = code
+
+
+def error_codes_source() -> str:
+    codes, meanings, metadata = error_code_metadata()
     categories = list(dict.fromkeys(metadata[code]["category"] for code in codes))
     lines = [
         header(relative(ERROR_CODE_SCHEMA)).rstrip("\n"),
-        '"""Each standard error code\'s category, default retryability, HTTP status and meaning."""',
+        '"""Each standard error code\'s category, default retryability, HTTP status, meaning, and the class',
+        "and code of the MCP ToolFailure member that stands for it (an open MCP proposal, SEP-3313).",
+        '"""',
         "",
         "from __future__ import annotations",
         "",
@@ -144,6 +199,21 @@ def error_codes_source() -> str:
         *(f"    {category.upper()} = {category!r}" for category in categories),
         "",
         "",
+        "class ToolFailureClass(StrEnum):",
+        '    """The class of an MCP ToolFailure: how a client reacts (only ``reliability`` is retried)."""',
+        "",
+        *(f"    {kind.upper()} = {kind!r}" for kind in TOOL_FAILURE_CLASSES),
+        "",
+        "",
+        "@dataclass(frozen=True, kw_only=True)",
+        "class McpToolFailure:",
+        '    """The ``class`` and ``code`` of the MCP ToolFailure member written for an error code."""',
+        "",
+        "    failure_class: ToolFailureClass",
+        "    code: str",
+        '    """A value the proposal recommends where one fits, else the error code\'s own name."""',
+        "",
+        "",
         "@dataclass(frozen=True, kw_only=True)",
         "class ErrorCodeInfo:",
         '    """What the schema says of one error code."""',
@@ -155,6 +225,8 @@ def error_codes_source() -> str:
         "    http_status: int",
         '    """The HTTP status of a response with this code in the HTTP binding."""',
         "    description: str",
+        "    mcp_tool_failure: McpToolFailure",
+        '    """The MCP ToolFailure class and code of an error with this code (``x-mcp-tool-failure``)."""',
         "",
         "",
         "ERROR_CODE_INFO: Mapping[ErrorCode, ErrorCodeInfo] = MappingProxyType(",
@@ -162,6 +234,7 @@ def error_codes_source() -> str:
     ]
     for code, meaning in zip(codes, meanings, strict=True):
         entry = metadata[code]
+        failure = entry[TOOL_FAILURE_MEMBER]
         lines += [
             f"        ErrorCode.{code}: ErrorCodeInfo(",
             f"            code=ErrorCode.{code},",
@@ -169,9 +242,24 @@ def error_codes_source() -> str:
             f"            retryable={bool(entry['retryable'])!r},",
             f"            http_status={int(entry['http_status'])!r},",
             f"            description={meaning!r},",
+            "            mcp_tool_failure=McpToolFailure(",
+            f"                failure_class=ToolFailureClass.{failure['class'].upper()},",
+            f"                code={failure['code']!r},",
+            "            ),",
             "        ),",
         ]
-    lines += ["    }", ")", ""]
+    lines += [
+        "    }",
+        ")",
+        "",
+        "TOOL_FAILURE_CODES: Mapping[str, ErrorCode] = MappingProxyType(",
+        "    {",
+        *(f"        {metadata[code][TOOL_FAILURE_MEMBER]['code']!r}: ErrorCode.{code}," for code in codes),
+        "    }",
+        ")",
+        '"""The same table read backwards: the error code each ToolFailure code of the table stands for."""',
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -221,6 +309,38 @@ def catalog_table() -> str:
     return "\n".join(rows)
 
 
+def tool_failure_table() -> str:
+    """The MCP binding's ToolFailure table: each code's class and ToolFailure code (both ways)."""
+    codes, _, metadata = error_code_metadata()
+    rows = [
+        "| error code | `class` | `code` | `retryable` (the code's default) |",
+        "|---|---|---|---|",
+    ]
+    for code in codes:
+        failure = metadata[code][TOOL_FAILURE_MEMBER]
+        own = " (its own name)" if failure["code"] == code else ""
+        retryable = "`true`" if failure["class"] == RETRYABLE_CLASS else "absent"
+        rows.append(f"| `{code}` | {failure['class']} | `{failure['code']}`{own} | {retryable} |")
+    return "\n".join(rows)
+
+
+def fenced(path: Path, text: str, begin: str, end: str, body: str) -> str:
+    """``text`` (of ``path``) with ``body`` between the fence comments ``begin`` and ``end``."""
+    start = text.find(begin)
+    stop = text.find(end)
+    if start < 0 or stop < start:
+        raise SystemExit(f"{relative(path)}: the fence comments {begin!r} and {end!r} are missing")
+    return f"{text[: start + len(begin)]}\n{body}\n{text[stop:]}"
+
+
+def mcp_binding_doc_source() -> str | None:
+    """The MCP binding document with its ToolFailure table brought up to date."""
+    if not MCP_BINDING_DOC.exists():
+        return None
+    text = MCP_BINDING_DOC.read_text(encoding="utf-8")
+    return fenced(MCP_BINDING_DOC, text, TOOL_FAILURE_BEGIN, TOOL_FAILURE_END, tool_failure_table())
+
+
 EXAMPLE_FENCE = re.compile(
     r"(<!-- BEGIN GENERATED: example (?P<name>[\w.-]+\.json) -->\n)"
     r"(?P<body>.*?)"
@@ -233,12 +353,9 @@ def protocol_doc_source() -> str | None:
     """The protocol document with its catalog table and included examples brought up to date."""
     if not PROTOCOL_DOC.exists():
         return None
-    text = PROTOCOL_DOC.read_text(encoding="utf-8")
-    start = text.find(CATALOG_BEGIN)
-    end = text.find(CATALOG_END)
-    if start < 0 or end < start:
-        raise SystemExit(f"{relative(PROTOCOL_DOC)}: the catalog fence comments are missing")
-    text = f"{text[: start + len(CATALOG_BEGIN)]}\n{catalog_table()}\n{text[end:]}"
+    text = fenced(
+        PROTOCOL_DOC, PROTOCOL_DOC.read_text(encoding="utf-8"), CATALOG_BEGIN, CATALOG_END, catalog_table()
+    )
 
     def include(match: re.Match[str]) -> str:
         example = SCHEMA_DIR / "examples" / match["name"]
@@ -256,7 +373,14 @@ def package_init_source() -> str:
             header(relative(SCHEMA_DIR)).rstrip("\n"),
             '"""Models, enums and error-code metadata generated from the ToolResponse v1 schema."""',
             "",
-            "from .error_codes import ERROR_CODE_INFO, ErrorCategory, ErrorCodeInfo",
+            "from .error_codes import (",
+            "    ERROR_CODE_INFO,",
+            "    TOOL_FAILURE_CODES,",
+            "    ErrorCategory,",
+            "    ErrorCodeInfo,",
+            "    McpToolFailure,",
+            "    ToolFailureClass,",
+            ")",
             "from .models import Context, ErrorCode, ErrorInfo, Stats, ToolResponse, ToolStatus",
             "",
             'BUNDLED_SCHEMA_NAME = "tool-response.v1.schema.json"',
@@ -265,12 +389,15 @@ def package_init_source() -> str:
             "__all__ = [",
             '    "BUNDLED_SCHEMA_NAME",',
             '    "ERROR_CODE_INFO",',
+            '    "TOOL_FAILURE_CODES",',
             '    "Context",',
             '    "ErrorCategory",',
             '    "ErrorCode",',
             '    "ErrorCodeInfo",',
             '    "ErrorInfo",',
+            '    "McpToolFailure",',
             '    "Stats",',
+            '    "ToolFailureClass",',
             '    "ToolResponse",',
             '    "ToolStatus",',
             "]",
@@ -775,6 +902,7 @@ def outputs() -> dict[Path, Callable[[], str | None]]:
         PACKAGE_DIR / "__init__.py": package_init_source,
         PACKAGE_DIR / "tool-response.v1.schema.json": bundle_source,
         PROTOCOL_DOC: protocol_doc_source,
+        MCP_BINDING_DOC: mcp_binding_doc_source,
     }
 
 

@@ -13,9 +13,11 @@
 // * tool-response.ts: the ToolResponse, ErrorInfo, Stats and Context types and
 //   the ToolStatus and ErrorCode unions, by json-schema-to-typescript from
 //   schema/v1/tool-response.schema.json;
-// * error-codes.ts: each code's category, default retryability, HTTP status and
-//   meaning (ERROR_CODE_INFO), read from the annotations of
-//   schema/v1/error-code.schema.json, which json-schema-to-typescript does not emit;
+// * error-codes.ts: each code's category, default retryability, HTTP status,
+//   meaning and MCP ToolFailure class and code (ERROR_CODE_INFO), and that table
+//   read backwards (TOOL_FAILURE_CODES), read from the annotations of
+//   schema/v1/error-code.schema.json, which json-schema-to-typescript does not emit
+//   (codegen/generate.py, which `make generate` runs first, checks the ToolFailure table);
 // * schema.ts: the schema the package validates with, as one document
 //   (TOOL_RESPONSE_SCHEMA): the bundle that codegen/generate.py writes
 //   (generated/python/toolresponse_generated/tool-response.v1.schema.json, every
@@ -63,6 +65,7 @@ const LOCK_FILE = path.join(ROOT, "package-lock.json");
 const ROOT_SCHEMA = "tool-response.schema.json";
 const ERROR_CODE_SCHEMA = "error-code.schema.json";
 const STATUS_SCHEMA = "status.schema.json";
+const TOOL_FAILURE_MEMBER = "x-mcp-tool-failure";
 const COMMAND = "make generate";
 const SCRIPT = "codegen/typescript.mjs";
 const PRETTIER_STYLE = {
@@ -284,15 +287,35 @@ function errorCodesSource(byId) {
     );
   }
   const categories = [...new Set(codes.map((code) => metadata[code].category))];
+  const failures = codes.map((code) => metadata[code][TOOL_FAILURE_MEMBER]);
+  if (!failures.every((failure) => typeof failure?.class === "string" && typeof failure?.code === "string")) {
+    throw new SchemaError(
+      `schema/v1/${ERROR_CODE_SCHEMA}: every code's ${TOOL_FAILURE_MEMBER} must have a class and a code`,
+    );
+  }
+  const failureClasses = [...new Set(failures.map((failure) => failure.class))].sort();
   const q = (value) => JSON.stringify(value);
   const lines = [
     header(`schema/v1/${ERROR_CODE_SCHEMA} and schema/v1/${STATUS_SCHEMA}`).trimEnd(),
-    "/** Each standard error code's category, default retryability, HTTP status and meaning. */",
+    "/**",
+    " * Each standard error code's category, default retryability, HTTP status, meaning, and the class",
+    " * and code of the MCP ToolFailure member that stands for it (an open MCP proposal, SEP-3313).",
+    " */",
     "",
     'import type { ErrorCode, ToolStatus } from "./tool-response.js";',
     "",
     "/** The family an error code belongs to. */",
     `export type ErrorCategory = ${categories.map(q).join(" | ")};`,
+    "",
+    "/** The class of an MCP ToolFailure: how a client reacts (only `reliability` is retried). */",
+    `export type ToolFailureClass = ${failureClasses.map(q).join(" | ")};`,
+    "",
+    "/** The `class` and `code` of the MCP ToolFailure member written for an error code. */",
+    "export interface McpToolFailure {",
+    "  readonly class: ToolFailureClass;",
+    "  /** A value the proposal recommends where one fits, else the error code's own name. */",
+    "  readonly code: string;",
+    "}",
     "",
     "/** What the schema says of one error code. */",
     "export interface ErrorCodeInfo {",
@@ -304,6 +327,8 @@ function errorCodesSource(byId) {
     "  readonly httpStatus: number;",
     "  /** The code's one-line meaning. */",
     "  readonly description: string;",
+    "  /** The MCP ToolFailure class and code of an error with this code (`x-mcp-tool-failure`). */",
+    "  readonly mcpToolFailure: McpToolFailure;",
     "}",
     "",
     "/** The standard error codes, in the schema's order. */",
@@ -324,10 +349,16 @@ function errorCodesSource(byId) {
       `    retryable: ${entry.retryable === true},`,
       `    httpStatus: ${Number(entry.http_status)},`,
       `    description: ${q(meanings[index])},`,
+      `    mcpToolFailure: Object.freeze({ class: ${q(failures[index].class)}, code: ${q(failures[index].code)} }),`,
       "  }),",
     );
   });
   lines.push(
+    "});",
+    "",
+    "/** The same table read backwards: the error code each ToolFailure code of the table stands for. */",
+    "export const TOOL_FAILURE_CODES: Readonly<Record<string, ErrorCode>> = Object.freeze({",
+    ...codes.map((code, index) => `  ${q(failures[index].code)}: ${q(code)},`),
     "});",
     "",
     "/** Whether `value` is one of the standard error codes, exactly. */",

@@ -11,8 +11,36 @@ import pytest
 from hypothesis import strategies as st
 from test_engine_parity import fixture_cases
 
-from toolresponse import ErrorCode, ToolResponse
+from toolresponse import AccessControl, ErrorCode, RequireApproval, ToolRegistry, ToolResponse
 from toolresponse.interop import DIALECTS, dialect
+
+
+def adapted_registry() -> ToolRegistry:
+    """The registry the framework adapters' tests run (LangChain, pydantic-ai, openai-agents): a
+    success, an error, a partial result, and a tool each of whose calls a person refuses."""
+    registry = ToolRegistry(access=AccessControl(RequireApproval("drop_*"), approver=lambda request: False))
+
+    @registry.tool
+    def add(a: int, b: int) -> int:
+        """Add two whole numbers."""
+        return a + b
+
+    @registry.tool
+    def read_file(path: str) -> ToolResponse:
+        """Read a file."""
+        return ToolResponse.error("NOT_FOUND", f"{path} does not exist", details={"path": path})
+
+    @registry.tool
+    def search(query: str) -> ToolResponse:
+        """Search the notes."""
+        return ToolResponse.partial("First 2 of 9 notes.", data={"returned": 2, "total": 9})
+
+    @registry.tool
+    def drop_table(name: str) -> str:
+        """Drop a table."""
+        return "dropped"
+
+    return registry
 
 
 def dialect_params(*, exclude: tuple[str, ...] = ()) -> list[Any]:
@@ -20,13 +48,24 @@ def dialect_params(*, exclude: tuple[str, ...] = ()) -> list[Any]:
     return [pytest.param(name, id=name) for name in DIALECTS if name not in exclude]
 
 
-def to_record(name: str, response: ToolResponse, *, call_id: str = "call_1") -> Any:
-    """``to_<name>(response)``, given ``call_id`` where the dialect's records need one and the
-    response's context has none."""
-    row = dialect(name)
-    if row.call_id is None or (response.context or {}).get("call_id"):
-        return row.to(response)
-    return row.to(response, **{row.call_id: call_id})
+def to_record(name: str, response: ToolResponse, *, call_id: str = "call_1", tool: str = "tool_1") -> Any:
+    """``to_<name>(response)``, given ``call_id`` and ``tool`` where the dialect's records need a call
+    id or a tool name and the response's context has none."""
+    row, context = dialect(name), response.context or {}
+    given = {}
+    if row.call_id is not None and not context.get("call_id"):
+        given[row.call_id] = call_id
+    if row.tool_name is not None and not context.get("tool_name"):
+        given[row.tool_name] = tool
+    return row.to(response, **given)
+
+
+def inferred_error(text: str, code: str, signal: str, **context: Any) -> dict[str, Any]:
+    """The wire object of an error read from a third party's ``text``, its ``code`` inferred from
+    the words ``signal`` names (``_text.INFERENCE_TABLE``), with ``context``."""
+    details = {"code_from": "text", "inferred": True, "signal": signal}
+    info = {"code": code, "message": text, "details": details}
+    return {"status": "error", "text": text, "error_info": info, "context": context}
 
 
 LOSSLESS = dialect_params(exclude=("helloagents",))

@@ -22,6 +22,9 @@ from toolresponse.agent import (
     OpenAIChatModel,
     RetryPolicy,
     RunOutcome,
+)
+from toolresponse.cli import main as cli
+from toolresponse.demo._chat_server import (
     ScriptedChatServer,
     ScriptedCompletion,
     ScriptedDisconnect,
@@ -30,7 +33,6 @@ from toolresponse.agent import (
     ScriptedToolCall,
     ScriptStep,
 )
-from toolresponse.cli import main as cli
 from toolresponse.testing import FakeClock
 from toolresponse.validation import is_valid
 

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from toolresponse.agent import RetryPolicy, ScriptedChatServer, ScriptedReply
+from toolresponse.agent import RetryPolicy
 from toolresponse.demo import agent as demo
+from toolresponse.demo._chat_server import ScriptedChatServer, ScriptedReply
 
 
 @pytest.fixture

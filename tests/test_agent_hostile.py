@@ -28,15 +28,9 @@ from typing import Any
 import pytest
 
 from toolresponse import ToolRegistry, ToolResponse
-from toolresponse.agent import (
-    Agent,
-    AgentResult,
-    OpenAIChatModel,
-    ScriptedChatServer,
-    ScriptedCompletion,
-    ScriptedReply,
-)
+from toolresponse.agent import Agent, AgentResult, OpenAIChatModel
 from toolresponse.cli import main as cli
+from toolresponse.demo._chat_server import ScriptedChatServer, ScriptedCompletion, ScriptedReply
 from toolresponse.testing import FakeClock
 
 HOSTILE = Path(os.environ.get("TOOLRESPONSE_HOSTILE_DIR", Path(__file__).parent / "hostile"))

@@ -20,15 +20,17 @@ from toolresponse.agent import (
     ModelError,
     ModelReply,
     OpenAIChatModel,
+    TokenUsage,
+    ToolCall,
+)
+from toolresponse.agent._models import retry_after_seconds
+from toolresponse.demo._chat_server import (
     ScriptedChatServer,
     ScriptedDisconnect,
     ScriptedHTTPError,
     ScriptedReply,
     ScriptedToolCall,
-    TokenUsage,
-    ToolCall,
 )
-from toolresponse.agent._models import retry_after_seconds
 
 HELLO = [{"role": "user", "content": "hello"}]
 TOOLS = [
@@ -191,25 +193,6 @@ def test_a_failing_script_callable_answers_a_clear_client_error() -> None:
     with ScriptedChatServer(broken) as server, pytest.raises(ModelError) as caught:
         _model(server).complete(HELLO, [])
     assert "the scripted model failed: LookupError: no line for this" == caught.value.message
-
-
-def test_server_answers_other_routes_with_404_and_lists_its_model() -> None:
-    """Only the chat route is served; /v1/models names the scripted model."""
-    import httpx
-
-    with ScriptedChatServer([]) as server:
-        models = httpx.get(f"{server.base_url}/models").json()
-        missing = httpx.post(f"{server.base_url}/completions", json={})
-        bad = httpx.post(f"{server.base_url}/chat/completions", content=b"{oops")
-    assert ["scripted-model"] == [entry["id"] for entry in models["data"]]
-    assert (404, 400) == (missing.status_code, bad.status_code)
-    assert bad.json()["error"]["message"].startswith("the request body is not JSON")
-
-
-def test_script_steps_are_checked_when_the_server_is_built() -> None:
-    """A script entry that is not a step is refused at once, naming its index."""
-    with pytest.raises(TypeError, match="script step 1 is str, not a scripted step"):
-        ScriptedChatServer([ScriptedReply(content="ok"), "oops"])  # type: ignore[list-item]
 
 
 CONFIG = [

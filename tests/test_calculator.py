@@ -21,9 +21,7 @@ from toolresponse.demo.calculator import (
     CalculatorError,
     build_registry,
     calculate,
-    digit_count,
     evaluate,
-    scientific,
 )
 from toolresponse.testing import FakeClock
 
@@ -49,11 +47,11 @@ ROOT = Path(__file__).resolve().parent.parent
         ("1.5e3", 1500.0),
         ("sqrt(16)", 4.0),
         ("abs(-3)", 3),
-        ("round(2.567, 2)", 2.57),
+        ("round(2.567)", 3),
         ("round(2.5)", 2),
         ("floor(-1.5)", -2),
         ("ceil(1.2)", 2),
-        ("log(8, 2)", 3.0),
+        ("log(e)", 1.0),
         ("exp(0)", 1.0),
         ("sin(0) + cos(0)", 1.0),
         ("tan(0)", 0.0),
@@ -77,12 +75,16 @@ def test_evaluates_arithmetic(expression: str, value: float) -> None:
         ("", ErrorCode.INVALID_PARAM, "empty"),
         ("   \t\n", ErrorCode.INVALID_PARAM, "empty"),
         ("1+" * 300, ErrorCode.INVALID_PARAM, "too_long"),
-        ("2 + $", ErrorCode.INVALID_FORMAT, "character"),
-        ("__import__('os')", ErrorCode.INVALID_FORMAT, "character"),
-        ("open('/etc/passwd').read()", ErrorCode.INVALID_FORMAT, "character"),
-        ("[1, 2]", ErrorCode.INVALID_FORMAT, "character"),
-        ("1 < 2", ErrorCode.INVALID_FORMAT, "character"),
-        ("x = 1", ErrorCode.INVALID_FORMAT, "character"),
+        ("2 + $", ErrorCode.INVALID_FORMAT, "syntax"),
+        ("12 \N{MULTIPLICATION SIGN} 4", ErrorCode.INVALID_FORMAT, "syntax"),
+        ("__import__('os')", ErrorCode.INVALID_FORMAT, "unsupported"),
+        ("open('/etc/passwd').read()", ErrorCode.INVALID_FORMAT, "unsupported"),
+        ("[1, 2]", ErrorCode.INVALID_FORMAT, "unsupported"),
+        ("1 < 2", ErrorCode.INVALID_FORMAT, "unsupported"),
+        ("1 << 2", ErrorCode.INVALID_FORMAT, "unsupported"),
+        ("'1'", ErrorCode.INVALID_FORMAT, "unsupported"),
+        ("f'{1}'", ErrorCode.INVALID_FORMAT, "unsupported"),
+        ("x = 1", ErrorCode.INVALID_FORMAT, "syntax"),
         ("2 +", ErrorCode.INVALID_FORMAT, "syntax"),
         ("(1", ErrorCode.INVALID_FORMAT, "syntax"),
         ("2 3", ErrorCode.INVALID_FORMAT, "syntax"),
@@ -98,6 +100,7 @@ def test_evaluates_arithmetic(expression: str, value: float) -> None:
         ("x + 1", ErrorCode.INVALID_FORMAT, "unsupported"),
         ("sqrt", ErrorCode.INVALID_FORMAT, "unsupported"),
         ("sqrt(1, 2)", ErrorCode.INVALID_FORMAT, "unsupported"),
+        ("sqrt(x=1)", ErrorCode.INVALID_FORMAT, "unsupported"),
         ("round()", ErrorCode.INVALID_FORMAT, "unsupported"),
         ("print(1)", ErrorCode.INVALID_FORMAT, "unsupported"),
         ("sqrt(*(1,))", ErrorCode.INVALID_FORMAT, "unsupported"),
@@ -108,13 +111,10 @@ def test_evaluates_arithmetic(expression: str, value: float) -> None:
         ("1 % 0", ErrorCode.EXECUTION_ERROR, "division_by_zero"),
         ("3 // 0.0", ErrorCode.EXECUTION_ERROR, "division_by_zero"),
         ("0 ** -1", ErrorCode.EXECUTION_ERROR, "division_by_zero"),
-        ("log(5, 1)", ErrorCode.EXECUTION_ERROR, "division_by_zero"),
         ("sqrt(-1)", ErrorCode.EXECUTION_ERROR, "math_domain"),
         ("log(0)", ErrorCode.EXECUTION_ERROR, "math_domain"),
         ("(-8) ** 0.5", ErrorCode.EXECUTION_ERROR, "not_real"),
-        ("round(1.5, 1000)", ErrorCode.EXECUTION_ERROR, "argument_out_of_range"),
-        ("round(5, -10 ** 9)", ErrorCode.EXECUTION_ERROR, "argument_out_of_range"),
-        ("round(1, 0.5)", ErrorCode.EXECUTION_ERROR, "argument_out_of_range"),
+        ("floor(1e308 * 10 / 10)", ErrorCode.EXECUTION_ERROR, "overflow"),
         ("1e999", ErrorCode.EXECUTION_ERROR, "overflow"),
         ("exp(1000)", ErrorCode.EXECUTION_ERROR, "overflow"),
         ("1e308 * 10", ErrorCode.EXECUTION_ERROR, "overflow"),
@@ -137,7 +137,7 @@ def test_refuses_with_a_code_and_reason(expression: str, code: ErrorCode, reason
 
 @pytest.mark.parametrize(
     ("expression", "hint"),
-    [("sqr(2)", "did you mean 'sqrt'?"), ("pie", "did you mean 'pi'?"), ("2 + $", "'$' at position 5")],
+    [("sqr(2)", "did you mean 'sqrt'?"), ("pie", "did you mean 'pi'?"), ("2 + $", "at position 5")],
 )
 def test_refusals_tell_how_to_fix(expression: str, hint: str) -> None:
     """Messages name the offending part and the nearest known name."""
@@ -159,30 +159,34 @@ def test_evaluator_never_calls_eval_or_exec() -> None:
 # -- digits and scientific notation --------------------------------------------------------
 
 
-@pytest.mark.parametrize("power", [1, 2, 15, 16, 17, 30, 31, 308, 309, 1000, 4300, 4301, 9999])
+@pytest.mark.parametrize("power", [1, 2, 15, 16, 17, 30, 31, 308, 309, 1000, 4300, 4301, 9998])
 @pytest.mark.parametrize("offset", [-1, 0, 1])
 def test_digit_count_is_exact_at_powers_of_ten(power: int, offset: int) -> None:
-    """digit_count agrees with len(str(n)) around every tested power of ten."""
-    value = 10**power + offset
+    """The digits of a result (its text when exact, else data.digits) are counted exactly around
+    every tested power of ten, negative results too."""
     expected = power + (1 if offset >= 0 else 0)
-    assert (expected, expected) == (digit_count(value), digit_count(-value))
+    for expression in (f"10 ** {power} + {offset}", f"-(10 ** {power} + {offset})"):
+        data = calculate(expression).data
+        assert expected == data.get("digits", len(data["result_text"].lstrip("-")))
 
 
 @pytest.mark.parametrize(
-    ("value", "text", "exact"),
+    ("expression", "text", "exact"),
     [
-        (2**100, "1.26765060022823e+30", False),
-        (10**40, "1e+40", True),
-        (-(3**200), "-2.65613988875875e+95", False),
-        (10**20 * 999_999_999_999_999_5, "1e+36", False),
-        (10**20 * 123_456_789_012_345_4, "1.23456789012345e+35", False),
-        (12_345, "1.2345e+4", True),
+        ("2 ** 100", "1.26765060022823e+30", False),
+        ("10 ** 40", "1e+40", True),
+        ("-(3 ** 200)", "-2.65613988875875e+95", False),
+        ("10 ** 20 * 9999999999999995", "1e+36", False),
+        ("10 ** 20 * 1234567890123454", "1.23456789012345e+35", False),
+        ("12345 * 10 ** 40", "1.2345e+44", True),
     ],
 )
-def test_scientific_rounds_half_up_with_carry(value: int, text: str, exact: bool) -> None:
-    """scientific() keeps 15 significant digits, rounds half up (carrying into the exponent), and says
-    whether that was exact."""
-    assert (text, exact) == scientific(value)
+def test_scientific_rounds_half_up_with_carry(expression: str, text: str, exact: bool) -> None:
+    """A long integer is shown with 15 significant digits, rounded half up (carrying into the
+    exponent); it is a success when that was exact, else partial."""
+    response = calculate(expression)
+    expected = ToolStatus.SUCCESS if exact else ToolStatus.PARTIAL
+    assert (text, expected) == (response.data["result_text"], response.status)
 
 
 # -- the tool's responses ------------------------------------------------------------------
@@ -306,7 +310,8 @@ def test_registry_describes_the_parameters_schema() -> None:
     """The registered calculator declares the expression parameter's schema and an output schema."""
     spec = build_registry().spec("calculator")
     assert spec is not None
-    assert (calculator.PARAMETERS, calculator.OUTPUT_SCHEMA) == (spec.parameters, spec.output_schema)
+    tool = calculator.Calculator
+    assert (tool.parameters, tool.output_schema) == (spec.parameters, spec.output_schema)
 
 
 def test_registry_with_a_breaker_and_clock() -> None:

@@ -248,6 +248,14 @@ def _conflict_note(docs: Documents) -> None:
     docs[EC]["x-error-codes"]["CONFLICT"]["note"] = "raised by optimistic locking"
 
 
+def _conflict_vendor_note(docs: Documents) -> None:
+    docs[EC]["x-error-codes"]["CONFLICT"]["x-note"] = "raised by optimistic locking"
+
+
+def _conflict_vendor_note_changed(docs: Documents) -> None:
+    docs[EC]["x-error-codes"]["CONFLICT"]["x-note"] = "raised by any lock"
+
+
 def _params_input_rejects_items(docs: Documents) -> None:
     docs[TR]["$defs"]["Context"]["properties"]["params_input"]["items"] = False
 
@@ -460,6 +468,11 @@ MUTATIONS: list[tuple[str, Callable[[Documents], None], Expected]] = [
         _conflict_note,
         [(B, "code-metadata-changed", f"{EC}#/x-error-codes/CONFLICT/note")],
     ),
+    (
+        "a new vendor annotation of a code",
+        _conflict_vendor_note,
+        [(OK, "annotation-added", f"{EC}#/x-error-codes/CONFLICT/x-note")],
+    ),
 ]
 
 # Changes the released schema cannot show as its old side (it has no ``false``
@@ -476,6 +489,18 @@ PAIRS: list[tuple[str, Callable[[Documents], None], Callable[[Documents], None],
         _time_ms_deprecated,
         _time_ms_not_deprecated,
         [(B, "annotation-changed", f"{TR}#/$defs/Stats/properties/time_ms/deprecated")],
+    ),
+    (
+        "a vendor annotation of a code changed",
+        _conflict_vendor_note,
+        _conflict_vendor_note_changed,
+        [(B, "annotation-changed", f"{EC}#/x-error-codes/CONFLICT/x-note")],
+    ),
+    (
+        "a vendor annotation of a code removed",
+        _conflict_vendor_note,
+        lambda docs: None,
+        [(B, "annotation-changed", f"{EC}#/x-error-codes/CONFLICT/x-note")],
     ),
 ]
 

@@ -8,7 +8,9 @@ registered by their ``$id``; ``tool-response.schema.json`` is the root.
 The HTTP fixtures of ``v1/http`` are requests to a server and the answers they
 must get; ``toolresponse conformance URL`` runs them. Here they are checked as
 files: against the fixture schema, for unique declarative descriptions, for
-codes the schema has, and for the body limit the binding document states.
+codes the schema has, and for the body limit the binding document states. The
+MCP mapping fixtures of ``v1/mcp`` are checked as files here too;
+``tests/test_mcp_mapping.py`` runs them.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ ERROR_CODE_SCHEMA_ID = "https://toolresponse.dev/schema/v1/error-code.schema.jso
 FIXTURE_SCHEMA_PATH = TESTS_DIR / "conformance" / "fixture.schema.json"
 FIXTURE_DIR = Path(os.environ.get("TOOLRESPONSE_CONFORMANCE_DIR") or TESTS_DIR / "conformance" / "v1")
 HTTP_FIXTURE_DIR = FIXTURE_DIR / "http"
+MCP_FIXTURE_DIR = FIXTURE_DIR / "mcp"
 BINDING_DOCUMENT_PATH = SCHEMA_DIR / "http-binding.openapi.json"
 FORBIDDEN_WORDS = ("should", "test that")
 MIN_TEST_COUNT = 100
@@ -96,9 +99,14 @@ def http_fixture_paths() -> list[Path]:
     return sorted(HTTP_FIXTURE_DIR.glob("*.json"))
 
 
+def mcp_fixture_paths() -> list[Path]:
+    """The MCP mapping fixture files, sorted by name."""
+    return sorted(MCP_FIXTURE_DIR.glob("*.json"))
+
+
 def all_fixture_paths() -> list[Path]:
-    """Every fixture file, schema and HTTP."""
-    return [*fixture_paths(), *http_fixture_paths()]
+    """Every fixture file, schema, HTTP and MCP mapping."""
+    return [*fixture_paths(), *http_fixture_paths(), *mcp_fixture_paths()]
 
 
 def fixture_id(path: Path) -> str:
@@ -269,12 +277,13 @@ def test_http_fixture_directory_holds_fixture_files() -> None:
 
 @pytest.mark.parametrize(
     ("paths", "kind"),
-    [(fixture_paths, "data"), (http_fixture_paths, "request")],
-    ids=["schema files hold schema tests", "HTTP files hold HTTP tests"],
+    [(fixture_paths, "data"), (http_fixture_paths, "request"), (mcp_fixture_paths, "direction")],
+    ids=["schema files hold schema tests", "HTTP files hold HTTP tests", "MCP files hold MCP mapping tests"],
 )
 def test_each_fixture_file_holds_one_kind_of_test(paths: Any, kind: str) -> None:
-    """v1/*.json holds only schema tests (data) and v1/http/*.json only HTTP tests (request), so that a
-    runner of either kind reads its directory without sorting tests."""
+    """v1/*.json holds only schema tests (data), v1/http/*.json only HTTP tests (request) and
+    v1/mcp/*.json only MCP mapping tests (direction), so that a runner of each kind reads its
+    directory without sorting tests."""
     expected: list[str] = []
     actual = [
         f"{fixture_id(path)}::{test['description']}"

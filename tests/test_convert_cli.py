@@ -15,12 +15,16 @@ from interop_cases import dialect_params
 
 from toolresponse import ToolResponse
 from toolresponse.cli import main
-from toolresponse.interop import dialect
+from toolresponse.interop import TOOL_FAILURE_KEY, dialect
 
 RESPONSES = [
-    ToolResponse.success("2 + 3 = 5", data={"sum": 5}, context={"call_id": "c1"}),
-    ToolResponse.partial("First 2 of 9.", data={"returned": 2, "total": 9}, context={"call_id": "c2"}),
-    ToolResponse.error("RATE_LIMIT", "slow down", retry_after_ms=1500, context={"call_id": "c3"}),
+    ToolResponse.success("2 + 3 = 5", data={"sum": 5}, context={"call_id": "c1", "tool_name": "add"}),
+    ToolResponse.partial(
+        "First 2 of 9.", data={"returned": 2, "total": 9}, context={"call_id": "c2", "tool_name": "notes"}
+    ),
+    ToolResponse.error(
+        "RATE_LIMIT", "slow down", retry_after_ms=1500, context={"call_id": "c3", "tool_name": "fetch"}
+    ),
 ]
 
 
@@ -46,6 +50,16 @@ def run(
     return status, captured.out, captured.err
 
 
+def timeless(record: Any) -> Any:
+    """``record`` without the time an MCP error's ToolFailure member says a retry may come (now +
+    retry_after_ms when it was written: a record written again later says a later time)."""
+    failure = record.get("_meta", {}).get(TOOL_FAILURE_KEY) if isinstance(record, dict) else None
+    if failure is None:
+        return record
+    failure = {name: value for name, value in failure.items() if name != "retryNotBefore"}
+    return {**record, "_meta": {**record["_meta"], TOOL_FAILURE_KEY: failure}}
+
+
 def jsonl(records: list[Any]) -> bytes:
     return b"".join(orjson.dumps(record) + b"\n" for record in records)
 
@@ -67,7 +81,7 @@ def test_a_log_goes_there_and_back(
     if target == "helloagents":
         assert len(records) == len(got)
     else:
-        assert records == got
+        assert [timeless(record) for record in records] == [timeless(record) for record in got]
 
 
 def test_bad_records_are_reported_and_the_rest_converted(
@@ -154,23 +168,34 @@ def test_unreadable_inputs_and_no_input(
 
 
 @pytest.mark.parametrize(
-    ("target", "member"),
-    [("anthropic", "tool_use_id"), ("openai-chat", "tool_call_id"), ("openai-responses", "call_id")],
+    ("target", "member", "key"),
+    [
+        ("anthropic", "tool_use_id", "call_id"),
+        ("openai-chat", "tool_call_id", "call_id"),
+        ("openai-responses", "call_id", "call_id"),
+        ("bedrock", "toolUseId", "call_id"),
+        ("gemini-interactions", "call_id", "call_id"),
+        ("vercel", "toolCallId", "call_id"),
+        ("gemini", "name", "tool_name"),
+        ("vercel", "toolName", "tool_name"),
+    ],
 )
-def test_a_response_without_a_call_id_is_not_written_with_an_empty_one(
-    target: str, member: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_a_response_without_a_call_id_or_tool_name_is_not_written_with_an_empty_one(
+    target: str, member: str, key: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A record that answers a tool call needs its id: without context.call_id the record is left
-    out with one line naming the member and how to give it; the others are converted."""
-    records = [{"status": "success", "text": "no id"}, RESPONSES[0].to_dict()]
+    """A record that answers a tool call needs its id, one that names the tool its name: without
+    context.call_id (context.tool_name) the record is left out with one line naming the member and
+    how to give it; the others are converted."""
+    lacking = {"status": "success", "text": "x", "context": {"call_id": "c9"} if key == "tool_name" else {}}
+    records = [lacking, RESPONSES[0].to_dict()]
     status, out, err = run(
         capsys, monkeypatch, "--from", "toolresponse", "--to", target, stdin=jsonl(records)
     )
     assert 1 == status
     [written] = [json.loads(line) for line in out.splitlines()]
-    assert "c1" == written[member]
+    assert {"call_id": "c1", "tool_name": "add"}[key] == written[member]
     problem, summary = err.splitlines()
-    assert problem.startswith(f"<stdin>:1: /context/call_id: {target} record: no {member}: ")
-    assert "context.call_id" in problem.split(": ", 3)[3]
+    assert problem.startswith(f"<stdin>:1: /context/{key}: {target} record: no {member}: ")
+    assert f"context.{key}" in problem.split(": ", 3)[3]
     assert problem.endswith("[required]")
     assert "1 converted, 1 invalid" == summary

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from toolresponse.agent import ScriptedChatServer, ScriptedReply, ScriptedToolCall
+from toolresponse.demo._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS_DIR = ROOT / "docs"

@@ -39,6 +39,10 @@ def test_error_code_metadata_is_read_from_the_schema_annotations() -> None:
             "category": info.category.value,
             "retryable": info.retryable,
             "http_status": info.http_status,
+            "x-mcp-tool-failure": {
+                "class": info.mcp_tool_failure.failure_class.value,
+                "code": info.mcp_tool_failure.code,
+            },
             "description": info.description,
         }
         for code, info in generated.ERROR_CODE_INFO.items()

@@ -17,6 +17,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
         "migrating_from_helloagents",
         "migrating_from_langchain",
         "migrating_from_mcp",
+        "migrating_from_pydantic_ai",
+        "migrating_from_openai_agents",
     ],
 )
 def test_the_migration_example_runs(name: str, capsys: pytest.CaptureFixture[str]) -> None:

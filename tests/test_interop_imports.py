@@ -6,7 +6,17 @@ from __future__ import annotations
 import subprocess
 import sys
 
-FRAMEWORKS = ("openai", "anthropic", "langchain_core", "langgraph", "mcp", "mcp_types", "pydantic")
+FRAMEWORKS = (
+    "openai",
+    "anthropic",
+    "langchain_core",
+    "langgraph",
+    "mcp",
+    "mcp_types",
+    "pydantic",
+    "botocore",
+    "google.genai",
+)
 
 SCRIPT = f"""
 import io, sys
@@ -14,7 +24,7 @@ from toolresponse import ToolResponse
 from toolresponse.cli import main
 from toolresponse.interop import DIALECTS
 
-response = ToolResponse.error("NOT_FOUND", "gone", context={{"call_id": "c1"}})
+response = ToolResponse.error("NOT_FOUND", "gone", context={{"call_id": "c1", "tool_name": "t"}})
 for name, row in DIALECTS.items():
     if name == "mcp":
         continue  # interop/_mcp.py is another module's; it is checked where it lives
@@ -27,6 +37,7 @@ assert not loaded, loaded
 
 
 def test_no_framework_library_is_imported() -> None:
-    """Converting, validating --from and the CLI load none of openai, anthropic, langchain, mcp."""
+    """Converting, validating --from and the CLI load none of openai, anthropic, langchain, mcp,
+    botocore or google-genai."""
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=False)
     assert (0, "") == (done.returncode, done.stderr)

@@ -6,34 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from interop_cases import adapted_registry
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
-from toolresponse import ToolRegistry, ToolResponse
+from toolresponse import ToolRegistry
 from toolresponse.interop import as_langchain_tools, from_langchain
-
-
-def _registry() -> ToolRegistry:
-    registry = ToolRegistry()
-
-    @registry.tool
-    def add(a: int, b: int) -> int:
-        """Add two whole numbers."""
-        return a + b
-
-    @registry.tool
-    def read_file(path: str) -> ToolResponse:
-        """Read a file."""
-        return ToolResponse.error("NOT_FOUND", f"{path} does not exist", details={"path": path})
-
-    @registry.tool
-    def search(query: str) -> ToolResponse:
-        """Search the notes."""
-        return ToolResponse.partial("First 2 of 9 notes.", data={"returned": 2, "total": 9})
-
-    return registry
-
 
 CALLS = [
     {"name": "add", "args": {"a": 2, "b": 3}, "id": "c1"},
@@ -73,20 +52,20 @@ def _check(messages: list[Any]) -> None:
 
 def test_a_tool_node_gets_status_and_artifact() -> None:
     """A LangGraph tool node over the registry's tools answers each call with status and artifact."""
-    result = _graph(_registry()).invoke({"messages": [AIMessage(content="", tool_calls=CALLS)]})
+    result = _graph(adapted_registry()).invoke({"messages": [AIMessage(content="", tool_calls=CALLS)]})
     _check(result["messages"][1:])
 
 
 @pytest.mark.asyncio
 async def test_a_tool_node_run_asynchronously_gets_the_same() -> None:
     """The asynchronous run goes through the registry's aexecute with the same messages."""
-    result = await _graph(_registry()).ainvoke({"messages": [AIMessage(content="", tool_calls=CALLS)]})
+    result = await _graph(adapted_registry()).ainvoke({"messages": [AIMessage(content="", tool_calls=CALLS)]})
     _check(result["messages"][1:])
 
 
 def test_the_tools_describe_the_registry_parameters() -> None:
     """Each LangChain tool has its registry tool's name, description and JSON Schema arguments."""
-    registry = _registry()
+    registry = adapted_registry()
     tools = as_langchain_tools(registry)
     assert registry.names() == [tool.name for tool in tools]
     assert {"a": {"type": "integer"}, "b": {"type": "integer"}} == tools[0].args
@@ -95,4 +74,4 @@ def test_the_tools_describe_the_registry_parameters() -> None:
 
 def test_a_tool_called_directly_answers_the_model_text() -> None:
     """Invoked without a tool call id, a tool answers only its content (LangChain's own rule)."""
-    assert "5" == as_langchain_tools(_registry())[0].invoke({"a": 2, "b": 3})
+    assert "5" == as_langchain_tools(adapted_registry())[0].invoke({"a": 2, "b": 3})

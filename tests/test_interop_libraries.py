@@ -1,5 +1,6 @@
 """The records ``to_`` writes are accepted by the frameworks' own types, and what those types dump
-is read back: openai (Chat Completions and Responses), anthropic, langchain-core."""
+is read back: openai (Chat Completions and Responses), anthropic, langchain-core (the message, its
+fields and its saved form)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from typing import Any
 import pytest
 from anthropic.types import MessageParam, ToolResultBlockParam
 from hypothesis import given, settings
-from interop_cases import FIXTURE_IDS, VALID_FIXTURES, responses
-from langchain_core.messages import ToolMessage
+from interop_cases import FIXTURE_IDS, VALID_FIXTURES, inferred_error, responses
+from langchain_core.messages import ToolMessage, messages_from_dict, messages_to_dict
 from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolMessageParam
 from openai.types.responses import ResponseInputItemParam
 from openai.types.responses.response_input_item import FunctionCallOutput
@@ -19,10 +20,12 @@ from toolresponse import DialectError, ToolResponse
 from toolresponse.interop import (
     from_anthropic,
     from_langchain,
+    from_langchain_dict,
     from_openai_chat,
     from_openai_responses,
     to_anthropic,
     to_langchain,
+    to_langchain_dict,
     to_langchain_message,
     to_openai_chat,
     to_openai_responses,
@@ -54,6 +57,11 @@ def _check_all(response: ToolResponse) -> None:
     assert response.to_dict() == from_langchain(message).to_dict()
     assert response.to_dict() == from_langchain(message.model_dump()).to_dict()
     assert response.to_dict() == from_langchain(ToolMessage(**to_langchain(response))).to_dict()
+    [saved] = messages_to_dict([message])
+    assert response.to_dict() == from_langchain_dict(saved).to_dict()
+    [loaded] = messages_from_dict([to_langchain_dict(response, tool_call_id="call_1")])
+    assert isinstance(loaded, ToolMessage)
+    assert (message.status, response.to_dict()) == (loaded.status, from_langchain(loaded).to_dict())
 
 
 @pytest.mark.parametrize(("fixture", "data"), VALID_FIXTURES, ids=FIXTURE_IDS)
@@ -129,3 +137,17 @@ def test_a_tool_message_whose_response_artifact_contradicts_its_status_is_refuse
     with pytest.raises(DialectError) as caught:
         from_langchain(message)
     assert ("langchain", "/status") == (caught.value.dialect, caught.value.best.pointer)
+
+
+def test_a_saved_tool_message_of_another_tool_is_read() -> None:
+    """messages_to_dict of a ToolMessage not written by us: read as the message's fields are."""
+    message = ToolMessage(content="Error: city not found", tool_call_id="call_2", status="error")
+    [saved] = messages_to_dict([message])
+    assert (
+        inferred_error("Error: city not found", "NOT_FOUND", "not found", call_id="call_2")
+        == from_langchain_dict(saved).to_dict()
+    )
+    forged = {**saved, "data": {**saved["data"], "artifact": ToolResponse.success("paid").to_dict()}}
+    with pytest.raises(DialectError) as caught:
+        from_langchain_dict(forged)
+    assert ("langchain-dict", "/data/status") == (caught.value.dialect, caught.value.best.pointer)

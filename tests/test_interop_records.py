@@ -6,16 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from interop_cases import HelloAgentsResponse, HelloAgentsStatus
+from interop_cases import HelloAgentsResponse, HelloAgentsStatus, inferred_error
 
 from toolresponse import DialectError, ResponseValidationError, ToolResponse
 from toolresponse.interop import (
+    INTERRUPTED,
     from_anthropic,
+    from_bedrock,
+    from_gemini,
+    from_gemini_interactions,
     from_helloagents,
     from_langchain,
+    from_langchain_dict,
     from_openai_chat,
     from_openai_responses,
     from_toolresponse,
+    from_vercel,
     model_text,
     to_anthropic,
     to_helloagents,
@@ -59,6 +65,25 @@ INVALID = [
         {"content": "x", "tool_call_id": "c", "status": "partial"},
         "/status",
         "enum",
+    ),
+    ("langchain-dict", from_langchain_dict, {"type": "tool", "data": {"content": "x"}}, "/data", "required"),
+    ("bedrock", from_bedrock, {"toolUseId": "t", "content": [{}]}, "/content/0", "minProperties"),
+    ("bedrock", from_bedrock, {"toolUseId": "t", "content": [], "status": "failed"}, "/status", "enum"),
+    ("gemini", from_gemini, {"name": "t", "response": "x"}, "/response", "type"),
+    ("gemini-interactions", from_gemini_interactions, {"call_id": "c", "result": 5}, "/result", "anyOf"),
+    (
+        "vercel",
+        from_vercel,
+        {"type": "tool-result", "toolCallId": "c", "toolName": "t", "output": {"type": "json"}},
+        "/output",
+        "required",
+    ),
+    (
+        "vercel",
+        from_vercel,
+        {"type": "tool-result", "toolCallId": "c", "toolName": ""},
+        "/toolName",
+        "minLength",
     ),
     ("helloagents", from_helloagents, {"status": "error", "text": "x"}, "", "required"),
     (
@@ -393,3 +418,81 @@ def test_a_helloagents_response_object_is_read_through_its_to_dict() -> None:
     with pytest.raises(DialectError) as caught:
         from_helloagents(unwritable)
     assert ("helloagents", "/context/input") == (caught.value.dialect, caught.value.best.pointer)
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        pytest.param(
+            {
+                "type": "tool-error",
+                "toolCallId": "c",
+                "toolName": "t",
+                "error": {"message": "ETIMEDOUT", "n": 1},
+            },
+            {
+                **inferred_error("ETIMEDOUT", "TIMEOUT", "ETIMEDOUT", call_id="c", tool_name="t"),
+                "data": {"error": {"message": "ETIMEDOUT", "n": 1}},
+            },
+            id="an error object without a standard code: its message, coded from its words",
+        ),
+        pytest.param(
+            {
+                "type": "tool-result",
+                "toolCallId": "c",
+                "toolName": "t",
+                "output": {"type": "json", "value": [1, 2]},
+            },
+            {
+                "status": "success",
+                "text": "[1,2]",
+                "data": {"result": [1, 2]},
+                "context": {"call_id": "c", "tool_name": "t"},
+            },
+            id="a value that is no object: kept in data.result",
+        ),
+        pytest.param(
+            {
+                "type": "tool-result",
+                "toolCallId": "c",
+                "toolName": "t",
+                "output": {"type": "execution-denied"},
+            },
+            {
+                "status": "error",
+                "text": "The tool call was denied.",
+                "error_info": {
+                    "code": "PERMISSION_DENIED",
+                    "message": "The tool call was denied.",
+                    "details": {"outcome": "denied"},
+                },
+                "context": {"call_id": "c", "tool_name": "t"},
+            },
+            id="a denial without a reason",
+        ),
+        pytest.param(
+            {"name": "t", "response": {"temp_c": 3}},
+            {
+                "status": "success",
+                "text": '{"temp_c":3}',
+                "data": {"temp_c": 3},
+                "context": {"tool_name": "t"},
+            },
+            id="a gemini response without output or error is the output",
+        ),
+    ],
+)
+def test_json_values_of_other_tools_are_read_by_one_reader(record: dict[str, Any], expected: Any) -> None:
+    """A value in a JSON slot that is no response of ours is read as documented in _carry."""
+    read = from_vercel if "toolCallId" in record else from_gemini
+    assert expected == read(record).to_dict()
+
+
+def test_the_interrupted_outcome_is_a_valid_execution_error() -> None:
+    """INTERRUPTED's response is EXECUTION_ERROR with details.outcome "interrupted", and is known again."""
+    response = ToolResponse.from_dict(INTERRUPTED.wire(None, context={"call_id": "c"}))
+    assert ("EXECUTION_ERROR", {"outcome": "interrupted"}) == (
+        response.code and response.code.value,
+        response.error_info and response.error_info.details,
+    )
+    assert INTERRUPTED.of(response)

@@ -66,7 +66,15 @@ def test_the_table_names_every_dialect_of_the_cli() -> None:
         "openai-responses",
         "anthropic",
         "langchain",
+        "langchain-dict",
+        "bedrock",
+        "gemini",
+        "gemini-interactions",
+        "vercel",
         "helloagents",
+        "pydantic-ai",
+        "llamaindex",
+        "autogen",
     ]
     assert expected == list(DIALECTS)
 
@@ -74,4 +82,4 @@ def test_the_table_names_every_dialect_of_the_cli() -> None:
 def test_an_unknown_dialect_is_refused_with_the_names() -> None:
     """Asking for a dialect that is not in the table names the ones that are."""
     with pytest.raises(ValueError, match="openai-chat"):
-        dialect("gemini")
+        dialect("cohere")

@@ -11,11 +11,10 @@ from typing import Any
 
 import orjson
 import pytest
-from interop_cases import dialect_params
+from interop_cases import dialect_params, to_record
 
 from toolresponse import ToolResponse
 from toolresponse.cli import main
-from toolresponse.interop import dialect
 
 RESPONSES = [
     ToolResponse.success("2 + 3 = 5", data={"sum": 5}, context={"call_id": "c1"}),
@@ -51,7 +50,7 @@ def test_records_written_by_to_are_valid_in_their_dialect(
 ) -> None:
     """A log of records written by ``to_`` passes ``validate --from`` with exit status 0."""
     log = tmp_path / "log.jsonl"
-    log.write_bytes(jsonl([dialect(name).to(response) for response in RESPONSES]))
+    log.write_bytes(jsonl([to_record(name, response) for response in RESPONSES]))
     assert (0, "3 valid, 0 invalid\n", "") == run(capsys, monkeypatch, "--from", name, str(log))
 
 
@@ -139,7 +138,7 @@ def test_an_unknown_dialect_is_a_usage_error(
 ) -> None:
     """argparse refuses a dialect that is not in the table, naming the choices."""
     with pytest.raises(SystemExit) as caught:
-        run(capsys, monkeypatch, "--from", "gemini", "-")
+        run(capsys, monkeypatch, "--from", "cohere", "-")
     assert 2 == caught.value.code
     assert "openai-chat" in capsys.readouterr().err
 

@@ -1,9 +1,18 @@
 """The MCP binding's mapping (``toolresponse.interop``): ToolResponse -> CallToolResult -> ToolResponse
-is the identity; third-party results (no ``_meta`` of ours) are read without loss and their errors
-coded; records that are not CallToolResults are refused with pointers."""
+is the identity; an error also carries the MCP ToolFailure member, which alone gives its code back;
+third-party results (no ``_meta`` of ours) are read without loss and their errors coded, from a
+ToolFailure member first; records that are not CallToolResults are refused with pointers.
+
+The cases of ``tests/conformance/v1/mcp/*.json`` (or of ``$TOOLRESPONSE_CONFORMANCE_DIR/mcp``) run
+here; ``tests/conformance/README.md`` describes them."""
 
 from __future__ import annotations
 
+import copy
+import json
+import os
+import uuid
+from pathlib import Path
 from typing import Any
 
 import mcp_types
@@ -20,15 +29,35 @@ from toolresponse.interop import (
     MCP_RESULT_SHAPE,
     PARTIAL_MARKER,
     STRUCTURED_MEMBER,
+    TOOL_FAILURE_KEY,
+    TOOL_FAILURE_SHAPE,
     from_mcp,
     from_mcp_error,
     infer_code,
     to_mcp,
 )
 from toolresponse.tools import ParameterValidator
+from toolresponse_generated import ERROR_CODE_INFO
 
 VALID = [(name, data) for name, data, valid, _ in CASES if valid]
 SHAPE = ParameterValidator.compile(MCP_RESULT_SHAPE, where="test")
+FAILURE_SHAPE = ParameterValidator.compile(TOOL_FAILURE_SHAPE, where="test")
+ROOT = Path(__file__).resolve().parent.parent
+MCP_FIXTURE_DIR = (
+    Path(os.environ.get("TOOLRESPONSE_CONFORMANCE_DIR") or ROOT / "tests" / "conformance" / "v1") / "mcp"
+)
+NOW_MS = 1_798_761_600_000
+"""2027-01-01T00:00:00Z, in milliseconds since the Unix epoch."""
+
+
+def _clock(now_ms: int | None) -> Any:
+    """The clock of a case (seconds since the Unix epoch); without ``now_ms`` one that fails the case
+    when read: its outcome must not depend on the time."""
+
+    def unread() -> float:
+        raise AssertionError("the mapping read the clock, and the case gives no now_ms")
+
+    return unread if now_ms is None else (lambda: now_ms / 1000)
 
 
 def _through_sdk(record: dict[str, Any]) -> dict[str, Any]:
@@ -42,11 +71,23 @@ def test_there_are_valid_fixtures() -> None:
     assert len(VALID) > 50
 
 
+def _tool_failure_is_well_formed(response: ToolResponse, record: dict[str, Any]) -> None:
+    """An error's record carries a well-formed ToolFailure member, retryable exactly when the
+    response is; any other record carries none."""
+    failure = record["_meta"].get(TOOL_FAILURE_KEY)
+    if not response.is_error:
+        assert failure is None
+        return
+    assert () == FAILURE_SHAPE.violations(failure)
+    assert response.is_retryable == (failure["class"] == "reliability" and failure["retryable"])
+
+
 @pytest.mark.parametrize(("name", "data"), VALID, ids=[name for name, _ in VALID])
 def test_every_valid_fixture_crosses_mcp_unchanged(name: str, data: Any) -> None:
     response = ToolResponse.from_dict(data)
     record = to_mcp(response)
     assert () == SHAPE.violations(record)
+    _tool_failure_is_well_formed(response, record)
     assert response == from_mcp(_through_sdk(record))
     assert response.to_dict() == from_mcp(record).to_dict()
 
@@ -61,11 +102,15 @@ def test_generated_responses_cross_mcp_unchanged(seed: int) -> None:
         response = ToolResponse.from_dict(candidate)
     except ValueError:  # valid by the schema, yet not exact JSON (an integer past 64 bits ...)
         return
-    assert response == from_mcp(_through_sdk(to_mcp(response)))
+    record = to_mcp(response)
+    _tool_failure_is_well_formed(response, record)
+    assert response == from_mcp(_through_sdk(record))
 
 
 def test_the_result_has_text_structured_content_is_error_and_meta() -> None:
-    response = ToolResponse.error("NOT_FOUND", "No such file.", details={"path": "a"}, stats={"time_ms": 1})
+    response = ToolResponse.error(
+        "NOT_FOUND", "No such file.", details={"path": "a"}, stats={"time_ms": 1}, context={"call_id": "9"}
+    )
     assert {
         "content": [{"type": "text", "text": "ERROR NOT_FOUND: No such file."}],
         "isError": True,
@@ -74,9 +119,146 @@ def test_the_result_has_text_structured_content_is_error_and_meta() -> None:
                 "status": "error",
                 "error_info": {"code": "NOT_FOUND", "message": "No such file.", "details": {"path": "a"}},
                 "stats": {"time_ms": 1},
-            }
+                "context": {"call_id": "9"},
+            },
+            TOOL_FAILURE_KEY: {"class": "capability", "code": "resource_not_found", "correlationId": "9"},
         },
     } == to_mcp(response)
+
+
+# -- the shared MCP mapping fixtures ---------------------------------------------------------
+
+
+def _mapping_cases() -> list[Any]:
+    return [
+        pytest.param(test, id=f"{path.name}: {test['description']}")
+        for path in sorted(MCP_FIXTURE_DIR.glob("*.json"))
+        for group in json.loads(path.read_text(encoding="utf-8"))
+        for test in group["tests"]
+    ]
+
+
+MAPPING_CASES = _mapping_cases()
+
+
+def _taken(value: Any, pointer: str) -> Any:
+    """The value at ``pointer`` in ``value``, removed from it."""
+    *parents, last = [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+    for part in parents:
+        value = value[part]
+    return value.pop(last)
+
+
+def test_the_mcp_mapping_fixtures_cover_every_code_both_ways() -> None:
+    assert len(MAPPING_CASES) > 40
+    inputs = [case.values[0]["input"] for case in MAPPING_CASES]
+    written = {i["error_info"]["code"] for i in inputs if isinstance(i, dict) and "error_info" in i}
+    assert {code.value for code in ErrorCode} <= written
+
+
+@pytest.mark.parametrize("case", MAPPING_CASES)
+def test_mcp_mapping_fixture(case: dict[str, Any]) -> None:
+    clock = _clock(case.get("now_ms"))
+    if case["direction"] == "write":
+        actual = to_mcp(ToolResponse.from_dict(case["input"]), clock=clock)
+        as_the_sdk_sends_it = _through_sdk(actual)
+        del as_the_sdk_sends_it["resultType"]  # mcp-types 2.x always adds it
+        assert actual == as_the_sdk_sends_it
+    elif "error" in case:
+        with pytest.raises(DialectError) as caught:
+            from_mcp(case["input"], clock=clock)
+        expected = (case["error"]["pointer"], case["error"]["keyword"])
+        assert expected in {(violation.pointer, violation.keyword) for violation in caught.value.errors}
+        return
+    else:
+        actual = from_mcp(case["input"], clock=clock).to_dict()
+    actual = copy.deepcopy(actual)
+    for pointer in case.get("generated", ()):
+        made_up = _taken(actual, pointer)
+        assert isinstance(made_up, str)
+        assert made_up
+    if "ignored" in case:
+        violations = actual["error_info"]["details"].pop("tool_failure_ignored")
+        assert all(isinstance(violation.pop("message"), str) for violation in violations)
+        assert case["ignored"] in violations
+    assert case["expected"] == actual
+
+
+# -- the ToolFailure member ------------------------------------------------------------------
+
+
+def _retryable_wait(code: ErrorCode) -> int | None:
+    return 1200 if ERROR_CODE_INFO[code].retryable else None
+
+
+@pytest.mark.parametrize("code", list(ErrorCode), ids=[code.value for code in ErrorCode])
+def test_every_code_crosses_mcp_in_the_tool_failure_member_alone(code: ErrorCode) -> None:
+    """Our own member stripped and the text saying nothing of the code, the ToolFailure member gives
+    the code, its retryability and the time to wait back."""
+    response = ToolResponse.error(
+        code, "It failed.", retry_after_ms=_retryable_wait(code), context={"call_id": "c"}
+    )
+    record = to_mcp(response, clock=_clock(NOW_MS))
+    del record["_meta"][MCP_META_KEY]
+    record["content"] = [{"type": "text", "text": "It failed."}]
+    read = from_mcp(_through_sdk(record), clock=_clock(NOW_MS))
+    assert (code, response.is_retryable, response.retry_after_ms) == (
+        read.code,
+        read.is_retryable,
+        read.retry_after_ms,
+    )
+    assert ("It failed.", "It failed.") == (read.text, read.error_info.message if read.error_info else None)
+    assert read.error_info is not None
+    assert read.error_info.details is not None
+    assert "tool_failure.code" == read.error_info.details["code_from"]
+    assert read.error_info.retryable is None  # the code's default says it
+
+
+@pytest.mark.parametrize("code", list(ErrorCode), ids=[code.value for code in ErrorCode])
+def test_every_code_marked_otherwise_keeps_its_retryability_through_the_member_alone(code: ErrorCode) -> None:
+    flipped = not ERROR_CODE_INFO[code].retryable
+    response = ToolResponse.error(code, "It failed.", retryable=flipped, context={"call_id": "c"})
+    record = to_mcp(response, clock=_clock(NOW_MS))
+    del record["_meta"][MCP_META_KEY]
+    read = from_mcp(record, clock=_clock(NOW_MS))
+    assert (code, flipped, flipped) == (
+        read.code,
+        read.is_retryable,
+        read.error_info.retryable if read.error_info else None,
+    )
+
+
+def test_the_time_to_wait_is_counted_down_from_when_it_was_written() -> None:
+    response = ToolResponse.error(ErrorCode.CIRCUIT_OPEN, "Open.", retry_after_ms=30_000)
+    record = to_mcp(response, clock=_clock(NOW_MS))
+    assert NOW_MS + 30_000 == record["_meta"][TOOL_FAILURE_KEY]["retryNotBefore"]
+    del record["_meta"][MCP_META_KEY]
+    assert [30_000, 12_500, 0, 0] == [
+        from_mcp(record, clock=_clock(NOW_MS + elapsed)).retry_after_ms
+        for elapsed in (0, 17_500, 30_000, 99_000)
+    ]
+
+
+def test_a_response_without_a_call_id_gets_a_new_uuid4_as_correlation_id() -> None:
+    response = ToolResponse.error(ErrorCode.NOT_FOUND, "Gone.")
+    first, second = (to_mcp(response)["_meta"][TOOL_FAILURE_KEY]["correlationId"] for _ in range(2))
+    assert 4 == uuid.UUID(first).version
+    assert first != second
+
+
+def test_a_tool_failure_under_another_key_is_not_read() -> None:
+    record = {
+        "content": [{"type": "text", "text": "Something odd happened."}],
+        "isError": True,
+        "_meta": {
+            "io.example/toolFailure": {"class": "governance", "code": "auth_required", "correlationId": "1"}
+        },
+    }
+    response = from_mcp(record)
+    assert ErrorCode.EXECUTION_ERROR is response.code
+    assert response.error_info is not None
+    assert response.error_info.details is not None
+    assert "tool_failure" not in response.error_info.details
 
 
 def test_a_partial_result_says_so_in_its_text_block() -> None:
@@ -204,31 +386,6 @@ def test_an_error_keeps_its_structured_content() -> None:
         "isError": True,
     }
     assert {"field": "a"} == from_mcp(record).data
-
-
-@pytest.mark.parametrize(
-    ("failure", "code", "retryable"),
-    [
-        ({"class": "reliability", "code": "RATE_LIMIT", "retryable": True}, ErrorCode.RATE_LIMIT, True),
-        ({"class": "governance", "code": "permission-denied"}, ErrorCode.PERMISSION_DENIED, None),
-        ({"class": "reliability", "code": "upstream_timeout", "retryable": True}, ErrorCode.TIMEOUT, True),
-        ({"class": "governance", "code": "policy.blocked"}, ErrorCode.PERMISSION_DENIED, None),
-    ],
-)
-def test_a_structured_failure_in_meta_gives_the_code(
-    failure: dict[str, Any], code: ErrorCode, retryable: bool | None
-) -> None:
-    record = {
-        "content": [{"type": "text", "text": "No."}],
-        "isError": True,
-        "_meta": {"io.example/toolFailure": failure},
-    }
-    response = from_mcp(record)
-    assert code is response.code
-    assert response.error_info is not None
-    assert retryable is response.error_info.retryable
-    assert response.error_info.details is not None
-    assert failure == response.error_info.details["tool_failure"]
 
 
 @pytest.mark.parametrize(

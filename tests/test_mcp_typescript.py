@@ -6,10 +6,11 @@ result it got carries a valid ToolResponse."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +43,17 @@ def http_url() -> Iterator[str]:
         yield url
 
 
-def _run(node: str, *arguments: str) -> dict[str, Any]:
+def _run(node: str, *arguments: str, calls: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What ``ts_client.mjs`` printed, making its own calls or ``calls`` ({label: [tool, arguments]})."""
+    env = None if calls is None else {**os.environ, "TS_CLIENT_CALLS": json.dumps(calls)}
     done = subprocess.run(
-        [node, str(SCRIPT), *arguments], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False
+        [node, str(SCRIPT), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+        env=env,
     )
     assert 0 == done.returncode, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)

@@ -21,11 +21,13 @@ from toolresponse.agent import (
     ModelReply,
     OpenAIChatModel,
     RetryPolicy,
+    TokenUsage,
+)
+from toolresponse.demo._chat_server import (
     ScriptedChatServer,
     ScriptedHTTPError,
     ScriptedReply,
     ScriptedToolCall,
-    TokenUsage,
 )
 from toolresponse.testing import FakeClock
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import subprocess
+import sys
 import threading
 from typing import Any
 
@@ -529,6 +531,17 @@ def test_an_mcp_request_needs_a_method() -> None:
 
 
 # -- instrument and uninstrument -----------------------------------------------------------
+
+
+def test_an_mcp_request_needs_no_opentelemetry_package() -> None:
+    """mcp_request works where OpenTelemetry is not installed: it only sets a context variable."""
+    code = (
+        "import sys; sys.modules['opentelemetry'] = None\n"
+        "from toolresponse.otel import mcp_request\n"
+        "with mcp_request('tools/call', request_id=1): print('served')"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (0, "served\n") == (result.returncode, result.stdout)
 
 
 def test_uninstrument_restores_the_registry_and_records_nothing_more(otel: OtelCapture) -> None:

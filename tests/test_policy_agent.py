@@ -32,12 +32,10 @@ from toolresponse.agent import (
     OpenAIChatModel,
     RetryPolicy,
     RunOutcome,
-    ScriptedChatServer,
-    ScriptedReply,
-    ScriptedToolCall,
     render_text,
     summarise,
 )
+from toolresponse.demo._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 from toolresponse.testing import FakeClock
 
 AdvanceWhenWaiting = Callable[[FakeClock, float], threading.Thread]

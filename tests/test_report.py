@@ -144,7 +144,7 @@ def test_command_prints_the_report_and_writes_html(
 
 BAD_LINES = [
     ("{not json", "t.jsonl:2: not JSON: Expecting property name enclosed in double quotes at column 2"),
-    ("[1, 2]", "t.jsonl:2: a trace line must be a JSON object, not an array"),
+    ("[1, 2]", "t.jsonl:2: a trace line must be a JSON object, not a JSON array"),
     ('{"run_id": "r"}', "t.jsonl:2: a trace line needs a string member 'event'"),
     (
         '{"event": "tool_result", "tool": "add", "status": "fine"}',

@@ -43,7 +43,8 @@ def test_schema_id_is_stable_and_carries_the_major_version(path: Path) -> None:
 
 
 def test_there_are_exactly_15_error_codes_each_fully_annotated() -> None:
-    """The error-code enum has 15 codes, each with category, retryability, HTTP status and meaning."""
+    """The error-code enum has 15 codes, each with category, retryability, HTTP status, meaning and
+    MCP ToolFailure class and code."""
     schema = load(SCHEMA_DIR / "error-code.schema.json")
     codes = schema["enum"]
     assert 15 == len(codes) == len(set(codes))
@@ -52,10 +53,15 @@ def test_there_are_exactly_15_error_codes_each_fully_annotated() -> None:
     assert sorted(codes) == sorted(schema["x-error-codes"])
     for code in codes:
         entry = schema["x-error-codes"][code]
-        assert {"category", "retryable", "http_status"} == set(entry), code
+        assert {"category", "retryable", "http_status", "x-mcp-tool-failure"} == set(entry), code
         assert isinstance(entry["retryable"], bool), code
         assert isinstance(entry["http_status"], int), code
         assert 400 <= entry["http_status"] <= 599, code
+        failure = entry["x-mcp-tool-failure"]
+        assert {"class", "code"} == set(failure), code
+        assert failure["class"] in {"capability", "reliability", "governance"}, code
+        assert isinstance(failure["code"], str), code
+        assert failure["code"], code
 
 
 def test_status_enum_is_the_three_statuses_with_descriptions() -> None:

@@ -1,7 +1,9 @@
 // The official TypeScript SDK's client against a ToolResponse MCP server.
 // Usage: node tests/mcp/ts_client.mjs stdio COMMAND [ARGS...] | node tests/mcp/ts_client.mjs http URL
-// Lists the tools, makes a success, a partial and an error call, and prints one JSON object:
-// {"tools": [...names], "results": {name: CallToolResult}}; exit 1 on any failure.
+// Lists the tools, makes a success, a partial and an error call (or the calls of the environment
+// variable TS_CLIENT_CALLS, a JSON object {label: [tool, arguments]}), and prints one JSON object:
+// {"tools": [...names], "results": {label: CallToolResult}}; exit 1 on any failure (the SDK's own
+// check of structured content against a tool's output schema included).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -20,13 +22,15 @@ const timer = setTimeout(() => {
 try {
   await client.connect(transport);
   const { tools } = await client.listTools();
-  const calls = {
-    success: ["calculator", { expression: "6 * 7" }],
-    partial: ["truncated", {}],
-    error: ["calculator", { expression: "1/0" }],
-    invalid: ["calculator", { expr: "1" }],
-    structured: ["lookup", { key: "abc" }],
-  };
+  const calls = process.env.TS_CLIENT_CALLS
+    ? JSON.parse(process.env.TS_CLIENT_CALLS)
+    : {
+        success: ["calculator", { expression: "6 * 7" }],
+        partial: ["truncated", {}],
+        error: ["calculator", { expression: "1/0" }],
+        invalid: ["calculator", { expr: "1" }],
+        structured: ["lookup", { key: "abc" }],
+      };
   const results = {};
   for (const [label, [name, args]] of Object.entries(calls)) {
     results[label] = await client.callTool({ name, arguments: args });

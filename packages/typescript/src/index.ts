@@ -20,10 +20,16 @@ export type {
   ToolResponse,
   ToolStatus,
 } from "./generated/tool-response.js";
-export type { ErrorCategory, ErrorCodeInfo } from "./generated/error-codes.js";
+export type {
+  ErrorCategory,
+  ErrorCodeInfo,
+  McpToolFailure,
+  ToolFailureClass,
+} from "./generated/error-codes.js";
 export {
   ERROR_CODE_INFO,
   ERROR_CODES,
+  TOOL_FAILURE_CODES,
   TOOL_STATUSES,
   isErrorCode,
   isToolStatus,

@@ -11,6 +11,7 @@ import {
   ERROR_CODE_INFO,
   MAX_VALUE_DEPTH,
   ResponseValidationError,
+  TOOL_FAILURE_CODES,
   error,
   isRetryable,
   partial,
@@ -64,6 +65,19 @@ test("each code's default retryability is the schema's x-error-codes", () => {
   assert.ok(Object.values(fromSchema).includes(true) && Object.values(fromSchema).includes(false));
   assert.deepEqual(ERROR_CODES, errorCodeSchema.enum);
   assert.equal(ERROR_CODE_INFO.RATE_LIMIT.retryable, true);
+});
+
+test("each code's MCP ToolFailure class and code are the schema's x-mcp-tool-failure, both ways", () => {
+  const fromSchema = Object.fromEntries(
+    errorCodeSchema.enum.map((code) => [code, errorCodeSchema["x-error-codes"][code]["x-mcp-tool-failure"]]),
+  );
+  const generated = Object.fromEntries(
+    ERROR_CODES.map((code) => [code, ERROR_CODE_INFO[code].mcpToolFailure]),
+  );
+  assert.deepEqual(generated, fromSchema);
+  const backwards = Object.fromEntries(ERROR_CODES.map((code) => [fromSchema[code].code, code]));
+  assert.deepEqual({ ...TOOL_FAILURE_CODES }, backwards);
+  assert.equal(Object.keys(TOOL_FAILURE_CODES).length, ERROR_CODES.length);
 });
 
 test("an explicit retryable wins over the code's default; a success is never retryable", () => {

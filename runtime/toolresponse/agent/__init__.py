@@ -6,8 +6,7 @@
 
 ``OpenAIChatModel`` works with any OpenAI-compatible server through the
 official ``openai`` client, the optional extra ``toolresponse[agent]``;
-importing this package does not import ``openai``. ``ScriptedChatServer`` is
-a scripted OpenAI-compatible server on loopback, for tests and demos.
+importing this package does not import ``openai``.
 
 Its exceptions (``AgentError`` and below) are drawn with the rest of the
 package's in ``toolresponse._errors``.
@@ -28,15 +27,6 @@ from ._feedback import feedback_text
 from ._models import ChatModel, ModelReply, OpenAIChatModel, TokenUsage, ToolCall
 from ._report import render_html, render_text, summarise
 from ._retry import RetryPolicy
-from ._scripted import (
-    ScriptedChatServer,
-    ScriptedCompletion,
-    ScriptedDisconnect,
-    ScriptedHTTPError,
-    ScriptedReply,
-    ScriptedToolCall,
-    ScriptStep,
-)
 from ._trace import TRACE_VERSION, TraceWriter, read_trace
 
 __all__ = [
@@ -55,13 +45,6 @@ __all__ = [
     "OpenAIChatModel",
     "RetryPolicy",
     "RunOutcome",
-    "ScriptStep",
-    "ScriptedChatServer",
-    "ScriptedCompletion",
-    "ScriptedDisconnect",
-    "ScriptedHTTPError",
-    "ScriptedReply",
-    "ScriptedToolCall",
     "TokenUsage",
     "ToolCall",
     "ToolCallRecord",

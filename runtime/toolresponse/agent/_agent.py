@@ -23,6 +23,10 @@ The result keeps every step, every ToolResponse (each attempt, with its
 A retryable error whose ``retry_after_ms`` is longer than the loop may wait
 (``RetryPolicy.max_total_wait_s``) is given to the model at once; so is
 CIRCUIT_OPEN from an open circuit, with the time it must wait.
+
+The loop is written once, as generators that yield what they need done (a
+model call, a tool call, a wait, several tool calls at once); ``run`` does
+those things with threads and ``arun`` with tasks.
 """
 
 from __future__ import annotations
@@ -32,11 +36,11 @@ import contextvars
 import json
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from toolresponse_generated import ErrorCode
 
@@ -47,7 +51,7 @@ from ..tools import LOCAL_CALLER, mask_secrets
 from ._feedback import feedback_text, guard_text, is_denial
 from ._models import ChatModel, ModelReply, TokenUsage, ToolCall, checked_reply
 from ._retry import RetryPolicy
-from ._trace import RunTrace, TraceTarget, open_trace
+from ._trace import RunTrace, TraceTarget
 
 if TYPE_CHECKING:
     from ..tools import ToolRegistry
@@ -65,6 +69,7 @@ DEFAULT_TOOL_RETRY = RetryPolicy(max_retries=2, initial_delay_s=0.2, max_delay_s
 DEFAULT_MODEL_RETRY = RetryPolicy(max_retries=3, initial_delay_s=1.0, max_delay_s=20.0, max_total_wait_s=60.0)
 """Retries of a failed model call (429, 5xx, connection, timeout): three, at most 60 s of waiting."""
 
+API: Final = ErrorCode.API_ERROR
 
 _CUT_OFF: Final = {
     "length": "the model's reply was cut off at its output limit (finish_reason 'length')",
@@ -83,8 +88,8 @@ class RunOutcome(StrEnum):
     MODEL_ERROR = "model_error"
     """The model could not be reached or answered with an error, after the retries allowed."""
     INCOMPLETE = "incomplete"
-    """The model's final reply was cut off before it ended (``finish_reason`` ``length``: its
-    output limit; ``content_filter``: the provider's filter): ``answer`` is its text so far."""
+    """The model's final reply was cut off (``finish_reason`` ``length`` or ``content_filter``):
+    ``answer`` is its text so far."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,9 +98,9 @@ class ToolCallRecord:
 
     ``attempts`` holds the response of every execution (more than one when the
     loop retried a retryable error) and ``response`` the one the model's
-    message was written from. A call refused by the repeated-failure guard
-    has ``executed`` False, no attempts, and as ``response`` the earlier
-    failure it repeats.
+    message was written from. A call the loop did not run (the
+    repeated-failure guard, the limit of calls per turn) has ``executed``
+    False, no attempts, and as ``response`` the failure that stands for it.
     """
 
     call: ToolCall
@@ -129,8 +134,8 @@ class AgentResult:
     outcome: RunOutcome
     answer: str | None
     reason: str
-    """Why the run ended, in one sentence (the model error for ``model_error``), secrets masked as
-    in the trace (a provider's error may quote the credential it refused)."""
+    """Why the run ended, in one sentence, secrets masked (a provider's error may quote the
+    credential it refused)."""
     steps: tuple[AgentStep, ...]
     usage: TokenUsage
     duration_s: float
@@ -153,19 +158,44 @@ class AgentResult:
         return tuple(response for record in self.tool_calls for response in record.attempts)
 
 
-def canonical_arguments(arguments: str) -> str:
-    """The arguments as canonical JSON (sorted keys, no spaces) when they parse, else as written."""
-    try:
-        value = json.loads(arguments)
-    except (ValueError, RecursionError):
-        return arguments.strip()
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# -- what the loop asks its driver to do -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Complete:
+    """Call the model; the answer is its reply and None, or None and the exception it raised."""
+
+
+@dataclass(frozen=True)
+class _Execute:
+    """Run one tool call through the registry; the answer is the response and its time in ms."""
+
+    call: ToolCall
+    arguments: str
+
+
+@dataclass(frozen=True)
+class _Sleep:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Together:
+    """Drive these generators at once; the answer is their results, in order."""
+
+    steps: list[Generator[Any, Any, Any]]
+
+
+_Effect = _Complete | _Execute | _Sleep | _Together
+T = TypeVar("T")
+_Steps = Generator[_Effect, Any, T]
 
 
 @dataclass
-class _RunState:
+class _Run:
     """What one run accumulates; the guard's counts are only touched between turns."""
 
+    task: str
     run_id: str
     trace: RunTrace
     messages: list[dict[str, Any]]
@@ -174,47 +204,21 @@ class _RunState:
     started: float
     steps: list[AgentStep] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
-    failures: dict[tuple[str, str], int] = field(default_factory=dict)
-    last_failure: dict[tuple[str, str], ToolResponse] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class _ModelAttempts:
-    """Where one turn's calls of the model stand: attempts made, seconds waited, when this one started."""
-
-    attempt: int = 0
-    waited: float = 0.0
-    started: float = 0.0
+    failures: dict[tuple[str, str], tuple[int, ToolResponse]] = field(default_factory=dict)
+    """The failures of each (tool, canonical arguments) so far: how many, and the last."""
 
 
 @dataclass(frozen=True)
-class _Attempted:
+class _Done:
+    """How one tool call went: every response, the time waited, and for a call not run, the tool
+    message the model reads and what the trace says of it."""
+
     attempts: tuple[ToolResponse, ...]
-    waited_s: float
+    waited_s: float = 0.0
+    blocked: tuple[str, Mapping[str, Any]] | None = None
 
 
-@dataclass(frozen=True)
-class _Blocked:
-    """A call the loop does not run this turn: the response that stands for it, the tool message
-    the model reads, and what the trace says of it."""
-
-    response: ToolResponse
-    text: str
-    traced: Mapping[str, Any]
-
-
-@dataclass(slots=True)
-class _ToolAttempts:
-    """Where one tool call's attempts stand: its arguments, the answers so far, seconds waited."""
-
-    arguments: str
-    responses: list[ToolResponse] = field(default_factory=list)
-    waited: float = 0.0
-
-    def done(self) -> _Attempted:
-        return _Attempted(tuple(self.responses), self.waited)
-
-
+@dataclass(eq=False)
 class Agent:
     """A status-driven agent over a :class:`ToolRegistry` and a :class:`ChatModel`; see the module doc.
 
@@ -226,113 +230,268 @@ class Agent:
     runs reports theirs too).
     """
 
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        model: ChatModel,
-        *,
-        system_prompt: str | None = DEFAULT_SYSTEM_PROMPT,
-        max_steps: int = 10,
-        max_parallel_tools: int = 4,
-        max_failures_per_call: int = 2,
-        max_tool_calls_per_step: int = 32,
-        tool_retry: RetryPolicy = DEFAULT_TOOL_RETRY,
-        model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
-        trace: TraceTarget | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-        asleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        wall_clock: Callable[[], float] = time.time,
-    ) -> None:
-        for name, value in (
-            ("max_steps", max_steps),
-            ("max_parallel_tools", max_parallel_tools),
-            ("max_failures_per_call", max_failures_per_call),
-            ("max_tool_calls_per_step", max_tool_calls_per_step),
-        ):
+    registry: ToolRegistry
+    model: ChatModel
+    _: KW_ONLY
+    system_prompt: str | None = DEFAULT_SYSTEM_PROMPT
+    max_steps: int = 10
+    max_parallel_tools: int = 4
+    max_failures_per_call: int = 2
+    max_tool_calls_per_step: int = 32
+    tool_retry: RetryPolicy = DEFAULT_TOOL_RETRY
+    model_retry: RetryPolicy = DEFAULT_MODEL_RETRY
+    trace: TraceTarget | None = None
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    asleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    wall_clock: Callable[[], float] = time.time
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "max_parallel_tools", "max_failures_per_call", "max_tool_calls_per_step"):
+            value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an int >= 1, not {value!r}")
-        if not isinstance(model, ChatModel):
-            raise TypeError(f"model must be a ChatModel (complete and acomplete), not {type(model).__name__}")
-        self.registry = registry
-        self.model = model
-        self.system_prompt = system_prompt
-        self.max_steps = max_steps
-        self.max_parallel_tools = max_parallel_tools
-        self.max_failures_per_call = max_failures_per_call
-        self.max_tool_calls_per_step = max_tool_calls_per_step
-        self.tool_retry = tool_retry
-        self.model_retry = model_retry
-        self._trace_target = trace
-        self._clock = clock
-        self._sleep = sleep
-        self._asleep = asleep
-        self._wall_clock = wall_clock
+        if not isinstance(self.model, ChatModel):
+            kind = type(self.model).__name__
+            raise TypeError(f"model must be a ChatModel (complete and acomplete), not {kind}")
 
-    # -- the two entry points --------------------------------------------------------------
+    # -- the two drivers ---------------------------------------------------------------------
 
     def run(self, task: str, *, run_id: str | None = None) -> AgentResult:
         """Run the task to an answer, the step budget or a model error; never raises for those."""
         state = self._start(task, run_id)
-        executor: ThreadPoolExecutor | None = None
+        executor: list[ThreadPoolExecutor] = []  # made when a turn first has calls to run at once
+
+        def drive(steps: _Steps[T]) -> T:
+            done, value = _step(steps, None)
+            while not done:
+                done, value = _step(steps, do(value))
+            return value  # type: ignore[no-any-return]
+
+        def do(effect: _Effect) -> Any:
+            match effect:
+                case _Complete():
+                    try:
+                        return self.model.complete(state.messages, state.tools), None
+                    except Exception as exc:
+                        return None, exc
+                case _Execute(call, arguments):
+                    started = self.clock()
+                    response = self.registry.execute(call.name, arguments, call_id=call.id)
+                    return response, (self.clock() - started) * 1000
+                case _Sleep(seconds):
+                    return self.sleep(seconds)
+                case _Together(steps) if len(steps) > 1 and self.max_parallel_tools > 1:
+                    if not executor:
+                        executor.append(ThreadPoolExecutor(self.max_parallel_tools, "agent-tool"))
+                    # Each in a copy of this thread's context, so that its spans keep their parent.
+                    run = [executor[0].submit(contextvars.copy_context().run, drive, s) for s in steps]
+                    return [future.result() for future in run]
+                case _Together(steps):
+                    return [drive(s) for s in steps]
+
         try:
-            for index in range(self.max_steps):
-                reply = self._complete(state, index)
-                if isinstance(reply, ModelError):
-                    return self._finish(state, task, RunOutcome.MODEL_ERROR, None, self._model_reason(reply))
-                if not reply.tool_calls:
-                    return self._answered(state, task, index, reply)
-                if executor is None and len(reply.tool_calls) > 1 and self.max_parallel_tools > 1:
-                    executor = ThreadPoolExecutor(self.max_parallel_tools, thread_name_prefix="agent-tool")
-                self._before_calls(state, index, reply)
-                plans = self._plans(state, reply)
-                runnable = [call for call, blocked in plans if blocked is None]
-                if executor is not None and len(runnable) > 1:
-                    # Each call in a copy of this thread's context, so its spans keep their parent.
-                    futures = [
-                        executor.submit(contextvars.copy_context().run, self._attempt, state, index, call)
-                        for call in runnable
-                    ]
-                    outcomes = [future.result() for future in futures]
-                else:
-                    outcomes = [self._attempt(state, index, call) for call in runnable]
-                self._after_calls(state, index, reply, plans, outcomes)
-            return self._finish(state, task, RunOutcome.MAX_STEPS, None, self._max_steps_reason())
+            return drive(self._turns(state))
         finally:
-            if executor is not None:
-                executor.shutdown(wait=True)
+            for pool in executor:
+                pool.shutdown(wait=True)
             state.trace.close()
 
     async def arun(self, task: str, *, run_id: str | None = None) -> AgentResult:
         """The asynchronous ``run``: tool calls of a turn run as concurrent tasks, model calls are awaited."""
         state = self._start(task, run_id)
         limit = asyncio.Semaphore(self.max_parallel_tools)
+
+        async def drive(steps: _Steps[T]) -> T:
+            done, value = _step(steps, None)
+            while not done:
+                done, value = _step(steps, await do(value))
+            return value  # type: ignore[no-any-return]
+
+        async def do(effect: _Effect) -> Any:
+            match effect:
+                case _Complete():
+                    try:
+                        return await self.model.acomplete(state.messages, state.tools), None
+                    except Exception as exc:
+                        return None, exc
+                case _Execute(call, arguments):
+                    async with limit:
+                        started = self.clock()
+                        response = await self.registry.aexecute(call.name, arguments, call_id=call.id)
+                        return response, (self.clock() - started) * 1000
+                case _Sleep(seconds):
+                    return await self.asleep(seconds)
+                case _Together(steps):
+                    return list(await asyncio.gather(*(drive(s) for s in steps)))
+
         try:
-            for index in range(self.max_steps):
-                reply = await self._acomplete(state, index)
-                if isinstance(reply, ModelError):
-                    return self._finish(state, task, RunOutcome.MODEL_ERROR, None, self._model_reason(reply))
-                if not reply.tool_calls:
-                    return self._answered(state, task, index, reply)
-                self._before_calls(state, index, reply)
-                plans = self._plans(state, reply)
-                runnable = [call for call, blocked in plans if blocked is None]
-                outcomes = list(
-                    await asyncio.gather(*(self._aattempt(state, index, call, limit) for call in runnable))
-                )
-                self._after_calls(state, index, reply, plans, outcomes)
-            return self._finish(state, task, RunOutcome.MAX_STEPS, None, self._max_steps_reason())
+            return await drive(self._turns(state))
         finally:
             state.trace.close()
 
-    # -- the run's bookkeeping, shared by both paths ---------------------------------------
+    # -- the loop, written once ----------------------------------------------------------------
 
-    def _start(self, task: str, run_id: str | None) -> _RunState:
+    def _turns(self, state: _Run) -> _Steps[AgentResult]:
+        for index in range(self.max_steps):
+            reply = yield from self._model_call(state, index)
+            if isinstance(reply, ModelError):
+                return self._finish(state, RunOutcome.MODEL_ERROR, None, f"the model failed: {reply}")
+            state.messages.append(reply.to_message())
+            if not reply.tool_calls:
+                state.steps.append(AgentStep(index=index, reply=reply))
+                cut_off = _CUT_OFF.get(reply.finish_reason or "")
+                outcome = RunOutcome.ANSWERED if cut_off is None else RunOutcome.INCOMPLETE
+                return self._finish(state, outcome, reply.content or "", cut_off or "the model answered")
+            for call in reply.tool_calls:
+                state.trace.tool_request(index, call, _arguments(call))
+            plans = [self._blocked(state, reply, position) for position in range(len(reply.tool_calls))]
+            runnable = [self._tool_call(state, index, call) for call, done in plans if done is None]
+            ran = iter((yield _Together(runnable)))
+            self._record(state, index, reply, [(call, done or next(ran)) for call, done in plans])
+        reason = (
+            f"the model was still calling tools after {self.max_steps} steps (max_steps={self.max_steps})"
+        )
+        return self._finish(state, RunOutcome.MAX_STEPS, None, reason)
+
+    def _model_call(self, state: _Run, index: int) -> _Steps[ModelReply | ModelError]:
+        """One turn's call of the model, retried as ``model_retry`` allows."""
+        attempt, waited = 0, 0.0
+        while True:
+            started = self.clock()
+            answer, raised = yield _Complete()
+            try:
+                if raised is not None:
+                    raise raised
+                reply = _checked(answer)
+            except Exception as exc:
+                # Another provider's surprise is a bad response that will not get better.
+                error = (
+                    exc
+                    if isinstance(exc, ModelError)
+                    else ModelError(f"{type(exc).__name__}: {exc}", code=API)
+                )
+            else:
+                state.usage = state.usage + reply.usage
+                state.trace.model_output(index, attempt, reply, (self.clock() - started) * 1000)
+                return reply
+            hint = error.retry_after_s
+            wait = self.model_retry.next_wait_s(attempt, waited, hint) if error.retryable else None
+            state.trace.emit(
+                "model_error",
+                step=index,
+                attempt=attempt,
+                code=error.code.value,
+                status_code=error.status_code,
+                message=error.message,
+                retryable=error.retryable,
+                retry_in_ms=None if wait is None else round(wait * 1000, 3),
+            )
+            if wait is None:
+                return error if attempt == 0 else _gave_up(error, attempt + 1, waited)
+            waited, attempt = waited + wait, attempt + 1
+            yield _Sleep(wait)
+
+    def _tool_call(self, state: _Run, index: int, call: ToolCall) -> _Steps[_Done]:
+        """One tool call, retried while its error is retryable and ``tool_retry`` allows."""
+        if call.problem is not None:  # a form no tool can take: answered INVALID_FORMAT, nothing run
+            name = f" to {call.name!r}" if call.name else ""
+            response = ToolResponse.error(
+                ErrorCode.INVALID_FORMAT,
+                f"The tool call{name} could not be read: {call.problem}. Send the function's name and "
+                "its arguments as one JSON object written as a string, for example '{\"a\": 1}' "
+                "('{}' for none).",
+            )
+            state.trace.tool_result(index, call, 0, response, 0.0)
+            return _Done((response,))
+        responses: list[ToolResponse] = []
+        waited = 0.0
+        while True:
+            response, time_ms = yield _Execute(call, _arguments(call))
+            state.trace.tool_result(index, call, len(responses), response, time_ms)
+            responses.append(response)
+            # Done: a success, a refusal (whatever its retryable says), an unknown tool, a permanent
+            # error, or no retry left.
+            after = response.retry_after_ms
+            retry = response.is_retryable and call.name in state.tool_names and not is_denial(response)
+            hint = None if after is None else after / 1000
+            wait = self.tool_retry.next_wait_s(len(responses) - 1, waited, hint) if retry else None
+            if wait is None:
+                return _Done(tuple(responses), waited)
+            state.trace.call(
+                "tool_retry",
+                index,
+                call,
+                attempt=len(responses),
+                code=response.code.value if response.code else None,
+                wait_ms=round(wait * 1000, 3),
+            )
+            waited += wait
+            yield _Sleep(wait)
+
+    def _blocked(self, state: _Run, reply: ModelReply, position: int) -> tuple[ToolCall, _Done | None]:
+        """A call with, when it is not to run, what stands for it: the guard refuses a call that
+        would repeat an earlier failure; calls past ``max_tool_calls_per_step`` wait for the next turn."""
+        call, asked, limit = reply.tool_calls[position], len(reply.tool_calls), self.max_tool_calls_per_step
+        failures, last = state.failures.get(_key(call), (0, None))
+        if last is not None and failures >= self.max_failures_per_call:
+            traced = {"failures": failures, "code": last.code.value if last.code else None}
+            return call, _Done((last,), blocked=(guard_text(call.name, failures, last), traced))
+        if position < limit:
+            return call, None
+        message = f"this reply asked for {asked} tool calls and at most {limit} run per turn: "
+        message += f"{call.name!r} did not run"
+        response = ToolResponse.error(
+            ErrorCode.RATE_LIMIT,
+            message,
+            details={"asked": asked, "limit": limit},
+            context={"tool_name": call.name, "call_id": call.id},
+        )
+        text = (
+            f"NOT EXECUTED: {message}. Ask for it again in your next reply if you still need it, "
+            f"at most {limit} calls in one reply."
+        )
+        return call, _Done((response,), blocked=(text, {"code": ErrorCode.RATE_LIMIT.value, "limit": limit}))
+
+    def _record(
+        self, state: _Run, index: int, reply: ModelReply, calls: list[tuple[ToolCall, _Done]]
+    ) -> None:
+        """Write the tool messages in the model's order and update the repeated-failure guard."""
+        records: list[ToolCallRecord] = []
+        for call, done in calls:
+            response = done.attempts[-1]
+            if done.blocked is not None:
+                text, traced = done.blocked
+                state.trace.call("tool_blocked", index, call, **traced)
+            else:
+                text = feedback_text(
+                    response,
+                    tool=call.name,
+                    available_tools=state.tool_names,
+                    retries=len(done.attempts) - 1,
+                    waited_s=done.waited_s,
+                )
+            if done.blocked is None and response.is_error:
+                failures = state.failures.get(_key(call), (0, response))[0] + 1
+                if is_denial(response):  # refused: asking again would be refused again
+                    failures = max(failures, self.max_failures_per_call)
+                state.failures[_key(call)] = (failures, response)
+            executed = done.blocked is None
+            attempts = done.attempts if executed else ()
+            records.append(ToolCallRecord(call=call, response=response, attempts=attempts, executed=executed,
+                                          feedback=text, waited_s=done.waited_s))  # fmt: skip
+            # The feedback is what the model reads; no trailer: the record and the trace keep the response.
+            state.messages.append(to_openai_chat(response, tool_call_id=call.id, text=text, carry=False))
+        state.steps.append(AgentStep(index=index, reply=reply, tool_calls=tuple(records)))
+
+    # -- the run's bookkeeping -------------------------------------------------------------------
+
+    def _start(self, task: str, run_id: str | None) -> _Run:
         if not isinstance(task, str) or not task.strip():
             raise ValueError("the task must be a non-empty string")
         run_id = run_id or uuid.uuid4().hex[:12]
-        started = self._clock()
-        trace = open_trace(self._trace_target, run_id=run_id, clock=self._clock, started=started)
+        started = self.clock()
+        trace = RunTrace(self.trace, run_id=run_id, clock=self.clock, started=started)
         trace.watch_breaker(self.registry.breaker)
         messages: list[dict[str, Any]] = []
         if self.system_prompt:
@@ -348,36 +507,17 @@ class Agent:
             model=str(getattr(self.model, "name", type(self.model).__name__)),
             tools=list(names),
             max_steps=self.max_steps,
-            started_at=self._wall_clock(),
+            started_at=self.wall_clock(),
         )
-        return _RunState(
-            run_id=run_id, trace=trace, messages=messages, tools=tools, tool_names=names, started=started
-        )
+        return _Run(task, run_id, trace, messages, tools, names, started)
 
-    def _max_steps_reason(self) -> str:
-        return f"the model was still calling tools after {self.max_steps} steps (max_steps={self.max_steps})"
-
-    def _model_reason(self, error: ModelError) -> str:
-        return f"the model failed: {error}"
-
-    def _answered(self, state: _RunState, task: str, index: int, reply: ModelReply) -> AgentResult:
-        state.messages.append(reply.to_message())
-        state.steps.append(AgentStep(index=index, reply=reply))
-        cut_off = _CUT_OFF.get(reply.finish_reason or "")
-        if cut_off is not None:
-            return self._finish(state, task, RunOutcome.INCOMPLETE, reply.content or "", cut_off)
-        return self._finish(state, task, RunOutcome.ANSWERED, reply.content or "", "the model answered")
-
-    def _finish(
-        self, state: _RunState, task: str, outcome: RunOutcome, answer: str | None, reason: str
-    ) -> AgentResult:
-        duration_s = self._clock() - state.started
-        reason = mask_secrets(reason)
+    def _finish(self, state: _Run, outcome: RunOutcome, answer: str | None, reason: str) -> AgentResult:
+        duration_s = self.clock() - state.started
         result = AgentResult(
-            task=task,
+            task=state.task,
             outcome=outcome,
             answer=answer,
-            reason=reason,
+            reason=mask_secrets(reason),
             steps=tuple(state.steps),
             usage=state.usage,
             duration_s=duration_s,
@@ -387,7 +527,7 @@ class Agent:
         state.trace.emit(
             "run_end",
             outcome=outcome.value,
-            reason=reason,
+            reason=result.reason,
             answer=answer,
             steps=len(state.steps),
             tool_calls=len(result.tool_calls),
@@ -396,326 +536,29 @@ class Agent:
         )
         return result
 
-    def _model_output(
-        self, state: _RunState, index: int, attempt: int, reply: ModelReply, time_ms: float
-    ) -> None:
-        state.usage = state.usage + reply.usage
-        notes = {"notes": list(reply.notes)} if reply.notes else {}
-        state.trace.emit(
-            "model_output",
-            step=index,
-            attempt=attempt,
-            content=reply.content,
-            tool_calls=[
-                {"id": c.id, "name": c.name, "arguments": _masked_arguments_text(c.arguments)}
-                for c in reply.tool_calls
-            ],
-            finish_reason=reply.finish_reason,
-            usage=reply.usage.to_dict(),
-            time_ms=round(time_ms, 3),
-            **notes,
-        )
 
-    def _model_retry_wait(
-        self, state: _RunState, index: int, attempt: int, error: ModelError, waited_s: float
-    ) -> float | None:
-        wait = (
-            self.model_retry.next_wait_s(attempt, waited_s, error.retry_after_s) if error.retryable else None
-        )
-        state.trace.emit(
-            "model_error",
-            step=index,
-            attempt=attempt,
-            code=error.code.value,
-            status_code=error.status_code,
-            message=error.message,
-            retryable=error.retryable,
-            retry_in_ms=None if wait is None else round(wait * 1000, 3),
-        )
-        return wait
-
-    def _attempt_answered(
-        self, state: _RunState, index: int, attempts: _ModelAttempts, reply: ModelReply
-    ) -> ModelReply:
-        """The model answered: record its output and hand the reply back."""
-        elapsed_ms = (self._clock() - attempts.started) * 1000
-        self._model_output(state, index, attempts.attempt, reply, elapsed_ms)
-        return reply
-
-    def _attempt_failed(
-        self, state: _RunState, index: int, attempts: _ModelAttempts, exc: Exception
-    ) -> float | ModelError:
-        """The model failed: how long to wait before the next attempt, or the error to give up with."""
-        error = _model_failure(exc)
-        wait = self._model_retry_wait(state, index, attempts.attempt, error, attempts.waited)
-        if wait is None:
-            return self._gave_up(error, attempts.attempt + 1, attempts.waited)
-        attempts.waited += wait
-        attempts.attempt += 1
-        return wait
-
-    def _gave_up(self, error: ModelError, attempts: int, waited_s: float) -> ModelError:
-        if attempts <= 1:
-            return error
-        return ModelError(
-            f"{error.message} (after {attempts} attempts and {waited_s:g} s of backoff)",
-            code=error.code,
-            status_code=error.status_code,
-            retry_after_s=error.retry_after_s,
-            retryable=error.retryable,
-        )
-
-    def _complete(self, state: _RunState, index: int) -> ModelReply | ModelError:
-        attempts = _ModelAttempts()
-        while True:
-            attempts.started = self._clock()
-            try:
-                reply = _checked(self.model.complete(state.messages, state.tools))
-            except Exception as exc:
-                wait = self._attempt_failed(state, index, attempts, exc)
-                if isinstance(wait, ModelError):
-                    return wait
-                self._sleep(wait)
-            else:
-                return self._attempt_answered(state, index, attempts, reply)
-
-    async def _acomplete(self, state: _RunState, index: int) -> ModelReply | ModelError:
-        attempts = _ModelAttempts()
-        while True:
-            attempts.started = self._clock()
-            try:
-                reply = _checked(await self.model.acomplete(state.messages, state.tools))
-            except Exception as exc:
-                wait = self._attempt_failed(state, index, attempts, exc)
-                if isinstance(wait, ModelError):
-                    return wait
-                await self._asleep(wait)
-            else:
-                return self._attempt_answered(state, index, attempts, reply)
-
-    # -- tool calls ------------------------------------------------------------------------
-
-    def _before_calls(self, state: _RunState, index: int, reply: ModelReply) -> None:
-        state.messages.append(reply.to_message())
-        for call in reply.tool_calls:
-            _trace_call(state, "tool_request", index, call, arguments=_arguments_for_trace(call))
-
-    def _plans(self, state: _RunState, reply: ModelReply) -> list[tuple[ToolCall, _Blocked | None]]:
-        """Each call with, when it is not to run, why: the guard refuses a call that would repeat an
-        earlier failure, and calls past ``max_tool_calls_per_step`` wait for the next turn."""
-        plans: list[tuple[ToolCall, _Blocked | None]] = []
-        asked = len(reply.tool_calls)
-        for position, call in enumerate(reply.tool_calls):
-            key = (call.name, canonical_arguments(_arguments(call)))
-            blocked = None
-            if state.failures.get(key, 0) >= self.max_failures_per_call:
-                failures = state.failures[key]
-                last = state.last_failure[key]
-                blocked = _Blocked(
-                    last,
-                    guard_text(call.name, failures, last),
-                    {"failures": failures, "code": last.code.value if last.code else None},
-                )
-            elif position >= self.max_tool_calls_per_step:
-                blocked = self._over_the_limit(call, asked)
-            plans.append((call, blocked))
-        return plans
-
-    def _over_the_limit(self, call: ToolCall, asked: int) -> _Blocked:
-        limit = self.max_tool_calls_per_step
-        message = (
-            f"this reply asked for {asked} tool calls and at most {limit} run per turn: "
-            f"{call.name!r} did not run"
-        )
-        response = ToolResponse.error(
-            ErrorCode.RATE_LIMIT,
-            message,
-            details={"asked": asked, "limit": limit},
-            context={"tool_name": call.name, "call_id": call.id},
-        )
-        text = (
-            f"NOT EXECUTED: {message}. Ask for it again in your next reply if you still need it, "
-            f"at most {limit} calls in one reply."
-        )
-        return _Blocked(response, text, {"code": ErrorCode.RATE_LIMIT.value, "limit": limit})
-
-    def _retry_wait(
-        self, state: _RunState, index: int, call: ToolCall, attempted: list[ToolResponse], waited: float
-    ) -> float | None:
-        response = attempted[-1]
-        if not (response.is_error and response.is_retryable) or call.name not in state.tool_names:
-            return None
-        if is_denial(response):  # a refusal stands, whatever its retryable says
-            return None
-        after = response.retry_after_ms
-        wait = self.tool_retry.next_wait_s(
-            len(attempted) - 1, waited, None if after is None else after / 1000
-        )
-        if wait is not None:
-            _trace_call(
-                state,
-                "tool_retry",
-                index,
-                call,
-                attempt=len(attempted),
-                code=response.code.value if response.code else None,
-                wait_ms=round(wait * 1000, 3),
-            )
-        return wait
-
-    def _tool_result(
-        self,
-        state: _RunState,
-        index: int,
-        call: ToolCall,
-        attempt: int,
-        response: ToolResponse,
-        time_ms: float,
-    ) -> None:
-        stats_time = (response.stats or {}).get("time_ms")
-        denied = _denied_by(response)
-        _trace_call(
-            state,
-            "tool_result",
-            index,
-            call,
-            attempt=attempt,
-            status=response.status.value,
-            code=response.code.value if response.code else None,
-            retryable=response.is_retryable if response.is_error else None,
-            time_ms=round(float(stats_time) if stats_time is not None else time_ms, 3),
-            text=_clip(response.text),
-            **({} if denied is None else {"denied_by": denied}),
-        )
-
-    def _attempt(self, state: _RunState, index: int, call: ToolCall) -> _Attempted:
-        if call.problem is not None:
-            return self._unreadable(state, index, call)
-        attempts = _ToolAttempts(_arguments(call))
-        while True:
-            started = self._clock()
-            response = self.registry.execute(call.name, attempts.arguments, call_id=call.id)
-            elapsed_ms = (self._clock() - started) * 1000
-            wait = self._tool_attempted(state, index, call, attempts, response, elapsed_ms)
-            if wait is None:
-                return attempts.done()
-            self._sleep(wait)
-
-    async def _aattempt(
-        self, state: _RunState, index: int, call: ToolCall, limit: asyncio.Semaphore
-    ) -> _Attempted:
-        if call.problem is not None:
-            return self._unreadable(state, index, call)
-        attempts = _ToolAttempts(_arguments(call))
-        while True:
-            async with limit:
-                started = self._clock()
-                response = await self.registry.aexecute(call.name, attempts.arguments, call_id=call.id)
-                elapsed_ms = (self._clock() - started) * 1000
-            wait = self._tool_attempted(state, index, call, attempts, response, elapsed_ms)
-            if wait is None:
-                return attempts.done()
-            await self._asleep(wait)
-
-    def _tool_attempted(
-        self,
-        state: _RunState,
-        index: int,
-        call: ToolCall,
-        attempts: _ToolAttempts,
-        response: ToolResponse,
-        elapsed_ms: float,
-    ) -> float | None:
-        """One attempt's answer, traced and kept; the seconds to wait before the next (counted as
-        waited), or None when the call is done."""
-        self._tool_result(state, index, call, len(attempts.responses), response, elapsed_ms)
-        attempts.responses.append(response)
-        wait = self._retry_wait(state, index, call, attempts.responses, attempts.waited)
-        if wait is not None:
-            attempts.waited += wait
-        return wait
-
-    def _unreadable(self, state: _RunState, index: int, call: ToolCall) -> _Attempted:
-        """A call the model sent in a form no tool can take: answered INVALID_FORMAT, nothing run."""
-        response = ToolResponse.error(
-            ErrorCode.INVALID_FORMAT,
-            f"The tool call{f' to {call.name!r}' if call.name else ''} could not be read: {call.problem}. "
-            "Send the function's name and its arguments as one JSON object written as a string, "
-            "for example '{\"a\": 1}' ('{}' for none).",
-        )
-        self._tool_result(state, index, call, 0, response, 0.0)
-        return _Attempted((response,), 0.0)
-
-    def _after_calls(
-        self,
-        state: _RunState,
-        index: int,
-        reply: ModelReply,
-        plans: Sequence[tuple[ToolCall, _Blocked | None]],
-        outcomes: Sequence[_Attempted],
-    ) -> None:
-        """Write the tool messages in the model's order and update the repeated-failure guard."""
-        done = iter(outcomes)
-        records: list[ToolCallRecord] = []
-        for call, blocked in plans:
-            key = (call.name, canonical_arguments(_arguments(call)))
-            if blocked is not None:
-                text = blocked.text
-                record = ToolCallRecord(
-                    call=call, response=blocked.response, attempts=(), executed=False, feedback=text
-                )
-                _trace_call(state, "tool_blocked", index, call, **blocked.traced)
-            else:
-                attempted = next(done)
-                response = attempted.attempts[-1]
-                text = feedback_text(
-                    response,
-                    tool=call.name,
-                    available_tools=state.tool_names,
-                    retries=len(attempted.attempts) - 1,
-                    waited_s=attempted.waited_s,
-                )
-                record = ToolCallRecord(
-                    call=call,
-                    response=response,
-                    attempts=attempted.attempts,
-                    executed=True,
-                    feedback=text,
-                    waited_s=attempted.waited_s,
-                )
-                if response.is_error:
-                    failures = state.failures.get(key, 0) + 1
-                    if is_denial(response):  # refused: asking again would be refused again
-                        failures = max(failures, self.max_failures_per_call)
-                    state.failures[key] = failures
-                    state.last_failure[key] = response
-            records.append(record)
-            # The provider message is the interop's OpenAI tool message: the feedback is what the model
-            # reads; no trailer, as the whole response is kept in the record and the trace.
-            state.messages.append(
-                to_openai_chat(record.response, tool_call_id=call.id, text=text, carry=False)
-            )
-        state.steps.append(AgentStep(index=index, reply=reply, tool_calls=tuple(records)))
+def _step(steps: _Steps[Any], answer: Any) -> tuple[bool, Any]:
+    """Give the loop the answer to what it asked: (False, what it asks next), or (True, its result)."""
+    try:
+        return False, steps.send(answer)
+    except StopIteration as done:
+        return True, done.value
 
 
-def _trace_call(state: _RunState, event: str, index: int, call: ToolCall, **members: Any) -> None:
-    """Trace ``event`` of one tool call: its step, its id and its tool, then ``members``."""
-    state.trace.emit(event, step=index, call_id=call.id, tool=call.name, **members)
-
-
-def _model_failure(error: Exception) -> ModelError:
-    """A model's exception as a ModelError: another provider's surprise is a non-retryable bad response."""
-    if isinstance(error, ModelError):
-        return error
-    return ModelError(f"{type(error).__name__}: {error}", code=ErrorCode.API_ERROR)
+def _gave_up(error: ModelError, attempts: int, waited_s: float) -> ModelError:
+    return ModelError(
+        f"{error.message} (after {attempts} attempts and {waited_s:g} s of backoff)",
+        code=error.code,
+        status_code=error.status_code,
+        retry_after_s=error.retry_after_s,
+        retryable=error.retryable,
+    )
 
 
 def _checked(reply: Any) -> ModelReply:
     """A model's reply with every member of its declared type (see ``checked_reply``)."""
     if not isinstance(reply, ModelReply):
-        raise ModelError(
-            f"the model returned {type(reply).__name__}, not a ModelReply", code=ErrorCode.API_ERROR
-        )
+        raise ModelError(f"the model returned {type(reply).__name__}, not a ModelReply", code=API)
     return checked_reply(reply)
 
 
@@ -724,39 +567,12 @@ def _arguments(call: ToolCall) -> str:
     return call.arguments if call.arguments.strip() else "{}"
 
 
-def _arguments_for_trace(call: ToolCall) -> Any:
-    """The arguments as the trace's ``tool_request`` holds them: the JSON object when they are one
-    (masked member by member when written), else the text as the model wrote it (masked as text)."""
-    try:
-        value = json.loads(_arguments(call))
-    except (ValueError, RecursionError):
-        return call.arguments
-    return value if isinstance(value, Mapping) else call.arguments
-
-
-def _masked_arguments_text(arguments: str) -> str:
-    """The model's argument text for the trace's ``model_output``, secrets masked: JSON text is
-    masked member by member (so a secret-named member is masked whatever its value) and written
-    back compactly; other text is masked as text."""
+def _key(call: ToolCall) -> tuple[str, str]:
+    """What the repeated-failure guard counts the failures of: the tool and its arguments, as
+    canonical JSON (sorted keys, no spaces) when they parse, else as written."""
+    arguments = _arguments(call)
     try:
         value = json.loads(arguments)
     except (ValueError, RecursionError):
-        return str(mask_secrets(arguments))
-    if not isinstance(value, Mapping | list):
-        return str(mask_secrets(arguments))
-    try:
-        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"))
-    except (ValueError, RecursionError):
-        return str(mask_secrets(arguments))
-
-
-def _denied_by(response: ToolResponse) -> str | None:
-    """The access rule that refused the call (the denial's ``details.policy``), or None."""
-    if not is_denial(response) or response.error_info is None:
-        return None
-    rule = (response.error_info.details or {}).get("policy")
-    return rule if isinstance(rule, str) else None
-
-
-def _clip(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return call.name, arguments.strip()
+    return call.name, json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

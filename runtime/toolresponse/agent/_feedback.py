@@ -4,7 +4,8 @@
 - **partial**: the text, marked as incomplete, with why (from the response's
   text and its ``data`` members ``returned``/``total``/``truncated``/``reason``),
   so that the model never takes a truncated result for the whole.
-- **error**: the code and the message, then what to do next, by kind:
+- **error**: ``ERROR CODE: message`` (``interop.model_text``, the one convention
+  of every dialect), then what to do next, by kind:
 
   ========================  ==============================================================
   kind                      what the model is told
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCategory, ErrorCode
@@ -66,56 +67,37 @@ def _compact(value: Any, limit: int = MAX_DETAILS_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def success_text(response: ToolResponse) -> str:
-    if response.text:
-        return response.text
-    if response.data:
-        return f"(the tool succeeded with no text; its data: {_compact(response.data)})"
-    return "(the tool succeeded with no text and no data)"
+def _shown(details: Mapping[str, Any] | None) -> str:
+    return f"\nDetails: {_compact(details)}" if details else ""
 
 
 def partial_why(response: ToolResponse) -> str:
     """Why a partial result is incomplete, in words, from its ``data``."""
     data = response.data
-    reasons: list[str] = []
     returned, total = data.get("returned"), data.get("total")
-    if returned is not None and total is not None:
-        reasons.append(f"only {returned} of {total} were returned")
+    reasons = (
+        [f"only {returned} of {total} were returned"] if returned is not None and total is not None else []
+    )
     if data.get("truncated") is True and not reasons:
         reasons.append("the result was truncated")
-    for key in ("reason", "note"):
-        value = data.get(key)
-        if isinstance(value, str) and value:
-            reasons.append(value)
+    reasons += [value for key in ("reason", "note") if isinstance(value := data.get(key), str) and value]
     return "; ".join(reasons) if reasons else "the tool marked it partial; its text says how"
 
 
-def partial_text(response: ToolResponse) -> str:
-    return (
-        f"PARTIAL RESULT (incomplete): {response.text or '(no text)'}\n"
-        f"Note: this result is incomplete, not the whole answer ({partial_why(response)}). "
-        "Do not present it as complete: say what is missing, or call again for the rest."
-    )
-
-
 def _violation_line(item: Any) -> str:
-    if isinstance(item, Mapping):
-        where = next((str(item[key]) for key in _LOCATION_KEYS if item.get(key) not in (None, "")), "")
-        if not where and item.get("pointer") == "":
-            where = "(the arguments)"  # the JSON pointer of the whole arguments object
-        what = next((str(item[key]) for key in _MESSAGE_KEYS if item.get(key) not in (None, "")), "")
-        if what:
-            return f"{where}: {what}" if where else what
-        return _compact(item, 200)
-    return str(item)
+    if not isinstance(item, Mapping):
+        return str(item)
+    where = next((str(item[key]) for key in _LOCATION_KEYS if item.get(key) not in (None, "")), "")
+    if not where and item.get("pointer") == "":
+        where = "(the arguments)"  # the JSON pointer of the whole arguments object
+    what = next((str(item[key]) for key in _MESSAGE_KEYS if item.get(key) not in (None, "")), "")
+    return (f"{where}: {what}" if where else what) if what else _compact(item, 200)
 
 
 def violations(details: Mapping[str, Any] | None) -> list[str]:
     """Each violation listed in an error's ``details``, one line each."""
-    if not details:
-        return []
     for key in _VIOLATION_LISTS:
-        items = details.get(key)
+        items = (details or {}).get(key)
         if isinstance(items, list) and items:
             return [_violation_line(item) for item in items]
     return []
@@ -127,12 +109,23 @@ def is_denial(response: ToolResponse) -> bool:
     return response.code in DENIAL_CODES
 
 
-def denial_text(response: ToolResponse, *, tool: str) -> str:
-    """The message for a refused call: that it did not run, who refused it and why, and what instead."""
-    info = response.error_info
-    assert info is not None
-    details = info.details or {}
-    header = _header(response)
+# -- what to do next, by kind of error: each writer takes the response, the tool, and the loop's
+# retries and seconds waited, and returns what follows the ``ERROR CODE: message`` header.
+
+
+def _circuit_open(response: ToolResponse, tool: str, retries: int, waited_s: float) -> str:
+    after = response.retry_after_ms
+    when = f"for the next {_seconds(after)}" if after else "until it has recovered"
+    return (
+        f"\nTool {tool!r} is switched off after repeated failures (its circuit breaker is open). "
+        f"Do not call {tool!r} again {when}: use another tool, or answer without it."
+    )
+
+
+def _denied(response: ToolResponse, tool: str, retries: int, waited_s: float) -> str:
+    """That the call did not run, who refused it and why, and what instead."""
+    details = response.error_info.details if response.error_info else None
+    details = details or {}
     approval = details.get("approval")
     asked = approval is not None or details.get("policy") == "approval"
     if approval == "timed_out":
@@ -144,7 +137,7 @@ def denial_text(response: ToolResponse, *, tool: str) -> str:
     else:
         shown = {key: value for key, value in details.items() if key != "reason"}
         who = f"The tool refused it.{f' Details: {_compact(shown)}' if shown else ''}"
-    if info.code is ErrorCode.ACCESS_DENIED:
+    if response.code is ErrorCode.ACCESS_DENIED:
         instead = (
             f"You may not use {tool!r}: do not call it again. Use another tool, or answer without it "
             "and tell the user this tool is not available to you."
@@ -160,65 +153,49 @@ def denial_text(response: ToolResponse, *, tool: str) -> str:
             "when the reason shows a way that is allowed (another path, other arguments), or answer "
             "without it and tell the user what was refused and why."
         )
-    return f"{header}\nThe call was refused and did not run. {who} {instead}"
+    return f"\nThe call was refused and did not run. {who} {instead}"
 
 
-def _header(response: ToolResponse) -> str:
-    """``ERROR CODE: message`` (and the text, when it is not the message): the model text every
-    dialect writes for an error (``toolresponse.interop.model_text``), so that one convention
-    states an error's code in text."""
-    return model_text(response)
+def _bad_arguments(response: ToolResponse, tool: str, retries: int, waited_s: float) -> str:
+    details = response.error_info.details if response.error_info else None
+    lines = violations(details)
+    if not lines:
+        return f"{_shown(details)}\nFix the arguments (see the tool's parameters) and call {tool!r} again."
+    listed = "\n".join(f"- {line}" for line in lines)
+    return f"\nFix the arguments and call {tool!r} again. What is wrong:\n{listed}"
 
 
-def _error_text(
-    response: ToolResponse, tool: str, available_tools: Sequence[str], retries: int, waited_s: float
-) -> str:
-    """The message for an error response of ``tool`` (``feedback_text``'s arguments)."""
-    info = response.error_info
-    assert info is not None
-    code = info.code
-    header = _header(response)
-    if code is ErrorCode.NOT_FOUND and tool not in available_tools:
-        listed = ", ".join(available_tools) if available_tools else "(none)"
-        return (
-            f"{header}\nThere is no tool named {tool!r}. "
-            f"Call one of the available tools by its exact name: {listed}."
-        )
-    if code is ErrorCode.CIRCUIT_OPEN:
-        after = response.retry_after_ms
-        when = f"for the next {_seconds(after)}" if after else "until it has recovered"
-        return (
-            f"{header}\nTool {tool!r} is switched off after repeated failures (its circuit breaker is open). "
-            f"Do not call {tool!r} again {when}: use another tool, or answer without it."
-        )
-    if code in DENIAL_CODES:
-        return denial_text(response, tool=tool)
-    details = info.details
-    category = ERROR_CODE_INFO[code].category
-    if category is ErrorCategory.PARAMETER:
-        lines = violations(details)
-        if lines:
-            listed = "\n".join(f"- {line}" for line in lines)
-            return f"{header}\nFix the arguments and call {tool!r} again. What is wrong:\n{listed}"
-        shown = f"\nDetails: {_compact(details)}" if details else ""
-        return f"{header}{shown}\nFix the arguments (see the tool's parameters) and call {tool!r} again."
-    shown = f"\nDetails: {_compact(details)}" if details else ""
-    if response.is_retryable:
-        if retries:
-            plural = "" if retries == 1 else "s"
-            done = f"The loop already retried this call {retries} time{plural} over {waited_s:g} s;"
-            done += " it still fails."
-        else:
-            done = "The loop did not retry it: the wait it asks for is longer than this run may wait."
-        after = response.retry_after_ms
-        later = f" It may succeed again after {_seconds(after)}." if after else ""
-        return (
-            f"{header}{shown}\nThis error is temporary. {done}{later} "
-            "Do not call it again right away: continue with something else, or answer with what you have."
-        )
-    meaning = ERROR_CODE_INFO[code].description
-    advice = _NEXT_STEP_BY_CATEGORY[category]
-    return f"{header}{shown}\n{code.value} means: {meaning} Do not repeat the same call unchanged: {advice}."
+def _temporary(response: ToolResponse, tool: str, retries: int, waited_s: float) -> str:
+    if retries:
+        done = f"The loop already retried this call {retries} time{'' if retries == 1 else 's'} over "
+        done += f"{waited_s:g} s; it still fails."
+    else:
+        done = "The loop did not retry it: the wait it asks for is longer than this run may wait."
+    after = response.retry_after_ms
+    later = f" It may succeed again after {_seconds(after)}." if after else ""
+    return (
+        f"{_shown(response.error_info.details if response.error_info else None)}\nThis error is "
+        f"temporary. {done}{later} Do not call it again right away: continue with something else, "
+        "or answer with what you have."
+    )
+
+
+def _other(response: ToolResponse, tool: str, retries: int, waited_s: float) -> str:
+    assert response.code is not None
+    info = ERROR_CODE_INFO[response.code]
+    return (
+        f"{_shown(response.error_info.details if response.error_info else None)}\n{response.code.value} "
+        f"means: {info.description} Do not repeat the same call unchanged: "
+        f"{_NEXT_STEP_BY_CATEGORY[info.category]}."
+    )
+
+
+_Writer = Callable[[ToolResponse, str, int, float], str]
+_BY_CODE: Mapping[ErrorCode, _Writer] = {
+    ErrorCode.CIRCUIT_OPEN: _circuit_open,
+    **dict.fromkeys(DENIAL_CODES, _denied),
+}
+_BY_CATEGORY: Mapping[ErrorCategory, _Writer] = {ErrorCategory.PARAMETER: _bad_arguments}
 
 
 def guard_text(tool: str, failures: int, last: ToolResponse) -> str:
@@ -250,7 +227,25 @@ def feedback_text(
     for an error, ``retries`` and ``waited_s`` say what the loop already did about a retryable one
     before giving it to the model."""
     if response.is_success:
-        return success_text(response)
+        if response.text:
+            return response.text
+        if response.data:
+            return f"(the tool succeeded with no text; its data: {_compact(response.data)})"
+        return "(the tool succeeded with no text and no data)"
     if response.is_partial:
-        return partial_text(response)
-    return _error_text(response, tool, available_tools, retries, waited_s)
+        return (
+            f"PARTIAL RESULT (incomplete): {response.text or '(no text)'}\n"
+            f"Note: this result is incomplete, not the whole answer ({partial_why(response)}). "
+            "Do not present it as complete: say what is missing, or call again for the rest."
+        )
+    code = response.code
+    assert code is not None
+    if code is ErrorCode.NOT_FOUND and tool not in available_tools:
+        listed = ", ".join(available_tools) if available_tools else "(none)"
+        return (
+            f"{model_text(response)}\nThere is no tool named {tool!r}. "
+            f"Call one of the available tools by its exact name: {listed}."
+        )
+    default = _temporary if response.is_retryable else _other
+    writer = _BY_CODE.get(code) or _BY_CATEGORY.get(ERROR_CODE_INFO[code].category, default)
+    return model_text(response) + writer(response, tool, retries, waited_s)

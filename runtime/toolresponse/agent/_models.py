@@ -169,9 +169,13 @@ class OpenAIChatModel:
             raise ModelConfigError(f"timeout_s must be > 0, got {timeout_s!r}")
         if max_retries < 0:
             raise ModelConfigError(f"max_retries must be >= 0, got {max_retries!r}")
-        self._api_key = key
+        self._options: dict[str, Any] = {
+            "api_key": key,
+            "base_url": self.base_url,
+            "timeout": timeout_s,
+            "max_retries": max_retries,
+        }
         self._timeout_s = timeout_s
-        self._max_retries = max_retries
         self._temperature = temperature
         self._extra_body = dict(extra_body) if extra_body else None
         self._client: openai.OpenAI | None = None
@@ -188,12 +192,7 @@ class OpenAIChatModel:
         import openai
 
         if self._client is None:
-            self._client = openai.OpenAI(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                timeout=self._timeout_s,
-                max_retries=self._max_retries,
-            )
+            self._client = openai.OpenAI(**self._options)
         return self._client
 
     def _loop_client(self) -> openai.AsyncOpenAI:
@@ -202,13 +201,7 @@ class OpenAIChatModel:
 
         loop = asyncio.get_running_loop()
         if self._async_client is None or self._async_client[0] is not loop:
-            client = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                timeout=self._timeout_s,
-                max_retries=self._max_retries,
-            )
-            self._async_client = (loop, client)
+            self._async_client = (loop, openai.AsyncOpenAI(**self._options))
         return self._async_client[1]
 
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> dict[str, Any]:
@@ -335,68 +328,51 @@ def checked_reply(reply: ModelReply) -> ModelReply:
       one above :data:`MAX_TOKEN_COUNT` is clamped to it.
     """
     notes = list(reply.notes)
-    content = _content_text(reply.content, notes)
-    calls = tuple(_checked_call(call) for call in reply.tool_calls)
+    content = reply.content
+    if isinstance(content, Sequence) and not isinstance(content, str | bytes | bytearray):
+        texts = [text for part in content if isinstance(text := _text_of(part), str)]
+        skipped = f", {len(content) - len(texts)} without text left out" if len(texts) < len(content) else ""
+        notes.append(f"content was a list of {len(content)} parts: their text joined{skipped}")
+        content = "".join(texts)
+    elif content is not None and not isinstance(content, str):
+        notes.append(f"content was {kind_of(content)}, not text: ignored")
+        content = None
     usage = TokenUsage(
         prompt_tokens=_count(reply.usage.prompt_tokens, "prompt_tokens", notes),
         completion_tokens=_count(reply.usage.completion_tokens, "completion_tokens", notes),
     )
-    if (
-        content is reply.content
-        and all(new is old for new, old in zip(calls, reply.tool_calls, strict=True))
-        and usage == reply.usage
-        and len(notes) == len(reply.notes)
-    ):
-        return reply
-    return replace(reply, content=content, tool_calls=calls, usage=usage, notes=tuple(notes))
-
-
-def _content_text(content: Any, notes: list[str]) -> str | None:
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, Sequence) and not isinstance(content, bytes | bytearray):
-        texts: list[str] = []
-        for part in content:
-            text = part if isinstance(part, str) else _member(part, "text")
-            if isinstance(text, str):
-                texts.append(text)
-        skipped = len(content) - len(texts)
-        notes.append(
-            f"content was a list of {len(content)} parts: their text joined"
-            + (f", {skipped} without text left out" if skipped else "")
-        )
-        return "".join(texts)
-    notes.append(f"content was {_kind(content)}, not text: ignored")
-    return None
-
-
-def _member(part: Any, name: str) -> Any:
-    return part.get(name) if isinstance(part, Mapping) else getattr(part, name, None)
-
-
-def _checked_call(call: ToolCall) -> ToolCall:
-    if (
-        isinstance(call.name, str)
+    calls = tuple(
+        call
+        if isinstance(call.name, str)
         and call.name
         and isinstance(call.arguments, str)
         and isinstance(call.id, str)
-    ):
-        return call
-    return _call_from(str(call.id), call.name, call.arguments, call.problem)
+        else _call_from(str(call.id), call.name, call.arguments, call.problem)
+        for call in reply.tool_calls
+    )
+    return replace(reply, content=content, tool_calls=calls, usage=usage, notes=tuple(notes))
+
+
+def _text_of(part: Any) -> Any:
+    return (
+        part
+        if isinstance(part, str)
+        else part.get("text")
+        if isinstance(part, Mapping)
+        else getattr(part, "text", None)
+    )
 
 
 def _call_from(call_id: str, name: Any, arguments: Any, problem: str | None = None) -> ToolCall:
     problems = [problem] if problem else []
     if not isinstance(name, str) or not name:
-        problems.append(
-            "it has no function name" if name is None or name == "" else f"its name is {_kind(name)}"
-        )
+        problems.append("it has no function name" if name in (None, "") else f"its name is {kind_of(name)}")
         name = "" if name is None else name if isinstance(name, str) else _json_text(name)
     if not isinstance(arguments, str):
         problems.append(
             "its arguments are missing (null)"
             if arguments is None
-            else f"its arguments are {_kind(arguments)}, not a string of JSON text"
+            else f"its arguments are {kind_of(arguments)}, not a string of JSON text"
         )
         arguments = "" if arguments is None else _json_text(arguments)
     return ToolCall(id=call_id, name=name, arguments=arguments, problem="; ".join(problems) or None)
@@ -409,26 +385,31 @@ def _json_text(value: Any) -> str:
         return repr(value)
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, Mapping):
-        return "a JSON object"
-    if isinstance(value, list | tuple):
-        return "a JSON array"
+def kind_of(value: Any) -> str:
+    """What kind of JSON value ``value`` is, in words ("a JSON array"); else its Python type's name."""
+    for kind, words in _KINDS:
+        if isinstance(value, kind):
+            return words
     return type(value).__name__
 
 
+_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bool, "a boolean"),
+    ((int, float), "a number"),
+    (str, "a string"),
+    (type(None), "null"),
+    (Mapping, "a JSON object"),
+    ((list, tuple), "a JSON array"),
+)
+
+
 def _count(value: Any, name: str, notes: list[str]) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if 0 <= value <= MAX_TOKEN_COUNT:
-            return value
-        if value > MAX_TOKEN_COUNT:
-            notes.append(f"usage.{name} {value:.3e} is beyond any real count: clamped to {MAX_TOKEN_COUNT}")
-            return MAX_TOKEN_COUNT
-    elif isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
+    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_TOKEN_COUNT:
+        notes.append(f"usage.{name} {value:.3e} is beyond any real count: clamped to {MAX_TOKEN_COUNT}")
+        return MAX_TOKEN_COUNT
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
         return min(int(value), MAX_TOKEN_COUNT)
     shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
     notes.append(f"usage.{name} {shown} is not a count: counted as 0")

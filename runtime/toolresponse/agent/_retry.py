@@ -53,7 +53,3 @@ class RetryPolicy:
         if waited_s + wait > self.max_total_wait_s:
             return None
         return wait
-
-
-NO_RETRY = RetryPolicy(max_retries=0)
-"""A policy that never retries."""

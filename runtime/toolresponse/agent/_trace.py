@@ -37,10 +37,12 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, BinaryIO, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .._errors import TraceFormatError
-from ..tools import JsonlTraceWriter, StateChange, StateListener, mask_secrets
+from .._response import ToolResponse
+from ..tools import DENIAL_CODES, JsonlTraceWriter, StateChange, mask_secrets
+from ._models import ModelReply, ToolCall, kind_of
 
 _log = logging.getLogger("toolresponse.agent")
 
@@ -59,38 +61,25 @@ TraceTarget = str | os.PathLike[str] | TraceWriter
 """Where a run's trace goes: a file path (appended to) or a writer (a ``JsonlTraceWriter`` ...)."""
 
 
-@runtime_checkable
-class ObservableBreaker(Protocol):
-    """A breaker that reports its state changes (``CircuitBreaker`` does)."""
-
-    def add_listener(self, listener: StateListener) -> None: ...
-
-    def remove_listener(self, listener: StateListener) -> None: ...
-
-
 class RunTrace:
-    """The events of one run, stamped with the run id and the time since it started."""
+    """The events of one run into ``target`` (a path is opened for appending, a writer used as
+    is; None traces nothing), stamped with the run id and the time since it started."""
 
     def __init__(
-        self,
-        writer: Any,
-        *,
-        run_id: str,
-        clock: Callable[[], float],
-        started: float,
-        owned: bool,
+        self, target: TraceTarget | None, *, run_id: str, clock: Callable[[], float], started: float
     ) -> None:
-        self._writer = writer
+        if target is not None and not isinstance(target, str | os.PathLike | TraceWriter):
+            raise TypeError(
+                f"trace must be a path or a writer with write(record), not {type(target).__name__}"
+            )
+        self._owned = isinstance(target, str | os.PathLike)
+        # Records are masked by emit already.
+        self._writer: Any = JsonlTraceWriter(target, mask=False) if self._owned else target  # type: ignore[arg-type]
         self._run_id = run_id
         self._clock = clock
         self._started = started
-        self._owned = owned
         self._lock = threading.Lock()
-        self._breaker: ObservableBreaker | None = None
-
-    @property
-    def enabled(self) -> bool:
-        return self._writer is not None
+        self._breaker: Any = None
 
     def emit(self, event: str, **members: Any) -> None:
         if self._writer is None:
@@ -99,27 +88,73 @@ class RunTrace:
             "event": event,
             "run_id": self._run_id,
             "t_ms": round((self._clock() - self._started) * 1000, 3),
-            **members,
         }
-        if event == "run_start":
-            record["trace_version"] = TRACE_VERSION
+        record.update(members, **({"trace_version": TRACE_VERSION} if event == "run_start" else {}))
         with self._lock:
-            writer = self._writer
-            if writer is None:
+            if self._writer is None:
                 return
             try:
-                writer.write(mask_secrets(record))
+                self._writer.write(mask_secrets(record))
             except (OSError, ValueError) as exc:
                 # A trace never fails a run: say so once, then stop tracing this run.
                 _log.warning("the agent trace stopped after an error writing a %s event: %s", event, exc)
                 self._writer = None
 
-    def watch_breaker(self, breaker: object) -> None:
+    def call(self, event: str, index: int, call: ToolCall, **members: Any) -> None:
+        """Trace ``event`` of one tool call: its step, its id and its tool, then ``members``."""
+        self.emit(event, step=index, call_id=call.id, tool=call.name, **members)
+
+    def tool_request(self, index: int, call: ToolCall, arguments: str) -> None:
+        """The call as asked: its arguments as the JSON object they are (masked member by member),
+        else as the model wrote them (masked as text)."""
+        try:
+            value = json.loads(arguments)
+        except (ValueError, RecursionError):
+            value = None
+        self.call(
+            "tool_request", index, call, arguments=value if isinstance(value, Mapping) else call.arguments
+        )
+
+    def model_output(self, index: int, attempt: int, reply: ModelReply, time_ms: float) -> None:
+        self.emit(
+            "model_output",
+            step=index,
+            attempt=attempt,
+            content=reply.content,
+            tool_calls=[
+                {"id": c.id, "name": c.name, "arguments": _masked(c.arguments)} for c in reply.tool_calls
+            ],
+            finish_reason=reply.finish_reason,
+            usage=reply.usage.to_dict(),
+            time_ms=round(time_ms, 3),
+            **({"notes": list(reply.notes)} if reply.notes else {}),
+        )
+
+    def tool_result(
+        self, index: int, call: ToolCall, attempt: int, response: ToolResponse, time_ms: float
+    ) -> None:
+        """One attempt's answer; ``time_ms`` is the registry's ``stats.time_ms`` when it gives one."""
+        stats_time = (response.stats or {}).get("time_ms")
+        rule = (response.error_info.details or {}).get("policy") if response.error_info else None
+        denied = {"denied_by": rule} if response.code in DENIAL_CODES and isinstance(rule, str) else {}
+        self.call(
+            "tool_result",
+            index,
+            call,
+            attempt=attempt,
+            status=response.status.value,
+            code=response.code.value if response.code else None,
+            retryable=response.is_retryable if response.is_error else None,
+            time_ms=round(float(stats_time) if stats_time is not None else time_ms, 3),
+            text=response.text if len(response.text) <= 300 else response.text[:299] + "…",
+            **denied,
+        )
+
+    def watch_breaker(self, breaker: Any) -> None:
         """Record the breaker's state changes while the run lasts, if it reports them."""
-        if self._writer is None or self._breaker is not None or not isinstance(breaker, ObservableBreaker):
-            return
-        self._breaker = breaker
-        breaker.add_listener(self._on_change)
+        if self._writer is not None and callable(getattr(breaker, "add_listener", None)):
+            self._breaker = breaker
+            breaker.add_listener(self._on_change)
 
     def _on_change(self, change: StateChange) -> None:
         self.emit(
@@ -143,19 +178,16 @@ class RunTrace:
                 _log.warning("the agent trace could not be closed: %s", exc)
 
 
-def open_trace(
-    target: TraceTarget | None, *, run_id: str, clock: Callable[[], float], started: float
-) -> RunTrace:
-    """The trace of one run into ``target`` (a path is opened for appending, a writer used as is)."""
-    if target is None:
-        return RunTrace(None, run_id=run_id, clock=clock, started=started, owned=False)
-    if isinstance(target, str | os.PathLike):
-        # Records are masked by RunTrace.emit already.
-        writer = JsonlTraceWriter(target, mask=False)
-        return RunTrace(writer, run_id=run_id, clock=clock, started=started, owned=True)
-    if not isinstance(target, TraceWriter):
-        raise TypeError(f"trace must be a path or a writer with write(record), not {type(target).__name__}")
-    return RunTrace(target, run_id=run_id, clock=clock, started=started, owned=False)
+def _masked(arguments: str) -> str:
+    """The model's argument text, secrets masked: JSON text member by member (so that a
+    secret-named member is masked whatever its value), written back compactly; other text as text."""
+    try:
+        value = json.loads(arguments)
+        if isinstance(value, Mapping | list):
+            return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, RecursionError):
+        pass
+    return str(mask_secrets(arguments))
 
 
 def read_trace(
@@ -172,7 +204,7 @@ def read_trace(
     """
     name = os.fspath(path)
     try:
-        handle: BinaryIO = open(name, "rb")  # noqa: SIM115 - closed by the with below
+        handle = open(name, "rb")  # noqa: SIM115 - closed by the with below
     except OSError as exc:
         raise TraceFormatError(name, 0, f"cannot read the trace: {exc.strerror or exc}") from None
     with handle:
@@ -191,18 +223,17 @@ def read_trace(
 def _record(name: str, number: int, raw: bytes) -> dict[str, Any] | None:
     try:
         line = raw.decode("utf-8")
+        if not line.strip():
+            return None
+        record = json.loads(line, parse_int=_integer)
     except UnicodeDecodeError as exc:
         raise TraceFormatError(name, number, f"not UTF-8 text ({exc.reason})") from None
-    if not line.strip():
-        return None
-    try:
-        record = json.loads(line, parse_int=_integer)
     except json.JSONDecodeError as exc:
         raise TraceFormatError(name, number, f"not JSON: {exc.msg} at column {exc.colno}") from None
     except RecursionError:
         raise TraceFormatError(name, number, "nested too deeply to read") from None
     if not isinstance(record, dict):
-        raise TraceFormatError(name, number, f"a trace line must be a JSON object, not {_kind(record)}")
+        raise TraceFormatError(name, number, f"a trace line must be a JSON object, not {kind_of(record)}")
     if not isinstance(record.get("event"), str):
         raise TraceFormatError(name, number, "a trace line needs a string member 'event'")
     return record
@@ -212,18 +243,3 @@ def _integer(text: str) -> int | float:
     if len(text) <= 4000:
         return int(text)
     return float("-inf") if text.startswith("-") else float("inf")
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    return "a number"
-
-
-__all__ = ["TRACE_VERSION", "RunTrace", "TraceTarget", "TraceWriter", "open_trace", "read_trace"]

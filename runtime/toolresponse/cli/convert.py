@@ -1,13 +1,15 @@
 """``toolresponse convert --from D --to D [PATH ...|-]``: tool results from one framework's shape to another.
 
-Dialects: ``toolresponse``, ``mcp``, ``openai-chat``, ``openai-responses``,
-``anthropic``, ``langchain``, ``helloagents`` (``toolresponse.interop``). Each
-record goes through ToolResponse; one converted record per line on standard
-output (``--format json``: one array), each record that cannot be converted
-reported on standard error by file, line and JSON pointer, the rest converted.
-A record of ``openai-chat``, ``openai-responses`` or ``anthropic`` answers one
-tool call by its id: a response without ``context.call_id`` is left out and
-reported (``/context/call_id``), never written with an empty id.
+Dialects: the rows of ``toolresponse.interop.DIALECTS`` (``toolresponse``,
+``mcp``, ``openai-chat``, ``anthropic``, ``bedrock``, ``gemini``, ``vercel``,
+``helloagents`` ...). Each record goes through ToolResponse; one converted
+record per line on standard output (``--format json``: one array), each record
+that cannot be converted reported on standard error by file, line and JSON
+pointer, the rest converted. A record of a dialect whose records answer one
+tool call by its id (``Dialect.call_id``), or name the tool (``Dialect.tool_name``)
+takes it from the response's ``context.call_id`` (``context.tool_name``): a
+response without one is left out and reported (``/context/call_id``,
+``/context/tool_name``), never written with an empty one.
 Exit status: 0 all converted; 1 some record left out; 2 a usage error or an
 input that could not be read.
 """
@@ -29,11 +31,12 @@ PROGRAM = "toolresponse convert"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     names = list(DIALECTS)
-    needing = [f"{name} ({row.call_id})" for name, row in DIALECTS.items() if row.call_id is not None]
+    ids = [f"{name} ({row.call_id})" for name, row in DIALECTS.items() if row.call_id is not None]
+    tools = [f"{name} ({row.tool_name})" for name, row in DIALECTS.items() if row.tool_name is not None]
     parser.epilog = (
-        f"A record of {', '.join(needing[:-1])} or {needing[-1]} answers one tool call by its id: it is "
-        "taken from each "
-        "response's context.call_id, and a response without one is reported and left out. Exit status: "
+        f"A record of {', '.join(ids[:-1])} or {ids[-1]} answers one tool call by its id, taken from each "
+        f"response's context.call_id; one of {', '.join(tools[:-1])} or {tools[-1]} names the tool, taken "
+        "from context.tool_name: a response without it is reported and left out. Exit status: "
         "0 all converted; 1 some record left out; 2 a usage error or an input that could not be read."
     )
     parser.add_argument("--from", dest="source", required=True, choices=names, help="the inputs' dialect")

@@ -520,9 +520,25 @@ class _Walk:
                 continue
             for name in [*after, *(name for name in before if name not in after)]:
                 if self.text(before.get(name)) != self.text(after.get(name)):
-                    rule = _CODE_FIELDS.get(name, "code-metadata-changed")
                     message = f"{code}: {name} {_was(before, after, name)}"
-                    self.emit(rule, at.at(code, name), "x-error-codes", message, anywhere=True)
+                    self.emit(
+                        _code_field_rule(name, before),
+                        at.at(code, name),
+                        "x-error-codes",
+                        message,
+                        anywhere=True,
+                    )
+
+
+def _code_field_rule(name: str, before: Mapping[str, Any]) -> str:
+    """The rule of a change of the member ``name`` of a code's metadata (``before``: the old one).
+
+    A vendor annotation (``x-...``) of a code is classified as one of a schema: new, it changes
+    nothing a party relied on; changed or removed, tools that act on it behave otherwise. Any
+    other member is the code's metadata proper (its category, retryability, HTTP status ...)."""
+    if name.startswith("x-"):
+        return "annotation-added" if name not in before else "annotation-changed"
+    return _CODE_FIELDS.get(name, "code-metadata-changed")
 
 
 def _was(old: Mapping[str, Any], new: Mapping[str, Any], key: str) -> str:

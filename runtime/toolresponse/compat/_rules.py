@@ -82,14 +82,18 @@ RULES: dict[str, Rule] = {
     "code-metadata-removed": Rule(_B, "an error code lost its category, retryability and HTTP status"),
     "default-changed": Rule(_B, "a default (what an absent member means) was added, changed or removed"),
     "annotation-changed": Rule(
-        _B, "a vendor annotation (x-...) that tools may act on changed or was removed"
+        _B,
+        "a vendor annotation (x-..., of a schema or of an error code) that tools may act on changed"
+        " or was removed",
     ),
     # Nothing that parties rely on changes.
     "description-changed": Rule(_OK, "a description changed"),
     "title-changed": Rule(_OK, "a title changed"),
     "comment-changed": Rule(_OK, "a $comment changed"),
     "examples-changed": Rule(_OK, "examples changed"),
-    "annotation-added": Rule(_OK, "a new vendor annotation (x-...) or deprecation note"),
+    "annotation-added": Rule(
+        _OK, "a new vendor annotation (x-..., of a schema or of an error code) or deprecation note"
+    ),
     "code-metadata-added": Rule(_OK, "metadata for a new error code (the code itself is classified apart)"),
     "enum-reordered": Rule(_OK, "the values of a closed set were reordered"),
     "definition-added": Rule(_OK, "a new $defs entry"),

@@ -2,70 +2,50 @@
 
 Each section is a module of this package with a ``main(out) -> int`` function;
 the command runs them in order and exits non-zero if any section did. A section
-that needs an optional extra which is not installed (``EXTRAS``) is skipped, with
-one line naming the extra to install.
+that needs an optional extra which is not installed is skipped, with one line
+naming the extra to install.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from typing import TextIO
 
-SECTIONS: dict[str, tuple[str, str]] = {
-    "examples": ("toolresponse.demo.examples", "the schema's example responses, validated"),
+SECTIONS: dict[str, tuple[str, str | None]] = {
+    "examples": ("the schema's example responses, validated", None),
     "calculator": (
-        "toolresponse.demo.calculator",
         "tools through the registry: success, partial, each error, a breaker tripping and recovering",
+        None,
     ),
-    "validation": (
-        "toolresponse.demo.validation",
-        "third-party tool output (HelloAgents 1.0 among it) checked by the validator",
-    ),
-    "agent": (
-        "toolresponse.demo.agent",
-        "the agent on a scripted model over loopback HTTP: success, partial and error",
-    ),
+    "validation": ("third-party tool output (HelloAgents 1.0 among it) checked by the validator", None),
+    "agent": ("the agent on a scripted model over loopback HTTP: success, partial and error", "agent:openai"),
     "mcp": (
-        "toolresponse.demo.mcp",
         "the calculator served over MCP stdio and called through the client; a third-party error coded",
+        "mcp:mcp",
     ),
 }
+"""Each section (``toolresponse.demo.<name>``): what it shows, and the extra it needs as
+``extra:module`` (the module whose absence says the extra is missing)."""
 
 
-EXTRAS: dict[str, tuple[str, str]] = {
-    "agent": ("agent", "openai"),
-    "mcp": ("mcp", "mcp"),
-}
-"""The optional extra a section needs, and the module whose absence says the extra is missing."""
-
-
-def missing_extra(section: str) -> str | None:
-    """The extra ``section`` needs and is not installed, or None."""
-    if section not in EXTRAS:
-        return None
-    extra, module = EXTRAS[section]
+def _missing(module: str) -> bool:
     try:
         importlib.import_module(module)
     except ImportError:
-        return extra
-    return None
+        return True
+    return False
 
 
 def run_sections(names: list[str], out: TextIO) -> int:
     status = 0
     for name in names:
-        module_name, title = SECTIONS[name]
+        title, needs = SECTIONS[name]
         print(f"== {name}: {title}", file=out)
-        extra = missing_extra(name)
-        if extra is not None:
-            print(
-                f"  skipped: this section needs the optional extra '{extra}':"
-                f" pip install 'toolresponse[{extra}]'",
-                file=out,
-            )
+        extra, _, module = (needs or "").partition(":")
+        if module and _missing(module):
+            print(f"  skipped: this section needs the optional extra '{extra}':", end=" ", file=out)
+            print(f"pip install 'toolresponse[{extra}]'", file=out)
         else:
-            section: Callable[[TextIO], int] = importlib.import_module(module_name).main
-            status = max(status, section(out))
+            status = max(status, importlib.import_module(f"{__name__}.{name}").main(out))
         print(file=out)
     return status

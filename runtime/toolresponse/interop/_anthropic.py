@@ -27,13 +27,15 @@ from .._response import ToolResponse
 from ._carry import (
     CALL_ID,
     agreeing,
+    blocks_wire,
     call_id_or_context,
     carried,
+    record_context,
     text_parts,
     trailer_of,
 )
 from ._shape import Shape, record_schema, text_or_blocks
-from ._text import inferred, model_text
+from ._text import model_text
 
 __all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
 
@@ -83,13 +85,7 @@ def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
     if trailer is not None:
         flag = f"is_error is {'true' if is_error else 'false'}"
         return agreeing("anthropic", trailer, is_error=is_error, flag=flag, carrier="its trailer")
-    call_id = record["tool_use_id"]
-    wire = inferred("\n".join(texts), is_error=is_error, context=None)
-    if others:
-        wire["data"] = {"blocks": others}
-    if call_id:
-        wire["context"] = {"call_id": call_id}
-    return wire
+    return blocks_wire(texts, others, is_error=is_error, context=record_context(record["tool_use_id"]))
 
 
 def from_anthropic(record: Mapping[str, Any]) -> ToolResponse:

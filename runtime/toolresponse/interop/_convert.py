@@ -8,10 +8,12 @@ that cannot be converted (not I-JSON, not in its dialect's shape, or mapping to
 an invalid ToolResponse) is reported on ``err`` as
 ``FILE:LINE[:COLUMN]: POINTER: [layer] MESSAGE [KEYWORD]`` and left out; the
 rest are converted. A target whose records answer a tool call by its id
-(``Dialect.call_id``) takes it from the response's ``context.call_id``; a
-response without one is such a record (``/context/call_id``), never written
-with an empty id. Exit status: 0 all converted, 1 some record left out, 2 an
-input could not be read (the others are still converted).
+(``Dialect.call_id``) takes it from the response's ``context.call_id``, one
+whose records name the tool (``Dialect.tool_name``) from ``context.tool_name``;
+a response without it is such a record (``/context/call_id``,
+``/context/tool_name``), never written with an empty one. Exit status: 0 all
+converted, 1 some record left out, 2 an input could not be read (the others are
+still converted).
 """
 
 from __future__ import annotations

@@ -62,6 +62,9 @@ class Dialect:
     """The record's member (and ``to_``'s keyword) holding the id of the tool call it answers, for a
     dialect whose records need one: ``to_`` refuses a response without ``context.call_id`` unless
     it is given there."""
+    tool_name: str | None = None
+    """The record's member (and ``to_``'s keyword) naming the tool, for a dialect whose records need
+    one: ``to_`` refuses a response without ``context.tool_name`` unless it is given there."""
 
     def _attribute(self, name: str) -> Any:
         return getattr(importlib.import_module(self.module), name)
@@ -161,6 +164,56 @@ DIALECTS: Mapping[str, Dialect] = {
             description="LangChain ToolMessage (its fields)",
         ),
         Dialect(
+            "langchain-dict",
+            _INTEROP + "_langchain",
+            "to_langchain_dict",
+            "from_langchain_dict",
+            "LANGCHAIN_DICT_SHAPE",
+            "wire_from_langchain_dict",
+            description="LangChain ToolMessage as messages_to_dict saves it",
+        ),
+        Dialect(
+            "bedrock",
+            _INTEROP + "_bedrock",
+            "to_bedrock",
+            "from_bedrock",
+            "BEDROCK_SHAPE",
+            "wire_from_bedrock",
+            description="AWS Bedrock Converse toolResult block",
+            call_id="toolUseId",
+        ),
+        Dialect(
+            "gemini",
+            _INTEROP + "_gemini",
+            "to_gemini",
+            "from_gemini",
+            "GEMINI_SHAPE",
+            "wire_from_gemini",
+            description="Google Gemini FunctionResponse",
+            tool_name="name",
+        ),
+        Dialect(
+            "gemini-interactions",
+            _INTEROP + "_gemini",
+            "to_gemini_interactions",
+            "from_gemini_interactions",
+            "GEMINI_INTERACTIONS_SHAPE",
+            "wire_from_gemini_interactions",
+            description="Google Gemini Interactions API function_result step",
+            call_id="call_id",
+        ),
+        Dialect(
+            "vercel",
+            _INTEROP + "_vercel",
+            "to_vercel",
+            "from_vercel",
+            "VERCEL_SHAPE",
+            "wire_from_vercel",
+            description="Vercel AI SDK tool-result (or tool-error) part",
+            call_id="toolCallId",
+            tool_name="toolName",
+        ),
+        Dialect(
             "helloagents",
             _INTEROP + "_helloagents",
             "to_helloagents",
@@ -168,6 +221,37 @@ DIALECTS: Mapping[str, Dialect] = {
             "HELLOAGENTS_SHAPE",
             "wire_from_helloagents",
             description="HelloAgents 1.0 / 1.0.1 ToolResponse dict",
+        ),
+        Dialect(
+            "pydantic-ai",
+            _INTEROP + "_pydantic_ai",
+            "to_pydantic_ai",
+            "from_pydantic_ai",
+            "PYDANTIC_AI_SHAPE",
+            "wire_from_pydantic_ai",
+            description="pydantic-ai ToolReturnPart (or a stored RetryPromptPart)",
+            call_id="tool_call_id",
+            tool_name="tool_name",
+        ),
+        Dialect(
+            "llamaindex",
+            _INTEROP + "_llamaindex",
+            "to_llamaindex",
+            "from_llamaindex",
+            "LLAMAINDEX_SHAPE",
+            "wire_from_llamaindex",
+            description="LlamaIndex ToolOutput",
+            tool_name="tool_name",
+        ),
+        Dialect(
+            "autogen",
+            _INTEROP + "_autogen",
+            "to_autogen",
+            "from_autogen",
+            "AUTOGEN_SHAPE",
+            "wire_from_autogen",
+            description="AutoGen FunctionExecutionResult",
+            tool_name="name",
         ),
     )
 }

@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
+from ._carry import error_info_of
 from ._shape import Shape, record_schema
 
 __all__ = ["HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents", "wire_from_helloagents"]
@@ -99,7 +100,7 @@ def wire_from_helloagents(record: Mapping[str, Any]) -> dict[str, Any]:
         wire["data"] = data
     error = record.get("error")
     if error is not None:
-        wire["error_info"] = _error_info(error)
+        wire["error_info"] = error_info_of(error)
     stats = record.get("stats")
     if stats:
         wire["stats"] = stats
@@ -111,21 +112,6 @@ def wire_from_helloagents(record: Mapping[str, Any]) -> dict[str, Any]:
             }
         wire["context"] = context
     return wire
-
-
-_OWN_MEMBERS = ("code", "message", "details", "retryable", "retry_after_ms")
-"""The members of HelloAgents' free ``error`` dict read as the ``error_info`` members of that name."""
-
-
-def _error_info(error: Mapping[str, Any]) -> dict[str, Any]:
-    """``error_info`` of HelloAgents' ``error``: its members of ``error_info``'s names as themselves,
-    any other kept in ``details`` under its own name (an explicit ``details`` member wins a clash)."""
-    info = {name: error[name] for name in _OWN_MEMBERS if name in error}
-    others = {name: value for name, value in error.items() if name not in _OWN_MEMBERS}
-    if others:
-        details = info.get("details", {})
-        info["details"] = {**others, **details} if isinstance(details, Mapping) else details
-    return info
 
 
 def from_helloagents(record: Any) -> ToolResponse:

@@ -18,6 +18,9 @@ message and never sent to the model. So nothing rides in the text here:
   as every dialect codes an error's text: ``_text``), a
   foreign artifact is kept in ``data.artifact``, and content blocks that are
   not text in ``data.blocks``.
+- ``to_langchain_dict`` / ``from_langchain_dict``: the same fields in the form
+  ``messages_to_dict`` saves a message in (``{"type": "tool", "data": {...}}``),
+  which ``messages_from_dict`` reads; a contradiction is at ``/data/status``.
 - ``as_langchain_tools(registry)`` gives one LangChain ``BaseTool`` per
   registered tool: each call goes through the registry (parameters checked,
   breaker, timeouts, listeners), and a tool node gets a ``ToolMessage`` with
@@ -31,10 +34,10 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._response import ToolResponse
-from ._carry import agreeing, context_call_id
+from ._carry import agreeing, context_call_id, is_response_wire
 from ._shape import Shape, record_schema
 from ._text import inferred, model_text
 
@@ -45,12 +48,16 @@ if TYPE_CHECKING:
     from ..tools import ToolRegistry
 
 __all__ = [
+    "LANGCHAIN_DICT_SHAPE",
     "LANGCHAIN_SHAPE",
     "as_langchain_tools",
     "from_langchain",
+    "from_langchain_dict",
     "to_langchain",
+    "to_langchain_dict",
     "to_langchain_message",
     "wire_from_langchain",
+    "wire_from_langchain_dict",
 ]
 
 LANGCHAIN_SHAPE: dict[str, Any] = record_schema(
@@ -120,15 +127,14 @@ def to_langchain_message(
     return ToolMessage(**to_langchain(response, tool_call_id=tool_call_id, text=text))
 
 
-def _is_response_wire(artifact: Any) -> TypeGuard[Mapping[str, Any]]:
-    return isinstance(artifact, Mapping) and "status" in artifact and "text" in artifact
-
-
-def wire_from_langchain(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The ToolResponse wire object of a ToolMessage record known to have its shape (unchecked)."""
+def wire_from_langchain(
+    record: Mapping[str, Any], *, dialect: str = "langchain", at: str = ""
+) -> dict[str, Any]:
+    """The ToolResponse wire object of a ToolMessage record known to have its shape (unchecked);
+    ``dialect`` and ``at`` (the fields' pointer in the record) name where a contradiction is."""
     artifact = record.get("artifact")
-    if _is_response_wire(artifact):
-        return dict(_agreeing(artifact, record.get("status", "success")))
+    if is_response_wire(artifact):
+        return dict(_agreeing(artifact, record.get("status", "success"), dialect, at))
     content = record["content"]
     if isinstance(content, str):
         texts, others = [content], []
@@ -156,12 +162,11 @@ def wire_from_langchain(record: Mapping[str, Any]) -> dict[str, Any]:
     return wire
 
 
-def _agreeing(artifact: _Artifact, status: str) -> _Artifact:
+def _agreeing(artifact: _Artifact, status: str, dialect: str = "langchain", at: str = "") -> _Artifact:
     """``artifact`` (a ToolResponse or its wire object), when its status agrees with the message's."""
     wire = {"status": artifact.status.value} if isinstance(artifact, ToolResponse) else artifact
-    agreeing(
-        "langchain", wire, is_error=status == "error", flag=f"status is {status!r}", carrier="its artifact"
-    )
+    flag = f"{at}status is {status!r}"
+    agreeing(dialect, wire, is_error=status == "error", flag=flag, carrier="its artifact")
     return artifact
 
 
@@ -183,6 +188,41 @@ def from_langchain(record: Any) -> ToolResponse:
             return _agreeing(artifact, getattr(record, "status", "success"))
         record = record.model_dump()
     return ToolResponse.from_dict(wire_from_langchain(SHAPE.checked(record)))
+
+
+# -- the saved form: messages_to_dict ------------------------------------------------------
+
+LANGCHAIN_DICT_SHAPE: dict[str, Any] = record_schema(
+    "LangChain saved ToolMessage (messages_to_dict)",
+    ["type", "data"],
+    {
+        "type": {"const": "tool"},
+        "data": {name: value for name, value in LANGCHAIN_SHAPE.items() if name != "$schema"},
+    },
+)
+"""One ``ToolMessage`` as ``messages_to_dict`` saves it: ``{"type": "tool", "data": its fields}``."""
+
+DICT_SHAPE = Shape("langchain-dict", LANGCHAIN_DICT_SHAPE)
+
+
+def to_langchain_dict(
+    response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None
+) -> dict[str, Any]:
+    """The saved form of the ``ToolMessage`` of ``response`` (``to_langchain``'s fields under
+    ``data``), which ``messages_from_dict`` reads."""
+    return {"type": "tool", "data": to_langchain(response, tool_call_id=tool_call_id, text=text)}
+
+
+def wire_from_langchain_dict(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ToolResponse wire object of a saved ToolMessage known to have its shape (unchecked)."""
+    return wire_from_langchain(record["data"], dialect="langchain-dict", at="data/")
+
+
+def from_langchain_dict(record: Mapping[str, Any]) -> ToolResponse:
+    """The ToolResponse of a ``ToolMessage`` saved by ``messages_to_dict``, read as ``from_langchain``
+    reads its fields; ``DialectError("langchain-dict", ...)`` for a record of another shape (a
+    contradicting artifact at ``/data/status``)."""
+    return ToolResponse.from_dict(wire_from_langchain_dict(DICT_SHAPE.checked(record)))
 
 
 # -- registry tools as LangChain tools ------------------------------------------------------

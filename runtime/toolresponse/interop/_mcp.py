@@ -17,29 +17,51 @@ into dicts (``model_dump(by_alias=True)``) and back.
   ``isError`` is true exactly for status error; ``_meta[MCP_META_KEY]`` holds
   the rest of the response (status, error_info, stats, context, x- members,
   and an error's data), so that ``from_mcp(to_mcp(r)) == r``.
-* A result without that key: success (or partial, when its first text block
+* An error result also carries ``_meta[TOOL_FAILURE_KEY]``, the MCP ToolFailure
+  member (an open MCP proposal, SEP-3313, that MCP clients may read): the class and
+  code of the error's code in the schema's table (``ERROR_CODE_INFO[code].mcp_tool_failure``,
+  class ``reliability`` whenever the response is retryable), ``retryable`` for that
+  class, ``retryNotBefore`` (Unix epoch ms: now + ``retry_after_ms``) for a retryable
+  one, and ``correlationId`` (``context.call_id``, else a new UUID4).
+* A result without our key: success (or partial, when its first text block
   begins with the marker), text from the text blocks, data from
   ``structuredContent`` (a value that is not an object under
   ``STRUCTURED_MEMBER``), other blocks kept under ``CONTENT_MEMBER``; an error
-  is coded from a structured failure in ``_meta`` (the ToolFailure proposal's
-  shape) when present, else from its text as every dialect reads an error's text
-  (``_text.text_error``: the code it states at its start, else the one its words
-  signal, ``infer_code``), else EXECUTION_ERROR, the original text kept but for a
-  stated code.
+  is coded from a well-formed ToolFailure member (``TOOL_FAILURE_SHAPE``) when it
+  has one: its ``code`` through the same table read backwards (``TOOL_FAILURE_CODES``),
+  else when it names one of the 15 codes, else what its words signal, else its class;
+  its retryability and ``retryNotBefore`` become ``retryable`` and ``retry_after_ms``.
+  Without one (or with a malformed one, which ``details`` names), the code is read
+  from the text as every dialect reads an error's text (``_text.text_error``: the
+  code it states at its start, else the one its words signal, ``infer_code``), else
+  EXECUTION_ERROR, the original text kept but for a stated code.
+
+Time is a parameter: ``to_mcp`` and ``from_mcp`` take ``clock``, the seconds since the Unix
+epoch (``time.time`` by default), for ``retryNotBefore``.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping
+import time
+import uuid
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from toolresponse_generated import ErrorCode, ToolStatus
+from toolresponse_generated import (
+    ERROR_CODE_INFO,
+    TOOL_FAILURE_CODES,
+    ErrorCode,
+    ErrorInfo,
+    ToolFailureClass,
+    ToolStatus,
+)
 
 from .._errors import DialectError, ResponseValidationError
 from .._response import ToolResponse
 from .._violation import SchemaViolation
-from ._carry import agreeing
+from ._carry import agreeing, context_call_id
 from ._shape import Shape
 from ._text import infer_code, model_text, stated_text, text_error
 
@@ -50,6 +72,7 @@ __all__ = [
     "PARTIAL_MARKER",
     "STRUCTURED_MEMBER",
     "TOOL_FAILURE_KEY",
+    "TOOL_FAILURE_SHAPE",
     "from_mcp",
     "from_mcp_error",
     "to_mcp",
@@ -60,9 +83,9 @@ MCP_META_KEY: Final = "dev.toolresponse/response"
 """The ``_meta`` key of the whole response: reverse DNS of the schema's ``$id`` host
 (``toolresponse.dev``), then ``/response``."""
 
-TOOL_FAILURE_KEY: Final = "toolFailure"
-"""The last segment of a ``_meta`` key holding a structured failure (the MCP ToolFailure
-proposal): ``io.example/toolFailure``, or the bare name."""
+TOOL_FAILURE_KEY: Final = "io.modelcontextprotocol/toolFailure"
+"""The ``_meta`` key of the MCP ToolFailure member of an error result: an open MCP proposal
+(SEP-3313, schema draft in modelcontextprotocol PR #3312), not yet part of MCP."""
 
 PARTIAL_MARKER: Final = "[partial result] "
 """How the text block of a partial result begins, for clients that do not read ``_meta``."""
@@ -143,12 +166,43 @@ MCP_RESULT_SHAPE: Final[dict[str, Any]] = {
 }
 """JSON Schema 2020-12 of one ``CallToolResult`` record: what ``from_mcp`` accepts."""
 
+_RELIABILITY: Final = ToolFailureClass.RELIABILITY.value
+_SAFE_INTEGER: Final = 2**53 - 1
+
+TOOL_FAILURE_SHAPE: Final[dict[str, Any]] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://toolresponse.dev/schema/v1/interop/mcp-tool-failure.schema.json",
+    "title": "MCP ToolFailure",
+    "description": (
+        f"_meta[{TOOL_FAILURE_KEY!r}] of an MCP error result, as the open proposal SEP-3313 has it:"
+        " a class, a code and a correlation id; retryable true only for class reliability;"
+        " retryNotBefore in milliseconds since the Unix epoch. Other members are allowed."
+    ),
+    "type": "object",
+    "required": ["class", "code", "correlationId"],
+    "properties": {
+        "class": {"enum": [kind.value for kind in ToolFailureClass]},
+        "code": {"type": "string"},
+        "retryable": {"type": "boolean"},
+        "retryNotBefore": {"type": "number", "maximum": _SAFE_INTEGER},
+        "correlationId": {"type": "string"},
+        "agentGuidance": {"type": "string"},
+    },
+    "if": {"properties": {"class": {"not": {"const": _RELIABILITY}}}},
+    "then": {"properties": {"retryable": {"const": False}}},
+}
+"""JSON Schema 2020-12 of a well-formed ToolFailure member: one that ``from_mcp`` reads a code from
+(``retryNotBefore`` at most 2**53 - 1, an exact integer in every JSON reader)."""
+
 
 # -- ToolResponse -> CallToolResult ----------------------------------------------------------
 
 
-def to_mcp(response: ToolResponse) -> dict[str, Any]:
-    """The ``CallToolResult`` (wire JSON) that carries ``response``; ``from_mcp`` gives it back."""
+def to_mcp(response: ToolResponse, *, clock: Callable[[], float] = time.time) -> dict[str, Any]:
+    """The ``CallToolResult`` (wire JSON) that carries ``response``; ``from_mcp`` gives it back.
+
+    An error's ``_meta`` also holds its ToolFailure member (``TOOL_FAILURE_KEY``); ``clock`` gives
+    the seconds since the Unix epoch its ``retryNotBefore`` counts from."""
     wire = response.to_dict()
     is_error = response.status is ToolStatus.ERROR
     # An error's data (rare) rides in _meta: it is not the tool's output, and clients check
@@ -164,7 +218,32 @@ def to_mcp(response: ToolResponse) -> dict[str, Any]:
         result["structuredContent"] = response.data
     result["isError"] = is_error
     result["_meta"] = {MCP_META_KEY: meta}
+    if response.error_info is not None:
+        result["_meta"][TOOL_FAILURE_KEY] = _tool_failure(response, response.error_info, clock)
     return result
+
+
+def _tool_failure(response: ToolResponse, info: ErrorInfo, clock: Callable[[], float]) -> dict[str, Any]:
+    """The ToolFailure member of an error: the class and code of its code in the schema's table,
+    but class ``reliability`` whenever the response is retryable (the proposal retries nothing
+    else); ``retryable`` for that class; ``retryNotBefore`` (now + ``retry_after_ms``) when it is
+    retryable; ``correlationId`` the call's id, else a new UUID4 (the proposal requires one)."""
+    entry = ERROR_CODE_INFO[info.code].mcp_tool_failure
+    retryable = response.is_retryable
+    kind = _RELIABILITY if retryable else entry.failure_class.value
+    failure: dict[str, Any] = {"class": kind, "code": entry.code}
+    if kind == _RELIABILITY:
+        failure["retryable"] = retryable
+        if retryable and info.retry_after_ms is not None:
+            failure["retryNotBefore"] = min(_now_ms(clock) + info.retry_after_ms, _SAFE_INTEGER)
+    failure["correlationId"] = context_call_id(response) or str(uuid.uuid4())
+    return failure
+
+
+def _now_ms(clock: Callable[[], float]) -> int:
+    """The clock's time to the nearest millisecond since the Unix epoch (nearest, not floored: a
+    time given in milliseconds and turned into seconds comes back as itself)."""
+    return round(clock() * 1000)
 
 
 # -- CallToolResult -> ToolResponse ----------------------------------------------------------
@@ -174,8 +253,11 @@ SHAPE: Final = Shape(_DIALECT, MCP_RESULT_SHAPE)
 _META_POINTER: Final = "/_meta/" + MCP_META_KEY.replace("~", "~0").replace("/", "~1")
 
 
-def from_mcp(record: Mapping[str, Any], *, shape_known: bool = False) -> ToolResponse:
-    """The ToolResponse that the ``CallToolResult`` ``record`` (wire JSON) carries.
+def from_mcp(
+    record: Mapping[str, Any], *, shape_known: bool = False, clock: Callable[[], float] = time.time
+) -> ToolResponse:
+    """The ToolResponse that the ``CallToolResult`` ``record`` (wire JSON) carries; ``clock`` gives
+    the seconds since the Unix epoch that a ToolFailure's ``retryNotBefore`` is counted down from.
 
     Raises ``DialectError("mcp", violations)`` for a record that is not a valid
     ``CallToolResult`` (``MCP_RESULT_SHAPE``), or whose ``_meta[MCP_META_KEY]`` does not
@@ -186,7 +268,7 @@ def from_mcp(record: Mapping[str, Any], *, shape_known: bool = False) -> ToolRes
     dict). The shape check is then skipped; the response the record makes is checked all the
     same, so a server's bad ``_meta`` is still a ``DialectError``.
     """
-    wire = wire_from_mcp(record if shape_known else SHAPE.checked(record))
+    wire = wire_from_mcp(record if shape_known else SHAPE.checked(record), clock=clock)
     try:
         return ToolResponse.from_dict(wire)
     except ResponseValidationError as error:
@@ -202,7 +284,7 @@ def from_mcp(record: Mapping[str, Any], *, shape_known: bool = False) -> ToolRes
         raise DialectError(_DIALECT, located) from None
 
 
-def wire_from_mcp(record: Mapping[str, Any]) -> dict[str, Any]:
+def wire_from_mcp(record: Mapping[str, Any], *, clock: Callable[[], float] = time.time) -> dict[str, Any]:
     """The ToolResponse wire object of a ``CallToolResult`` already known to have its shape
     (unchecked: ``from_mcp`` checks both sides; ``validate --from mcp`` checks the result).
 
@@ -237,7 +319,7 @@ def wire_from_mcp(record: Mapping[str, Any]) -> dict[str, Any]:
         )
     text = "\n".join(texts)
     if is_error:
-        return _error(text, data, _failure_of(meta or {}))
+        return _error(text, data, meta, clock)
     if text.startswith(PARTIAL_MARKER):
         return {"status": _PARTIAL, "text": text[len(PARTIAL_MARKER) :], "data": data}
     return {"status": "success", "text": text, "data": data}
@@ -291,60 +373,78 @@ def _data(structured: Any, others: list[dict[str, Any]]) -> dict[str, Any]:
     return data
 
 
-# -- errors: a structured failure, or a code inferred from the text --------------------------
+# -- errors: the ToolFailure member, or a code inferred from the text ------------------------
 
-
-def _failure_of(meta: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The structured failure in ``_meta`` (a ``.../toolFailure`` key holding an object), if any."""
-    for key, value in meta.items():
-        if (key == TOOL_FAILURE_KEY or key.endswith("/" + TOOL_FAILURE_KEY)) and isinstance(value, Mapping):
-            return dict(value)
-    return None
-
-
-_CODES = {code.value: code for code in ErrorCode}
-_FAILURE_CLASSES = {
-    "governance": ErrorCode.PERMISSION_DENIED,
-    "reliability": ErrorCode.EXECUTION_ERROR,
-    "capability": ErrorCode.EXECUTION_ERROR,
+_FAILURE_SHAPE: Final = Shape(_DIALECT, TOOL_FAILURE_SHAPE)
+_FAILURE_POINTER: Final = "/_meta/" + TOOL_FAILURE_KEY.replace("~", "~0").replace("/", "~1")
+_SHOWN_VIOLATIONS: Final = 5
+_CODES: Final = {code.value: code for code in ErrorCode}
+_BY_CLASS: Final = {
+    # The code of a ToolFailure whose code is none of ours, by its class.
+    ToolFailureClass.CAPABILITY.value: ErrorCode.EXECUTION_ERROR,
+    ToolFailureClass.RELIABILITY.value: ErrorCode.EXECUTION_ERROR,  # retryable as the failure says
+    ToolFailureClass.GOVERNANCE.value: ErrorCode.PERMISSION_DENIED,
 }
 
 
-def _failure_code(failure: Mapping[str, Any]) -> tuple[ErrorCode, str] | None:
-    """The code a structured failure names: its ``code`` when it is one of ours (any case,
-    ``-`` for ``_``), else what its code's words signal, else its class's code."""
-    code = failure.get("code")
-    if isinstance(code, str):
-        exact = _CODES.get(code.strip().upper().replace("-", "_"))
-        if exact is not None:
-            return exact, "code"
-        inferred = infer_code(code.replace("_", " "))
-        if inferred is not None:
-            return inferred[0], "code"
-    kind = failure.get("class")
-    if isinstance(kind, str) and kind in _FAILURE_CLASSES:
-        return _FAILURE_CLASSES[kind], "class"
-    return None
+def _failure_code(failure: Mapping[str, Any]) -> tuple[ErrorCode, dict[str, Any]]:
+    """The code a well-formed ToolFailure stands for, and what ``details`` says of where it came
+    from: its ``code`` in the schema's table read backwards, else its ``code`` as one of ours
+    (any case, ``-`` for ``_``), else what the words of its ``code`` signal, else its class's."""
+    code: str = failure["code"]
+    known = TOOL_FAILURE_CODES.get(code) or _CODES.get(code.strip().upper().replace("-", "_"))
+    if known is not None:
+        return known, {"code_from": "tool_failure.code"}
+    inferred = infer_code(code.replace("_", " "))
+    if inferred is not None:
+        return inferred[0], {"code_from": "tool_failure.code", "inferred": True, "signal": inferred[1]}
+    return _BY_CLASS[failure["class"]], {"code_from": "tool_failure.class"}
 
 
-def _error(text: str, data: dict[str, Any], failure: dict[str, Any] | None) -> dict[str, Any]:
-    """Status error for a third-party ``isError`` result: coded from the failure, else from the
-    text as every dialect codes it (``text_error``: a stated code, else an inferred one)."""
+def _ignored(failure: Any) -> list[dict[str, Any]] | None:
+    """Why the ToolFailure member ``failure`` is not read (its first violations, each at its
+    pointer into the record); None when it is well-formed."""
+    found = _FAILURE_SHAPE.violations(failure)
+    if not found:
+        return None
+    return [
+        {
+            "pointer": _FAILURE_POINTER + violation.pointer,
+            "keyword": violation.keyword,
+            "message": violation.message,
+        }
+        for violation in found[:_SHOWN_VIOLATIONS]
+    ]
+
+
+def _error(
+    text: str, data: dict[str, Any], meta: Mapping[str, Any] | None, clock: Callable[[], float]
+) -> dict[str, Any]:
+    """Status error for a third-party ``isError`` result: coded from its ToolFailure member when
+    that is well-formed, else from the text as every dialect codes it (``text_error``: a stated
+    code, else an inferred one); the member, read or not, is kept in ``details.tool_failure``."""
     read = text_error(text, is_error=True)
     assert read is not None  # an error flag always makes an error
     details: dict[str, Any] = {"source": "mcp"}
     info: dict[str, Any] = {"message": read.message, "details": details}
-    coded = _failure_code(failure) if failure is not None else None
+    failure = meta.get(TOOL_FAILURE_KEY) if meta else None
+    ignored = None if failure is None else _ignored(failure)
     if failure is not None:
         details["tool_failure"] = failure
-        flag = failure.get("retryable")
-        if isinstance(flag, bool):
-            info["retryable"] = flag
-    if coded is not None:
-        code, field = coded
-        details["code_from"] = f"tool_failure.{field}"
+    if failure is not None and ignored is None:
+        code, source = _failure_code(failure)
+        details.update(source)
+        # The proposal lets a client retry only a reliability failure that says it is retryable.
+        retryable = failure["class"] == _RELIABILITY and failure.get("retryable") is True
+        if retryable is not ERROR_CODE_INFO[code].retryable:
+            info["retryable"] = retryable
+        not_before = failure.get("retryNotBefore")
+        if retryable and not_before is not None:
+            info["retry_after_ms"] = max(0, math.ceil(not_before - _now_ms(clock)))
     else:
         code = read.code
+        if ignored is not None:
+            details["tool_failure_ignored"] = ignored
         details.update({"code_from": read.code_from, **read.details()})
     wire: dict[str, Any] = {"status": "error", "text": read.text, "error_info": {"code": code.value, **info}}
     if data:

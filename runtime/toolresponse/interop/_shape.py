@@ -21,11 +21,11 @@ from .._violation import SchemaViolation, relevance
 from ..tools import ParameterValidator
 from ..validation import MAX_VALUE_DEPTH, to_json_data
 
-__all__ = ["RECORD_DEPTH", "Shape", "record_schema", "text_or_blocks"]
+__all__ = ["RECORD_DEPTH", "Shape", "dumped", "record_schema", "text_or_blocks"]
 
-RECORD_DEPTH = MAX_VALUE_DEPTH + 4
+RECORD_DEPTH = MAX_VALUE_DEPTH + 5
 """The deepest nesting of a record: a response (a member two levels deeper than its value) inside a
-dialect's record (up to two more: a LangChain artifact, a block of content)."""
+dialect's record (up to three more: a Bedrock json block, content then block then ``json``)."""
 
 
 def record_schema(title: str, required: list[str], properties: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -53,6 +53,27 @@ def text_or_blocks(block_type: dict[str, Any], text_type: str) -> dict[str, Any]
         "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
     }
     return {"anyOf": [{"type": "string"}, {"type": "array", "items": block}]}
+
+
+def dumped(dialect: str, record: Any) -> Any:
+    """``record`` as JSON data when it is a library's object rather than its JSON: a pydantic model
+    (LlamaIndex's ``ToolOutput``, AutoGen's ``FunctionExecutionResult``: ``model_dump(mode="json")``)
+    or a dataclass pydantic serialises (pydantic-ai's parts, through a ``TypeAdapter``); anything
+    else as it is. An object pydantic cannot write as JSON (a member holding an exception ...)
+    raises ``DialectError`` naming ``dialect``."""
+    if isinstance(record, Mapping):
+        return record
+    try:
+        if callable(getattr(record, "model_dump", None)):
+            return record.model_dump(mode="json")
+        if dataclasses.is_dataclass(record) and not isinstance(record, type):
+            import pydantic  # such an object comes from a library that has it
+
+            return pydantic.TypeAdapter(type(record)).dump_python(record, mode="json")
+    except ValueError as error:  # pydantic_core.PydanticSerializationError
+        message = f"{dialect} record: the object cannot be written as JSON: {error}"
+        raise DialectError(dialect, (SchemaViolation(pointer="", keyword="json", message=message),)) from None
+    return record
 
 
 class Shape:

@@ -19,9 +19,11 @@ Reading text back (``inferred`` and ``text_error``, for every dialect, MCP's tex
 2. an error's code is the one its text **states** at its very start: ``ERROR <CODE>:`` (ours),
    ``[<CODE>]:`` (HelloAgents 1.0's agent) or ``❌ 错误 [<CODE>]:`` (HelloAgents 1.0.1's model
    text), with one of the 15 codes; the response's text is what follows;
-3. else the code is **inferred** from the words of third-party text (``infer_code``: errno
+3. else the code the record's own outcome implies, where it has one beside its error flag
+   (pydantic-ai's ``denied`` is PERMISSION_DENIED: ``_outcomes``);
+4. else the code is **inferred** from the words of third-party text (``infer_code``: errno
    names, HTTP statuses, phrases), the same for every dialect, and ``details`` says so;
-4. else EXECUTION_ERROR.
+5. else EXECUTION_ERROR.
 
 Without a flag (OpenAI's tool messages), text is an error when it states a code, or when it
 **opens as failures do**: ``Error`` as its first word, ``An error occurred``, an exception's name
@@ -175,7 +177,8 @@ class TextError(NamedTuple):
     """The response's text: what follows a stated code, else the text itself."""
     message: str
     code_from: str
-    """``prefix`` (the text states it), ``text`` (inferred from its words) or ``default``."""
+    """``prefix`` (the text states it), ``record`` (the record's outcome implies it), ``text``
+    (inferred from its words) or ``default``."""
     signal: str | None = None
     """The ``INFERENCE_TABLE`` signal an inferred code came from."""
 
@@ -187,10 +190,11 @@ class TextError(NamedTuple):
         return {"code_from": "text", "inferred": True, "signal": self.signal}
 
 
-def text_error(text: str, *, is_error: bool | None) -> TextError | None:
+def text_error(text: str, *, is_error: bool | None, implied: ErrorCode | None = None) -> TextError | None:
     """The error ``text`` stands for, or None when it stands for none: the flag ``is_error`` decides
     (None: the dialect has none, and the text decides); the code is the one the text states, else
-    the one its words signal, else EXECUTION_ERROR (see the module docstring)."""
+    ``implied`` (the code the record's own outcome implies: a denial ...), else the one its words
+    signal, else EXECUTION_ERROR (see the module docstring)."""
     if is_error is False:
         return None
     stated = _STATED.match(text)
@@ -203,17 +207,26 @@ def text_error(text: str, *, is_error: bool | None) -> TextError | None:
         return None
     message = text.strip() or NO_TEXT
     body = text if text.strip() else message
+    if implied is not None:
+        return TextError(implied, body, message, "record")
     found = infer_code(text)
     if found is None:
         return TextError(ErrorCode.EXECUTION_ERROR, body, message, "default")
     return TextError(found[0], body, message, "text", found[1])
 
 
-def inferred(text: str, *, is_error: bool | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
+def inferred(
+    text: str,
+    *,
+    is_error: bool | None,
+    context: Mapping[str, Any] | None,
+    implied: ErrorCode | None = None,
+) -> dict[str, Any]:
     """The ToolResponse wire object of a record that carries no response (written by another
-    framework, or without its trailer): an error by ``text_error``, else a partial result when the
-    text begins with a partial marker (kept in the text), else a success; ``context`` as given."""
-    error = text_error(text, is_error=is_error)
+    framework, or without its trailer): an error by ``text_error`` (``implied`` as there), else a
+    partial result when the text begins with a partial marker (kept in the text), else a success;
+    ``context`` as given."""
+    error = text_error(text, is_error=is_error, implied=implied)
     wire: dict[str, Any]
     if error is not None:
         info: dict[str, Any] = {"code": error.code.value, "message": error.message}

@@ -1,27 +1,13 @@
 """OpenTelemetry for tool calls and agent runs: GenAI spans and metrics (the extra ``toolresponse[otel]``).
 
-``ToolResponseInstrumentor().instrument()`` (or running under
-``opentelemetry-instrument``, which finds it through the
-``opentelemetry_instrumentor`` entry point) makes
-
-* every ``ToolRegistry`` call an ``execute_tool {tool}`` span, current while the
-  tool runs (so spans the tool makes nest under it, in worker threads and async
-  tasks alike), with the error code as ``error.type`` and status ERROR exactly
-  for an error response; breaker transitions as span events; and the
-  ``gen_ai.execute_tool.duration`` histogram with status and code dimensions;
-* every ``Agent`` run an ``invoke_agent`` span with the run's ``chat {model}``
-  spans (model, token usage, finish reasons) and tool spans as children.
-
-Arguments, results and messages, and the texts that may quote them (error
-messages and exception texts as status descriptions, an unknown tool's name),
-are recorded only when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``
-(or ``instrument(capture_content=True)``) asks for them, and always with
-secrets masked. ``mcp_request`` adds the MCP conventions' attributes to the tool
-spans of one MCP request. The conventions followed: ``SEMCONV_VERSION``.
-
-The instrumentation needs only ``opentelemetry-api`` and
-``opentelemetry-instrumentation`` at run time; configuring an SDK and an
-exporter is the application's business (or ``opentelemetry-instrument``'s).
+``ToolResponseInstrumentor().instrument()`` (or ``opentelemetry-instrument``,
+which finds it through its entry point) makes every ``ToolRegistry`` call an
+``execute_tool`` span and every ``Agent`` run an ``invoke_agent`` span over its
+``chat`` and tool spans, with the conventions' metrics (``SEMCONV_VERSION``).
+Content is recorded only on opt-in (``CAPTURE_CONTENT_ENV``), always masked;
+``mcp_request`` adds the MCP attributes to the tool spans of one MCP request.
+It needs only the OpenTelemetry API at run time; docs/observability.md says
+what each span and metric holds.
 """
 
 from __future__ import annotations

@@ -17,13 +17,8 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Final
-
-__all__ = [
-    "CAPTURE_CONTENT_ENV",
-    "SEMCONV_VERSION",
-    "capture_content_from_env",
-]
+from typing import Any, Final
+from urllib.parse import urlsplit
 
 _log = logging.getLogger("toolresponse.otel")
 
@@ -106,6 +101,20 @@ DURATION_BUCKETS: Final = (
 TOKEN_BUCKETS: Final = (
     1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
 )  # fmt: skip
+
+
+def server_attributes(url: str) -> dict[str, Any]:
+    """``server.address`` and ``server.port`` of ``url`` (the scheme's port when it names none);
+    nothing for a URL without a host or with a port that is not a number."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return {}
+    if not parts.hostname:
+        return {}
+    default = 443 if parts.scheme == "https" else 80
+    return {SERVER_ADDRESS: parts.hostname, SERVER_PORT: default if port is None else port}
 
 
 def capture_content_from_env() -> bool:

@@ -2,27 +2,16 @@
 
 A ``BaseInstrumentor`` (a singleton) registered under the
 ``opentelemetry_instrumentor`` entry point as ``toolresponse``, so that
-``opentelemetry-instrument toolresponse ...`` or ``opentelemetry-instrument
-python app.py`` turns it on without a code change, and
-``OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=toolresponse`` turns it off. In code::
-
-    ToolResponseInstrumentor().instrument()          # the global providers
-    ToolResponseInstrumentor().instrument(tracer_provider=tp, meter_provider=mp,
-                                          capture_content=True)
-    ToolResponseInstrumentor().uninstrument()
-
-``instrument`` wraps ``ToolRegistry.execute``/``aexecute``,
-``Agent.run``/``arun``, and the MCP face's ``McpToolService.call`` (a served
-``tools/call``) and ``McpConnection.acall``/``call`` (a remote tool's call), so that tool spans
-of MCP calls carry the MCP attributes, in place (so registries and agents made
-before it are instrumented too); ``uninstrument`` puts the originals back and takes the
-breaker listener off every breaker it was given. ``capture_content`` left as
-None follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``.
+``opentelemetry-instrument`` turns it on without a code change. ``instrument``
+wraps the methods of ``_TARGETS`` in place (so that registries and agents made
+before it are instrumented too); ``uninstrument`` puts the originals back and
+takes the breaker listener off every breaker it was given. ``capture_content``
+left as None follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any, ClassVar
 
 try:
@@ -39,23 +28,19 @@ except ModuleNotFoundError as missing:  # pragma: no cover - the extra is instal
 from ..agent import Agent
 from ..mcp import McpConnection, McpToolService
 from ..tools import ToolRegistry
-from . import _agent, _mcp_face, _telemetry, _tools
+from . import _agent, _mcp, _telemetry, _tools
 from ._conventions import capture_content_from_env
 
-__all__ = ["ToolResponseInstrumentor"]
-
-_VERSION = "1.0.0"
-
-# (class, attribute, wrapper factory): what instrument replaces.
-_TARGETS: tuple[tuple[type, str, Any], ...] = (
-    (ToolRegistry, "execute", _tools.wrap_execute),
-    (ToolRegistry, "aexecute", _tools.wrap_aexecute),
-    (Agent, "run", _agent.wrap_run),
-    (Agent, "arun", _agent.wrap_arun),
-    (McpToolService, "call", _mcp_face.wrap_served_call),
-    (McpConnection, "acall", _mcp_face.wrap_remote_acall),
-    (McpConnection, "call", _mcp_face.wrap_remote_call),
+_TARGETS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
+    (ToolRegistry, "execute", _tools.start),
+    (ToolRegistry, "aexecute", _tools.start),
+    (Agent, "run", _agent.start_run),
+    (Agent, "arun", _agent.start_run),
+    (McpToolService, "call", _mcp.start_served),
+    (McpConnection, "acall", _mcp.mark_remote),
+    (McpConnection, "call", _mcp.mark_remote),
 )
+"""(class, method, what each call runs inside): what instrument replaces."""
 
 
 class ToolResponseInstrumentor(BaseInstrumentor):  # type: ignore[misc]
@@ -75,14 +60,11 @@ class ToolResponseInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             tracer_provider=kwargs.get("tracer_provider"),
             meter_provider=kwargs.get("meter_provider"),
             capture_content=capture_content_from_env() if capture is None else capture,
-            version=_VERSION,
+            version="1.0.0",
         )
-        originals: dict[tuple[type, str], Any] = {}
-        for cls, attribute, wrap in _TARGETS:
-            original = vars(cls)[attribute]
-            originals[(cls, attribute)] = original
-            setattr(cls, attribute, wrap(original))
-        type(self)._originals = originals
+        for cls, attribute, start in _TARGETS:
+            original = type(self)._originals[(cls, attribute)] = vars(cls)[attribute]
+            setattr(cls, attribute, _telemetry.traced(original, start))
 
     def _uninstrument(self, **kwargs: Any) -> None:
         _telemetry.uninstall()

@@ -1,32 +1,27 @@
-"""The MCP hook: the MCP conventions' attributes on the tool spans of an MCP request.
+"""MCP: the MCP conventions' attributes on the tool spans of MCP calls (docs/observability.md, "MCP").
 
-The MCP conventions say that an MCP instrumentation which finds a GenAI
-instrumentation already tracing the tool call adds its attributes to that
-``execute_tool`` span instead of starting a second one. An MCP server built
-on the registry does this by running the call inside ``mcp_request``::
-
-    with mcp_request("tools/call", request_id=7, session_id=session, transport="pipe"):
-        response = registry.execute(name, arguments, call_id=str(7))
-
-Every tool span started inside (in this thread or task, and in the worker
-threads and tasks it starts) then carries ``mcp.method.name``,
-``jsonrpc.request.id``, ``mcp.session.id``, ``mcp.protocol.version``,
-``network.transport`` and ``network.protocol.name``, whichever were given.
-Outside an instrumented process it costs one context-variable set and reset.
-
-The instrumentor does this for this package's own MCP face (``_mcp_face``).
+``mcp_request`` makes every tool span started inside it (in this thread or
+task, and in the threads and tasks it starts) carry the request's attributes,
+as the conventions ask of an MCP instrumentation that finds the tool call
+traced already; it needs no OpenTelemetry package. This package's own MCP face
+is instrumented from here (the face sits below and cannot import this
+package): ``start_served`` serves each ``tools/call`` (``McpToolService.call``)
+inside ``mcp_request``; ``mark_remote`` gives the tool span a remote tool's
+call runs in (``McpConnection.acall``/``call``) the client's attributes.
 """
 
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from . import _conventions as names
 
-__all__ = ["mcp_request"]
+if TYPE_CHECKING:
+    from ..mcp import McpConnection, McpToolCall, McpToolService
+    from ._telemetry import Telemetry
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
@@ -36,7 +31,27 @@ MCP_ATTRIBUTES: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextV
 """The MCP attributes of the request being served (empty outside one)."""
 
 
-@contextmanager
+class McpRequest:
+    """The context of ``mcp_request``: the attributes are current from its start to its end."""
+
+    def __init__(self, attributes: Mapping[str, str]) -> None:
+        self._attributes = MappingProxyType(dict(attributes))
+        self._token: contextvars.Token[Mapping[str, str]] | None = None
+
+    def __enter__(self) -> McpRequest:
+        self._token = MCP_ATTRIBUTES.set(self._attributes)
+        return self
+
+    def __exit__(self, *_exc_info: object) -> None:
+        self.ended(None)
+
+    def ended(self, result: Any) -> Any:
+        if self._token is not None:
+            MCP_ATTRIBUTES.reset(self._token)
+            self._token = None
+        return result
+
+
 def mcp_request(
     method: str = "tools/call",
     *,
@@ -45,7 +60,7 @@ def mcp_request(
     protocol_version: str | None = None,
     transport: str | None = None,
     protocol_name: str | None = None,
-) -> Iterator[None]:
+) -> McpRequest:
     """Tool spans started inside carry the MCP attributes of this request.
 
     ``method`` is the JSON-RPC method (``tools/call``); ``request_id`` the JSON-RPC
@@ -64,8 +79,38 @@ def mcp_request(
     ):
         if value is not None and not isinstance(value, bool):
             attributes[key] = str(value)
-    token = MCP_ATTRIBUTES.set(MappingProxyType(attributes))
-    try:
-        yield
-    finally:
-        MCP_ATTRIBUTES.reset(token)
+    return McpRequest(attributes)
+
+
+def start_served(telemetry: Telemetry, service: McpToolService, request: McpToolCall) -> McpRequest:
+    """``McpToolService.call`` inside ``mcp_request``, so that its tool span has the request's attributes."""
+    return mcp_request(
+        "tools/call",
+        request_id=request.request_id,
+        session_id=request.session_id,
+        protocol_version=request.protocol_version,
+        transport=service.transport,
+        protocol_name="http" if service.transport == "tcp" else None,
+    )
+
+
+def remote_attributes(target: object) -> dict[str, Any]:
+    """The MCP client attributes of a call to the server ``target`` (a URL, or a command)."""
+    if not isinstance(target, str):
+        return {names.MCP_METHOD_NAME: "tools/call", names.NETWORK_TRANSPORT: "pipe"}
+    return {
+        names.MCP_METHOD_NAME: "tools/call",
+        names.NETWORK_TRANSPORT: "tcp",
+        names.NETWORK_PROTOCOL_NAME: "http",
+        **names.server_attributes(target),
+    }
+
+
+def mark_remote(telemetry: Telemetry, connection: McpConnection, *args: Any, **kwargs: Any) -> None:
+    """A remote tool's call (``McpConnection.acall``/``call``): the MCP client attributes on the
+    tool span it runs in; the call itself goes on untraced (it is in that span already)."""
+    from opentelemetry import trace  # only an instrumented process gets here
+
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.set_attributes(remote_attributes(connection.target))

@@ -1,8 +1,13 @@
-"""What an instrumented process records with: the tracer, the instruments, the content setting.
+"""What an instrumented process records with, and how one call is traced.
 
-``ToolResponseInstrumentor.instrument`` builds one ``Telemetry`` and installs
-it; the wrappers read it on every call and, once ``uninstrument`` has removed
-it, call straight through (a wrapper someone kept a reference to stays harmless).
+``ToolResponseInstrumentor.instrument`` builds one ``Telemetry`` (the tracer,
+the instruments, the content setting) and installs it; the wrappers made by
+``traced`` read it on every call and, once ``uninstrument`` has removed it,
+call straight through (a wrapper someone kept a reference to stays harmless).
+Each traced call is a ``Span``: its span is current while the call runs, then
+ends with the call's outcome, and its duration goes to a histogram; recording
+never changes what the call returns or raises.
+
 Content (arguments, results, messages, and the texts that may quote them: an
 error's message, an exception's text, a tool name the caller chose) reaches a
 span only with content capture on, and is always masked with the trace
@@ -11,39 +16,23 @@ writer's ``mask_secrets`` first.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+import logging
+import time
 from collections.abc import Callable
-from contextvars import ContextVar, Token
-from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Generic, TypeVar
-from urllib.parse import urlsplit
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
 
 from opentelemetry import context, metrics, trace
-from opentelemetry.trace import Status, StatusCode
+from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ..tools import mask_secrets
 from . import _conventions as names
 
-__all__ = [
-    "CallScope",
-    "Telemetry",
-    "content_json",
-    "current",
-    "end_in_error",
-    "end_span",
-    "install",
-    "server_attributes",
-    "status_description",
-    "uninstall",
-    "with_error_type",
-]
-
-_SCOPE = "toolresponse.otel"
-
-_TEXT_LIMIT = 300
-
-R = TypeVar("R")
+_log = logging.getLogger("toolresponse.otel")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,127 +48,36 @@ class Telemetry:
 _current: Telemetry | None = None
 
 
-def current() -> Telemetry | None:
-    """The installed telemetry, or None when not instrumented."""
-    return _current
-
-
 def install(
     *,
     tracer_provider: trace.TracerProvider | None,
     meter_provider: metrics.MeterProvider | None,
     capture_content: bool,
     version: str,
-) -> Telemetry:
+) -> None:
     """Build the tracer and instruments from the given providers (the global ones by default)."""
     global _current
-    tracer = trace.get_tracer(_SCOPE, version, tracer_provider=tracer_provider)
-    meter = metrics.get_meter(_SCOPE, version, meter_provider=meter_provider)
-    telemetry = Telemetry(
-        tracer=tracer,
-        tool_duration=_duration(
-            meter, names.EXECUTE_TOOL_DURATION, "The duration of a single tool execution."
+    meter = metrics.get_meter("toolresponse.otel", version, meter_provider=meter_provider)
+
+    def duration(name: str, description: str) -> metrics.Histogram:
+        bounds = list(names.DURATION_BUCKETS)
+        return meter.create_histogram(name, "s", description, explicit_bucket_boundaries_advisory=bounds)
+
+    _current = Telemetry(
+        tracer=trace.get_tracer("toolresponse.otel", version, tracer_provider=tracer_provider),
+        tool_duration=duration(names.EXECUTE_TOOL_DURATION, "The duration of a single tool execution."),
+        agent_duration=duration(
+            names.INVOKE_AGENT_DURATION, "The end-to-end duration of a single agent invocation."
         ),
-        agent_duration=_duration(
-            meter, names.INVOKE_AGENT_DURATION, "The end-to-end duration of a single agent invocation."
-        ),
-        chat_duration=_duration(meter, names.CLIENT_OPERATION_DURATION, "GenAI operation duration."),
+        chat_duration=duration(names.CLIENT_OPERATION_DURATION, "GenAI operation duration."),
         token_usage=meter.create_histogram(
             names.CLIENT_TOKEN_USAGE,
-            unit="{token}",
-            description="Number of input and output tokens used.",
+            "{token}",
+            "Number of input and output tokens used.",
             explicit_bucket_boundaries_advisory=[float(bound) for bound in names.TOKEN_BUCKETS],
         ),
         capture_content=capture_content,
     )
-    _current = telemetry
-    return telemetry
-
-
-class CallScope(Generic[R]):
-    """One wrapped call's context variable, set while the call runs and reset before its span ends.
-
-    ``with scope: return scope.ended(call())``: ``ended`` resets the variable and hands the
-    result to ``returned``; a call that raises (cancellation too) resets it and hands the
-    exception to ``raised``, then the exception goes on.
-    """
-
-    __slots__ = ("_marker", "_raised", "_returned", "_variable")
-
-    def __init__(
-        self,
-        variable: ContextVar[Any],
-        value: object,
-        raised: Callable[[BaseException], None],
-        returned: Callable[[R], None],
-    ) -> None:
-        self._variable = variable
-        self._raised = raised
-        self._returned = returned
-        self._marker: Token[Any] | None = variable.set(value)
-
-    def __enter__(self) -> CallScope[R]:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        if error is not None and self._marker is not None:
-            self._reset()
-            self._raised(error)
-
-    def ended(self, result: R) -> R:
-        """Reset the variable, report the result, and give it back."""
-        self._reset()
-        self._returned(result)
-        return result
-
-    def _reset(self) -> None:
-        marker, self._marker = self._marker, None
-        if marker is not None:
-            self._variable.reset(marker)
-
-
-def _duration(meter: metrics.Meter, name: str, description: str) -> metrics.Histogram:
-    """A duration histogram in seconds with the conventions' buckets."""
-    return meter.create_histogram(
-        name,
-        unit="s",
-        description=description,
-        explicit_bucket_boundaries_advisory=list(names.DURATION_BUCKETS),
-    )
-
-
-def end_span(span: trace.Span, token: object) -> None:
-    """Take the span out of the current context and end it."""
-    context.detach(token)  # type: ignore[arg-type]
-    span.end()
-
-
-def status_description(telemetry: Telemetry, error_type: str, message: str) -> str:
-    """The description of an ERROR status: with content capture on, ``message`` (secrets masked,
-    cut to 300 characters); off, ``error_type`` alone, since a message may quote an argument's
-    value, an exception's text or a tool name the caller chose."""
-    return _masked_text(message) if telemetry.capture_content else error_type
-
-
-def end_in_error(
-    telemetry: Telemetry, span: trace.Span, token: object, error_type: str, message: str
-) -> None:
-    """End the span with ``error.type`` and an ERROR status (``status_description``)."""
-    try:
-        if span.is_recording():
-            span.set_attribute(names.ERROR_TYPE, error_type)
-            span.set_status(Status(StatusCode.ERROR, status_description(telemetry, error_type, message)))
-    finally:
-        end_span(span, token)
-
-
-def with_error_type(attributes: dict[str, Any], error_type: str | None) -> dict[str, Any]:
-    """The attributes, with ``error.type`` when there is one."""
-    if error_type is not None:
-        attributes[names.ERROR_TYPE] = error_type
-    return attributes
 
 
 def uninstall() -> None:
@@ -187,30 +85,142 @@ def uninstall() -> None:
     _current = None
 
 
+class Ending(NamedTuple):
+    """How a traced call ended: the span's last attributes, its ``error.type`` (None: no error),
+    the message an ERROR status may show, and what the duration's attributes add."""
+
+    attributes: dict[str, Any]
+    error_type: str | None = None
+    message: str = ""
+    metric: dict[str, Any] | None = None
+
+
+def raised(error: BaseException) -> Ending:
+    """A call that raised: its exception's class is the ``error.type``, its text the message."""
+    kind = type(error).__qualname__
+    return Ending({}, kind, str(error) or kind)
+
+
+@dataclass(eq=False)
+class Span:
+    """One traced call: ``with span: return span.ended(call())``. ``ended`` asks ``ending`` how the
+    result ends the span; a call that raises (cancellation too) ends as ``failure`` says, and the
+    exception goes on. ``variable`` holds this Span while the call runs (with ``state``, what the
+    wrappers of calls made inside need), and is reset before the span ends."""
+
+    telemetry: Telemetry
+    name: str
+    kind: SpanKind
+    attributes: dict[str, Any]
+    histogram: metrics.Histogram
+    metric_attributes: dict[str, Any]
+    ending: Callable[[Any], Ending]
+    failure: Callable[[BaseException], Ending] = raised
+    variable: ContextVar[Span | None] | None = None
+    state: Any = None
+    span: trace.Span = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.span = self.telemetry.tracer.start_span(self.name, kind=self.kind, attributes=self.attributes)
+        self._context = context.attach(trace.set_span_in_context(self.span))
+        self._marker = None if self.variable is None else self.variable.set(self)
+        self._started, self._open = time.perf_counter(), True
+
+    def __enter__(self) -> Span:
+        return self
+
+    def __exit__(self, _kind: object, error: BaseException | None, _traceback: object, /) -> None:
+        if error is not None and self._open:
+            self._end(lambda: self.failure(error))
+
+    def ended(self, result: Any) -> Any:
+        self._end(lambda: self.ending(result))
+        return result
+
+    def _end(self, how: Callable[[], Ending]) -> None:
+        duration, self._open = time.perf_counter() - self._started, False
+        if self._marker is not None and self.variable is not None:
+            self.variable.reset(self._marker)
+        try:
+            ending = how()
+            if self.span.is_recording():
+                self.span.set_attributes(ending.attributes)
+                if ending.error_type is not None:
+                    description = (
+                        _masked(ending.message) if self.telemetry.capture_content else ending.error_type
+                    )
+                    self.span.set_attribute(names.ERROR_TYPE, ending.error_type)
+                    self.span.set_status(Status(StatusCode.ERROR, description))
+            error = {} if ending.error_type is None else {names.ERROR_TYPE: ending.error_type}
+            self.histogram.record(duration, {**self.metric_attributes, **(ending.metric or {}), **error})
+        except Exception:  # the telemetry never changes the call's answer
+            _log.exception("could not record the end of span %r", self.name)
+        finally:
+            context.detach(self._context)
+            self.span.end()
+
+
+class Scope(Protocol):
+    """What a traced call runs inside: a ``Span``, or any context that ``ended`` closes."""
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, _kind: Any, _error: Any, _traceback: Any, /) -> None: ...
+
+    def ended(self, result: Any) -> Any: ...
+
+
+def traced(original: Callable[..., Any], start: Callable[..., Scope | None]) -> Callable[..., Any]:
+    """``original`` (a method, plain or async) run inside ``start(telemetry, self, *args, **kwargs)``;
+    the call goes straight through when not instrumented, when ``start`` gives None, or when it
+    fails (said in the log: the telemetry never changes a call)."""
+
+    def begin(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Scope | None:
+        if _current is None:
+            return None
+        try:
+            return start(_current, self, *args, **kwargs)
+        except Exception:
+            _log.exception("could not start the span of a call of %s", original.__qualname__)
+            return None
+
+    if inspect.iscoroutinefunction(original):
+
+        @functools.wraps(original)
+        async def call_async(self: Any, *args: Any, **kwargs: Any) -> Any:
+            span = begin(self, args, kwargs)
+            if span is None:
+                return await original(self, *args, **kwargs)
+            with span:
+                return span.ended(await original(self, *args, **kwargs))
+
+        return call_async
+
+    @functools.wraps(original)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        span = begin(self, args, kwargs)
+        if span is None:
+            return original(self, *args, **kwargs)
+        with span:
+            return span.ended(original(self, *args, **kwargs))
+
+    return call
+
+
 def content_json(value: Any) -> str:
     """``value`` with secrets masked, as compact JSON text (what is not JSON, as its repr)."""
-    masked = mask_secrets(value)
     try:
-        return json.dumps(masked, ensure_ascii=False, separators=(",", ":"), default=repr)
+        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"), default=repr)
     except (TypeError, ValueError, RecursionError):
         return str(mask_secrets(repr(value)))
 
 
-def _masked_text(text: str, limit: int = _TEXT_LIMIT) -> str:
+def _masked(text: str, limit: int = 300) -> str:
     """``text`` with secrets masked, cut to ``limit`` characters (for a span status description)."""
     masked = str(mask_secrets(text))
     return masked if len(masked) <= limit else masked[: limit - 1] + "…"
 
 
-def server_attributes(url: str) -> dict[str, Any]:
-    """``server.address`` and ``server.port`` of ``url`` (the scheme's port when it names none);
-    nothing for a URL without a host or with a port that is not a number."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return {}
-    if not parts.hostname:
-        return {}
-    default = 443 if parts.scheme == "https" else 80
-    return {names.SERVER_ADDRESS: parts.hostname, names.SERVER_PORT: port if port is not None else default}
+def shown(value: Any, limit: int = 200) -> str:
+    """A name the caller chose as a span shows it: text (a repr if it is not), masked, cut."""
+    return _masked(value if isinstance(value, str) else repr(value), limit)

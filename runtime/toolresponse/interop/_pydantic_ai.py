@@ -1,0 +1,257 @@
+"""pydantic-ai: the ``ToolReturnPart`` of a message history (and the stored ``RetryPromptPart``),
+and registry tools as pydantic-ai tools.
+
+A record is one part as pydantic-ai writes it (an item of a ``ModelRequest``'s ``parts`` in
+``ModelMessagesTypeAdapter.dump_python(messages, mode="json")``)::
+
+    {"part_kind": "tool-return", "tool_name": "get_weather", "tool_call_id": "call_1",
+     "content": "...", "metadata": {...}, "outcome": "failed", "retry": null, ...}
+
+``outcome`` (absent before pydantic-ai 1.67: success) is the record's own word: ``success`` is a
+success (a partial result by its ``PARTIAL:`` prefix), any other outcome an error, coded by the
+text's stated code (``ERROR CODE: ...``), else by the outcome:
+
+===========  ===================================================================================
+outcome      code, when the text states none
+===========  ===================================================================================
+failed       inferred from the text (``_text``), else EXECUTION_ERROR
+retried      INVALID_PARAM for ``retry.cause`` ``validation_error``, NOT_FOUND for
+             ``unknown_tool`` / ``unavailable_tool``; else as failed
+denied       PERMISSION_DENIED (``_outcomes.DENIED``)
+interrupted  EXECUTION_ERROR (``_outcomes.INTERRUPTED``)
+===========  ===================================================================================
+
+and ``details.outcome`` names any outcome but failed (``details.retry`` keeps ``retry``).
+
+- ``to_pydantic_ai(response)``: ``content`` the model text, ``metadata`` the whole response
+  (pydantic-ai keeps it for the application and never sends it to the model), ``outcome`` as
+  ``outcome_for`` says. ``from_pydantic_ai`` gives that response back exactly, when its status
+  agrees with the outcome (an error exactly for an outcome other than success); one that
+  contradicts it is refused with ``DialectError`` at ``/outcome``.
+- A record without it (written by pydantic-ai itself) is read as above: a string ``content`` is
+  the text; other content is kept in ``data.content`` and its text is its JSON; foreign
+  ``metadata`` is kept in ``data.metadata``; ``tool_call_id`` and ``tool_name`` go to
+  ``context``.
+- A ``retry-prompt`` part (deprecated in 2.60, still in stored histories) is read as pydantic-ai
+  loads it: the ``retried`` return of its tool, validation errors (a list) with cause
+  ``validation_error``. One without ``tool_name`` answers no tool call and is refused.
+- ``as_pydantic_ai_tools(registry)``: one pydantic-ai ``Tool`` per registered tool, each call
+  through the registry; the answer takes the outcome ``outcome_for`` gives (a success its
+  ``metadata`` too).
+
+pydantic-ai is imported only by ``as_pydantic_ai_tools``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import orjson
+
+from toolresponse_generated import ErrorCode
+
+from .._response import ToolResponse
+from ..tools import DENIAL_CODES
+from ._carry import (
+    CALL_ID,
+    agreeing,
+    call_id_or_context,
+    is_response_wire,
+    record_context,
+    tool_name_or_context,
+)
+from ._outcomes import DENIED, INTERRUPTED
+from ._shape import Shape, dumped, record_schema
+from ._text import inferred, model_text
+
+if TYPE_CHECKING:
+    from pydantic_ai import Tool
+
+    from ..tools import ToolRegistry
+
+__all__ = [
+    "PYDANTIC_AI_SHAPE",
+    "as_pydantic_ai_tools",
+    "from_pydantic_ai",
+    "outcome_for",
+    "to_pydantic_ai",
+    "wire_from_pydantic_ai",
+]
+
+_RETRY_CAUSES = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"]
+_RETRY_PROMPT_MEMBERS = ["part_kind", "content", "tool_name", "tool_call_id", "timestamp"]
+
+PYDANTIC_AI_SHAPE: dict[str, Any] = record_schema(
+    "pydantic-ai ToolReturnPart (or a stored RetryPromptPart)",
+    ["part_kind", "tool_name", "content"],
+    {
+        "part_kind": {"enum": ["tool-return", "retry-prompt"]},
+        "tool_name": {"type": "string"},
+        "content": {},
+        "tool_call_id": CALL_ID,
+        "timestamp": {"type": "string"},
+        "tool_kind": {"type": ["string", "null"]},
+        "metadata": {},
+        "outcome": {"enum": ["success", "failed", "denied", "interrupted", "retried"]},
+        "retry": {
+            "type": ["object", "null"],
+            "required": ["cause"],
+            "properties": {
+                "cause": {"enum": _RETRY_CAUSES},
+                "attempt": {"type": ["integer", "null"]},
+                "max_retries": {"type": ["integer", "null"]},
+            },
+        },
+        "content_file_digests": {"type": "array"},
+    },
+    **{
+        "if": {"properties": {"part_kind": {"const": "retry-prompt"}}},
+        "then": {
+            "propertyNames": {"enum": _RETRY_PROMPT_MEMBERS},
+            "properties": {
+                "content": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}]}
+            },
+        },
+    },
+)
+"""One ``ToolReturnPart`` as pydantic-ai writes it (``outcome`` since 1.67, ``retried`` since 2.60),
+or one ``RetryPromptPart`` of a tool (pydantic-ai before 2.60)."""
+
+SHAPE = Shape("pydantic-ai", PYDANTIC_AI_SHAPE)
+
+_OUTCOMES: Final = {outcome.name: outcome for outcome in (DENIED, INTERRUPTED)}
+_NAMED: Final = (*_OUTCOMES, "retried")
+"""The outcomes an error's ``details.outcome`` may name (``failed`` is every other error's)."""
+
+_UNCOUNTED: Final = {"attempt": None, "max_retries": None}
+"""The ``RetryInfo`` counts of a retry loaded from a ``RetryPromptPart`` (pydantic-ai knows none)."""
+
+_CAUSE_CODES: Final = {
+    "validation_error": ErrorCode.INVALID_PARAM,
+    "unknown_tool": ErrorCode.NOT_FOUND,
+    "unavailable_tool": ErrorCode.NOT_FOUND,
+}
+
+
+def outcome_for(response: ToolResponse) -> str:
+    """The ``outcome`` of ``response``: ``success`` for a success or a partial result; for an
+    error, the one ``details.outcome`` names (``denied``, ``interrupted``, ``retried``), else
+    ``denied`` for an access policy's denial (ACCESS_DENIED or PERMISSION_DENIED with
+    ``details.policy``: a deliberate refusal, not a failure), ``retried`` for INVALID_PARAM (the
+    model must correct its arguments, as pydantic-ai answers arguments that fail its validation),
+    else ``failed``."""
+    info = response.error_info
+    if info is None:
+        return "success"
+    details = info.details or {}
+    named = details.get("outcome")
+    if named in _NAMED:
+        return str(named)
+    if info.code in DENIAL_CODES and "policy" in details:
+        return "denied"
+    return "retried" if info.code is ErrorCode.INVALID_PARAM else "failed"
+
+
+def to_pydantic_ai(
+    response: ToolResponse, *, tool_call_id: str | None = None, tool_name: str | None = None
+) -> dict[str, Any]:
+    """The ``ToolReturnPart`` of ``response``, as pydantic-ai writes one (see the module docstring).
+
+    ``tool_call_id`` defaults to ``context.call_id`` and ``tool_name`` to ``context.tool_name``;
+    without either, ``DialectError``."""
+    return {
+        "part_kind": "tool-return",
+        "tool_name": tool_name_or_context(tool_name, response, dialect="pydantic-ai", member="tool_name"),
+        "tool_call_id": call_id_or_context(
+            tool_call_id, response, dialect="pydantic-ai", member="tool_call_id"
+        ),
+        "content": model_text(response),
+        "metadata": response.to_dict(),
+        "outcome": outcome_for(response),
+    }
+
+
+def wire_from_pydantic_ai(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The ToolResponse wire object of a part known to have its shape (unchecked)."""
+    content, retry = record["content"], record.get("retry")
+    if record["part_kind"] == "retry-prompt":
+        outcome = "retried"
+        retry = None if isinstance(content, str) else {"cause": "validation_error", **_UNCOUNTED}
+    else:
+        outcome = record.get("outcome", "success")
+    metadata = record.get("metadata")
+    if is_response_wire(metadata):
+        flag, is_error = f"outcome is {outcome!r}", outcome != "success"
+        return dict(agreeing("pydantic-ai", metadata, is_error=is_error, flag=flag, carrier="its metadata"))
+    named = _OUTCOMES.get(outcome)
+    implied = named.code if named is not None else _CAUSE_CODES.get((retry or {}).get("cause", ""))
+    text = content if isinstance(content, str) else orjson.dumps(content).decode()
+    if named is not None and not text.strip():
+        text = named.message
+    context = record_context(record.get("tool_call_id"), record["tool_name"])
+    wire = inferred(text, is_error=outcome != "success", context=context, implied=implied)
+    if outcome not in ("success", "failed"):
+        details = wire["error_info"].setdefault("details", {})
+        details["outcome"] = outcome
+        if retry:
+            details["retry"] = retry
+    data = {"content": content} if not isinstance(content, str) else {}
+    if metadata is not None:
+        data["metadata"] = metadata
+    if data:
+        wire["data"] = data
+    return wire
+
+
+def from_pydantic_ai(record: Any) -> ToolResponse:
+    """The ToolResponse of a ``ToolReturnPart`` (or a stored ``RetryPromptPart``), as its JSON or
+    the part itself (see the module docstring).
+
+    Raises ``DialectError("pydantic-ai", ...)`` for a record that is not such a part, and
+    ``ResponseValidationError`` when its metadata is a ToolResponse that is not valid."""
+    return ToolResponse.from_dict(wire_from_pydantic_ai(SHAPE.checked(dumped("pydantic-ai", record))))
+
+
+# -- registry tools as pydantic-ai tools ----------------------------------------------------
+
+
+def as_pydantic_ai_tools(registry: ToolRegistry) -> list[Tool[Any]]:
+    """One pydantic-ai ``Tool`` per tool of ``registry``, in its order (needs pydantic-ai).
+
+    Each tool's arguments are described by the registry's JSON Schema and checked by the registry;
+    a call runs through ``registry.aexecute`` with the tool call's id as ``call_id``, and its
+    response reaches pydantic-ai as the outcome ``outcome_for`` gives, the model text as content:
+
+    - success (a partial result too): a ``ToolReturn`` whose ``metadata`` is the whole response;
+    - ``failed``: ``ToolFailed``, which ends this call and not the run;
+    - ``retried`` (INVALID_PARAM): ``ModelRetry``, which counts against the tool's retries (past
+      them pydantic-ai ends the run with ``UnexpectedModelBehavior``, as for its own validation);
+    - ``denied``: ``ToolDenied``.
+
+    pydantic-ai gives an error's part no metadata, so its code reaches the history in the text
+    (``ERROR CODE: message``), where ``from_pydantic_ai`` reads it.
+    """
+    try:
+        from pydantic_ai import ModelRetry, RunContext, Tool, ToolDenied, ToolFailed
+        from pydantic_ai.messages import ToolReturn
+    except ImportError as error:
+        raise ImportError("as_pydantic_ai_tools needs pydantic-ai: pip install pydantic-ai-slim") from error
+
+    def answer(response: ToolResponse) -> Any:
+        outcome, text = outcome_for(response), model_text(response)
+        if outcome == "success":
+            return ToolReturn(return_value=text, metadata=response.to_dict())
+        if outcome == "denied":
+            return ToolDenied(text)
+        raise ModelRetry(text) if outcome == "retried" else ToolFailed(text)
+
+    def tool_of(name: str, description: str, parameters: dict[str, Any]) -> Tool[Any]:
+        async def call(context: RunContext[Any], **arguments: Any) -> Any:
+            return answer(await registry.aexecute(name, arguments, call_id=context.tool_call_id))
+
+        return Tool.from_schema(call, name, description, parameters, takes_ctx=True)
+
+    return [
+        tool_of(spec.name, spec.description or spec.name, spec.parameters) for spec in registry.list_tools()
+    ]
