@@ -69,23 +69,39 @@ def run(capsys: pytest.CaptureFixture[str], *args: str, stdin: bytes = b"") -> t
 # --- 1. cost linear in violations, and a cap on what a response reports
 
 
-def test_locating_4x_the_violations_costs_about_4x_not_16x() -> None:
-    """validate_json's work grows at most linearly with the number of violations (a ratio of
-    counted operations, never a time): each violation is located in one shared scan of the text,
-    and only the first ``SUGGESTED_VIOLATIONS`` get a suggestion, so 4x the violations costs more,
-    but never 16x."""
-    validate_json(_with_unknown_members(10))  # engines and caches built outside the count
-    # Names of their own, so that neither run meets suggestions the other cached.
-    small = _operations(lambda: validate_json(_with_unknown_members(200, "small")))
-    large = _operations(lambda: validate_json(_with_unknown_members(800, "large")))
-    assert 1.0 < large / small <= 6.0, (small, large)
+def _explained_lines(count: int, prefix: str, options: Options) -> Record:
+    line = orjson.dumps(orjson.loads(_with_unknown_members(count, prefix)))
+    (record,) = check_lines("log.jsonl", [line], 1, options).records
+    return record
 
 
-def test_every_violation_is_located_by_the_one_pass_scan() -> None:
-    """Each of many unknown members gets the line and column of its own name."""
+@pytest.mark.parametrize("how", ["validate_json", "lines", "lines --first"])
+def test_the_work_of_explaining_is_bounded_by_the_violations_kept(how: str) -> None:
+    """One response with ten times the unknown members (a line can hold millions) costs about the
+    same counted function calls, in validate_json and in the bulk API, with or without --first:
+    only the MAX_VIOLATIONS kept are made, the others are counted (``more``)."""
+
+    def explained(count: int, prefix: str) -> tuple[int, int]:
+        if how == "validate_json":
+            result = validate_json(_with_unknown_members(count, prefix))
+            return len(result.errors), result.more
+        record = _explained_lines(count, prefix, Options(first=how.endswith("--first")))
+        return len(record.errors), record.more
+
+    explained(10, "warm")  # engines and caches built outside the count
+    # Names of their own, so that neither run meets explanations the other cached.
+    small = _operations(lambda: explained(500, f"{how} small"))
+    large = _operations(lambda: explained(5000, f"{how} large"))
+    assert large <= 1.2 * small, (small, large)
+    kept = 1 if how == "lines --first" else MAX_VIOLATIONS
+    assert (kept, 0 if kept == 1 else 4900) == explained(5000, "counted")
+
+
+def test_every_violation_kept_is_located_by_the_one_pass_scan() -> None:
+    """Each of many unknown members kept gets the line and column of its own name; the rest are counted."""
     result = validate_json(_with_unknown_members(300))
-    assert 300 == len(result.errors)
-    assert [(index + 4, 3) for index in range(300)] == [(e.line, e.column) for e in result.errors]
+    assert (MAX_VIOLATIONS, 200) == (len(result.errors), result.more)
+    assert [(index + 4, 3) for index in range(MAX_VIOLATIONS)] == [(e.line, e.column) for e in result.errors]
 
 
 def test_the_text_report_shows_at_most_the_cap_then_and_n_more(

@@ -5,7 +5,7 @@ when asked, for each valid one too). Per line: orjson decodes, the I-JSON screen
 noncharacter and a repeated member name (``_ijson.refusal``), and the judge's verdict decides
 (jsonschema-rs ``is_valid`` for a ToolResponse); only a line found wrong is explained, its
 explanations cached by what it gets wrong. At most ``MAX_VIOLATIONS`` (100) violations of one
-response are kept, most relevant first; ``Record.more`` counts the others.
+response are made and kept, most relevant first; ``Record.more`` counts the others.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .._violation import SchemaViolation, best_match
 from ._engine import engine
 from ._ijson import IJsonError, parse_error, parse_ijson, refusal
 from ._inputs import DocumentTask, LinesTask, Record, Source, Task, document_spans, tasks
-from ._validate import ExplanationCache, validate_json
+from ._validate import ExplanationCache, ValidationResult, validate_json
 
 __all__ = [
     "RESPONSE_JUDGE",
@@ -87,17 +87,17 @@ class Judge:
         relevant with ``first``)."""
         raise NotImplementedError
 
-    def explainer(self, *, first: bool) -> Callable[[Any], tuple[SchemaViolation, ...]]:
+    def explainer(self, *, first: bool) -> Callable[[Any], ValidationResult]:
         """``explain`` with ``first`` given, as cheap as it can be: it is called once per invalid line."""
-        return partial(self.explain, first=first)
+        return lambda value: ValidationResult(errors=self.explain(value, first=first))
 
-    def explain_document(self, data: bytes) -> tuple[SchemaViolation, ...]:
-        """Every violation of one JSON document, I-JSON rules first (empty: it is valid)."""
+    def explain_document(self, data: bytes) -> ValidationResult:
+        """The violations of one JSON document, I-JSON rules first (none: it is valid)."""
         try:
             value = parse_ijson(data)
         except IJsonError as error:
-            return (_ijson_violation(error),)
-        return () if self.verdict()(value) else self.explain(value, first=False)
+            return ValidationResult(errors=(_ijson_violation(error),))
+        return ValidationResult(errors=() if self.verdict()(value) else self.explain(value, first=False))
 
 
 class ResponseJudge(Judge):
@@ -109,13 +109,13 @@ class ResponseJudge(Judge):
         return function
 
     def explain(self, value: Any, *, first: bool) -> tuple[SchemaViolation, ...]:
-        return _explanations().explain(value, first=first)
+        return _explanations().explain(value, first=first).errors
 
-    def explainer(self, *, first: bool) -> Callable[[Any], tuple[SchemaViolation, ...]]:
+    def explainer(self, *, first: bool) -> Callable[[Any], ValidationResult]:
         return partial(_explanations().explain, first=first)
 
-    def explain_document(self, data: bytes) -> tuple[SchemaViolation, ...]:
-        return validate_json(data).errors  # each violation located in the text
+    def explain_document(self, data: bytes) -> ValidationResult:
+        return validate_json(data)  # each violation located in the text
 
     def __repr__(self) -> str:
         return "RESPONSE_JUDGE"
@@ -261,14 +261,14 @@ def _check_one(name: str, data: bytes, options: Options) -> Batch:
         except IJsonError:
             good = False
         return Batch(int(good), int(not good), [], len(data))
-    errors = options.judge.explain_document(data)
-    if not errors:
+    found = options.judge.explain_document(data)
+    if not found.errors:
         return Batch(1, 0, [Record(name, None, None, ())] if options.keep_valid else [], len(data))
-    best = best_match(errors)
+    best = best_match(found.errors)
     assert best is not None  # an invalid response has a violation
     if options.first:
         return Batch(0, 1, [Record(name, best.line, best.column, (best,))], len(data))
-    return Batch(0, 1, [Record.invalid(name, best.line, errors, best.column)], len(data))
+    return Batch(0, 1, [Record.invalid(name, best.line, found, best.column)], len(data))
 
 
 def run_task(task: Task, options: Options) -> Batch:

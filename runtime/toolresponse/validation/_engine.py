@@ -21,6 +21,7 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
+from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 import jsonschema_rs
@@ -36,6 +37,7 @@ __all__ = [
     "FastEngine",
     "Projection",
     "ReferenceEngine",
+    "TooLarge",
     "ValidationEngine",
     "engine",
     "json_pointer",
@@ -86,7 +88,10 @@ class ValidationEngine(Protocol):
 
     def is_valid(self, instance: Any) -> bool: ...
 
-    def errors(self, instance: Any) -> list[EngineError]: ...
+    def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
+        """The errors of ``instance``, of one object's unknown members only the first ``limit``
+        (a line can hold millions), and how many members that left out."""
+        ...
 
 
 def _resolve(reference: str) -> Any:
@@ -149,12 +154,11 @@ def unexpected_members(instance: Any, owner: Mapping[str, Any]) -> list[str]:
     if not isinstance(instance, dict):
         return []
     properties = owner.get("properties", {})
-    patterns = [re.compile(pattern) for pattern in owner.get("patternProperties", {})]
-    return [
-        name
-        for name in instance
-        if name not in properties and not any(pattern.search(name) for pattern in patterns)
-    ]
+    names = [name for name in instance if name not in properties]
+    patterns = owner.get("patternProperties")
+    if not patterns or not names:
+        return names
+    return list(filterfalse(re.compile("|".join(f"(?:{pattern})" for pattern in patterns)).search, names))
 
 
 def _value_at(instance: Any, path: Path) -> Any:
@@ -182,8 +186,9 @@ class FastEngine:
         self._validator = jsonschema_rs.validator_for(schema)
         self.is_valid: Callable[[Any], bool] = self._validator.is_valid
 
-    def errors(self, instance: Any) -> list[EngineError]:
+    def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
         out: list[EngineError] = []
+        left_out = 0
         try:
             for error in self._validator.iter_errors(instance):
                 kind = error.kind
@@ -193,9 +198,10 @@ class FastEngine:
                 # The failing value is read from the instance itself: no conversion back from Rust.
                 value = _value_at(instance, path)
                 if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
+                    left_out += max(len(kind.unexpected) - limit, 0)
                     out.extend(
                         EngineError(path, keyword, schema_path, value, name, error.message)
-                        for name in kind.unexpected
+                        for name in kind.unexpected[:limit]
                     )
                 elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
                     out.append(EngineError(path, keyword, schema_path, value, kind.property, error.message))
@@ -203,8 +209,8 @@ class FastEngine:
                     out.append(EngineError(path, keyword, schema_path, value, None, error.message))
         except (ValueError, LookupError, TypeError):
             # jsonschema-rs gives up on a value nested too deeply or not JSON at all.
-            return engine("reference").errors(instance)
-        return out
+            return engine("reference").errors(instance, limit)
+        return out, left_out
 
 
 class ReferenceEngine:
@@ -218,24 +224,17 @@ class ReferenceEngine:
         self._validator: Draft202012Validator = Draft202012Validator(schema)
         self.is_valid: Callable[[Any], bool] = self._validator.is_valid
 
-    def errors(self, instance: Any) -> list[EngineError]:
+    def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
         try:
             raw = list(self._validator.iter_errors(instance))
         except RecursionError:
-            return [
-                EngineError(
-                    (),
-                    "depth",
-                    (),
-                    instance,
-                    None,
-                    "the response nests too deeply for its errors to be listed",
-                )
-            ]
+            message = "the response nests too deeply for its errors to be listed"
+            return [EngineError((), "depth", (), instance, None, message)], 0
         except (TypeError, ValueError) as failure:
-            return _not_json(instance, failure)
+            return _not_json(instance, failure), 0
         missing_taken: dict[tuple[Path, Path], int] = {}
         out: list[EngineError] = []
+        left_out = 0
         for error in raw:
             keyword = str(error.validator)
             path = tuple(error.absolute_path)
@@ -248,14 +247,15 @@ class ReferenceEngine:
                 member = missing[taken] if taken < len(missing) else None
                 out.append(EngineError(path, keyword, schema_path, error.instance, member, error.message))
             elif keyword == "additionalProperties":
-                owner = keyword_owner(schema_path)
+                names = unexpected_members(error.instance, keyword_owner(schema_path))
+                left_out += max(len(names) - limit, 0)
                 out.extend(
                     EngineError(path, keyword, schema_path, error.instance, name, error.message)
-                    for name in unexpected_members(error.instance, owner)
+                    for name in names[:limit]
                 )
             else:
                 out.append(EngineError(path, keyword, schema_path, error.instance, None, error.message))
-        return out
+        return out, left_out
 
 
 @cache
@@ -296,6 +296,10 @@ _COMPARISONS: Mapping[str, Callable[[Any, Any], bool]] = {
 }
 
 Projector = Callable[[Any], Any]
+
+
+class TooLarge(ValueError):
+    """A value with an object of more members than a projection reads (``_MEMO_LIMIT``)."""
 
 
 def _identity(value: Any) -> Any:
@@ -383,6 +387,8 @@ class Projection:
             if kind is dict:
                 if not objects:
                     return {}
+                if len(value) > _MEMO_LIMIT:
+                    raise TooLarge  # many names, each to project: cheaper explained as it is
                 # A loop, not a comprehension: no frame of its own (Python 3.11).
                 out = {}
                 for name, item in value.items():

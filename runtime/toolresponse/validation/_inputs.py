@@ -41,6 +41,7 @@ import orjson
 from .._terminal import printable
 from .._violation import SchemaViolation
 from ._ijson import BINARY_SNIFF_BYTES, IJsonRule
+from ._validate import MAX_VIOLATIONS, ValidationResult
 
 __all__ = [
     "LOCAL_BATCH_BYTES",
@@ -74,9 +75,6 @@ MAX_DOCUMENT_BYTES = 64 << 20
 """The largest JSON document read (a ``.json`` file, or input that is not JSON lines)."""
 MAX_LINE_BYTES = 64 << 20
 """The longest line of JSON lines read."""
-MAX_VIOLATIONS = 100
-"""The most violations of one response a ``Record`` keeps (the most relevant); ``Record.more``
-counts the rest."""
 DOCUMENT_EXTENSIONS = (".json",)
 LINES_EXTENSIONS = (".jsonl", ".ndjson")
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
@@ -103,11 +101,11 @@ class Record(NamedTuple):
 
     @classmethod
     def invalid(
-        cls, source: str, line: int | None, violations: tuple[SchemaViolation, ...], column: int | None = None
+        cls, source: str, line: int | None, found: ValidationResult, column: int | None = None
     ) -> Record:
         """The record of an invalid response, keeping at most ``MAX_VIOLATIONS`` of its violations."""
-        more = max(len(violations) - MAX_VIOLATIONS, 0)
-        return cls(source, line, column, violations[:MAX_VIOLATIONS], more=more)
+        more = max(len(found.errors) - MAX_VIOLATIONS, 0) + found.more
+        return cls(source, line, column, found.errors[:MAX_VIOLATIONS], more=more)
 
     @property
     def valid(self) -> bool:
