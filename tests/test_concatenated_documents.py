@@ -153,3 +153,24 @@ def test_dask_reads_a_pretty_printed_lines_file_whole(tmp_path: Path) -> None:
     assert [line_of(PRETTY_LOG * 20, '"status"', n) - 1 for n in range(1, 61)] == [
         record.line for record in records
     ]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_pretty_printed_document_among_json_lines_is_read_as_one(
+    jobs: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log of compact lines with a ``to_json()`` document (one response over several lines) in
+    the middle: that document is one record, judged whole and reported at its own line, not one
+    syntax error per physical line."""
+    compact = json.dumps(json.loads(HELLOAGENTS_LOG[0].to_json()))
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(f"{compact}\n{HELLOAGENTS_LOG[1].to_json()}\n{compact}\n", encoding="utf-8")
+    status, out, _ = run(capsys, monkeypatch, "validate", "--jobs", jobs, "--from", "helloagents", str(path))
+    assert (0, "3 valid, 0 invalid\n") == (status, out)
+    broken = json.loads(HELLOAGENTS_LOG[1].to_json()) | {"status": "eror"}
+    path.write_text(f"{compact}\n{json.dumps(broken, indent=2)}\n{compact}\n", encoding="utf-8")
+    status, out, _ = run(capsys, monkeypatch, "validate", "--jobs", jobs, "--from", "helloagents", str(path))
+    lines = out.splitlines()
+    assert (1, "2 valid, 1 invalid") == (status, lines[-1])
+    assert all(line.startswith(f"{path}:2: ") for line in lines[:-1]), lines  # the record of the document
+    assert '"eror"' in lines[0]

@@ -282,10 +282,12 @@ def in_order(
     (``done()``); ``outcome(future, work)`` gives the part of a future that is done, and
     ``wait(futures)`` returns once one of them is. A unit that stopped at its bound has a
     ``rest``: it is sent as soon as the part is known and comes right after it. A range's lines
-    are moved after those of the ranges of its file before it. While the first unit is not done,
+    are moved after those of the ranges of its file before it, and a file that cannot be opened
+    is reported by its first range alone. While the first unit is not done,
     at most ``window()`` units are in flight."""
     queue: deque[list[Any]] = deque()  # [work, its Part or a future of it, whether its rest is sent]
     offset = 0
+    unreadable = False  # the file of the last range could not be opened: its next ranges say no more
 
     def follow(index: int) -> None:
         entry = queue[index]
@@ -303,16 +305,21 @@ def in_order(
             index += 1
 
     def ready() -> Batch:
-        nonlocal offset
+        nonlocal offset, unreadable
         settle()
         while not isinstance(queue[0][1], Part):
             wait([entry[1] for entry in queue if not isinstance(entry[1], Part)])
             settle()
         follow(0)
         work, part, _ = queue.popleft()
-        offset = 0 if first_of_file(work) else offset
+        if first_of_file(work):
+            offset, unreadable = 0, False
         batch = renumber(part.batch, offset)
         offset += part.lines
+        unopened = [record for record in batch.records if record.io_error is not None and record.line is None]
+        if unopened and unreadable:  # one input, one I/O error however many ranges it has
+            batch = batch._replace(records=[record for record in batch.records if record not in unopened])
+        unreadable = unreadable or bool(unopened)
         return batch
 
     def head_done() -> bool:

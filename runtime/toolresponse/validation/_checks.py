@@ -22,7 +22,7 @@ import orjson
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
 from ._ijson import IJsonError, parse_error, parse_ijson, refusal
-from ._inputs import DocumentTask, LinesTask, Record, Source, Task, document_spans, tasks
+from ._inputs import DocumentTask, LinesTask, Record, Source, Task, closing, document_spans, tasks
 from ._validate import ExplanationCache, ValidationResult, validate_json
 
 __all__ = [
@@ -200,9 +200,21 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
     keep_valid = options.keep_valid and explain is not None
     valid = invalid = 0
     records: list[Record] = []
+    # A pretty-printed document among the lines (``{`` alone on a line) is read as one, once in a
+    # batch that ends it: a search that finds no end is not made again in the batch.
+    read_to, searching = 0, True
     with _collector_paused():
         for number, line, value, problem in _read(lines, first_line):
-            if problem is None and is_valid(value):
+            if number <= read_to:
+                continue
+            document = _pretty_printed(lines, number - first_line) if searching and value is None else None
+            searching = searching and (document is not None or line.strip(b" \t\r\n") not in (b"{", b"["))
+            if document is not None:
+                read_to = number + document.count(b"\n")
+                batch = _check_one(name, document, options)
+                valid, invalid = valid + batch.valid, invalid + batch.invalid
+                records.extend(_moved(record, number, 1) for record in batch.records)
+            elif problem is None and is_valid(value):
                 valid += 1
                 if keep_valid:
                     records.append(Record(name, number, None, ()))
@@ -213,6 +225,20 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
                 elif explain is not None:
                     records.append(Record.invalid(name, number, explain(value)))
     return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
+
+
+def _pretty_printed(lines: list[bytes], index: int) -> bytes | None:
+    """The pretty-printed document that starts at ``lines[index]``, a line that is ``{`` or ``[``
+    alone (no JSON line), when it ends within ``lines`` at the end of a line; else None."""
+    opener = lines[index].strip(b" \t\r\n")
+    if opener not in (b"{", b"["):
+        return None
+    text = b"\n".join(line[:-1] if line.endswith(b"\n") else line for line in lines[index:])
+    end = closing(text, text.index(opener))
+    if end is None:
+        return None
+    line_end = text.find(b"\n", end)
+    return text[:end] if not text[end : None if line_end < 0 else line_end].strip(b" \t\r") else None
 
 
 def _moved(record: Record, line: int, column: int) -> Record:

@@ -56,6 +56,7 @@ __all__ = [
     "Source",
     "Task",
     "binary_record",
+    "closing",
     "document_spans",
     "expand",
     "input_size",
@@ -545,7 +546,7 @@ def _skip_space(data: bytes, position: int) -> int:
     return len(data) if found is None else found.start()
 
 
-def _closing(data: bytes, start: int) -> int | None:
+def closing(data: bytes, start: int) -> int | None:
     """The end of the object or array that begins at ``start``, by its brackets; None when it does
     not end (the parser then says why)."""
     depth = 0
@@ -571,7 +572,7 @@ def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
         return None
     spans: list[tuple[int, int]] = []
     start = _skip_space(data, 0)
-    while start < len(data) and data[start] in b"{[" and (end := _closing(data, start)) is not None:
+    while start < len(data) and data[start] in b"{[" and (end := closing(data, start)) is not None:
         spans.append((start, end))
         start = _skip_space(data, end)
     if len(spans) < 2:
