@@ -200,38 +200,44 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
     keep_valid = options.keep_valid and explain is not None
     valid = invalid = 0
     records: list[Record] = []
-    # A pretty-printed document among the lines (``{`` alone on a line) is read as one, once in a
-    # batch that ends it: a search that finds no end is not made again in the batch.
+    # A pretty-printed document among the lines (``{`` alone on a line) is read as one when it
+    # ends in the batch; a search that finds no end is not made again in the batch.
     read_to, searching = 0, True
     with _collector_paused():
         for number, line, value, problem in _read(lines, first_line):
             if number <= read_to:
                 continue
-            document = _pretty_printed(lines, number - first_line) if searching and value is None else None
-            searching = searching and (document is not None or line.strip(b" \t\r\n") not in (b"{", b"["))
+            if problem is None and is_valid(value):
+                valid += 1
+                if keep_valid:
+                    records.append(Record(name, number, None, ()))
+                continue
+            document = (
+                _pretty_printed(lines, number - first_line) if searching and problem is not None else None
+            )
             if document is not None:
                 read_to = number + document.count(b"\n")
                 batch = _check_one(name, document, options)
                 valid, invalid = valid + batch.valid, invalid + batch.invalid
                 records.extend(_moved(record, number, 1) for record in batch.records)
-            elif problem is None and is_valid(value):
-                valid += 1
-                if keep_valid:
-                    records.append(Record(name, number, None, ()))
-            else:
-                invalid += 1
-                if explain is not None and problem is not None:
-                    records.append(_unread(name, number, line, problem))
-                elif explain is not None:
-                    records.append(Record.invalid(name, number, explain(value)))
+                continue
+            searching = searching and line.strip(b" \t\r\n") not in _OPENERS
+            invalid += 1
+            if explain is not None and problem is not None:
+                records.append(_unread(name, number, line, problem))
+            elif explain is not None:
+                records.append(Record.invalid(name, number, explain(value)))
     return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
+
+
+_OPENERS = (b"{", b"[")
 
 
 def _pretty_printed(lines: list[bytes], index: int) -> bytes | None:
     """The pretty-printed document that starts at ``lines[index]``, a line that is ``{`` or ``[``
     alone (no JSON line), when it ends within ``lines`` at the end of a line; else None."""
     opener = lines[index].strip(b" \t\r\n")
-    if opener not in (b"{", b"["):
+    if opener not in _OPENERS:
         return None
     text = b"\n".join(line[:-1] if line.endswith(b"\n") else line for line in lines[index:])
     end = closing(text, text.index(opener))
