@@ -15,8 +15,8 @@ to the same worker when that one holds the stream open; the results come back in
 (the bulk API's ``in_order``), every record. When a worker dies, the scheduler runs its tasks
 again elsewhere: a stream it held is opened again there and its lines before passed over.
 
-``check_on`` bounds every wait on the cluster by ``timeout_s``: a scheduler with no worker, or
-whose workers finish no task in that time, is a ``ClusterTimeout``, never a wait without end.
+``check_on`` and ``connect`` bound every wait on the cluster by ``timeout_s``: past it, a
+``ClusterTimeout``, never a wait without end.
 """
 
 from __future__ import annotations
@@ -359,13 +359,10 @@ def check_on(
 ) -> Iterator[Batch]:
     """The batches of ``sources`` checked on ``client``'s cluster, in input order (as ``check`` gives them).
 
-    A task holds at most ``task_records`` records and reads about ``block_bytes`` at most (a range;
-    of a compressed file, as many decompressed): one that reaches either stops and its work left
-    is sent at once (to the worker that holds the input open), so every record comes back, in
-    order, a worker's memory does not grow with its input, and no task runs for long. At most
-    ``window`` tasks are in flight (by default four per worker thread). No wait lasts more than
-    ``timeout_s`` seconds: for a first worker when the scheduler has none (asked when the first
-    task is to be sent), then for some task in flight to finish; past it, ``ClusterTimeout``."""
+    A task holds at most ``task_records`` records and reads about ``block_bytes`` (see the module's
+    text); at most ``window`` tasks are in flight (by default four per worker thread). No wait
+    lasts more than ``timeout_s`` seconds (for the scheduler's answers, a first worker, some task
+    to finish, a finished task's result); past it, ``ClusterTimeout``."""
     timeout_s = _timeout(timeout_s)
     limit = _records_bound(task_records)
     known: list[int] = [] if window is None else [window]

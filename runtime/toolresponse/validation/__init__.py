@@ -1,8 +1,9 @@
 """Deciding whether a value is a ToolResponse v1, and explaining why not.
 
 - ``validate(obj)`` / ``validate_json(text)`` / ``iter_errors(obj)``: one
-  response, every violation as a ``SchemaViolation`` (JSON pointer, keyword,
-  schema path, a message naming the nearest valid value), most relevant first.
+  response, its violations as ``SchemaViolation`` values (JSON pointer, keyword,
+  schema path, a message naming the nearest valid value), the 100 most relevant
+  first (``ValidationResult.more`` counts the others).
 - ``parse_ijson(text)``: strict I-JSON (RFC 7493) parsing with exact positions.
 - ``to_json_data(value)``: Python values made JSON with documented conversions.
 - The bulk API, for files, streams, directories and other engines' partitions:

@@ -451,7 +451,7 @@ _CACHED_BYTES = 1 << 16
 
 
 def iter_errors(obj: Any, *, engine: EngineName = "fast") -> Iterator[SchemaViolation]:
-    """Every violation of the schema by the decoded JSON value ``obj``, most relevant first."""
+    """The violations of the schema by the decoded JSON value ``obj``, the 100 most relevant first."""
     yield from validate(obj, engine=engine).errors
 
 
