@@ -370,10 +370,11 @@ def _units(source: Source | Record, stdin: IO[bytes]) -> Iterator[Task | LineRan
             )
 
 
-def _check_unit(work: Task | LineRange, options: Options) -> Part:
-    """Check one unit of ``--jobs`` (in this process or in a worker)."""
+def _check_unit(work: Task | LineRange, options: Options, max_records: int) -> Part:
+    """Check one unit of ``--jobs`` (in this process or in a worker; a spawned worker has its own
+    module, so the bound travels with the unit)."""
     if isinstance(work, LineRange):
-        return check_range(work, options, max_records=UNIT_RECORDS)
+        return check_range(work, options, max_records=max_records)
     return Part(run_task(work, options))
 
 
@@ -411,13 +412,13 @@ def _check_in_processes(
                 and len(waiting) < IN_FLIGHT_PER_WORKER * workers
             ):
                 try:
-                    future = pool.submit(_check_unit, work, options)
+                    future = pool.submit(_check_unit, work, options, UNIT_RECORDS)
                 except BrokenProcessPool:
                     broken = True
                 else:
                     waiting.add(future)
                     return future
-            return _check_unit(work, options)  # a verdict reached already, or no room: checked here
+            return _check_unit(work, options, UNIT_RECORDS)  # a verdict reached already, or no room: here
 
         def outcome(future: Future[Part], work: Task | LineRange) -> Part:
             nonlocal broken
@@ -425,7 +426,7 @@ def _check_in_processes(
                 return future.result()
             except BrokenProcessPool:
                 broken = True
-                return _check_unit(work, options)
+                return _check_unit(work, options, UNIT_RECORDS)
 
         units = (unit for source in sources for unit in _units(source, stdin))
         window = 2 * IN_FLIGHT_PER_WORKER * jobs
