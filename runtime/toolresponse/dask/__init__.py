@@ -42,9 +42,7 @@ if TYPE_CHECKING:
     from ._partition import PIECE_LINES as PIECE_LINES
     from ._partition import TASK_RECORDS as TASK_RECORDS
     from ._partition import Summary as Summary
-    from ._partition import TaskResult as TaskResult
     from ._partition import check_partition as check_partition
-    from ._partition import partition_result as partition_result
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "._cluster": (
@@ -63,9 +61,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PIECE_LINES",
         "TASK_RECORDS",
         "Summary",
-        "TaskResult",
         "check_partition",
-        "partition_result",
     ),
 }
 

@@ -1,8 +1,9 @@
 """Deciding whether a value is a ToolResponse v1, and explaining why not.
 
 - ``validate(obj)`` / ``validate_json(text)`` / ``iter_errors(obj)``: one
-  response, every violation as a ``SchemaViolation`` (JSON pointer, keyword,
-  schema path, a message naming the nearest valid value), most relevant first.
+  response, its violations as ``SchemaViolation`` values (JSON pointer, keyword,
+  schema path, a message naming the nearest valid value), the 100 most relevant
+  first (``ValidationResult.more`` counts the others).
 - ``parse_ijson(text)``: strict I-JSON (RFC 7493) parsing with exact positions.
 - ``to_json_data(value)``: Python values made JSON with documented conversions.
 - The bulk API, for files, streams, directories and other engines' partitions:
@@ -13,21 +14,10 @@
   must be is ``Options.judge``: a ToolResponse (``RESPONSE_JUDGE``) unless a
   ``Judge`` of another dialect says otherwise; ``decoded_records(sources)``
   reads the records for work other than judging them.
-- Byte ranges, for workers that read their own part of a file (``--jobs``,
-  Dask): ``split_ranges(path, name, size, block)`` cuts a file into
-  ``LineRange``\\ s at nominal offsets, ``check_range(range, options)`` reads
-  and checks one where it runs (lines numbered from 1 in the range, and
-  counted; ``max_records`` stops it early, giving the range left), and
-  ``renumber(batch, offset)`` puts its records at their lines; ``merged``
-  makes one batch of several. ``InputReader(source, options, from_line=N)``
-  checks one input a bounded number of records at a time (``read``), so that a
-  reader can stop after any line and go on, here or in another process.
-  ``open_input(path)`` opens local files, URLs and ``.gz``/``.zst`` files
-  (those two through fsspec: the ``dask`` extra).
-
 Two engines give the same verdicts: jsonschema-rs (``fast``, the default) and
-jsonschema (``reference``). The native scans (``native/``) are C with Python
-twins. Nothing here knows about tools, agents or servers.
+jsonschema (``reference``). Nothing here knows about tools, agents or servers;
+the byte ranges and units of work that ``--jobs`` and Dask hand out are private
+to the bulk API (``_bulk``).
 """
 
 from __future__ import annotations
@@ -37,74 +27,35 @@ from typing import TYPE_CHECKING
 import lazy_loader
 
 if TYPE_CHECKING:
-    from ._bulk import (
-        RESPONSE_JUDGE as RESPONSE_JUDGE,
-    )
-    from ._bulk import (
-        Batch as Batch,
-    )
-    from ._bulk import (
-        Decoded as Decoded,
-    )
-    from ._bulk import (
-        InputReader as InputReader,
-    )
-    from ._bulk import (
-        Judge as Judge,
-    )
-    from ._bulk import (
-        Options as Options,
-    )
-    from ._bulk import (
-        Record as Record,
-    )
-    from ._bulk import (
-        ResponseJudge as ResponseJudge,
-    )
-    from ._bulk import (
-        Source as Source,
-    )
-    from ._bulk import (
-        check as check,
-    )
-    from ._bulk import (
-        check_document as check_document,
-    )
-    from ._bulk import (
-        check_lines as check_lines,
-    )
-    from ._bulk import (
-        check_range as check_range,
-    )
-    from ._bulk import (
-        decode_lines as decode_lines,
-    )
-    from ._bulk import (
-        decode_task as decode_task,
-    )
-    from ._bulk import (
-        decoded_records as decoded_records,
-    )
-    from ._bulk import (
-        expand as expand,
-    )
-    from ._bulk import (
-        merged as merged,
-    )
-    from ._bulk import (
-        renumber as renumber,
-    )
-    from ._bulk import (
-        shown_path as shown_path,
-    )
-    from ._bulk import (
-        unsplittable as unsplittable,
-    )
+    from ._bulk import LineRange as LineRange
+    from ._bulk import check as check
+    from ._bulk import check_range as check_range
+    from ._bulk import split_ranges as split_ranges
+    from ._checks import RESPONSE_JUDGE as RESPONSE_JUDGE
+    from ._checks import Batch as Batch
+    from ._checks import Decoded as Decoded
+    from ._checks import Judge as Judge
+    from ._checks import Options as Options
+    from ._checks import ResponseJudge as ResponseJudge
+    from ._checks import check_document as check_document
+    from ._checks import check_lines as check_lines
+    from ._checks import decode_lines as decode_lines
+    from ._checks import decoded_records as decoded_records
+    from ._checks import merged as merged
+    from ._checks import renumber as renumber
     from ._engine import EngineName as EngineName
     from ._engine import json_pointer as json_pointer
     from ._ijson import MAX_NESTING as MAX_NESTING
     from ._ijson import parse_ijson as parse_ijson
     from ._ijson import position as position
+    from ._inputs import Record as Record
+    from ._inputs import Source as Source
+    from ._inputs import expand as expand
+    from ._inputs import input_size as input_size
+    from ._inputs import is_url as is_url
+    from ._inputs import open_input as open_input
+    from ._inputs import shown_path as shown_path
+    from ._inputs import splittable as splittable
     from ._jsondata import (
         MAX_VALUE_DEPTH as MAX_VALUE_DEPTH,
     )
@@ -126,13 +77,6 @@ if TYPE_CHECKING:
     from ._jsondata import (
         to_json_data as to_json_data,
     )
-    from ._ranges import LineRange as LineRange
-    from ._ranges import RangeResult as RangeResult
-    from ._ranges import input_size as input_size
-    from ._ranges import is_url as is_url
-    from ._ranges import open_input as open_input
-    from ._ranges import split_ranges as split_ranges
-    from ._ranges import splittable as splittable
     from ._report import (
         EXIT_ERROR as EXIT_ERROR,
     )
@@ -178,40 +122,38 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "._bulk": (
+    "._checks": (
         "RESPONSE_JUDGE",
         "Batch",
         "Decoded",
-        "InputReader",
         "Judge",
         "Options",
-        "Record",
         "ResponseJudge",
-        "Source",
-        "check",
         "check_document",
         "check_lines",
-        "check_range",
         "decode_lines",
-        "decode_task",
         "decoded_records",
-        "expand",
         "merged",
         "renumber",
-        "shown_path",
-        "unsplittable",
     ),
-    "._engine": ("EngineName", "json_pointer"),
-    "._ijson": ("MAX_NESTING", "parse_ijson", "position"),
-    "._ranges": (
-        "LineRange",
-        "RangeResult",
+    "._inputs": (
+        "Record",
+        "Source",
+        "expand",
         "input_size",
         "is_url",
         "open_input",
-        "split_ranges",
+        "shown_path",
         "splittable",
     ),
+    "._bulk": (
+        "LineRange",
+        "check",
+        "check_range",
+        "split_ranges",
+    ),
+    "._engine": ("EngineName", "json_pointer"),
+    "._ijson": ("MAX_NESTING", "parse_ijson", "position"),
     "._jsondata": (
         "MAX_VALUE_DEPTH",
         "NOT_PLAIN",
