@@ -20,7 +20,8 @@ from dask.base import compute
 from distributed import Client, LocalCluster, WorkerPlugin
 from test_jobs_ranges import cli, corpus, write_corpus
 
-from toolresponse.dask import TASK_RECORDS, check_on, validate_paths
+from toolresponse.dask import check_on, validate_paths
+from toolresponse.dask._partition import TASK_RECORDS
 from toolresponse.validation import Options, Record, check, expand
 
 
@@ -159,7 +160,8 @@ def many_invalid(path: Path, invalid: int) -> Path:
 
 def counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the bulk API opens from now on (in this process), in order."""
-    from toolresponse.validation import _inputs, open_input
+    from toolresponse.validation import _inputs
+    from toolresponse.validation._inputs import open_input
 
     opened: list[str] = []
 

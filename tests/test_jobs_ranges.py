@@ -19,8 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolresponse.cli import main
-from toolresponse.validation import Options, Record, Source, _bulk, check, expand, open_input, renumber
+from toolresponse.validation import Options, Record, Source, _bulk, check, expand
 from toolresponse.validation._bulk import LineRange, check_range, read_range, split_ranges, stream_parts
+from toolresponse.validation._checks import renumber
+from toolresponse.validation._inputs import open_input
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
 RESPONSES: tuple[bytes, ...] = (

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._suggest import is_finite_number
-from ..validation import Batch, Options, Record, Source, check_lines, expand, input_size, is_url
+from ..validation import Options, Record, Source, check_lines, expand
 from ..validation._bulk import (
     LineRange,
     Part,
@@ -44,6 +44,8 @@ from ..validation._bulk import (
     renumber,
 )
 from ..validation._bulk import stream_parts as _stream_parts
+from ..validation._checks import Batch
+from ..validation._inputs import input_size, is_url
 from ._partition import TASK_RECORDS, Summary, capped, pieces, summarise
 
 if TYPE_CHECKING:

@@ -13,8 +13,10 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import NamedTuple
 
-from ..validation import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, Batch, Options, Record, check_lines
+from ..validation import Options, Record, check_lines
 from ..validation._bulk import Part, renumber
+from ..validation._checks import Batch
+from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
 
 __all__ = ["PIECE_LINES", "TASK_RECORDS", "Summary", "capped", "check_partition", "pieces", "summarise"]
 
