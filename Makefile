@@ -50,12 +50,14 @@ check-generated: $(STAMP) $(NPM_STAMP)
 	$(PY) codegen/generate.py --check
 	node codegen/typescript.mjs --check
 
-## lint: ruff, mypy --strict over the hand-written code, the layer contracts (import-linter), and prettier over the TypeScript package
+## lint: ruff, mypy --strict over the hand-written code, the layer contracts (import-linter), no function of radon grade D or worse, and prettier over the TypeScript package
 lint: $(STAMP) $(NPM_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+	@complex="$$($(BIN)/radon cc --min D --show-complexity runtime/toolresponse)"; \
+	  if [ -n "$$complex" ]; then echo "radon: functions of grade D or worse:"; echo "$$complex"; exit 1; fi
 	node_modules/.bin/prettier --check $(TS_PACKAGE)/src $(TS_PACKAGE)/test $(TS_PACKAGE)/*.json
 
 ## check-compat: every change of schema/v1 since the released baseline, classified; only compatible ones pass
