@@ -6,8 +6,10 @@ view; every answer validates."""
 
 from __future__ import annotations
 
+import http.server
 import shutil
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -329,6 +331,46 @@ def test_a_server_that_wants_a_token_is_access_denied_not_a_network_error(
     assert not response.is_retryable
     assert reason in response.text
     assert 401 == response.to_dict()["error_info"]["details"]["http_status"]
+
+
+class _EndlessNotFound(http.server.BaseHTTPRequestHandler):
+    """Answers every POST 404 with a body of a gigabyte, counting the bytes it got to send."""
+
+    sent = 0
+    BODY = 1 << 30
+
+    def do_POST(self) -> None:
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(self.BODY))
+        self.end_headers()
+        chunk = b" " * 65536
+        try:
+            for _ in range(self.BODY // len(chunk)):
+                self.wfile.write(chunk)
+                type(self).sent += len(chunk)
+        except OSError:  # the client stopped reading and closed
+            pass
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_failed_answer_s_body_is_read_only_as_far_as_its_message() -> None:
+    """A 404 whose body never ends is NOT_FOUND after reading the start of it: the client does not
+    read (and hold) a gigabyte to find the server's message."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EndlessNotFound)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
+        with pytest.raises(McpConnectError) as caught:
+            attach(ToolRegistry(), url, timeout_s=120)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert ErrorCode.NOT_FOUND is _valid(caught.value.response).code
+    assert _EndlessNotFound.sent < 64 * 1024 * 1024  # the socket's buffers, not the gigabyte
 
 
 @pytest.mark.parametrize("path", ["/nope", "/mcp/x"])

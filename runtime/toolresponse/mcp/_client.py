@@ -212,8 +212,13 @@ class McpConnection:
         (A GET may well be 405: a server need not offer a stream of its own.)"""
         status = response.status_code
         if status in _HTTP_FAILURES and response.request.method == "POST":
-            await response.aread()
-            self._http_failure = (status, _said(response.content))
+            body = b""
+            async for chunk in response.aiter_bytes():  # a message, not whatever the server sends
+                body += chunk
+                if len(body) >= _SAID_BYTES:
+                    break
+            await response.aclose()
+            self._http_failure = (status, _said(body[:_SAID_BYTES]))
         elif status < 300:
             self._http_failure = None
 
@@ -511,6 +516,10 @@ class McpConnection:
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.description!r}{' closed' if self.closed else ''}>"
+
+
+_SAID_BYTES = 64 * 1024
+"""The most of a failed answer's body read for its message: a server may send gigabytes."""
 
 
 def _said(body: bytes) -> str | None:
