@@ -68,6 +68,17 @@ def test_only_the_tools_the_caller_may_see_are_offered(adapt: Callable[..., list
     ]
 
 
+@pytest.mark.parametrize("adapt", ADAPTERS)
+@pytest.mark.parametrize("caller", [None, ""])
+def test_a_caller_that_names_no_one_is_refused_not_offered_every_tool(
+    adapt: Callable[..., list[Any]], caller: str | None
+) -> None:
+    """``caller=None`` (which lists every tool to the registry) or an empty name is a TypeError,
+    never an offer of the hidden tools."""
+    with pytest.raises(TypeError, match="caller"):
+        adapt(_guarded([]), caller=caller)
+
+
 def test_langchain_tools_run_as_their_caller() -> None:
     """Each call, sync or async, goes through the registry as the caller the tools were made for."""
     seen: list[str] = []

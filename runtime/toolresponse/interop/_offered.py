@@ -41,7 +41,10 @@ class OfferedTool:
 
 
 def offered_tools(registry: ToolRegistry, *, caller: str) -> list[OfferedTool]:
-    """The tools of ``registry`` that ``caller`` may see, in the registry's order."""
+    """The tools of ``registry`` that ``caller`` may see, in the registry's order. ``caller`` must
+    name someone (``None`` would list every tool, hidden ones included): ``TypeError``."""
+    if not isinstance(caller, str) or not caller:
+        raise TypeError(f"caller must name a caller identity (a non-empty string), not {caller!r}")
     return [
         OfferedTool(registry, caller, spec.name, spec.description or spec.name, spec.parameters)
         for spec in registry.list_tools(caller=caller)
