@@ -12,9 +12,8 @@ PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
 all: test
 
-$(STAMP): pyproject.toml requirements/dev.txt requirements/dev-nodeps.txt requirements/constraints.txt runtime/toolresponse/validation/native/_jsonscan.c runtime/toolresponse/validation/native/_projector.c
+$(STAMP): pyproject.toml requirements/dev.txt requirements/dev-nodeps.txt requirements/constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	rm -f runtime/toolresponse/validation/native/*.so  # the C extensions are optional: a failed build must not leave old ones
 	$(PIP_INSTALL) -c requirements/constraints.txt -r requirements/dev.txt -e '.[agent,http,conformance,dask,dataframe,langchain,mcp,otel]'
 	$(PIP_INSTALL) --no-deps -c requirements/constraints.txt -r requirements/dev-nodeps.txt
 	touch $(STAMP)
@@ -51,12 +50,14 @@ check-generated: $(STAMP) $(NPM_STAMP)
 	$(PY) codegen/generate.py --check
 	node codegen/typescript.mjs --check
 
-## lint: ruff, mypy --strict over the hand-written code, the layer contracts (import-linter), and prettier over the TypeScript package
+## lint: ruff, mypy --strict over the hand-written code, the layer contracts (import-linter), no function of radon grade D or worse, and prettier over the TypeScript package
 lint: $(STAMP) $(NPM_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+	@complex="$$($(BIN)/radon cc --min D --show-complexity runtime/toolresponse)"; \
+	  if [ -n "$$complex" ]; then echo "radon: functions of grade D or worse:"; echo "$$complex"; exit 1; fi
 	node_modules/.bin/prettier --check $(TS_PACKAGE)/src $(TS_PACKAGE)/test $(TS_PACKAGE)/*.json
 
 ## check-compat: every change of schema/v1 since the released baseline, classified; only compatible ones pass
@@ -67,7 +68,7 @@ check-compat: $(STAMP)
 ## test: drift checks, lint, the TypeScript package's tests (node --test) and the whole Python suite
 test: check-generated check-compat lint $(TS_BUILD)
 	node --test $(TS_PACKAGE)/test/*.test.mjs
-	TOOLRESPONSE_REQUIRE_NATIVE=1 $(BIN)/pytest
+	$(BIN)/pytest
 
 ## demo: the project's demos, with nothing configured
 demo: $(STAMP)

@@ -12,8 +12,8 @@ spike elsewhere on the machine only ever slows a run down):
   with 1 worker and with 2; its overhead at one worker is its time over the
   command's at one process (target at most 1.3x), the command's start-up included
   in the command's time as a user sees it;
-- the peak resident memory of each Dask worker (``ru_maxrss``, workers restarted
-  first) on the corpus and on the corpus three times over: flat when it does not
+- the peak resident memory of each Dask worker (``ru_maxrss``, fresh workers for
+  each run) on the corpus and on the corpus three times over: flat when it does not
   grow with the input.
 
 Figures are printed, never asserted. The machine's load is printed with them:
@@ -25,6 +25,7 @@ on shared cores the ratios say as much about the neighbours as about the code.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import resource
 import shutil
@@ -33,8 +34,10 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from validate_throughput import (
+    Run,
     build_corpus,
     cached_bytecode_environment,
     interleaved,
@@ -69,6 +72,80 @@ def dask_seconds(client: object, paths: list[str], options: Options, repeats: in
     return best
 
 
+def process_runs(corpus: Path, workdir: Path, repeats: int) -> dict[str, Run]:
+    """The command on the corpus and on it repeated, ``--jobs 1`` and ``2``, quiet or not."""
+    validate = [sys.executable, "-m", "toolresponse", "validate"]
+    long_corpus = workdir / "corpus-long.jsonl"
+    repeat_file(corpus, long_corpus, JOBS_LONGER)
+    cases: dict[str, list[str]] = {}
+    for path, suffix in ((corpus, ""), (long_corpus, f" (x{JOBS_LONGER})")):
+        for jobs in ("1", "2"):
+            cases[f"--jobs {jobs} --quiet{suffix}"] = [*validate, "--quiet", "--jobs", jobs, str(path)]
+            cases[f"--jobs {jobs}{suffix}"] = [*validate, "--jobs", jobs, str(path)]
+    run_process(cases["--jobs 1 --quiet"])  # page cache and bytecode cache
+    best = interleaved(cases, repeats)
+    long_corpus.unlink()
+    return best
+
+
+def dask_runs(corpus: Path, lines: int, repeats: int) -> tuple[dict[str, float], dict[str, list[float]]]:
+    """Seconds of the Dask path with 1 and 2 workers, and each worker's peak memory (fresh workers
+    for each run) on the corpus and on it ``TIMES_LONGER`` times over."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    cluster_options: dict[str, Any] = {
+        "threads_per_worker": 1,
+        "processes": True,
+        "host": "127.0.0.1",
+        "dashboard_address": "127.0.0.1:0",
+        "silence_logs": logging.CRITICAL,
+    }
+    seconds: dict[str, float] = {}
+    memory: dict[str, list[float]] = {}
+    for workers in (1, 2):
+        with LocalCluster(n_workers=workers, **cluster_options) as cluster, Client(cluster) as client:
+            client.run(toolresponse.validation.is_valid, {})  # import and compile on every worker
+            for quiet in (True, False):
+                name = f"dask, {workers} worker{'s' if workers > 1 else ''}{' --quiet' if quiet else ''}"
+                seconds[name] = dask_seconds(client, [str(corpus)], Options(explain=not quiet), repeats)
+    for times in (1, TIMES_LONGER):
+        with LocalCluster(n_workers=2, **cluster_options) as cluster, Client(cluster) as client:
+            dask_seconds(client, [str(corpus)] * times, Options(), 1)
+            memory[f"{lines * times:,} lines"] = sorted(client.run(peak_rss_mb).values())
+    return seconds, memory
+
+
+def print_figures(
+    lines: int, best: dict[str, Run], dask: dict[str, float], memory: dict[str, list[float]]
+) -> None:
+    seconds = {name: run.seconds for name, run in best.items()} | dask
+    print(f"\n{'case':28} {'seconds':>8} {'lines/s':>12} {'CPU s':>7}")
+    for name, value in seconds.items():
+        count = lines * (JOBS_LONGER if name.endswith(")") else 1)
+        used = f"{best[name].cpu_seconds:7.2f}" if name in best else f"{'-':>7}"
+        print(f"{name:28} {value:8.2f} {count / value:12,.0f} {used}")
+    print()
+
+    def ratio(slow: str, fast: str) -> float:
+        return seconds[slow] / seconds[fast]
+
+    for suffix in ("", f" (x{JOBS_LONGER})"):
+        quiet_ratio = ratio(f"--jobs 1 --quiet{suffix}", f"--jobs 2 --quiet{suffix}")
+        full_ratio = ratio(f"--jobs 1{suffix}", f"--jobs 2{suffix}")
+        print(f"--jobs 2 --quiet vs --jobs 1 --quiet{suffix}: {quiet_ratio:.2f}x (>= {TARGET_QUIET}x)")
+        print(f"--jobs 2 vs --jobs 1 (full reports){suffix}: {full_ratio:.2f}x (>= {TARGET_FULL}x)")
+    print(f"dask, 2 workers vs one process:       {ratio('--jobs 1', 'dask, 2 workers'):.2f}x")
+    print(f"dask, 2 workers vs --jobs 2:          {ratio('--jobs 2', 'dask, 2 workers'):.2f}x")
+    print(f"dask overhead, 1 worker vs the CLI:   {ratio('dask, 1 worker', '--jobs 1'):.2f}x "
+          f"(target <= {TARGET_DASK_OVERHEAD}x)")  # fmt: skip
+    print(f"  the same, --quiet:                  {ratio('dask, 1 worker --quiet', '--jobs 1 --quiet'):.2f}x")
+    print("\npeak memory per Dask worker (2 workers, full reports):")
+    for label, peaks in memory.items():
+        print(f"  {label:>13}: " + ", ".join(f"{peak:.1f} MB" for peak in peaks))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--lines", type=int, default=200_000, help="corpus size (default 200,000)")
@@ -76,14 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="build the corpus in this directory and keep it")
     parser.add_argument("--corpus", type=Path, help="use this JSON-lines file instead of building one")
     args = parser.parse_args(argv)
-    try:
-        import logging
-
-        from distributed import Client, LocalCluster
-    except ImportError:
+    if importlib.util.find_spec("distributed") is None:
         print("the Dask figures need the extra: pip install 'toolresponse[dask]'", file=sys.stderr)
         return 2
-
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="toolresponse-scale-"))
     workdir.mkdir(parents=True, exist_ok=True)
     corpus = args.corpus or workdir / "corpus.jsonl"
@@ -103,71 +175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         load = os.getloadavg()
         print(f"corpus: {lines:,} lines, {size / 1e6:,.1f} MB; {os.cpu_count()} CPUs")
         print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-        python = sys.executable
-        validate = [python, "-m", "toolresponse", "validate"]
-        long_corpus = workdir / "corpus-long.jsonl"
-        repeat_file(corpus, long_corpus, JOBS_LONGER)
-        cases: dict[str, list[str]] = {}
-        for path, suffix in ((corpus, ""), (long_corpus, f" (x{JOBS_LONGER})")):
-            cases[f"--jobs 1 --quiet{suffix}"] = [*validate, "--quiet", str(path)]
-            cases[f"--jobs 2 --quiet{suffix}"] = [*validate, "--quiet", "--jobs", "2", str(path)]
-            cases[f"--jobs 1{suffix}"] = [*validate, str(path)]
-            cases[f"--jobs 2{suffix}"] = [*validate, "--jobs", "2", str(path)]
-        run_process(cases["--jobs 1 --quiet"])  # page cache and bytecode cache
-        best = interleaved(cases, args.repeats)
-        long_corpus.unlink()
-        seconds = {name: run.seconds for name, run in best.items()}
-        cpu = {name: run.cpu_seconds for name, run in best.items()}
-
-        cluster_options = {
-            "threads_per_worker": 1,
-            "processes": True,
-            "host": "127.0.0.1",
-            "dashboard_address": "127.0.0.1:0",
-            "silence_logs": logging.CRITICAL,
-        }
-        memory: dict[str, list[float]] = {}
-        for workers in (1, 2):
-            with LocalCluster(n_workers=workers, **cluster_options) as cluster, Client(cluster) as client:
-                client.run(toolresponse.validation.is_valid, {})  # import and compile on every worker
-                for quiet in (True, False):
-                    options = Options(explain=not quiet)
-                    name = f"dask, {workers} worker{'s' if workers > 1 else ''}{' --quiet' if quiet else ''}"
-                    seconds[name] = dask_seconds(client, [str(corpus)], options, args.repeats)
-                if workers == 2:
-                    for times in (1, TIMES_LONGER):
-                        client.restart()
-                        dask_seconds(client, [str(corpus)] * times, Options(), 1)
-                        memory[f"{lines * times:,} lines"] = sorted(client.run(peak_rss_mb).values())
-        after = os.getloadavg()
-
-        print()
-        print(f"{'case':28} {'seconds':>8} {'lines/s':>12} {'CPU s':>7}")
-        for name, value in seconds.items():
-            count = lines * (JOBS_LONGER if name.endswith(")") else 1)
-            used = f"{cpu[name]:7.2f}" if name in cpu else f"{'-':>7}"
-            print(f"{name:28} {value:8.2f} {count / value:12,.0f} {used}")
-        print()
-
-        def ratio(slow: str, fast: str) -> float:
-            return seconds[slow] / seconds[fast]
-
-        for suffix in ("", f" (x{JOBS_LONGER})"):
-            quiet_ratio = ratio(f"--jobs 1 --quiet{suffix}", f"--jobs 2 --quiet{suffix}")
-            full_ratio = ratio(f"--jobs 1{suffix}", f"--jobs 2{suffix}")
-            print(f"--jobs 2 --quiet vs --jobs 1 --quiet{suffix}: {quiet_ratio:.2f}x (>= {TARGET_QUIET}x)")
-            print(f"--jobs 2 vs --jobs 1 (full reports){suffix}: {full_ratio:.2f}x (>= {TARGET_FULL}x)")
-        print(f"dask, 2 workers vs one process:       {ratio('--jobs 1', 'dask, 2 workers'):.2f}x")
-        print(f"dask, 2 workers vs --jobs 2:          {ratio('--jobs 2', 'dask, 2 workers'):.2f}x")
-        print(f"dask overhead, 1 worker vs the CLI:   {ratio('dask, 1 worker', '--jobs 1'):.2f}x "
-              f"(target <= {TARGET_DASK_OVERHEAD}x)")  # fmt: skip
-        quiet_overhead = ratio("dask, 1 worker --quiet", "--jobs 1 --quiet")
-        print(f"  the same, --quiet:                  {quiet_overhead:.2f}x")
-        print()
-        print("peak memory per Dask worker (2 workers, full reports):")
-        for label, peaks in memory.items():
-            print(f"  {label:>13}: " + ", ".join(f"{peak:.1f} MB" for peak in peaks))
-        print(f"load average after: {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}")
+        best = process_runs(corpus, workdir, args.repeats)
+        dask, memory = dask_runs(corpus, lines, args.repeats)
+        print_figures(lines, best, dask, memory)
+        load = os.getloadavg()
+        print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     finally:
         if args.keep is None:
             shutil.rmtree(workdir, ignore_errors=True)

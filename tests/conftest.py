@@ -62,31 +62,6 @@ def advance_when_waiting() -> Iterator[AdvanceWhenWaiting]:
         raise errors[0]
 
 
-# --- The C extensions of toolresponse.validation.native ---------------------------------------
-# A test that runs the C code asks for the fixture ``native_extensions`` (by
-# ``pytest.mark.usefixtures``). Where the extensions were not built (an install without a C
-# compiler) such a test is skipped, saying so, and the rest of the suite still runs the Python
-# twins; where TOOLRESPONSE_REQUIRE_NATIVE=1 (``make test`` and CI set it) it fails instead, so a
-# build that lost its extensions cannot pass for one that has them.
-
-REQUIRE_NATIVE = "TOOLRESPONSE_REQUIRE_NATIVE"
-
-
-@pytest.fixture(scope="session")
-def native_extensions() -> None:
-    """Skip the test where the C extensions are not built; fail it if they are required."""
-    from toolresponse.validation import native
-
-    built = (("_jsonscan", native.NATIVE_SCANS), ("_projector", native.NATIVE_PROJECTOR))
-    missing = [name for name, present in built if not present]
-    if not missing:
-        return
-    what = f"the C extensions {', '.join(missing)} of toolresponse.validation.native are not built"
-    if os.environ.get(REQUIRE_NATIVE) == "1":
-        pytest.fail(f"{what}, and {REQUIRE_NATIVE}=1 requires them", pytrace=False)
-    pytest.skip(f"{what} (set {REQUIRE_NATIVE}=1 to make this a failure)")
-
-
 # --- OpenTelemetry: the instrumentation recording into the SDK's in-memory exporters -----------
 
 

@@ -15,7 +15,7 @@ from interop_cases import HelloAgentsResponse, HelloAgentsStatus
 from test_validate_cli import _Stdin
 
 from toolresponse.cli import main
-from toolresponse.validation import Options, Source, _bulk, check, expand, unsplittable
+from toolresponse.validation import Options, Source, _bulk, check, expand
 
 HELLOAGENTS_LOG = [
     HelloAgentsResponse(HelloAgentsStatus.SUCCESS, "4", data={"output": 4}, stats={"time_ms": 1}),
@@ -126,7 +126,7 @@ def test_a_pretty_printed_lines_file_is_not_cut_into_ranges(
     assert log.stat().st_size > 4 << 10
     listed = next(iter(expand([str(log)])))
     assert isinstance(listed, Source)
-    assert listed._replace(mode="document") == unsplittable(listed)
+    assert listed._replace(mode="document") == _bulk.ranges_of(listed, listed.size, 1 << 10)
     one = run(capsys, monkeypatch, "validate", "--from", "helloagents", str(log))
     assert (0, "60 valid, 0 invalid\n", "") == one
     assert one == run(capsys, monkeypatch, "validate", "--from", "helloagents", "--jobs", "2", str(log))
@@ -153,3 +153,24 @@ def test_dask_reads_a_pretty_printed_lines_file_whole(tmp_path: Path) -> None:
     assert [line_of(PRETTY_LOG * 20, '"status"', n) - 1 for n in range(1, 61)] == [
         record.line for record in records
     ]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_pretty_printed_document_among_json_lines_is_read_as_one(
+    jobs: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log of compact lines with a ``to_json()`` document (one response over several lines) in
+    the middle: that document is one record, judged whole and reported at its own line, not one
+    syntax error per physical line."""
+    compact = json.dumps(json.loads(HELLOAGENTS_LOG[0].to_json()))
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(f"{compact}\n{HELLOAGENTS_LOG[1].to_json()}\n{compact}\n", encoding="utf-8")
+    status, out, _ = run(capsys, monkeypatch, "validate", "--jobs", jobs, "--from", "helloagents", str(path))
+    assert (0, "3 valid, 0 invalid\n") == (status, out)
+    broken = json.loads(HELLOAGENTS_LOG[1].to_json()) | {"status": "eror"}
+    path.write_text(f"{compact}\n{json.dumps(broken, indent=2)}\n{compact}\n", encoding="utf-8")
+    status, out, _ = run(capsys, monkeypatch, "validate", "--jobs", jobs, "--from", "helloagents", str(path))
+    lines = out.splitlines()
+    assert (1, "2 valid, 1 invalid") == (status, lines[-1])
+    assert all(line.startswith(f"{path}:2: ") for line in lines[:-1]), lines  # the record of the document
+    assert '"eror"' in lines[0]

@@ -19,7 +19,9 @@ import pytest
 from dask.base import compute
 from test_jobs_ranges import corpus, write_corpus
 
-from toolresponse.dask import COLUMNS, TASK_RECORDS, Summary, check_partition, validate_bag, validate_paths
+from toolresponse.dask import Summary, check_partition, validate_bag, validate_paths
+from toolresponse.dask._cluster import COLUMNS
+from toolresponse.dask._partition import TASK_RECORDS
 from toolresponse.validation import Options, Record, check, expand
 
 

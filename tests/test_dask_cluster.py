@@ -20,7 +20,8 @@ from dask.base import compute
 from distributed import Client, LocalCluster, WorkerPlugin
 from test_jobs_ranges import cli, corpus, write_corpus
 
-from toolresponse.dask import TASK_RECORDS, check_on, validate_paths
+from toolresponse.dask import check_on, validate_paths
+from toolresponse.dask._partition import TASK_RECORDS
 from toolresponse.validation import Options, Record, check, expand
 
 
@@ -159,7 +160,8 @@ def many_invalid(path: Path, invalid: int) -> Path:
 
 def counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the bulk API opens from now on (in this process), in order."""
-    from toolresponse.validation import _bulk, open_input
+    from toolresponse.validation import _inputs
+    from toolresponse.validation._inputs import open_input
 
     opened: list[str] = []
 
@@ -167,7 +169,7 @@ def counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         opened.append(path)
         return open_input(path)
 
-    monkeypatch.setattr(_bulk, "open_input", counting)
+    monkeypatch.setattr(_inputs, "open_input", counting)
     return opened
 
 
@@ -314,3 +316,21 @@ def test_records_of_a_dialect_on_a_scheduler(
     expected = cli(capsys, *args)
     assert 1 == expected[0]
     assert expected == cli(capsys, "--scheduler", cluster.scheduler_address, *args)
+
+
+def test_a_file_the_workers_cannot_read_is_reported_once_not_once_per_range(client: Client) -> None:
+    """A file this process sees and the workers do not (``memory://`` lives in the process that
+    wrote it) is cut into ten ranges, each failing on its worker: one I/O error, naming a worker,
+    as one process reports one unreadable input."""
+    import fsspec
+
+    data = corpus(2000, seed=9)
+    with fsspec.open("memory://only-here/logs.jsonl", "wb") as stream:
+        stream.write(data)
+    batches = list(
+        check_on(client, expand(["memory://only-here/logs.jsonl"]), Options(), block_bytes=len(data) // 10)
+    )
+    records = [record for batch in batches for record in batch.records]
+    assert 10 <= len(batches)
+    assert 1 == len(records)
+    assert "(read on the Dask worker at tcp://127.0.0.1:" in str(records[0].io_error)

@@ -19,17 +19,8 @@ from test_jobs_ranges import cli
 from toolresponse import ErrorCode, ToolResponse
 from toolresponse.interop import DialectJudge, dialect, to_mcp
 from toolresponse.interop._logs import judge_of
-from toolresponse.validation import (
-    RESPONSE_JUDGE,
-    Options,
-    Record,
-    ResponseJudge,
-    _bulk,
-    check,
-    check_lines,
-    decoded_records,
-    expand,
-)
+from toolresponse.validation import Options, Record, _bulk, check, check_lines, expand
+from toolresponse.validation._checks import RESPONSE_JUDGE, ResponseJudge, decoded_records
 
 
 def mcp_line(rng: random.Random, index: int) -> bytes:

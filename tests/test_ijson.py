@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from typing import Any
@@ -13,17 +14,16 @@ from hypothesis import strategies as st
 from jsontext import random_json_text
 
 from toolresponse import MalformedJsonError
-from toolresponse.validation._bulk import Options, check_lines
+from toolresponse.validation import Options, check_lines
 from toolresponse.validation._ijson import (
     MAX_NESTING,
     IJsonError,
     IJsonRule,
-    locate,
+    locate_all,
     parse_ijson,
     pointer_at,
     position,
 )
-from toolresponse.validation.native import duplicate_member, has_duplicate_members
 
 REJECTED = [
     # (text, rule, line, column, pointer)
@@ -43,6 +43,9 @@ REJECTED = [
     (b'{"a:": 1, "a\\u003a": 2}', IJsonRule.DUPLICATE_NAME, 1, 11, "/a:"),
     (b'{"a/b": 1, "a\\/b": 2}', IJsonRule.DUPLICATE_NAME, 1, 12, "/a~1b"),
     (b'{"status": "success",\n "text": "x",\n "status": "error"}', IJsonRule.DUPLICATE_NAME, 3, 2, "/status"),
+    (b'{"\\ud83d\\ude00": 1, "\xf0\x9f\x98\x80": 2}', IJsonRule.DUPLICATE_NAME, 1, 21, "/\U0001f600"),
+    (b'{"a\\"b": 1, "a\\u0022b": 2}', IJsonRule.DUPLICATE_NAME, 1, 13, '/a"b'),
+    (b'{"a": [{"b": 1}, {"b": 2, "c": {"d": 0, "d": 1}}]}', IJsonRule.DUPLICATE_NAME, 1, 41, "/a/1/c/d"),
     (b'{"text": "caf\xe9"}', IJsonRule.ENCODING, 1, 14, None),
     (b'\xef\xbb\xbf{"status": "success"}', IJsonRule.ENCODING, 1, 1, None),
     (b'{"text": "\\ud800"}', IJsonRule.ENCODING, 1, 11, "/text"),
@@ -95,6 +98,7 @@ def test_ijson_error_is_a_malformed_json_error() -> None:
         (b'{"url": "http://x:80/"}', {"url": "http://x:80/"}),
         (b'{"a\\u003a": 1, "a": 2}', {"a:": 1, "a": 2}),
         (b'{"a": "\\u0000"}', {"a": "\x00"}),
+        (b'{"a": "\\"a\\": 1, \\"a\\": 2"}', {"a": '"a": 1, "a": 2'}),
         (b"  {}  \r\n", {}),
         (bytearray(b'{"a": 1}'), {"a": 1}),
         (memoryview(b'{"a": 1}'), {"a": 1}),
@@ -176,7 +180,8 @@ def test_locate_finds_where_a_value_starts(
     path: tuple[str | int, ...], member_name: bool, expected: str
 ) -> None:
     """locate gives the offset of the value (or the member name) at a path."""
-    offset = locate(LOCATE_TEXT, path, member_name=member_name)
+    target = (path, member_name)
+    offset = locate_all(LOCATE_TEXT, [target]).get(target)
     assert offset is not None
     assert expected == LOCATE_TEXT[offset : offset + len(expected)]
 
@@ -184,7 +189,7 @@ def test_locate_finds_where_a_value_starts(
 @pytest.mark.parametrize("path", [("nope",), ("e", 0), ("status", "x")])
 def test_locate_gives_none_for_a_path_that_is_not_there(path: tuple[str | int, ...]) -> None:
     """A path that names nothing has no location."""
-    assert locate(LOCATE_TEXT, path) is None
+    assert {} == locate_all(LOCATE_TEXT, [(path, False)])
 
 
 @pytest.mark.parametrize(
@@ -217,7 +222,7 @@ def _reference_duplicate(text: str) -> bool:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=2**32))
-def test_the_duplicate_screen_agrees_with_a_full_parse(seed: int) -> None:
+def test_repeated_names_are_found_as_a_full_parse_finds_them(seed: int) -> None:
     """For random texts (escaped names, colons in strings, any spacing), parse_ijson rejects
     exactly those in which some object repeats a name, as stdlib json with a pairs hook sees it."""
     rng = random.Random(seed)
@@ -225,10 +230,6 @@ def test_the_duplicate_screen_agrees_with_a_full_parse(seed: int) -> None:
         text = random_json_text(rng)
         expected = _reference_duplicate(text)
         for data in (text, text.encode("utf-8")):
-            value = orjson.loads(data)
-            screened = has_duplicate_members(data, value)
-            assert expected <= screened
-            assert expected == (duplicate_member(text) is not None)
             rules = []
             try:
                 parse_ijson(data)
@@ -300,3 +301,55 @@ def test_the_fast_path_tells_a_repeated_name_from_a_repeated_look(line: bytes, d
     """Escaped and spaced spellings of one name are a duplicate; the same name in two objects,
     colons in strings and values too deep for the screen's dump are not."""
     assert ([duplicate], 1 if duplicate else 0) == _line_verdicts([line])
+
+
+@pytest.mark.parametrize(
+    ("prefix", "expected"),
+    [
+        ('{"a": 1', "/a"),
+        ('{"a\\', ""),
+        ('{"\\u12', ""),
+        ('{"a": "\\"', "/a"),
+        ("[" + "[" * 40 + "]" * 40 + ', {"b": 1', "/1/b"),
+    ],
+)
+def test_pointer_at_survives_a_cut_off_text(prefix: str, expected: str) -> None:
+    """A name cut off (inside an escape too) names nothing: the object is the place; a value cut
+    off inside an escaped quote is still the member's; a deep nesting closed again is left."""
+    assert expected == pointer_at(prefix, len(prefix))
+
+
+def test_pointer_at_clamps_its_offset_and_gives_up_on_deep_nesting() -> None:
+    """An offset past either end is clamped; a place nested deeper than 32 levels has no pointer."""
+    assert ("/a", "") == (pointer_at('{"a": 1', 100), pointer_at('{"a": 1', -3))
+    assert pointer_at("[" * 100_000, 100_000) is None
+
+
+@pytest.mark.parametrize("position", [1, 17, 99_999])
+def test_an_object_of_100_000_names_has_its_repeated_name_found(position: int) -> None:
+    """Wherever the repeated name of a large object is, it is found at its place; the same names
+    in nested objects stay apart."""
+    names = [f"n{number}" for number in range(100_000)]
+    unique = "{" + ", ".join(f'"{name}": {{"{name}": 0, "x": 1}}' for name in names) + "}"
+    assert len(names) == len(parse_ijson(unique))
+    with pytest.raises(IJsonError) as caught:
+        parse_ijson(unique[:-1] + f', "{names[position]}": 2}}')
+    assert (f"/{names[position]}", len(unique) + 2) == (caught.value.pointer, caught.value.column)
+
+
+def test_rows_of_the_same_names_are_no_repetition() -> None:
+    """A table of 30,000 objects of the same 20 names parses; a repeat in the last row is found."""
+    text = json.dumps([{f"column_{number}": number for number in range(20)}] * 30_000)
+    assert 30_000 == len(parse_ijson(text))
+    with pytest.raises(IJsonError) as caught:
+        parse_ijson(text[:-2] + ', "column_3": 0}]')
+    assert "/29999/column_3" == caught.value.pointer
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_bytes_get_a_value_or_an_i_json_error(data: bytes) -> None:
+    """Bytes that are not JSON at all (unterminated strings, a backslash at the end, stray
+    brackets, invalid escapes and UTF-8) get an IJsonError, never another exception."""
+    with contextlib.suppress(IJsonError):
+        parse_ijson(data)

@@ -19,22 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolresponse.cli import main
-from toolresponse.validation import (
-    Batch,
-    InputReader,
-    LineRange,
-    Options,
-    Record,
-    Source,
-    _bulk,
-    check,
-    check_range,
-    expand,
-    open_input,
-    renumber,
-    split_ranges,
-)
-from toolresponse.validation._ranges import read_range
+from toolresponse.validation import Options, Record, Source, _bulk, check, expand
+from toolresponse.validation._bulk import LineRange, check_range, read_range, split_ranges, stream_parts
+from toolresponse.validation._checks import renumber
+from toolresponse.validation._inputs import open_input
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
 RESPONSES: tuple[bytes, ...] = (
@@ -137,45 +125,39 @@ def test_a_range_stopped_at_max_records_goes_on_with_its_rest(
     for whole in split_ranges(str(path), str(path), path.stat().st_size, 200):
         work: LineRange | None = whole
         while work is not None:
-            result = check_range(work, options, max_records=max_records)
-            [batch] = result.parts
+            part = check_range(work, options, max_records=max_records)
+            batch = part.batch
             assert len(batch.records) <= max_records
             records.extend(renumber(batch, offset).records)
-            valid, invalid, offset = valid + batch.valid, invalid + batch.invalid, offset + result.lines
-            work = result.rest
+            valid, invalid, offset = valid + batch.valid, invalid + batch.invalid, offset + part.lines
+            work = part.rest
     assert one_pass(path, options) == (records, valid, invalid)
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 50), st.integers(1, 3000), st.sampled_from(["logs.jsonl", "logs.jsonl.gz", "logs.log"]))
-def test_an_input_reader_holds_at_most_max_records_and_starts_again_at_any_line(
+def test_stream_parts_hold_at_most_max_records_and_start_again_at_any_line(
     tmp_path_factory: pytest.TempPathFactory, max_records: int, lines: int, name: str
 ) -> None:
-    """``InputReader.read(N)`` gives at most N records a call, in order; a reader started at the line
-    where another stopped (as a worker that did not keep the stream open starts) gives what the
-    first would have given next."""
+    """``stream_parts(max_records=N)`` gives parts of at most N records, in order; parts started
+    at the line where one stopped (as a worker that did not keep the stream open starts) give
+    what the first would have given next."""
     data = corpus(lines, seed=lines)
     path = tmp_path_factory.mktemp("reader") / name
     path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     [source] = expand([str(path)])
     assert isinstance(source, Source)
     options = Options(keep_valid=True)
-    reader = InputReader(source, options, stdin=io.BytesIO())
-    records: list[Record] = []
-    valid = invalid = reads = 0
-    started_again: Batch | None = None
-    while reader.next_line is not None:
-        if reads == 1:
-            again = InputReader(source, options, stdin=io.BytesIO(), from_line=reader.next_line)
-            started_again = again.read(max_records)
-            again.close()
-        batch = reader.read(max_records)
-        assert len(batch.records) <= max_records
-        assert started_again in (None, batch)
-        started_again = None
-        records.extend(batch.records)
-        valid, invalid, reads = valid + batch.valid, invalid + batch.invalid, reads + 1
-    assert one_pass(path, options) == (records, valid, invalid)
+    parts = list(stream_parts(source, options, max_records=max_records))
+    assert max(len(part.batch.records) for part in parts) <= max_records
+    assert [None] == [part.rest for part in parts[-1:]]
+    if len(parts) > 1:
+        again = stream_parts(source, options, max_records=max_records, from_line=parts[0].rest)
+        assert parts[1] == next(again)
+        again.close()
+    records = [record for part in parts for record in part.batch.records]
+    counts = sum(part.batch.valid for part in parts), sum(part.batch.invalid for part in parts)
+    assert one_pass(path, options) == (records, *counts)
 
 
 # -- the command: --jobs 2 against one process ----------------------------------------------

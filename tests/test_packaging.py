@@ -75,8 +75,14 @@ def test_wheel_ships_the_bundled_schema_examples_and_both_packages(wheel: Path) 
     assert set() == expected - names
 
 
+def test_the_wheel_is_pure_python(wheel: Path) -> None:
+    """The package is one language: a wheel for any platform, without a compiled module or C source."""
+    compiled = [name for name in zipfile.ZipFile(wheel).namelist() if name.endswith((".so", ".pyd", ".c"))]
+    assert (True, []) == (wheel.name.endswith("-py3-none-any.whl"), compiled)
+
+
 def _sub_packages() -> list[str]:
-    """Every package under runtime/toolresponse, dotted (``toolresponse.validation.native``)."""
+    """Every package under runtime/toolresponse, dotted (``toolresponse.validation``)."""
     return sorted(
         ".".join(("toolresponse", *init.parent.relative_to(RUNTIME).parts))
         for init in RUNTIME.rglob("__init__.py")

@@ -28,7 +28,8 @@ from toolresponse import (
     validate,
 )
 from toolresponse._errors import JsonValueError
-from toolresponse.validation import MAX_VALUE_DEPTH, NOT_PLAIN, is_json_data, plain_object_copy, to_json_data
+from toolresponse.validation import to_json_data
+from toolresponse.validation._jsondata import MAX_VALUE_DEPTH, NOT_PLAIN, is_json_data, plain_object_copy
 
 FIXTURE_DIR = Path(__file__).resolve().parent / "conformance" / "v1"
 EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "schema" / "v1" / "examples"

@@ -12,7 +12,7 @@ from test_engine_parity import generated
 
 from toolresponse import ResponseValidationError, ToolResponse, validate
 from toolresponse._errors import JsonValueError
-from toolresponse.validation import is_json_data
+from toolresponse.validation._jsondata import is_json_data
 
 MEMBERS = ("status", "text", "data", "error_info", "stats", "context")
 

@@ -15,8 +15,8 @@ import pytest
 
 from toolresponse.cli import main
 from toolresponse.demo import validation as demo
-from toolresponse.validation import Progress, _bulk, report
-from toolresponse.validation._bulk import Record, Source, expand
+from toolresponse.validation import Record, Source, _bulk, expand, report
+from toolresponse.validation._report import Progress
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
 VALID_LINE = orjson.dumps(VALID) + b"\n"

@@ -10,7 +10,7 @@ non-finite numbers, no lone surrogates, no noncharacters; integers outside the
 64-bit range read as doubles, as an I-JSON reader keeps them), then judges the
 value with jsonschema's Draft 2020-12 validator over the bundled schema. The
 validator must agree on every text: ``validate_json`` with both engines and the
-bulk path (``check_lines``), which runs the native scans.
+bulk path (``check_lines``), which runs the I-JSON screens.
 
 The budget is fixed (``max_examples``, derandomized): a few seconds in ``make test``.
 """

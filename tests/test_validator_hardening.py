@@ -19,9 +19,18 @@ import pytest
 
 from toolresponse._errors import IJsonError
 from toolresponse.cli import main
-from toolresponse.validation import Options, _bulk, _ranges, check_lines, parse_ijson, validate_json
-from toolresponse.validation import native as scans
-from toolresponse.validation._bulk import MAX_VIOLATIONS, Source, check, expand
+from toolresponse.validation import (
+    Options,
+    Record,
+    Source,
+    _inputs,
+    check,
+    check_lines,
+    expand,
+    parse_ijson,
+    validate_json,
+)
+from toolresponse.validation._inputs import MAX_VIOLATIONS
 
 TOOLRESPONSE = Path(sys.executable).with_name("toolresponse")
 
@@ -60,23 +69,39 @@ def run(capsys: pytest.CaptureFixture[str], *args: str, stdin: bytes = b"") -> t
 # --- 1. cost linear in violations, and a cap on what a response reports
 
 
-def test_locating_4x_the_violations_costs_about_4x_not_16x() -> None:
-    """validate_json's work grows at most linearly with the number of violations (a ratio of
-    counted operations, never a time): each violation is located in one shared scan of the text,
-    and only the first ``SUGGESTED_VIOLATIONS`` get a suggestion, so 4x the violations costs more,
-    but never 16x."""
-    validate_json(_with_unknown_members(10))  # engines and caches built outside the count
-    # Names of their own, so that neither run meets suggestions the other cached.
-    small = _operations(lambda: validate_json(_with_unknown_members(200, "small")))
-    large = _operations(lambda: validate_json(_with_unknown_members(800, "large")))
-    assert 1.0 < large / small <= 6.0, (small, large)
+def _explained_lines(count: int, prefix: str, options: Options) -> Record:
+    line = orjson.dumps(orjson.loads(_with_unknown_members(count, prefix)))
+    (record,) = check_lines("log.jsonl", [line], 1, options).records
+    return record
 
 
-def test_every_violation_is_located_by_the_one_pass_scan() -> None:
-    """Each of many unknown members gets the line and column of its own name."""
+@pytest.mark.parametrize("how", ["validate_json", "lines", "lines --first"])
+def test_the_work_of_explaining_is_bounded_by_the_violations_kept(how: str) -> None:
+    """One response with ten times the unknown members (a line can hold millions) costs about the
+    same counted function calls, in validate_json and in the bulk API, with or without --first:
+    only the MAX_VIOLATIONS kept are made, the others are counted (``more``)."""
+
+    def explained(count: int, prefix: str) -> tuple[int, int]:
+        if how == "validate_json":
+            result = validate_json(_with_unknown_members(count, prefix))
+            return len(result.errors), result.more
+        record = _explained_lines(count, prefix, Options(first=how.endswith("--first")))
+        return len(record.errors), record.more
+
+    explained(10, "warm")  # engines and caches built outside the count
+    # Names of their own, so that neither run meets explanations the other cached.
+    small = _operations(lambda: explained(500, f"{how} small"))
+    large = _operations(lambda: explained(5000, f"{how} large"))
+    assert large <= 1.2 * small, (small, large)
+    kept = 1 if how == "lines --first" else MAX_VIOLATIONS
+    assert (kept, 0 if kept == 1 else 4900) == explained(5000, "counted")
+
+
+def test_every_violation_kept_is_located_by_the_one_pass_scan() -> None:
+    """Each of many unknown members kept gets the line and column of its own name; the rest are counted."""
     result = validate_json(_with_unknown_members(300))
-    assert 300 == len(result.errors)
-    assert [(index + 4, 3) for index in range(300)] == [(e.line, e.column) for e in result.errors]
+    assert (MAX_VIOLATIONS, 200) == (len(result.errors), result.more)
+    assert [(index + 4, 3) for index in range(MAX_VIOLATIONS)] == [(e.line, e.column) for e in result.errors]
 
 
 def test_the_text_report_shows_at_most_the_cap_then_and_n_more(
@@ -181,7 +206,7 @@ def test_endless_input_that_is_not_json_lines_stops_at_the_document_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Input that is not JSON lines is read only up to MAX_DOCUMENT_BYTES, then reported with the limit."""
-    monkeypatch.setattr(_bulk, "MAX_DOCUMENT_BYTES", 1 << 20)
+    monkeypatch.setattr(_inputs, "MAX_DOCUMENT_BYTES", 1 << 20)
     endless = _Endless(b"not json\n")
     (batch,) = check([Source("-", "<stdin>", "sniff", None)], Options(), stdin=io.BufferedReader(endless))
     (record,) = batch.records
@@ -215,7 +240,7 @@ def test_a_line_past_the_line_limit_is_reported_and_the_next_lines_are_checked(
 ) -> None:
     """A JSON line longer than MAX_LINE_BYTES is an I/O error with its line number; the lines
     after it still get their verdicts, with the right numbers."""
-    monkeypatch.setattr(_bulk, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(_inputs, "MAX_LINE_BYTES", 1000)
     valid = b'{"status": "success", "text": "ok"}\n'
     data = (
         valid
@@ -277,14 +302,13 @@ def test_a_noncharacter_is_rejected_by_validate_json(text: str, label: str, engi
 
 
 @pytest.mark.parametrize(("text", "label"), NONCHARACTERS, ids=[label for _, label in NONCHARACTERS])
-def test_a_noncharacter_is_rejected_in_json_lines_and_by_both_scans(text: str, label: str) -> None:
-    """The bulk path (C scan per batch) rejects the line; the C scan and its Python twin agree."""
+def test_a_noncharacter_is_rejected_in_json_lines(text: str, label: str) -> None:
+    """The bulk path rejects the line, at the noncharacter's column, counting it invalid when quiet."""
     line = _response_with(text)
     batch = check_lines("<stdin>", [line + b"\n"], 1, Options())
     assert (0, 1, "encoding") == (batch.valid, batch.invalid, batch.records[0].errors[0].keyword)
+    assert len(line[: line.index(b'"a') + 2].decode()) + 1 == batch.records[0].errors[0].column
     assert 0 == check_lines("<stdin>", [line], 1, Options(explain=False)).valid
-    assert scans.first_noncharacter_python(line) == scans.first_noncharacter(line) == line.index(b'"a') + 2
-    assert [0] == scans.lines_with_noncharacters([line]) == scans.lines_with_noncharacters_python([line])
 
 
 @pytest.mark.parametrize("text", NOT_NONCHARACTERS)
@@ -292,11 +316,7 @@ def test_neighbours_of_noncharacters_are_accepted(text: str) -> None:
     """U+FFFD, U+FDCF, U+FDF0, an escaped backslash before "uFFFE", an emoji pair are characters."""
     line = _response_with(text)
     assert validate_json(line).valid
-    assert (1, None, None) == (
-        check_lines("-", [line], 1, Options()).valid,
-        scans.first_noncharacter(line),
-        scans.first_noncharacter_python(line),
-    )
+    assert 1 == check_lines("-", [line], 1, Options()).valid
 
 
 def test_a_noncharacter_in_a_member_name_points_at_its_object() -> None:
@@ -359,7 +379,7 @@ def test_a_fifo_with_no_writer_is_an_io_error_not_a_wait(
     fifo = tmp_path / "responses.jsonl"
     os.mkfifo(fifo)
     status, _, err = run(capsys, str(fifo))
-    assert (2, f"toolresponse validate: cannot read {fifo}: {_ranges.NO_WRITER}\n") == (status, err)
+    assert (2, f"toolresponse validate: cannot read {fifo}: {_inputs.NO_WRITER}\n") == (status, err)
 
 
 def test_a_pipe_with_a_writer_is_read(tmp_path: Path) -> None:
@@ -440,5 +460,5 @@ def test_the_exit_statuses_are_in_the_help(capsys: pytest.CaptureFixture[str]) -
 def test_expand_names_an_empty_directory(tmp_path: Path) -> None:
     """The bulk API gives the empty directory's record as well."""
     (record,) = list(expand([str(tmp_path)]))
-    assert isinstance(record, _bulk.Record)
+    assert isinstance(record, Record)
     assert record.io_error is not None

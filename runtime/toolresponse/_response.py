@@ -35,17 +35,9 @@ from toolresponse_generated import ToolStatus as ToolStatus
 
 from ._errors import ResponseValidationError
 from ._violation import SchemaViolation
-from .validation import (
-    MAX_VALUE_DEPTH,
-    NOT_PLAIN,
-    is_unicode,
-    is_valid,
-    json_pointer,
-    parse_ijson,
-    plain_object_copy,
-    to_json_data,
-    validate,
-)
+from .validation import is_valid, parse_ijson, to_json_data, validate
+from .validation._engine import json_pointer
+from .validation._jsondata import MAX_VALUE_DEPTH, NOT_PLAIN, is_unicode, plain_object_copy
 
 __all__ = ["ToolResponse", "loads_strict", "owned_response", "trusted_response", "with_call_info"]
 

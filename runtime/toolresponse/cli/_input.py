@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from ..validation import is_terminal
+from ..validation._report import is_terminal
 
 __all__ = ["add_paths_argument", "input_paths"]
 

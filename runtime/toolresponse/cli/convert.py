@@ -13,7 +13,7 @@ import sys
 from typing import IO
 
 from ..interop import DIALECTS, convert
-from ..validation import EXIT_ERROR
+from ..validation._report import EXIT_ERROR
 from ._input import add_paths_argument, input_paths
 
 __all__ = ["add_arguments", "run"]

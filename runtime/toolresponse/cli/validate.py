@@ -16,11 +16,14 @@ from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
 from ..interop import DIALECTS
-from ..validation import EXIT_ERROR, RESPONSE_JUDGE, expand, report
+from ..validation import expand, report
+from ..validation._checks import RESPONSE_JUDGE
+from ..validation._report import EXIT_ERROR
 from ._input import add_paths_argument, input_paths
 
 if TYPE_CHECKING:
-    from ..validation import Batch, Judge, Options, Record, Source
+    from ..validation import Judge, Options, Record, Source
+    from ..validation._checks import Batch
 
 __all__ = ["add_arguments", "run"]
 
@@ -141,7 +144,8 @@ def _on_dask(args: argparse.Namespace, paths: Sequence[str], judge: Judge) -> in
     if "-" in paths:
         print(f"{PROGRAM}: --scheduler reads files and URLs, not standard input", file=sys.stderr)
         return EXIT_ERROR
-    from ..dask import TIMEOUT_S, ClusterTimeout, DaskUnavailable, check_on, connect
+    from ..dask import ClusterTimeout, DaskUnavailable, check_on, connect
+    from ..dask._cluster import TIMEOUT_S
 
     workers = args.jobs if args.jobs > 1 else None
     timeout_s = TIMEOUT_S if args.cluster_timeout is None else args.cluster_timeout

@@ -12,7 +12,8 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from .._errors import MalformedJsonError, ToolResponseError
-from ..validation import json_pointer, parse_ijson
+from ..validation import parse_ijson
+from ..validation._engine import json_pointer
 
 __all__ = ["SchemaDiffError", "SchemaSet", "load_schema_set", "load_schema_sets", "location"]
 

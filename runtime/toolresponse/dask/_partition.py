@@ -1,46 +1,24 @@
 """The per-partition function: JSON lines in, records out, for any engine (no Dask needed).
 
-``check_partition(lines, name=..., first_line=...)`` is what Spark's
-``mapPartitions``, Ray Data's ``map_batches`` or a Beam ``DoFn`` calls: an
-iterable of lines (``str`` or ``bytes``, with or without their line end) in,
-the bulk API's ``Record``\\ s out, lazily, in pieces of about
-``PIECE_LINES`` lines, so that memory stays flat however large the partition.
-The validator is compiled once per process, on the first piece.
-
-``Summary`` is what a whole run found; ``TaskResult`` is the form the Dask
-graph moves between tasks: one task's ``Batch``, how many lines it read (for
-numbering the ranges after it), the records it left out, and the work it left.
-``partition_result`` gives a partition's, keeping at most ``TASK_RECORDS``
-records: a task's memory does not grow with its input.
+``check_partition(lines, name=..., first_line=...)`` is what Spark's ``mapPartitions``, Ray
+Data's ``map_batches`` or a Beam ``DoFn`` calls: an iterable of lines (``str`` or ``bytes``,
+with or without their line end) in, the bulk API's ``Record``\\ s out, lazily, in pieces of
+``PIECE_LINES`` lines, so that memory stays flat however large the partition. The validator is
+compiled once per process, on the first piece.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from ..validation import (
-    EXIT_ERROR,
-    EXIT_INVALID,
-    EXIT_VALID,
-    Batch,
-    Options,
-    Record,
-    check_lines,
-    merged,
-)
+from ..validation import Options, Record, check_lines
+from ..validation._bulk import Part, renumber
+from ..validation._checks import Batch
+from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
 
-__all__ = [
-    "PIECE_LINES",
-    "TASK_RECORDS",
-    "Summary",
-    "TaskResult",
-    "check_partition",
-    "kept",
-    "partition_result",
-    "summarise",
-]
+__all__ = ["PIECE_LINES", "TASK_RECORDS", "Summary", "capped", "check_partition", "pieces", "summarise"]
 
 PIECE_LINES = 1024
 """Lines checked in one call of the bulk API's ``check_lines``."""
@@ -67,7 +45,8 @@ class Summary(NamedTuple):
         return EXIT_INVALID if self.invalid else EXIT_VALID
 
 
-def _pieces(lines: Iterable[str | bytes]) -> Iterator[list[bytes]]:
+def pieces(lines: Iterable[str | bytes]) -> Iterator[list[bytes]]:
+    """``lines`` as bytes, ``PIECE_LINES`` at a time."""
     iterator = iter(lines)
     while piece := list(islice(iterator, PIECE_LINES)):
         yield [line if isinstance(line, bytes) else line.encode("utf-8", "surrogateescape") for line in piece]
@@ -85,55 +64,26 @@ def check_partition(
     Blank lines count as lines and are skipped, as in a file. With ``Options(keep_valid=True)``
     every response gets a record, so the records alone give the summary."""
     number = first_line
-    for piece in _pieces(lines):
+    for piece in pieces(lines):
         yield from check_lines(name, piece, number, options).records
         number += len(piece)
 
 
-class TaskResult(NamedTuple):
-    """What one task found."""
-
-    batch: Batch
-    """Its records, numbered from line 1 of its range (of its input, for an input read whole)."""
-    lines: int
-    """How many lines of its range it read (0 for an input read whole: its records are numbered)."""
-    unlisted: int = 0
-    """Records found and left out of ``batch`` (counted in its ``valid`` and ``invalid``)."""
-    rest: Any = None
-    """The work left when the task stopped at ``TASK_RECORDS``, or None."""
-    where: str | None = None
-    """The worker that ran it, where the rest is best sent (it may hold the input open)."""
-
-
-def kept(batch: Batch, room: int) -> tuple[Batch, int]:
-    """``batch`` with at most ``room`` records (the first, and every unreadable input's besides),
-    and how many it left out."""
-    if len(batch.records) <= room:
-        return batch, 0
+def capped(steps: Iterable[Part], limit: int) -> tuple[Part, int]:
+    """The steps of one task's work (each numbered from the line after those before) as one part
+    holding the first ``limit`` records, and every unreadable input's; and how many it left out."""
     records: list[Record] = []
-    for record in batch.records:
-        if record.io_error is not None or room > 0:
+    valid = invalid = size = lines = unlisted = 0
+    for step in steps:
+        valid, invalid, size = valid + step.batch.valid, invalid + step.batch.invalid, size + step.batch.size
+        for record in renumber(step.batch, lines).records:
+            if record.io_error is None and limit <= 0:
+                unlisted += 1
+                continue
             records.append(record)
-            room -= record.io_error is None
-    return batch._replace(records=records), len(batch.records) - len(records)
-
-
-def partition_result(
-    lines: Iterable[str | bytes], name: str, options: Options, *, max_records: int = TASK_RECORDS
-) -> TaskResult:
-    """One partition's batch, lines numbered from 1, and its count of lines, holding at most
-    ``max_records`` records (the first; ``TaskResult.unlisted`` counts the others)."""
-    batches = []
-    number = 1
-    unlisted = 0
-    room = max_records
-    for piece in _pieces(lines):
-        batch, left_out = kept(check_lines(name, piece, number, options), room)
-        room -= len(batch.records)  # check_lines makes no record of an unreadable input
-        unlisted += left_out
-        batches.append(batch)
-        number += len(piece)
-    return TaskResult(merged(batches) if batches else Batch(0, 0, [], 0), number - 1, unlisted)
+            limit -= record.io_error is None
+        lines += step.lines
+    return Part(Batch(valid, invalid, records, size), lines), unlisted
 
 
 def summarise(batches: Iterable[Batch], unlisted: int = 0) -> Summary:

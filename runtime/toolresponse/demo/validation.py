@@ -15,7 +15,8 @@ import os
 from importlib import resources
 from typing import TextIO
 
-from ..validation import EXIT_INVALID, Record, Source, expand, report
+from ..validation import Record, Source, expand, report
+from ..validation._report import EXIT_INVALID
 
 
 def _shown_as(source: Source | Record, base: str) -> Source | Record:

@@ -27,7 +27,9 @@ import orjson
 from .._errors import ResponseValidationError
 from .._suggest import printable
 from .._violation import SchemaViolation
-from ..validation import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, decoded_records, expand
+from ..validation import expand
+from ..validation._checks import decoded_records
+from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
 from ._dialects import Dialect, dialect
 from ._logs import record_violations
 

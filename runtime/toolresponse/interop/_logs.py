@@ -27,7 +27,9 @@ from typing import IO, Any, TextIO
 
 from .._errors import DialectError, ResponseValidationError
 from .._violation import SchemaViolation, best_match
-from ..validation import RESPONSE_JUDGE, Format, Judge, expand, is_valid, report, validate
+from ..validation import Judge, expand, is_valid, report, validate
+from ..validation._checks import RESPONSE_JUDGE
+from ..validation._report import Format
 from ._dialects import Dialect, dialect
 
 __all__ = ["DialectJudge", "judge_of", "record_violations", "validate_dialect"]

@@ -20,7 +20,8 @@ from .._errors import DialectError, JsonValueError
 from .._suggest import shortened
 from .._violation import SchemaViolation, relevance
 from ..tools._params import ParameterValidator
-from ..validation import MAX_VALUE_DEPTH, to_json_data
+from ..validation import to_json_data
+from ..validation._jsondata import MAX_VALUE_DEPTH
 
 __all__ = ["MESSAGE_LIMIT", "RECORD_DEPTH", "Shape", "cut", "dumped", "record_schema", "text_or_blocks"]
 

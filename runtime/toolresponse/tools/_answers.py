@@ -23,7 +23,8 @@ from .._errors import JsonValueError
 from .._response import ToolResponse, trusted_response
 from .._suggest import shortened
 from .._violation import SchemaViolation
-from ..validation import NOT_PLAIN, is_plain, plain_object_copy, to_json_data
+from ..validation import to_json_data
+from ..validation._jsondata import NOT_PLAIN, is_plain, plain_object_copy
 from ._trace import mask_secrets, secret_values
 
 __all__ = [

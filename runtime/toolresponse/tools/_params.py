@@ -48,7 +48,8 @@ import jsonschema_rs
 
 from .._errors import ToolDefinitionError
 from .._violation import SchemaViolation
-from ..validation import is_json_data, json_pointer
+from ..validation._engine import json_pointer
+from ..validation._jsondata import is_json_data
 
 __all__ = [
     "ParameterValidator",

@@ -38,7 +38,8 @@ from toolresponse_generated import ToolStatus
 from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
 from .._response import ToolResponse, loads_strict, owned_response, trusted_response, with_call_info
 from .._suggest import is_finite_number
-from ..validation import MAX_VALUE_DEPTH, NOT_PLAIN, is_json_data, is_plain, plain_object_copy, to_json_data
+from ..validation import to_json_data
+from ..validation._jsondata import MAX_VALUE_DEPTH, NOT_PLAIN, is_json_data, is_plain, plain_object_copy
 from ._answers import (
     Success,
     changed_response,

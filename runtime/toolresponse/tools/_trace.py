@@ -38,7 +38,8 @@ from typing import IO, Any, Literal
 import orjson
 
 from .._errors import JsonValueError
-from ..validation import MAX_VALUE_DEPTH, to_json_data
+from ..validation import to_json_data
+from ..validation._jsondata import MAX_VALUE_DEPTH
 from ._events import ToolCallEvent
 
 __all__ = ["MASK", "JsonlTraceWriter", "is_secret_name", "mask_params", "mask_secrets", "secret_values"]

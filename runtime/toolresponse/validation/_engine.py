@@ -21,12 +21,12 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
+from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 import jsonschema_rs
 
 from ._schema import bundled_schema
-from .native import ProjectionPlan, projector_of
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -37,6 +37,7 @@ __all__ = [
     "FastEngine",
     "Projection",
     "ReferenceEngine",
+    "TooLarge",
     "ValidationEngine",
     "engine",
     "json_pointer",
@@ -87,7 +88,10 @@ class ValidationEngine(Protocol):
 
     def is_valid(self, instance: Any) -> bool: ...
 
-    def errors(self, instance: Any) -> list[EngineError]: ...
+    def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
+        """The errors of ``instance``, of one object's unknown members only the first ``limit``
+        (a line can hold millions), and how many members that left out."""
+        ...
 
 
 def _resolve(reference: str) -> Any:
@@ -150,12 +154,11 @@ def unexpected_members(instance: Any, owner: Mapping[str, Any]) -> list[str]:
     if not isinstance(instance, dict):
         return []
     properties = owner.get("properties", {})
-    patterns = [re.compile(pattern) for pattern in owner.get("patternProperties", {})]
-    return [
-        name
-        for name in instance
-        if name not in properties and not any(pattern.search(name) for pattern in patterns)
-    ]
+    names = [name for name in instance if name not in properties]
+    patterns = owner.get("patternProperties")
+    if not patterns or not names:
+        return names
+    return list(filterfalse(re.compile("|".join(f"(?:{pattern})" for pattern in patterns)).search, names))
 
 
 def _value_at(instance: Any, path: Path) -> Any:
@@ -183,8 +186,9 @@ class FastEngine:
         self._validator = jsonschema_rs.validator_for(schema)
         self.is_valid: Callable[[Any], bool] = self._validator.is_valid
 
-    def errors(self, instance: Any) -> list[EngineError]:
+    def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
         out: list[EngineError] = []
+        left_out = 0
         try:
             for error in self._validator.iter_errors(instance):
                 kind = error.kind
@@ -194,9 +198,10 @@ class FastEngine:
                 # The failing value is read from the instance itself: no conversion back from Rust.
                 value = _value_at(instance, path)
                 if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
+                    left_out += max(len(kind.unexpected) - limit, 0)
                     out.extend(
                         EngineError(path, keyword, schema_path, value, name, error.message)
-                        for name in kind.unexpected
+                        for name in kind.unexpected[:limit]
                     )
                 elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
                     out.append(EngineError(path, keyword, schema_path, value, kind.property, error.message))
@@ -204,8 +209,8 @@ class FastEngine:
                     out.append(EngineError(path, keyword, schema_path, value, None, error.message))
         except (ValueError, LookupError, TypeError):
             # jsonschema-rs gives up on a value nested too deeply or not JSON at all.
-            return engine("reference").errors(instance)
-        return out
+            return engine("reference").errors(instance, limit)
+        return out, left_out
 
 
 class ReferenceEngine:
@@ -219,24 +224,17 @@ class ReferenceEngine:
         self._validator: Draft202012Validator = Draft202012Validator(schema)
         self.is_valid: Callable[[Any], bool] = self._validator.is_valid
 
-    def errors(self, instance: Any) -> list[EngineError]:
+    def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
         try:
             raw = list(self._validator.iter_errors(instance))
         except RecursionError:
-            return [
-                EngineError(
-                    (),
-                    "depth",
-                    (),
-                    instance,
-                    None,
-                    "the response nests too deeply for its errors to be listed",
-                )
-            ]
+            message = "the response nests too deeply for its errors to be listed"
+            return [EngineError((), "depth", (), instance, None, message)], 0
         except (TypeError, ValueError) as failure:
-            return _not_json(instance, failure)
+            return _not_json(instance, failure), 0
         missing_taken: dict[tuple[Path, Path], int] = {}
         out: list[EngineError] = []
+        left_out = 0
         for error in raw:
             keyword = str(error.validator)
             path = tuple(error.absolute_path)
@@ -249,14 +247,15 @@ class ReferenceEngine:
                 member = missing[taken] if taken < len(missing) else None
                 out.append(EngineError(path, keyword, schema_path, error.instance, member, error.message))
             elif keyword == "additionalProperties":
-                owner = keyword_owner(schema_path)
+                names = unexpected_members(error.instance, keyword_owner(schema_path))
+                left_out += max(len(names) - limit, 0)
                 out.extend(
                     EngineError(path, keyword, schema_path, error.instance, name, error.message)
-                    for name in unexpected_members(error.instance, owner)
+                    for name in names[:limit]
                 )
             else:
                 out.append(EngineError(path, keyword, schema_path, error.instance, None, error.message))
-        return out
+        return out, left_out
 
 
 @cache
@@ -271,52 +270,24 @@ def engine(name: EngineName = "fast") -> ValidationEngine:
 
 # Projection: the part of an instance the schema can see.
 #
-# Explaining an invalid instance costs jsonschema-rs about ten microseconds, and
-# third-party output repeats its mistakes line after line. A projection keeps
-# exactly what the schema's keywords, and the messages about them, depend on,
-# reading the keywords from the schema: every member name; the exact value
-# under enum and const; for a string, its length as far as minLength/maxLength
-# can tell (as "x"s), or its first 41 characters when its type is wrong (a
-# message quotes 40); for a number, whether it is an integer and which of
-# minimum/maximum/exclusiveMinimum/exclusiveMaximum it meets, or its exact
-# value when one fails or its type is wrong; for an array, whether it is empty;
-# true, false and null as they are. A keyword this does not know keeps the
-# value whole. An instance and its projection get the same verdict and the
-# same violations (the test suite checks both), so explanations can be cached
-# by projection. The bulk path projects every invalid response: it runs the
-# C projector (native/_projector.c) over each Projection's ``plan``
-# (``root_projector``), which gives what ``Projection.project`` gives.
+# Explaining an invalid instance costs jsonschema-rs about ten microseconds, and third-party
+# output repeats its mistakes line after line. A projection keeps exactly what the schema's
+# keywords, and the messages about them, depend on, reading the keywords from the schema: every
+# member name; the exact value under enum and const; for a string, its length as far as
+# minLength/maxLength can tell (as "x"s), or its first 41 characters when its type is wrong (a
+# message quotes 40); for a number, whether it is an integer and which of minimum, maximum,
+# exclusiveMinimum and exclusiveMaximum it meets, or its exact value when one fails or its type
+# is wrong; for an array, whether it is empty; true, false and null as they are. A keyword this
+# does not know keeps the value whole. An instance and its projection get the same verdict and
+# the same violations (the test suite checks both), so explanations are cached by projection.
 
-_ANNOTATIONS = frozenset(
-    (
-        "$anchor",
-        "$comment",
-        "$defs",
-        "$id",
-        "$schema",
-        "default",
-        "definitions",
-        "deprecated",
-        "description",
-        "examples",
-        "readOnly",
-        "title",
-        "writeOnly",
-    )
-)
-_NUMBER_KEYWORDS = frozenset(("exclusiveMaximum", "exclusiveMinimum", "maximum", "minimum"))
 _QUOTED_CHARACTERS = 41
-_OBJECT_KEYWORDS = frozenset(("additionalProperties", "patternProperties", "properties", "required"))
-_SUBSCHEMA_KEYWORDS = frozenset(("else", "if", "not", "then"))
-_SUBSCHEMA_LIST_KEYWORDS = frozenset(("allOf", "anyOf", "oneOf"))
 _MEMO_LIMIT = 1024
 _ALL_KINDS = ("object", "array", "string", "integer", "number", "boolean", "null")
 _NUMBER_STAND_INS: Mapping[str, tuple[int | float, ...]] = {
     "integer": (0, 1, -1, 10**9, -(10**9)),
     "number": (0.5, -0.5, 1.5, 1e9 + 0.5, -1e9 - 0.5),
 }
-
-
 _COMPARISONS: Mapping[str, Callable[[Any, Any], bool]] = {
     "minimum": operator.ge,
     "maximum": operator.le,
@@ -324,24 +295,15 @@ _COMPARISONS: Mapping[str, Callable[[Any, Any], bool]] = {
     "exclusiveMaximum": operator.lt,
 }
 
+Projector = Callable[[Any], Any]
 
-def _meets(keyword: str, limit: Any, value: int | float) -> bool:
-    return bool(_COMPARISONS[keyword](value, limit))
+
+class TooLarge(ValueError):
+    """A value with an object of more members than a projection reads (``_MEMO_LIMIT``)."""
 
 
 def _identity(value: Any) -> Any:
     return value
-
-
-Projector = Callable[[Any], Any]
-
-# The comparison codes of the C projector's number checks (Python's rich comparison operations).
-_NATIVE_COMPARISONS: Mapping[str, int] = {
-    "minimum": 5,  # Py_GE
-    "maximum": 1,  # Py_LE
-    "exclusiveMinimum": 4,  # Py_GT
-    "exclusiveMaximum": 0,  # Py_LT
-}
 
 
 class Projection:
@@ -349,18 +311,16 @@ class Projection:
 
     def __init__(self, nodes: Iterable[Any]) -> None:
         self.keep = False
-        types: list[frozenset[str]] = []
         self.string_keep = 0
         self.numbers: list[tuple[str, Any]] = []
         self.objects = False
+        self._types: list[frozenset[str]] = []
         self._properties: dict[str, list[Any]] = {}
         self._patterns: list[tuple[re.Pattern[str], Any]] = []
         self._additional: list[Any] = []
+        self._references: set[str] = set()
         self._memo: dict[str, Projector] = {}
-        self._plans: dict[str, ProjectionPlan] = {}
-        self._plan: ProjectionPlan | None = None
         pending = list(nodes)
-        seen_references: set[str] = set()
         while pending and not self.keep:
             node = pending.pop()
             if node is True:
@@ -369,47 +329,17 @@ class Projection:
                 self.keep = True
                 break
             for keyword, value in node.items():
-                if keyword in _ANNOTATIONS or keyword.startswith("x-"):
-                    continue
-                if keyword == "$ref":
-                    if not isinstance(value, str) or value in seen_references:
-                        self.keep = True
-                        break
-                    seen_references.add(value)
-                    pending.append(_resolve(value))
-                elif keyword == "type":
-                    types.append(frozenset([value] if isinstance(value, str) else value))
-                elif keyword == "minLength":
-                    self.string_keep = max(self.string_keep, int(value))
-                elif keyword == "maxLength":
-                    self.string_keep = max(self.string_keep, int(value) + 1)
-                elif (
-                    keyword in _NUMBER_KEYWORDS
-                    and isinstance(value, int | float)
-                    and not isinstance(value, bool)
-                ):
-                    self.numbers.append((keyword, value))
-                elif keyword in _OBJECT_KEYWORDS:
-                    self.objects = True
-                    if keyword == "properties":
-                        for name, subschema in value.items():
-                            self._properties.setdefault(name, []).append(subschema)
-                    elif keyword == "patternProperties":
-                        self._patterns.extend((re.compile(pattern), sub) for pattern, sub in value.items())
-                    elif keyword == "additionalProperties":
-                        self._additional.append(value)
-                elif keyword in _SUBSCHEMA_KEYWORDS:
-                    pending.append(value)
-                elif keyword in _SUBSCHEMA_LIST_KEYWORDS:
-                    pending.extend(value)
-                else:
-                    # enum, const, multipleOf, pattern, items ... and anything not listed here.
-                    self.keep = True
+                read = _KEYWORDS.get(keyword)
+                if read is not None:
+                    self.keep = not read(self, value, pending)
+                elif not keyword.startswith("x-"):
+                    self.keep = True  # enum, const, pattern, items ... and any keyword not listed
+                if self.keep:
                     break
         self.typed_kinds = frozenset(
             kind
             for kind in _ALL_KINDS
-            if all(kind in allowed or (kind == "integer" and "number" in allowed) for allowed in types)
+            if all(kind in allowed or (kind == "integer" and "number" in allowed) for allowed in self._types)
         )
         self.project: Projector = _identity if self.keep else self._projector()
 
@@ -429,37 +359,10 @@ class Projection:
             self._memo[name] = member
         return member
 
-    def _member_plan(self, name: str) -> ProjectionPlan:
-        """The plan of the member ``name`` (remembered for the first names seen)."""
-        plan = self._child(name).plan
-        if len(self._plans) < _MEMO_LIMIT:
-            self._plans[name] = plan
-        return plan
-
-    @property
-    def plan(self) -> ProjectionPlan:
-        """This projection as the C projector reads it (each field is documented on ProjectionPlan)."""
-        if self._plan is None:
-            self._plan = ProjectionPlan(
-                keep=self.keep,
-                objects=self.objects,
-                strings_typed="string" in self.typed_kinds,
-                stand_in="x" * self.string_keep,
-                quoted=max(_QUOTED_CHARACTERS, self.string_keep),
-                integers_typed="integer" in self.typed_kinds,
-                numbers_typed="number" in self.typed_kinds,
-                checks=tuple((_NATIVE_COMPARISONS[keyword], limit) for keyword, limit in self.numbers),
-                integer_stand_in=self._stand_in("integer"),
-                number_stand_in=self._stand_in("number"),
-                members=self._plans,
-                member=self._member_plan,
-            )
-        return self._plan
-
     def _stand_in(self, kind: str) -> int | float | None:
         """The first stand-in number of ``kind`` that meets every number keyword, if any."""
         for stand_in in _NUMBER_STAND_INS[kind]:
-            if all(_meets(keyword, limit, stand_in) for keyword, limit in self.numbers):
+            if all(_COMPARISONS[keyword](stand_in, limit) for keyword, limit in self.numbers):
                 return stand_in
         return None
 
@@ -467,8 +370,7 @@ class Projection:
         # The hot path of explaining invalid responses: everything it reads is bound here, and
         # a member whose projection is the value itself costs no call.
         typed_kinds = self.typed_kinds
-        string_keep = self.string_keep
-        quoted = max(_QUOTED_CHARACTERS, string_keep)
+        quoted = max(_QUOTED_CHARACTERS, self.string_keep)
         objects = self.objects
         memo = self._memo
         member = self._member
@@ -476,7 +378,7 @@ class Projection:
         integer_stand_in = self._stand_in("integer")
         number_stand_in = self._stand_in("number")
         strings_typed = "string" in typed_kinds
-        string_stand_in = "x" * string_keep
+        string_stand_in = "x" * self.string_keep
         integers_typed = "integer" in typed_kinds
         numbers_typed = "number" in typed_kinds
 
@@ -485,6 +387,8 @@ class Projection:
             if kind is dict:
                 if not objects:
                     return {}
+                if len(value) > _MEMO_LIMIT:
+                    raise TooLarge  # many names, each to project: cheaper explained as it is
                 # A loop, not a comprehension: no frame of its own (Python 3.11).
                 out = {}
                 for name, item in value.items():
@@ -513,6 +417,100 @@ class Projection:
         return project
 
 
+# How a projection reads each keyword it knows: True when it understood the value (False keeps
+# the value whole). Subschemas go on ``pending``, to be read as the node's own keywords are.
+KeywordReader = Callable[[Projection, Any, list[Any]], bool]
+
+
+def _annotation(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    return True
+
+
+def _reference(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    if not isinstance(value, str) or value in projection._references:
+        return False
+    projection._references.add(value)
+    pending.append(_resolve(value))
+    return True
+
+
+def _type(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection._types.append(frozenset([value] if isinstance(value, str) else value))
+    return True
+
+
+def _length(extra: int) -> KeywordReader:
+    def read(projection: Projection, value: Any, pending: list[Any]) -> bool:
+        projection.string_keep = max(projection.string_keep, int(value) + extra)
+        return True
+
+    return read
+
+
+def _number(keyword: str) -> KeywordReader:
+    def read(projection: Projection, value: Any, pending: list[Any]) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        projection.numbers.append((keyword, value))
+        return True
+
+    return read
+
+
+def _members(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection.objects = True
+    for name, subschema in value.items():
+        projection._properties.setdefault(name, []).append(subschema)
+    return True
+
+
+def _patterns(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection.objects = True
+    projection._patterns.extend((re.compile(pattern), sub) for pattern, sub in value.items())
+    return True
+
+
+def _additional(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection.objects = True
+    projection._additional.append(value)
+    return True
+
+
+def _required(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    projection.objects = True
+    return True
+
+
+def _subschema(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    pending.append(value)
+    return True
+
+
+def _subschemas(projection: Projection, value: Any, pending: list[Any]) -> bool:
+    pending.extend(value)
+    return True
+
+
+_ANNOTATIONS = (
+    *("$anchor", "$comment", "$defs", "$id", "$schema", "default", "definitions", "deprecated"),
+    *("description", "examples", "readOnly", "title", "writeOnly"),
+)
+_KEYWORDS: Mapping[str, KeywordReader] = {
+    **dict.fromkeys(_ANNOTATIONS, _annotation),
+    "$ref": _reference,
+    "type": _type,
+    "minLength": _length(0),
+    "maxLength": _length(1),
+    **{keyword: _number(keyword) for keyword in _COMPARISONS},
+    "properties": _members,
+    "patternProperties": _patterns,
+    "additionalProperties": _additional,
+    "required": _required,
+    **dict.fromkeys(("if", "then", "else", "not"), _subschema),
+    **dict.fromkeys(("allOf", "anyOf", "oneOf"), _subschemas),
+}
+
+
 _PROJECTIONS: dict[tuple[int, ...], Projection] = {}
 
 
@@ -529,8 +527,3 @@ def _projection(key: tuple[int, ...], nodes: list[Any]) -> Projection:
 def root_projection() -> Projection:
     """The projection of a whole response under the bundled schema."""
     return Projection([bundled_schema()])
-
-
-def root_projector() -> Projector:
-    """``root_projection().project``, in C where the package was built with its extension."""
-    return projector_of(root_projection())

@@ -21,42 +21,36 @@ The exception is ``IJsonError`` (``.rule``, ``.detail``, ``.line``, ``.column``,
 How it stays fast: orjson parses (it rejects NaN, Infinity, overflowing
 numbers, lone surrogates, a byte order mark and nesting beyond 1024 levels by
 itself), and only a text that fails is looked at again, to name the rule and
-the position. orjson keeps the last of two equal member names silently, so
-every text it accepts is also scanned for repeated names, and a rejected
-text is scanned up to where orjson stopped for the pointer of the member it
-was reading; orjson accepts noncharacters, so every text it accepts is also
-scanned for them. The scans (``first_duplicate``, ``first_noncharacter`` and ``path_at``) come from the
-validator's ``native`` package, which runs them in C (building no values)
-where the package was compiled, and otherwise their Python twins, which give
-the same answers.
+the position. orjson keeps the last of two equal member names silently and
+accepts noncharacters, so every text it accepts is also screened for both
+(``refusal``). One scan of the text's structure (``_Scan``) keeps the path
+being read: it finds a repeated name, the pointer of the member a parser
+stopped in, and where the values a violation names start (``locate_all``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
 from .._errors import IJsonError, IJsonRule
 from ._engine import json_pointer
-from .native import first_duplicate, first_noncharacter, path_at, string_token_value
 
 __all__ = [
     "MAX_NESTING",
     "IJsonError",
     "IJsonRule",
-    "duplicate_error",
-    "locate",
     "locate_all",
-    "noncharacter_error",
     "parse_error",
     "parse_ijson",
     "pointer_at",
     "position",
     "positions",
+    "refusal",
 ]
 
 MAX_NESTING = 1024
@@ -66,10 +60,6 @@ BINARY_SNIFF_BYTES = 8192
 """A NUL byte within this many leading bytes marks data as binary (git's rule)."""
 
 _BOM = b"\xef\xbb\xbf"
-# The tokens of a JSON text that carry structure; numbers, literals and white space
-# are skipped by the search. Strings are matched whole so that their content is never
-# read as structure. Only run over text that orjson has accepted.
-_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\],:]')
 _POINTER_DEPTH = 32
 _NOT_SPACE = re.compile(r"[^ \t\r\n]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -162,7 +152,8 @@ def _diagnose(text: str, error: orjson.JSONDecodeError) -> IJsonError:
     return _error_at(text, pos, IJsonRule.SYNTAX, detail)
 
 
-def _parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
+def parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
+    """The ``IJsonError`` for a text orjson rejected with ``error`` (for callers that parse themselves)."""
     if isinstance(data, bytes):
         if data.startswith(_BOM):
             return IJsonError(
@@ -185,127 +176,142 @@ def _parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError
 
 
 Path = tuple[str | int, ...]
+
+# The tokens that carry structure (numbers, literals and white space are skipped). Strings are
+# matched whole, so that nothing in one is read as structure; in the prefix of a rejected text,
+# a string cut off runs to the end.
+_TOKENS = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)|[{}\[\],:]')
+_NAME, _REPEATED, _VALUE = range(3)
+
+
+def _string_value(token: str) -> str:
+    """The string a JSON string token (its quotes included) stands for."""
+    if "\\" not in token:
+        return token[1:-1]
+    try:
+        name: str = json.loads(token)
+    except ValueError:  # a malformed escape, in the prefix of a rejected text
+        return token[1:-1]
+    return name
+
+
+def _closed(token: str) -> bool:
+    """Whether a string token ends with its closing quote (not cut off by the end of the text)."""
+    body = token[1:-1]
+    return len(token) > 1 and token[-1] == '"' and (len(body) - len(body.rstrip("\\"))) % 2 == 0
+
+
+class _Frame:
+    """An open array or object: its current slot (member name or index)."""
+
+    __slots__ = ("names", "slot", "wants_name")
+
+    def __init__(self, is_object: bool) -> None:
+        self.names: set[str] | None = set() if is_object else None
+        self.slot: str | int = "" if is_object else 0
+        self.wants_name = is_object
+
+
+class _Scan:
+    """One pass over the structure of JSON text (up to ``end``), keeping the path being read.
+
+    ``events`` gives, in order, each member name read (``_NAME``, or ``_REPEATED`` when its
+    object has it already) with the offset where it starts, and each place a value follows
+    (``_VALUE``) with the offset of the end of the ``[``, ``:`` or ``,`` before it. Iterative:
+    no nesting exhausts Python's stack; it survives text that is not JSON."""
+
+    def __init__(self, text: str, end: int | None = None) -> None:
+        self.text = text
+        self.end = len(text) if end is None else max(0, min(end, len(text)))
+        self.frames: list[_Frame] = []
+
+    def path(self) -> Path:
+        return tuple(frame.slot for frame in self.frames)
+
+    def events(self) -> Iterator[tuple[int, int]]:
+        frames = self.frames
+        for match in _TOKENS.finditer(self.text, 0, self.end):
+            token = match.group()
+            first = token[0]
+            if first == '"':
+                frame = frames[-1] if frames else None
+                if frame is not None and frame.names is not None and frame.wants_name and _closed(token):
+                    name = _string_value(token)
+                    repeated = name in frame.names
+                    frame.names.add(name)
+                    frame.slot, frame.wants_name = name, False
+                    yield _REPEATED if repeated else _NAME, match.start()
+            elif first == "{" or first == "[":
+                frames.append(_Frame(first == "{"))
+                if first == "[":
+                    yield _VALUE, match.end()
+            elif first == "}" or first == "]":
+                if frames:
+                    frames.pop()
+            elif frames:
+                frame = frames[-1]
+                if first == ":":
+                    yield _VALUE, match.end()
+                elif frame.names is not None:
+                    frame.wants_name = True
+                else:
+                    frame.slot = int(frame.slot) + 1
+                    yield _VALUE, match.end()
+
+
+def _duplicate(text: str) -> tuple[int, Path] | None:
+    """The offset and path of the first repeated member name of the JSON text ``text``, or None."""
+    scan = _Scan(text)
+    for event, offset in scan.events():
+        if event == _REPEATED:
+            return offset, scan.path()
+    return None
+
+
+def pointer_at(text: str, offset: int) -> str | None:
+    """The pointer of the member or item being read at ``offset`` of a text that is
+    well-formed up to there (where a parser stopped), or None when it is very deep."""
+    scan = _Scan(text, offset)
+    for _ in scan.events():
+        pass
+    if len(scan.frames) > _POINTER_DEPTH:
+        return None
+    path = scan.path()
+    # At a member name's place (after "{" or ","), the object itself is the place.
+    return json_pointer(path[:-1] if scan.frames and scan.frames[-1].wants_name else path)
+
+
 Target = tuple[Path, bool]
 """A place to find in a text: an instance path, and whether the member name that ends it is
 meant (True: where an unknown member is shown) rather than the value there."""
 
 
-class _Node:
-    """A node of the trie of targets: the targets whose path passes through one slot."""
-
-    __slots__ = ("children", "name", "value")
-
-    def __init__(self) -> None:
-        self.children: dict[str | int, _Node] = {}
-        self.value = False
-        """A target wants the offset of the value at this path."""
-        self.name = False
-        """A target wants the offset of the member name that ends this path."""
-
-
-class _Frame:
-    """One open array or object of a scan: its current slot and the trie node of its path."""
-
-    __slots__ = ("expecting_key", "is_object", "node", "slot")
-
-    def __init__(self, is_object: bool, node: _Node | None) -> None:
-        self.is_object = is_object
-        self.expecting_key = is_object
-        self.slot: str | int = "" if is_object else 0
-        self.node = node
-
-
-def _trie(targets: Iterable[Target]) -> _Node:
-    root = _Node()
-    for path, member_name in targets:
-        node = root
-        for part in path:
-            node = node.children.setdefault(part, _Node())
-        if member_name:
-            node.name = True
-        else:
-            node.value = True
-    return root
-
-
 def locate_all(text: str, targets: Iterable[Target]) -> dict[Target, int]:
-    """The offsets of many places of the JSON text ``text`` in one pass: for each target found,
-    where its value starts (or, for a ``member_name`` target, its member name).
-
-    The cost is one scan of the text whatever the number of targets: a text with thousands of
-    violations costs no more to locate than a text with one. ``text`` must be well-formed JSON;
-    a target that names nothing in it is left out of the answer.
-    """
-    wanted = list(targets)
+    """The offsets of many places of the well-formed JSON text ``text``, in one scan: for each
+    target found, where its value starts (or, for a member-name target, its name). A target that
+    names nothing in the text is left out."""
+    wanted = set(targets)
     found: dict[Target, int] = {}
-    if ((), False) in wanted:
-        start = _NOT_SPACE.search(text)
-        if start is not None:
-            found[((), False)] = start.start()
-    root = _trie(wanted)
-    if not root.children:
-        return found
-    remaining = sum(1 for path, _ in set(wanted) if path)
-    stack: list[_Frame] = []
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        first = token[0]
-        child: _Node | None = None
-        opens_slot = False
-        if first == '"':
-            if stack and stack[-1].expecting_key:
-                frame = stack[-1]
-                frame.slot = string_token_value(token)
-                frame.expecting_key = False
-                if frame.node is not None:
-                    child = frame.node.children.get(frame.slot)
-                    if child is not None and child.name:
-                        target = ((*(f.slot for f in stack),), True)
-                        if target not in found:
-                            found[target] = match.start()
-                            remaining -= 1
-        elif first == "{" or first == "[":
-            if stack:
-                parent = stack[-1]
-                node = None if parent.node is None else parent.node.children.get(parent.slot)
-            else:
-                node = root
-            stack.append(_Frame(first == "{", node))
-            opens_slot = first == "["
-        elif first == "}" or first == "]":
-            stack.pop()
-        elif first == ",":
-            frame = stack[-1]
-            if frame.is_object:
-                frame.expecting_key = True
-            else:
-                frame.slot = int(frame.slot) + 1
-                opens_slot = True
-        elif first == ":":
-            opens_slot = True
-        if opens_slot:
-            frame = stack[-1]
-            child = None if frame.node is None else frame.node.children.get(frame.slot)
-            if child is not None and child.value:
-                target = ((*(f.slot for f in stack),), False)
-                start = _NOT_SPACE.search(text, match.end())
-                if target not in found and start is not None and text[start.start()] not in "]}":
-                    found[target] = start.start()
-                    remaining -= 1
-        if remaining <= 0:
+    start = _NOT_SPACE.search(text)
+    if ((), False) in wanted and start is not None:
+        found[((), False)] = start.start()
+    depths = {len(path) for path, _ in wanted if path}
+    scan = _Scan(text)
+    for event, offset in scan.events():
+        if len(found) == len(wanted):
             break
+        if len(scan.frames) not in depths:
+            continue
+        target = (scan.path(), event != _VALUE)
+        if target not in wanted or target in found:
+            continue
+        if event == _VALUE:
+            value = _NOT_SPACE.search(text, offset)
+            if value is None or text[value.start()] in "]}":  # an empty array: no item there
+                continue
+            offset = value.start()
+        found[target] = offset
     return found
-
-
-def locate(text: str, path: Path, *, member_name: bool = False) -> int | None:
-    """The offset where the value at ``path`` starts in the JSON text ``text``, or None.
-
-    With ``member_name``, the offset of the member name that ends ``path``
-    instead (the place to show for an unknown member). ``text`` must be well-formed JSON.
-    To find many places, ``locate_all`` scans the text once for all of them.
-    """
-    target = (tuple(path), member_name)
-    return locate_all(text, [target]).get(target)
 
 
 def positions(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
@@ -324,28 +330,42 @@ def positions(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
     return out
 
 
-def _encoded(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
+# A noncharacter in UTF-8 text: raw (U+FDD0-U+FDEF is EF B7 90-AF; U+FFFE and U+FFFF of plane n
+# end in BF BE or BF BF), or written as an escape: \uFDD0-\uFDEF, \uFFFE, \uFFFF, or a
+# surrogate pair whose high half ends in 3F, 7F, BF or FF and whose low half is \uDFFE or
+# \uDFFF. An escape counts only after an even run of backslashes ("\\uFFFE" is no escape).
+_NONCHARACTER = re.compile(
+    rb"\xef\xb7[\x90-\xaf]|\xef\xbf[\xbe\xbf]|[\xf0-\xf4][\x8f\x9f\xaf\xbf]\xbf[\xbe\xbf]"
+    rb"|(?<!\\)(?:\\\\)*+(\\u(?:[fF][dD][dDeE][0-9a-fA-F]|[fF]{3}[eEfF]"
+    rb"|[dD][89abAB][37bBfF][fF]\\u[dD][fF][fF][eEfF]))"
+)
 
 
-def pointer_at(text: str, offset: int) -> str | None:
-    """The pointer of the member or item being read at ``offset`` of a text that is
-    well-formed up to there (where a parser stopped), or None when it is very deep."""
-    if text.isascii():
-        path = path_at(text.encode("ascii"), offset, _POINTER_DEPTH)
-    else:
-        path = path_at(_encoded(text), len(_encoded(text[:offset])), _POINTER_DEPTH)
-    return None if path is None else json_pointer(path)
+def _may_repeat_a_name(data: str | bytes, value: Any) -> bool:
+    """Whether the JSON text ``data``, which orjson read as ``value``, may repeat a member name.
+
+    False is exact, and cheap. Every member of a text has one colon outside strings, and colons
+    inside strings survive a round trip unchanged, so the text and ``orjson.dumps`` of its value
+    hold as many colons exactly when no member was dropped (orjson keeps the last of two equal
+    names, and a dropped member takes at least its own colon with it); only an escaped colon
+    (``\\u003a``) breaks the argument, and a text holding ``\\u003`` gets the exact scan."""
+    try:
+        dumped = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return True
+    if isinstance(data, bytes):
+        return data.count(b":") != dumped.count(b":") or (b"\\" in data and b"\\u003" in data)
+    return data.count(":") != dumped.count(b":") or ("\\" in data and "\\u003" in data)
 
 
-def _duplicate_error(data: str | bytes) -> IJsonError | None:
-    raw = data if isinstance(data, bytes) else _encoded(data)
-    found = first_duplicate(raw, MAX_NESTING)
+def _duplicate_error(data: str | bytes, value: Any) -> IJsonError | None:
+    if not _may_repeat_a_name(data, value):
+        return None
+    text = data if isinstance(data, str) else data.decode("utf-8")
+    found = _duplicate(text)
     if found is None:
         return None
-    byte_offset, path = found
-    text = data if isinstance(data, str) else data.decode("utf-8")
-    offset = byte_offset if len(text) == len(raw) else len(raw[:byte_offset].decode("utf-8", "surrogatepass"))
+    offset, path = found
     where = "the top level" if len(path) == 1 else json_pointer(path[:-1])
     detail = (
         f"the member name {json.dumps(path[-1])} occurs twice in one object ({where}); "
@@ -355,10 +375,13 @@ def _duplicate_error(data: str | bytes) -> IJsonError | None:
 
 
 def _noncharacter_error(data: str | bytes) -> IJsonError | None:
-    raw = data if isinstance(data, bytes) else _encoded(data)
-    byte_offset = first_noncharacter(raw)
-    if byte_offset is None:
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    if raw.isascii() and b"\\u" not in raw:  # the expression is slow; most texts hold neither
         return None
+    found = _NONCHARACTER.search(raw)
+    if found is None:
+        return None
+    byte_offset = found.start(1) if found.group(1) is not None else found.start()
     text = data if isinstance(data, str) else data.decode("utf-8")
     offset = byte_offset if len(text) == len(raw) else len(raw[:byte_offset].decode("utf-8", "surrogatepass"))
     if text[offset] == "\\":
@@ -370,6 +393,12 @@ def _noncharacter_error(data: str | bytes) -> IJsonError | None:
         written = "raw"
     detail = f"the noncharacter U+{code:04X} ({written}); I-JSON text carries no noncharacters (RFC 7493 2.1)"
     return _error_at(text, offset, IJsonRule.ENCODING, detail)
+
+
+def refusal(data: str | bytes, value: Any) -> IJsonError | None:
+    """Why I-JSON refuses a text that orjson read as ``value`` (a noncharacter, a repeated member
+    name), or None: the check of every text orjson accepts."""
+    return _noncharacter_error(data) or _duplicate_error(data, value)
 
 
 def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
@@ -384,26 +413,8 @@ def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as error:
-        raise _parse_error(data, error) from None
-    noncharacter = _noncharacter_error(data)
-    if noncharacter is not None:
-        raise noncharacter
-    duplicate = _duplicate_error(data)
-    if duplicate is not None:
-        raise duplicate
+        raise parse_error(data, error) from None
+    refused = refusal(data, value)
+    if refused is not None:
+        raise refused
     return value
-
-
-def parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
-    """The ``IJsonError`` for a text orjson rejected with ``error`` (for callers that parse themselves)."""
-    return _parse_error(data, error)
-
-
-def duplicate_error(data: str | bytes) -> IJsonError | None:
-    """The ``IJsonError`` for the first repeated member name of a text orjson accepted, or None."""
-    return _duplicate_error(data)
-
-
-def noncharacter_error(data: str | bytes) -> IJsonError | None:
-    """The ``IJsonError`` for the first noncharacter of a text orjson accepted, or None."""
-    return _noncharacter_error(data)

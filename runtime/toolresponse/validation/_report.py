@@ -36,7 +36,9 @@ from typing import IO, Any, Literal, Protocol, TextIO
 import orjson
 
 from .._suggest import printable
-from ._bulk import MAX_VIOLATIONS, RESPONSE_JUDGE, Batch, Judge, Options, Record, Source, check
+from ._bulk import check
+from ._checks import RESPONSE_JUDGE, Batch, Judge, Options
+from ._inputs import MAX_VIOLATIONS, Record, Source
 
 __all__ = ["EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"]
 
@@ -65,7 +67,7 @@ class _Stream(Protocol):
 
 
 class Progress:
-    """A one-line progress bar redrawn in place (``\\r``) on a terminal."""
+    """A one-line progress bar redrawn in place (``\\r``) on a terminal, from ``delay`` seconds on."""
 
     def __init__(
         self,
@@ -81,7 +83,6 @@ class Progress:
         self._total = total_bytes
         self._clock = clock
         self._start = clock()
-        self._delay = delay
         self._interval = interval
         self._width = width
         self._next = self._start + delay
@@ -96,11 +97,7 @@ class Progress:
         if now < self._next:
             return
         self._next = now + self._interval
-        self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        elapsed = max(now - self._start, 1e-9)
-        rate = f"{self.responses / elapsed:,.0f}/s"
+        rate = f"{self.responses / max(now - self._start, 1e-9):,.0f}/s"
         if self._total:
             fraction = min(self.done_bytes / self._total, 1.0)
             filled = round(fraction * self._width)
@@ -119,20 +116,18 @@ class Progress:
             self._drawn = 0
 
 
-def _location(record: Record, line: int | None, column: int | None) -> str:
-    where = record.source
-    if line is not None:
-        where += f":{line}"
-        if column is not None:
-            where += f":{column}"
-    return where
+def _where(record: Record, line: int | None, column: int | None = None) -> str:
+    return (
+        record.source
+        + ("" if line is None else f":{line}")
+        + ("" if line is None or column is None else f":{column}")
+    )
 
 
 def _record_json(record: Record) -> dict[str, Any]:
     if record.io_error is not None:
-        if record.line is not None:
-            return {"source": record.source, "line": record.line, "io_error": record.io_error}
-        return {"source": record.source, "io_error": record.io_error}
+        line = {} if record.line is None else {"line": record.line}
+        return {"source": record.source, **line, "io_error": record.io_error}
     out: dict[str, Any] = {"source": record.source, "line": record.line, "valid": record.valid}
     if record.errors:
         out["errors"] = [violation.to_dict() for violation in record.errors]
@@ -141,28 +136,20 @@ def _record_json(record: Record) -> dict[str, Any]:
     return out
 
 
-def _more_line(where: str, more: int) -> str:
-    return (
-        f"{where}: ... and {more:,} more violation{'s' if more > 1 else ''}"
-        f" (at most {MAX_VIOLATIONS} are shown per response)\n"
-    )
-
-
 OUTPUT_CHUNK = 1 << 16
 """Report text is written in pieces of about this many characters (a terminal gets it at once)."""
 
 
 class _Report:
-    """Writes the records of each batch as they come, in large pieces; ``close`` writes the summary."""
+    """Writes the records of each batch as they come, in large pieces; ``close`` ends the report.
+    The quiet report: nothing but the reasons for I/O errors."""
 
     keep_valid = False
 
     def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
         self.out = out
         self.err = err
-        self.valid = 0
-        self.invalid = 0
-        self.unreadable = 0
+        self.valid = self.invalid = self.unreadable = 0
         self._pending: list[str] = []
         self._pending_size = 0
         self._limit = 0 if immediate else OUTPUT_CHUNK
@@ -180,10 +167,6 @@ class _Report:
             self._pending.clear()
             self._pending_size = 0
 
-    def io_error(self, record: Record) -> None:
-        where = record.source if record.line is None else f"{record.source}:{record.line}"
-        self.err.write(f"{PROGRAM}: cannot read {where}: {printable(record.io_error or '')}\n")
-
     def add(self, batch: Batch) -> None:
         self.valid += batch.valid
         self.invalid += batch.invalid
@@ -191,11 +174,16 @@ class _Report:
             if record.io_error is not None:
                 self.unreadable += 1
                 self.flush()
-                self.io_error(record)
-        self.write(batch)
+                self.err.write(
+                    f"{PROGRAM}: cannot read {_where(record, record.line)}: {printable(record.io_error)}\n"
+                )
+        text = self.write(batch.records)
+        if text:
+            self.emit(text)
 
-    def write(self, batch: Batch) -> None:
-        pass
+    def write(self, records: list[Record]) -> str:
+        """The report's text for ``records``."""
+        return ""
 
     def summary(self) -> str:
         text = f"{self.valid:,} valid, {self.invalid:,} invalid"
@@ -205,10 +193,6 @@ class _Report:
 
     def close(self) -> None:
         self.flush()
-
-
-class _QuietReport(_Report):
-    pass
 
 
 _SUFFIX_CACHE_LIMIT = 4096
@@ -238,30 +222,27 @@ class _TextReport(_Report):
         self._suffixes[id(errors)] = (errors, text)
         return text
 
-    def write(self, batch: Batch) -> None:
+    def write(self, records: list[Record]) -> str:
         lines: list[str] = []
-        add = lines.append
-        suffix_of = self._suffix
-        for record in batch.records:
-            errors = record.errors
-            if not errors:
+        for record in records:
+            if not record.errors:
                 continue
-            suffix = suffix_of(errors)
+            suffix = self._suffix(record.errors)
             if suffix is not None:
-                where = record.source if record.line is None else f"{record.source}:{record.line}"
-                for piece in suffix:
-                    add(where + piece)
+                where = _where(record, record.line)
+                lines.extend(where + piece for piece in suffix)
             else:
-                for violation in errors:
-                    line = violation.line if violation.line is not None else record.line
-                    where = _location(record, line, violation.column)
-                    pointer = printable(violation.pointer) or "(root)"
-                    message = printable(violation.message)
-                    add(f"{where}: {pointer}: {message} [{printable(violation.keyword)}]\n")
+                lines.extend(
+                    f"{_where(record, record.line if v.line is None else v.line, v.column)}: "
+                    f"{printable(v.pointer) or '(root)'}: {printable(v.message)} [{printable(v.keyword)}]\n"
+                    for v in record.errors
+                )
             if record.more:
-                add(_more_line(_location(record, record.line, None), record.more))
-        if lines:
-            self.emit("".join(lines))
+                lines.append(
+                    f"{_where(record, record.line)}: ... and {record.more:,} more violation"
+                    f"{'s' if record.more > 1 else ''} (at most {MAX_VIOLATIONS} are shown per response)\n"
+                )
+        return "".join(lines)
 
     def close(self) -> None:
         self.emit(self.summary() + "\n")
@@ -275,25 +256,19 @@ class _JsonReport(_Report):
         self._separator = "\n"
         self.emit('{"responses": [')
 
-    def write(self, batch: Batch) -> None:
+    def write(self, records: list[Record]) -> str:
         parts = []
-        for record in batch.records:
+        for record in records:
             if record.io_error is not None:
                 self._io_errors.append(_record_json(record))
                 continue
             parts.append(self._separator + orjson.dumps(_record_json(record)).decode("utf-8"))
             self._separator = ",\n"
-        if parts:
-            self.emit("".join(parts))
+        return "".join(parts)
 
     def close(self) -> None:
-        tail = {
-            "io_errors": self._io_errors,
-            "valid": self.valid,
-            "invalid": self.invalid,
-            "unreadable": self.unreadable,
-        }
-        body = orjson.dumps(tail).decode("utf-8")
+        tail = {"io_errors": self._io_errors, "valid": self.valid, "invalid": self.invalid}
+        body = orjson.dumps({**tail, "unreadable": self.unreadable}).decode("utf-8")
         self.emit("\n], " + body[1:] + "\n")
         self.flush()
 
@@ -301,10 +276,8 @@ class _JsonReport(_Report):
 class _JsonlReport(_Report):
     keep_valid = True
 
-    def write(self, batch: Batch) -> None:
-        if batch.records:
-            dumps = orjson.dumps
-            self.emit("".join(dumps(_record_json(record)).decode("utf-8") + "\n" for record in batch.records))
+    def write(self, records: list[Record]) -> str:
+        return "".join(orjson.dumps(_record_json(record)).decode("utf-8") + "\n" for record in records)
 
     def close(self) -> None:
         self.flush()
@@ -334,7 +307,7 @@ def report(
     checker: Checker = check,
     judge: Judge = RESPONSE_JUDGE,
 ) -> int:
-    """Check ``sources`` (from ``_bulk.expand``), write the report, and return the exit status.
+    """Check ``sources`` (from ``expand``), write the report, and return the exit status.
 
     ``progress`` None means "on a terminal": drawn when ``err`` is one and not ``quiet``.
     ``checker`` gives the batches (see ``Checker``): another reader of the same inputs (a
@@ -343,19 +316,16 @@ def report(
     """
     listed = list(sources)
     immediate = is_terminal(out)
-    reporter = (_QuietReport if quiet else _REPORTS[output_format])(out, err, immediate=immediate)
+    reporter = (_Report if quiet else _REPORTS[output_format])(out, err, immediate=immediate)
     options = Options(first=first, keep_valid=reporter.keep_valid, explain=not quiet, judge=judge)
-    show_progress = (not quiet and is_terminal(err)) if progress is None else progress
     bar: Progress | None = None
-    if show_progress:
+    if (not quiet and is_terminal(err)) if progress is None else progress:
         sizes = [source.size for source in listed if isinstance(source, Source)]
-        total = None if any(size is None for size in sizes) else sum(size or 0 for size in sizes)
-        bar = Progress(err, total, clock=clock)
+        bar = Progress(err, None if None in sizes else sum(size or 0 for size in sizes), clock=clock)
     try:
-        clear_for_output = immediate
         for batch in checker(listed, options, stdin=stdin, jobs=jobs):
-            if bar is not None and clear_for_output and batch.records:
-                bar.close()
+            if bar is not None and immediate and batch.records:
+                bar.close()  # the report and the bar share a terminal
             reporter.add(batch)
             if bar is not None:
                 bar.advance(batch.size, batch.valid + batch.invalid)

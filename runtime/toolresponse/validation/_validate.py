@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -35,16 +35,20 @@ from .._violation import SchemaViolation, best_match, relevance
 from ._engine import (
     EngineError,
     EngineName,
+    TooLarge,
     ValidationEngine,
     json_pointer,
     keyword_location,
     keyword_owner,
-    root_projector,
+    root_projection,
     schema_node,
+    unexpected_members,
 )
 from ._engine import engine as _engine_named
+from ._schema import bundled_schema
 
 __all__ = [
+    "MAX_VIOLATIONS",
     "ExplanationCache",
     "SchemaViolation",
     "ValidationResult",
@@ -57,11 +61,19 @@ __all__ = [
 ]
 
 
+MAX_VIOLATIONS = 100
+"""The most violations of one response kept (the most relevant): a line can hold millions of
+unknown members, and the work and memory of explaining it are bounded by those kept."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class ValidationResult:
-    """The verdict on one instance: ``valid`` and every violation found, most relevant first."""
+    """The verdict on one instance: ``valid`` and the violations found, most relevant first (at
+    most ``MAX_VIOLATIONS``; ``more`` counts the others)."""
 
     errors: tuple[SchemaViolation, ...]
+    more: int = 0
+    """How many violations were found beyond those in ``errors``."""
 
     @property
     def valid(self) -> bool:
@@ -220,14 +232,12 @@ def _pattern_phrase(patterns: Mapping[str, Any]) -> str:
     return "".join(f", or {phrase}" for phrase in phrases)
 
 
-def _unknown_member(error: EngineError, suggest: bool = True) -> tuple[str, str | None]:
+def _unknown_member(error: EngineError) -> tuple[str, str | None]:
     name = error.member or ""
     owner = keyword_owner(error.schema_path)
     allowed = tuple(owner.get("properties", {}))
     patterns: Mapping[str, Any] = owner.get("patternProperties", {})
     inside = f" in {_where(error.path)}" if error.path else ""
-    if not suggest:
-        return f"unknown member {_quoted(name)}{inside}; the members are {', '.join(allowed)}", None
     foreign = _FOREIGN_NAMES.get(name)
     if foreign is not None and foreign.member in allowed and not error.path:
         return f"unknown member {_quoted(name)}; {foreign.unknown}", foreign.member
@@ -291,58 +301,57 @@ def _bad_enum(error: EngineError) -> tuple[str, str | None]:
     return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
 
 
+# The message of a value that breaks a keyword: {where}, {limit} (the keyword's value, as JSON for
+# const), {condition}, {value} (the value described) and {types} (the types allowed).
+_VALUE_MESSAGES: Mapping[str, str] = {
+    "type": "{where} must be {types}{condition}, not {value}",
+    "minLength": "{where} must be at least {limit} characters long{condition}",
+    "maxLength": "{where} must be at most {limit} characters long{condition}",
+    "minimum": "{where} must be at least {limit}{condition}, not {value}",
+    "maximum": "{where} must be at most {limit}{condition}, not {value}",
+    "const": "{where} must be {limit}{condition}, not {value}",
+}
+
+
 def _bad_value(error: EngineError) -> tuple[str, str | None]:
-    keyword = error.keyword
-    owner = keyword_owner(error.schema_path)
-    where = _where(error.path)
-    condition = _condition(error.schema_path)
-    value = error.instance
-    if keyword == "type":
-        if not error.path:
-            hint = "; several responses go one per line in JSON lines" if isinstance(value, list) else ""
-            return f"a ToolResponse is a JSON object, not {_describe(value)}{hint}", None
-        return (
-            f"{where} must be {_types_phrase(owner['type'], error.path)}{condition}, not {_describe(value)}",
-            None,
-        )
+    keyword, value = error.keyword, error.instance
     if keyword == "enum":
         return _bad_enum(error)
-    if keyword == "minLength":
-        limit = owner["minLength"]
-        if limit == 1:
-            return f"{where} must not be empty{condition}", None
-        return f"{where} must be at least {limit} characters long{condition}", None
-    if keyword == "maxLength":
-        return f"{where} must be at most {owner['maxLength']} characters long{condition}", None
-    if keyword == "minimum":
-        return f"{where} must be at least {owner['minimum']}{condition}, not {_describe(value)}", None
-    if keyword == "maximum":
-        return f"{where} must be at most {owner['maximum']}{condition}, not {_describe(value)}", None
-    if keyword == "const":
-        expected = orjson.dumps(owner["const"]).decode("utf-8")
-        return f"{where} must be {expected}{condition}, not {_describe(value)}", None
-    return f"{where}: {error.message}", None
+    if keyword == "type" and not error.path:
+        hint = "; several responses go one per line in JSON lines" if isinstance(value, list) else ""
+        return f"a ToolResponse is a JSON object, not {_describe(value)}{hint}", None
+    template = _VALUE_MESSAGES.get(keyword)
+    if template is None:
+        return f"{_where(error.path)}: {error.message}", None
+    limit = keyword_owner(error.schema_path)[keyword]
+    if keyword == "minLength" and limit == 1:
+        template = "{where} must not be empty{condition}"
+    message = template.format(
+        where=_where(error.path),
+        limit=orjson.dumps(limit).decode("utf-8") if keyword == "const" else limit,
+        condition=_condition(error.schema_path),
+        value=_describe(value),
+        types=_types_phrase(limit, error.path) if keyword == "type" else "",
+    )
+    return message, None
 
 
-SUGGESTED_VIOLATIONS = 100
-"""How many violations of one response, the most relevant first, get a "did you mean" (the
-report shows at most as many); the rest name the allowed members without one."""
+_MESSAGES: Mapping[str, Callable[[EngineError], tuple[str, str | None]]] = {
+    "additionalProperties": _unknown_member,
+    "required": _missing_member,
+}
+"""What says why a keyword failed (a value that breaks it, by default), and what to suggest."""
 
 
 def _rank(error: EngineError) -> int:
     return relevance(error.keyword, json_pointer(error.path))
 
 
-def _violation(error: EngineError, suggest: bool = True) -> SchemaViolation:
+def _violation(error: EngineError) -> SchemaViolation:
     if not error.schema_path:
         # Not a keyword of the schema: the engine could not go on (depth, a value that is not JSON).
         return SchemaViolation(pointer=json_pointer(error.path), keyword=error.keyword, message=error.message)
-    if error.keyword == "additionalProperties":
-        message, suggestion = _unknown_member(error, suggest)
-    elif error.keyword == "required":
-        message, suggestion = _missing_member(error)
-    else:
-        message, suggestion = _bad_value(error)
+    message, suggestion = _MESSAGES.get(error.keyword, _bad_value)(error)
     return SchemaViolation(
         pointer=json_pointer(error.path),
         keyword=error.keyword,
@@ -352,68 +361,97 @@ def _violation(error: EngineError, suggest: bool = True) -> SchemaViolation:
     )
 
 
-def _explained(obj: Any, chosen: ValidationEngine) -> list[tuple[SchemaViolation, EngineError]]:
-    errors = sorted(chosen.errors(obj), key=_rank)
+def _trimmed(obj: Any) -> tuple[Any, int]:
+    """``obj`` without its unknown members past the first ``MAX_VIOLATIONS``, and how many those
+    are: a line can hold millions, and an engine lists a million in seconds."""
+    if not isinstance(obj, dict) or len(obj) <= MAX_VIOLATIONS:
+        return obj, 0
+    unknown = unexpected_members(obj, bundled_schema())
+    if len(unknown) <= MAX_VIOLATIONS:
+        return obj, 0
+    kept = {name: obj[name] for name in obj.keys() - set(unknown)}
+    kept.update((name, obj[name]) for name in unknown[:MAX_VIOLATIONS])
+    return kept, len(unknown) - MAX_VIOLATIONS
+
+
+def _explained(obj: Any, chosen: ValidationEngine) -> tuple[list[tuple[SchemaViolation, EngineError]], int]:
+    """The ``MAX_VIOLATIONS`` most relevant violations of ``obj`` (with the error each comes
+    from), and how many more there are."""
+    obj, trimmed = _trimmed(obj)
+    found, left_out = chosen.errors(obj, MAX_VIOLATIONS)
+    left_out += trimmed
+    errors = sorted(found, key=_rank)
     if not errors:
         # The verdict said invalid; never report an invalid response without a reason.
         errors = [EngineError((), "schema", (), obj, None, "invalid against the ToolResponse v1 schema")]
     out: list[tuple[SchemaViolation, EngineError]] = []
     seen: set[SchemaViolation] = set()
-    for index, error in enumerate(errors):
-        # A "did you mean" costs an edit distance per member: only the violations a report can show
-        # get one (a document with 80,000 unknown members took 18 s, nearly all of it suggesting).
-        violation = _violation(error, index < SUGGESTED_VIOLATIONS)
+    for error in errors:
+        if len(out) == MAX_VIOLATIONS:
+            left_out += 1
+            continue
+        violation = _violation(error)
         if violation not in seen:
             seen.add(violation)
             out.append((violation, error))
-    return out
+    return out, left_out
+
+
+def _result(obj: Any, chosen: ValidationEngine) -> ValidationResult:
+    explained, more = _explained(obj, chosen)
+    return ValidationResult(errors=tuple(violation for violation, _ in explained), more=more)
 
 
 def explain(obj: Any, engine_name: EngineName = "fast") -> tuple[SchemaViolation, ...]:
-    """Every violation of an instance known to be invalid, most relevant first."""
-    return tuple(violation for violation, _ in _explained(obj, _engine_named(engine_name)))
+    """The ``MAX_VIOLATIONS`` most relevant violations of an instance known to be invalid."""
+    return _result(obj, _engine_named(engine_name)).errors
 
 
-def _first(violations: tuple[SchemaViolation, ...]) -> tuple[SchemaViolation, ...]:
+def _first(result: ValidationResult) -> ValidationResult:
     """The violation ``best_match`` picks, alone (what ``--first`` reports)."""
-    best = best_match(violations)
-    return () if best is None else (best,)
+    best = best_match(result.errors)
+    return ValidationResult(errors=() if best is None else (best,))
 
 
 class ExplanationCache:
-    """``explain`` for many responses that repeat their mistakes: answers are cached by the
+    """Explanations for many responses that repeat their mistakes: answers are cached by the
     response's projection (``_engine.Projection``), which gets the same violations, and the
-    cache holds at most ``limit`` answers (it starts afresh when full).
+    cache holds at most ``limit`` answers (it starts afresh when full; a projection longer than
+    ``_CACHED_BYTES`` is not kept).
 
     An answer is the same tuple each time it is given, so that a report can keep what it
     made of it (``id`` and ``is``) instead of formatting it again."""
 
     def __init__(self, limit: int = 4096) -> None:
         self._limit = limit
-        self._answers: dict[bytes, tuple[tuple[SchemaViolation, ...], tuple[SchemaViolation, ...]]] = {}
-        self._project = root_projector()
+        self._answers: dict[bytes, tuple[ValidationResult, ValidationResult]] = {}
+        self._project = root_projection().project
 
-    def explain(self, obj: Any, *, first: bool = False) -> tuple[SchemaViolation, ...]:
-        """Every violation of an instance known to be invalid, most relevant first
-        (with ``first``, only the most relevant)."""
-        projected = self._project(obj)
+    def explain(self, obj: Any, *, first: bool = False) -> ValidationResult:
+        """The violations of an instance known to be invalid, most relevant first (with
+        ``first``, only the most relevant)."""
         try:
+            projected = self._project(obj)
             key = orjson.dumps(projected)
-        except orjson.JSONEncodeError:
-            violations = explain(obj)
-            return _first(violations) if first else violations
+        except (TooLarge, orjson.JSONEncodeError):
+            result = _result(obj, _engine_named("fast"))
+            return _first(result) if first else result
         answer = self._answers.get(key)
         if answer is None:
-            violations = explain(projected)
-            answer = (violations, _first(violations))
+            result = _result(projected, _engine_named("fast"))
+            answer = (result, _first(result))
             if len(self._answers) >= self._limit:
                 self._answers.clear()
-            self._answers[key] = answer
+            if len(key) <= _CACHED_BYTES:
+                self._answers[key] = answer
         return answer[1] if first else answer[0]
 
 
+_CACHED_BYTES = 1 << 16
+
+
 def iter_errors(obj: Any, *, engine: EngineName = "fast") -> Iterator[SchemaViolation]:
-    """Every violation of the schema by the decoded JSON value ``obj``, most relevant first."""
+    """The violations of the schema by the decoded JSON value ``obj``, the 100 most relevant first."""
     yield from validate(obj, engine=engine).errors
 
 
@@ -446,9 +484,7 @@ def validate(obj: Any, *, engine: EngineName = "fast") -> ValidationResult:
     ``x-`` extensions) are not looked into.
     """
     valid, chosen = _verdict(obj, _engine_named(engine))
-    if valid:
-        return _VALID
-    return ValidationResult(errors=tuple(violation for violation, _ in _explained(obj, chosen)))
+    return _VALID if valid else _result(obj, chosen)
 
 
 def validate_json(
@@ -475,7 +511,7 @@ def validate_json(
     if chosen.is_valid(obj):
         return _VALID
     decoded = text.decode("utf-8") if isinstance(text, bytes) else text
-    explained = _explained(obj, chosen)
+    explained, more = _explained(obj, chosen)
     # Every place is found in one scan of the text, and every line and column in one more:
     # the cost grows with the text and the number of violations, never with their product.
     targets = [_target(failed) for _, failed in explained]
@@ -489,7 +525,7 @@ def validate_json(
             continue
         line, column = lines_and_columns[offset]
         located.append(dataclasses.replace(violation, line=line, column=column))
-    return ValidationResult(errors=tuple(located))
+    return ValidationResult(errors=tuple(located), more=more)
 
 
 def _target(failed: EngineError) -> tuple[tuple[str | int, ...], bool]:

@@ -1,0 +1,404 @@
+"""Checking one unit of work: a batch of JSON lines or a document, by a ``Judge``.
+
+A batch of lines yields the number of valid lines and a ``Record`` for each invalid one (and,
+when asked, for each valid one too). Per line: orjson decodes, the I-JSON screens look for a
+noncharacter and a repeated member name (``_ijson.refusal``), and the judge's verdict decides
+(jsonschema-rs ``is_valid`` for a ToolResponse); only a line found wrong is explained, its
+explanations cached by what it gets wrong. At most ``MAX_VIOLATIONS`` (100) violations of one
+response are made and kept, most relevant first; ``Record.more`` counts the others.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from functools import cache, partial
+from typing import IO, Any, Final, NamedTuple
+
+import orjson
+
+from .._violation import SchemaViolation, best_match
+from ._engine import engine
+from ._ijson import IJsonError, parse_error, parse_ijson, refusal
+from ._inputs import DocumentTask, LinesTask, Record, Source, Task, closing, document_spans, tasks
+from ._validate import ExplanationCache, ValidationResult, validate_json
+
+__all__ = [
+    "RESPONSE_JUDGE",
+    "Batch",
+    "Decoded",
+    "Judge",
+    "Options",
+    "ResponseJudge",
+    "check_document",
+    "check_lines",
+    "decode_lines",
+    "decoded_records",
+    "merged",
+    "renumber",
+    "run_task",
+]
+
+
+class Batch(NamedTuple):
+    """What one unit of work found."""
+
+    valid: int
+    """Valid responses."""
+    invalid: int
+    """Invalid responses."""
+    records: list[Record]
+    """Every invalid response and I/O error, and the valid responses when ``Options.keep_valid``."""
+    size: int
+    """Bytes of input consumed (for progress)."""
+
+
+def _ijson_violation(error: IJsonError) -> SchemaViolation:
+    return SchemaViolation(
+        pointer=error.pointer or "",
+        keyword=str(error.rule),
+        message=error.detail,
+        line=error.line,
+        column=error.column,
+    )
+
+
+@cache
+def _explanations() -> ExplanationCache:
+    """The explanations of this process, built on the first invalid response (not at import)."""
+    return ExplanationCache()
+
+
+class Judge:
+    """What every record must be, and why one is not: by default a ToolResponse v1
+    (``RESPONSE_JUDGE``); ``toolresponse.interop`` judges the records of other dialects.
+
+    A judge travels with the ``Options`` to worker processes and Dask workers: it is pickled,
+    so it holds a name, not compiled validators, and ``verdict`` compiles on first use."""
+
+    def verdict(self) -> Callable[[Any], bool]:
+        """The verdict on one decoded record, as cheap as it can be: it is called once per line."""
+        raise NotImplementedError
+
+    def explain(self, value: Any, *, first: bool) -> tuple[SchemaViolation, ...]:
+        """Every violation of a record the verdict refused, most relevant first (only the most
+        relevant with ``first``)."""
+        raise NotImplementedError
+
+    def explainer(self, *, first: bool) -> Callable[[Any], ValidationResult]:
+        """``explain`` with ``first`` given, as cheap as it can be: it is called once per invalid line."""
+        return lambda value: ValidationResult(errors=self.explain(value, first=first))
+
+    def explain_document(self, data: bytes) -> ValidationResult:
+        """The violations of one JSON document, I-JSON rules first (none: it is valid)."""
+        try:
+            value = parse_ijson(data)
+        except IJsonError as error:
+            return ValidationResult(errors=(_ijson_violation(error),))
+        return ValidationResult(errors=() if self.verdict()(value) else self.explain(value, first=False))
+
+
+class ResponseJudge(Judge):
+    """Records are ToolResponses v1: jsonschema-rs decides, the explanations of ``validate``
+    (cached by what a response gets wrong) say why not."""
+
+    def verdict(self) -> Callable[[Any], bool]:
+        function: Callable[[Any], bool] = engine("fast").is_valid
+        return function
+
+    def explain(self, value: Any, *, first: bool) -> tuple[SchemaViolation, ...]:
+        return _explanations().explain(value, first=first).errors
+
+    def explainer(self, *, first: bool) -> Callable[[Any], ValidationResult]:
+        return partial(_explanations().explain, first=first)
+
+    def explain_document(self, data: bytes) -> ValidationResult:
+        return validate_json(data)  # each violation located in the text
+
+    def __repr__(self) -> str:
+        return "RESPONSE_JUDGE"
+
+
+RESPONSE_JUDGE: Final = ResponseJudge()
+"""The judge of ToolResponse v1 records: what ``Options`` uses unless told otherwise."""
+
+
+class Options(NamedTuple):
+    """How responses are checked and reported."""
+
+    first: bool = False
+    """Keep only the most relevant violation of each response."""
+    keep_valid: bool = False
+    """Also make a record for each valid response."""
+    explain: bool = True
+    """Say what is wrong with each invalid response; without, only count them."""
+    judge: Judge = RESPONSE_JUDGE
+    """What each record must be: a ToolResponse unless told otherwise."""
+
+
+def _line_error(line: bytes, error: orjson.JSONDecodeError) -> IJsonError:
+    """The error of a JSON line without its line end (which orjson read as part of it)."""
+    content = line.rstrip(b"\r\n")
+    # Only an error at the line end can change without it (an unterminated string, say);
+    # orjson counts positions in characters, bytes only for ASCII.
+    if content != line and (error.pos >= len(content) or not content.isascii()):
+        try:
+            orjson.loads(content)
+        except orjson.JSONDecodeError as without_end:
+            # Returned from inside the handler: no frame keeps the exception (and its traceback,
+            # which would hold this batch of lines) alive in a reference cycle.
+            return parse_error(content, without_end)
+    return parse_error(content, error)
+
+
+def _unread(name: str, number: int, line: bytes, error: Exception) -> Record:
+    """The located record of a line that is no I-JSON: ``error`` is orjson's, or the refusal."""
+    if isinstance(error, orjson.JSONDecodeError):
+        error = _line_error(line, error)
+    assert isinstance(error, IJsonError)
+    failure = replace(_ijson_violation(error), line=number)
+    return Record(name, number, failure.column, (failure,))
+
+
+def _read(lines: list[bytes], first_line: int) -> Iterator[tuple[int, bytes, Any, Exception | None]]:
+    """Each line that is not blank: its number, the line, its value, and why it is no I-JSON (an
+    orjson error or a refusal) or None. A blank line costs no call of the decoder."""
+    loads = orjson.loads  # looked up now, not at import: a test counts its calls
+    for number, line in enumerate(lines, first_line):
+        if not line.strip(b" \t\r\n"):
+            continue
+        try:
+            value = loads(line)
+        except orjson.JSONDecodeError as error:
+            yield number, line, None, error
+            continue
+        yield number, line, value, refusal(line, value)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Decoded JSON holds no reference cycles, and reference counting frees it: while one batch
+    is checked the cyclic garbage collector, which would otherwise walk the batch's values over
+    and over as they are made, is paused (and left as it was found)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
+    """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``."""
+    judge = options.judge
+    is_valid = judge.verdict()
+    explain = judge.explainer(first=options.first) if options.explain else None
+    keep_valid = options.keep_valid and explain is not None
+    valid = invalid = 0
+    records: list[Record] = []
+    # A pretty-printed document among the lines (``{`` alone on a line) is read as one when it
+    # ends in the batch; a search that finds no end is not made again in the batch.
+    read_to, searching = 0, True
+    with _collector_paused():
+        for number, line, value, problem in _read(lines, first_line):
+            if number <= read_to:
+                continue
+            if problem is None and is_valid(value):
+                valid += 1
+                if keep_valid:
+                    records.append(Record(name, number, None, ()))
+                continue
+            document = (
+                _pretty_printed(lines, number - first_line) if searching and problem is not None else None
+            )
+            if document is not None:
+                read_to = number + document.count(b"\n")
+                batch = _check_one(name, document, options)
+                valid, invalid = valid + batch.valid, invalid + batch.invalid
+                records.extend(_moved(record, number, 1) for record in batch.records)
+                continue
+            searching = searching and line.strip(b" \t\r\n") not in _OPENERS
+            invalid += 1
+            if explain is not None and problem is not None:
+                records.append(_unread(name, number, line, problem))
+            elif explain is not None:
+                records.append(Record.invalid(name, number, explain(value)))
+    return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
+
+
+_OPENERS = (b"{", b"[")
+
+
+def _pretty_printed(lines: list[bytes], index: int) -> bytes | None:
+    """The pretty-printed document that starts at ``lines[index]``, a line that is ``{`` or ``[``
+    alone (no JSON line), when it ends within ``lines`` at the end of a line; else None."""
+    opener = lines[index].strip(b" \t\r\n")
+    if opener not in _OPENERS:
+        return None
+    text = b"\n".join(line[:-1] if line.endswith(b"\n") else line for line in lines[index:])
+    end = closing(text, text.index(opener))
+    if end is None:
+        return None
+    line_end = text.find(b"\n", end)
+    return text[:end] if not text[end : None if line_end < 0 else line_end].strip(b" \t\r") else None
+
+
+def _moved(record: Record, line: int, column: int) -> Record:
+    """``record`` of a document that starts at ``line`` and ``column`` of a longer text, located in
+    that text (a record without a line, as a dialect's, gets the document's first line)."""
+
+    def place(at_line: int, at_column: int | None) -> tuple[int, int | None]:
+        shifted = at_column + column - 1 if at_line == 1 and at_column is not None else at_column
+        return at_line + line - 1, shifted
+
+    def moved(violation: SchemaViolation) -> SchemaViolation:
+        if violation.line is None:
+            return violation
+        at_line, at_column = place(violation.line, violation.column)
+        return replace(violation, line=at_line, column=at_column)
+
+    errors = tuple(map(moved, record.errors))
+    if record.line is None:
+        return record._replace(line=line, errors=errors)
+    at_line, at_column = place(record.line, record.column)
+    return record._replace(line=at_line, column=at_column, errors=errors)
+
+
+def check_document(name: str, data: bytes, options: Options) -> Batch:
+    """The verdict on one JSON document: I-JSON rules, then the judge (by default the schema, each
+    violation located); with ``options.explain`` off, the verdict alone. A text of several
+    documents one after another (``document_spans``) gets a verdict on each."""
+    with _collector_paused():
+        batch = _check_one(name, data, options)
+        spans = document_spans(data) if batch.invalid else None
+        if spans is None:
+            return batch
+        parts = [
+            (_check_one(name, data[start:end], options), line, column) for start, end, line, column in spans
+        ]
+    records = [_moved(record, line, column) for part, line, column in parts for record in part.records]
+    return Batch(
+        sum(part.valid for part, *_ in parts), sum(part.invalid for part, *_ in parts), records, len(data)
+    )
+
+
+def _check_one(name: str, data: bytes, options: Options) -> Batch:
+    if not options.explain:
+        try:
+            good = options.judge.verdict()(parse_ijson(data))
+        except IJsonError:
+            good = False
+        return Batch(int(good), int(not good), [], len(data))
+    found = options.judge.explain_document(data)
+    if not found.errors:
+        return Batch(1, 0, [Record(name, None, None, ())] if options.keep_valid else [], len(data))
+    best = best_match(found.errors)
+    assert best is not None  # an invalid response has a violation
+    if options.first:
+        return Batch(0, 1, [Record(name, best.line, best.column, (best,))], len(data))
+    return Batch(0, 1, [Record.invalid(name, best.line, found, best.column)], len(data))
+
+
+def run_task(task: Task, options: Options) -> Batch:
+    """Check one unit of work (in this process or in a worker)."""
+    if isinstance(task, LinesTask):
+        return check_lines(task.name, task.lines, task.first_line, options)
+    if isinstance(task, DocumentTask):
+        return check_document(task.name, task.data, options)
+    record = task.record
+    return Batch(0, 0 if record.io_error else 1, [record], 0)
+
+
+def merged(batches: Sequence[Batch]) -> Batch:
+    """One batch of several, records in their order."""
+    if len(batches) == 1:
+        return batches[0]
+    return Batch(
+        sum(batch.valid for batch in batches),
+        sum(batch.invalid for batch in batches),
+        [record for batch in batches for record in batch.records],
+        sum(batch.size for batch in batches),
+    )
+
+
+def renumber(batch: Batch, offset: int) -> Batch:
+    """``batch`` with its line numbers moved by ``offset``: the lines of the ranges before it."""
+    if not offset:
+        return batch
+    moved: list[Record] = []
+    make = tuple.__new__  # a Record, without the keyword handling of _replace (this runs per record)
+    for source, line, column, errors, io_error, more in batch.records:
+        if any(violation.line is not None for violation in errors):  # located in the text
+            errors = tuple(
+                item if item.line is None else replace(item, line=item.line + offset) for item in errors
+            )
+        moved.append(
+            make(Record, (source, None if line is None else line + offset, column, errors, io_error, more))
+        )
+    return Batch(batch.valid, batch.invalid, moved, batch.size)
+
+
+class Decoded(NamedTuple):
+    """Records read together from one input: those decoded, and those that could not be."""
+
+    source: str
+    lines: list[int | None]
+    """The line of each decoded record (None: a document that is the whole input; one of several
+    documents in one input has the line it starts on)."""
+    values: list[Any]
+    problems: list[Record]
+    """Records that are not I-JSON and inputs that could not be read, in input order."""
+    size: int
+    """Bytes of input consumed."""
+
+
+def decode_lines(name: str, lines: list[bytes], first_line: int) -> Decoded:
+    """JSON lines ``lines`` decoded, the first being line ``first_line`` of ``name``: each value
+    with its line, and a located record for each line that is not I-JSON (blank lines skipped)."""
+    decoded = Decoded(name, [], [], [], sum(map(len, lines)) + len(lines))
+    for number, line, value, problem in _read(lines, first_line):
+        if problem is None:
+            decoded.lines.append(number)
+            decoded.values.append(value)
+        else:
+            decoded.problems.append(_unread(name, number, line, problem))
+    return decoded
+
+
+def _decode_document(name: str, data: bytes, line: int | None = None, column: int = 1) -> Decoded:
+    try:
+        return Decoded(name, [line], [parse_ijson(data)], [], len(data))
+    except IJsonError as error:
+        failure = _ijson_violation(error)
+        record = Record(name, failure.line, failure.column, (failure,))
+        return Decoded(name, [], [], [record if line is None else _moved(record, line, column)], len(data))
+
+
+def _decode(task: Task) -> Decoded:
+    if isinstance(task, LinesTask):
+        return decode_lines(task.name, task.lines, task.first_line)
+    if not isinstance(task, DocumentTask):
+        return Decoded(task.record.source, [], [], [task.record], 0)
+    decoded = _decode_document(task.name, task.data)
+    spans = document_spans(task.data) if decoded.problems else None
+    if spans is None:
+        return decoded
+    several = Decoded(task.name, [], [], [], len(task.data))
+    for start, end, line, column in spans:
+        one = _decode_document(task.name, task.data[start:end], line, column)
+        several.lines.extend(one.lines)
+        several.values.extend(one.values)
+        several.problems.extend(one.problems)
+    return several
+
+
+def decoded_records(sources: Iterable[Source | Record], *, stdin: IO[bytes]) -> Iterator[Decoded]:
+    """The records of every input decoded, in input order, in batches, read as ``check`` reads
+    them: for work on the records themselves (``toolresponse convert``)."""
+    for source in sources:
+        for task in tasks(source, stdin):
+            yield _decode(task)

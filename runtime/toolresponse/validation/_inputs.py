@@ -1,0 +1,590 @@
+"""What the bulk API reads: inputs listed (``expand``) and read into units of work (``tasks``).
+
+- a ``.json`` file holds one response (a JSON document), or several objects or arrays one
+  after another (pretty-printed documents appended to a log): each is a response, at its
+  own lines and columns (``document_spans``);
+- a ``.jsonl`` or ``.ndjson`` file holds one response per line; blank lines (nothing but
+  JSON white space: space, tab, CR, LF; a vertical tab or a form feed is none) are
+  skipped; one whose first line that is not blank is ``{`` or ``[`` alone holds
+  pretty-printed documents and is read as a ``.json`` file is (``pretty_printed``);
+- a directory is walked in name order for those three extensions, depth first; names
+  beginning with ``.`` are skipped, symbolic links to directories are not followed, a
+  link that leads nowhere (dangling, a loop) is an I/O error, and so is a directory with
+  no file to read;
+- ``-`` is standard input, and so is any other file: JSON lines if its first line that is
+  not blank is a whole JSON value, otherwise one document;
+- a FIFO is read while a process writes to it; one that no process has open for writing
+  is an I/O error at once, never a wait;
+- a file with a NUL byte in its first 8 KiB is binary (git's rule): one invalid response;
+- a URL (``scheme://...``) or a ``.gz``/``.zst`` file is read through fsspec (the ``dask``
+  extra), the compressed one as what its name says without that extension.
+
+Memory stays bounded: a document is read whole only up to ``MAX_DOCUMENT_BYTES``, a line
+only up to ``MAX_LINE_BYTES`` (both 64 MiB); past them the document, or the line, is an
+I/O error naming the limit, and the lines after a long line are read on. An input that
+cannot be read is an I/O error ``Record``, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import re
+import stat
+from collections.abc import Generator, Iterable, Iterator
+from contextlib import contextmanager
+from typing import IO, Any, Literal, NamedTuple
+
+import orjson
+
+from .._suggest import printable
+from .._violation import SchemaViolation
+from ._ijson import BINARY_SNIFF_BYTES, IJsonRule
+from ._validate import MAX_VIOLATIONS, ValidationResult
+
+__all__ = [
+    "LOCAL_BATCH_BYTES",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_LINE_BYTES",
+    "MAX_VIOLATIONS",
+    "NO_WRITER",
+    "DocumentTask",
+    "DoneTask",
+    "LinesTask",
+    "Record",
+    "Source",
+    "Task",
+    "binary_record",
+    "closing",
+    "document_spans",
+    "expand",
+    "input_size",
+    "io_record",
+    "is_url",
+    "open_input",
+    "pretty_printed",
+    "shown_path",
+    "splittable",
+    "tasks",
+]
+
+LOCAL_BATCH_BYTES = 1 << 16
+"""About how many bytes of JSON lines make one batch checked in this process: small enough
+for the lines to stay in the processor's cache between reading and checking."""
+MAX_DOCUMENT_BYTES = 64 << 20
+"""The largest JSON document read (a ``.json`` file, or input that is not JSON lines)."""
+MAX_LINE_BYTES = 64 << 20
+"""The longest line of JSON lines read."""
+DOCUMENT_EXTENSIONS = (".json",)
+LINES_EXTENSIONS = (".jsonl", ".ndjson")
+COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
+EXTRA = "pip install 'toolresponse[dask]'"
+STDIN = "-"
+
+Mode = Literal["document", "lines", "sniff"]
+
+
+class Record(NamedTuple):
+    """The verdict on one response, or an input that could not be read."""
+
+    source: str
+    """The file as shown (``<stdin>`` for standard input)."""
+    line: int | None
+    """The response's line (JSON lines), or the line of its first violation (a document)."""
+    column: int | None
+    errors: tuple[SchemaViolation, ...]
+    """Empty for a valid response."""
+    io_error: str | None = None
+    """Why the input could not be read; then there is no verdict."""
+    more: int = 0
+    """How many violations were found beyond the ``MAX_VIOLATIONS`` in ``errors``."""
+
+    @classmethod
+    def invalid(
+        cls, source: str, line: int | None, found: ValidationResult, column: int | None = None
+    ) -> Record:
+        """The record of an invalid response, keeping at most ``MAX_VIOLATIONS`` of its violations."""
+        more = max(len(found.errors) - MAX_VIOLATIONS, 0) + found.more
+        return cls(source, line, column, found.errors[:MAX_VIOLATIONS], more=more)
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors and self.io_error is None
+
+
+class Source(NamedTuple):
+    """One input to read."""
+
+    path: str
+    """What to open (``-`` for standard input)."""
+    name: str
+    """How to show it."""
+    mode: Mode
+    size: int | None
+    """Its size when listed, if known."""
+
+
+_UNDECODED = re.compile("([\udc80-\udcff]+)")
+
+
+def shown_path(path: str) -> str:
+    """A path as a report line can show it: undecodable bytes as ``\\xNN``, and control and
+    bidi characters escaped (``printable``)."""
+    parts = _UNDECODED.split(path)
+    # split() puts the runs of undecodable bytes (as surrogateescape decodes them) at odd indexes.
+    return "".join(
+        "".join(f"\\x{ord(char) - 0xDC00:02x}" for char in part) if index % 2 else printable(part)
+        for index, part in enumerate(parts)
+    )
+
+
+_ERRNO_OF = {FileNotFoundError: errno.ENOENT, PermissionError: errno.EACCES, IsADirectoryError: errno.EISDIR}
+
+
+def io_record(name: str, error: OSError) -> Record:
+    """The I/O error of input ``name``, in the system's words even where a storage library raised
+    one naming only the path (fsspec does)."""
+    number = _ERRNO_OF.get(type(error))
+    reason = error.strerror or (os.strerror(number) if number else str(error) or type(error).__name__)
+    return Record(shown_path(name), None, None, (), io_error=reason)
+
+
+def _compression(path: str) -> str | None:
+    return COMPRESSIONS.get(os.path.splitext(path)[1].lower())
+
+
+def _without_compression(path: str) -> str:
+    """``path`` without its compression extension: ``logs.jsonl.gz`` is read as ``logs.jsonl``."""
+    root, extension = os.path.splitext(path)
+    return root if extension.lower() in COMPRESSIONS else path
+
+
+def _mode_for(path: str) -> Mode:
+    lowered = _without_compression(path.lower())
+    if lowered.endswith(DOCUMENT_EXTENSIONS):
+        return "document"
+    return "lines" if lowered.endswith(LINES_EXTENSIONS) else "sniff"
+
+
+def is_url(path: str) -> bool:
+    """Whether ``path`` names its storage (``scheme://...``) rather than a local file."""
+    return re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", path) is not None and not path.startswith("file://")
+
+
+def splittable(path: str) -> bool:
+    """Whether a file can be cut into byte ranges: not compressed, and not standard input."""
+    return path != STDIN and _compression(path) is None
+
+
+def _link_record(entry: os.DirEntry[str]) -> Record | None:
+    """The I/O error of a symbolic link whose target cannot be read (missing, a loop), or None."""
+    try:
+        os.stat(entry.path)
+    except OSError as error:
+        if error.errno == errno.ENOENT:
+            reason = f"a dangling symbolic link (its target {os.readlink(entry.path)!r} does not exist)"
+            return Record(shown_path(entry.path), None, None, (), io_error=printable(reason))
+        return io_record(entry.path, error)
+    return None
+
+
+def _listing(path: str) -> Iterator[os.DirEntry[str]] | Record:
+    try:
+        with os.scandir(path) as entries:
+            return iter(sorted(entries, key=lambda entry: entry.name))
+    except OSError as error:
+        return io_record(path, error)
+
+
+def _walk(directory: str) -> Iterator[Source | Record]:
+    """The response files under ``directory``, in name order, depth first, without recursion;
+    an I/O error for each link that leads nowhere, and for a directory with nothing to read."""
+    first = _listing(directory)
+    if isinstance(first, Record):
+        yield first
+        return
+    pending = [first]
+    found = 0
+    while pending:
+        entry = next(pending[-1], None)
+        if entry is None:
+            pending.pop()
+            continue
+        if entry.name.startswith("."):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                below = _listing(entry.path)
+                if isinstance(below, Record):
+                    yield below
+                else:
+                    pending.append(below)
+            elif _without_compression(entry.name.lower()).endswith(DOCUMENT_EXTENSIONS + LINES_EXTENSIONS):
+                if entry.is_file():
+                    found += 1
+                    yield Source(
+                        entry.path, shown_path(entry.path), _mode_for(entry.name), entry.stat().st_size
+                    )
+                elif entry.is_symlink() and (broken := _link_record(entry)) is not None:
+                    found += 1
+                    yield broken
+        except OSError as error:
+            found += 1
+            yield io_record(entry.path, error)
+    if not found:
+        *others, last = DOCUMENT_EXTENSIONS + LINES_EXTENSIONS
+        reason = f"nothing to check: no {', '.join(others)} or {last} file under it"
+        yield Record(shown_path(directory), None, None, (), io_error=reason)
+
+
+def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
+    """Every input named by ``paths`` (files, directories, ``-``), or the I/O error that stops one."""
+    for path in paths:
+        if path == STDIN:
+            yield Source(STDIN, "<stdin>", "sniff", None)
+            continue
+        if is_url(path):
+            yield Source(path, shown_path(path), _mode_for(path), None)
+            continue
+        try:
+            status = os.stat(path)
+        except OSError as error:
+            yield io_record(path, error)
+            continue
+        if stat.S_ISDIR(status.st_mode):
+            yield from _walk(path)
+        else:
+            size = status.st_size if stat.S_ISREG(status.st_mode) else None
+            yield Source(path, shown_path(path), _mode_for(path), size)
+
+
+# Opening: local files directly, never waiting on a FIFO; URLs and compressed files through fsspec.
+
+
+class _Prefixed(io.RawIOBase):
+    """A file descriptor's bytes after ``head``, bytes already read from it."""
+
+    def __init__(self, fd: int, head: bytes) -> None:
+        super().__init__()
+        self._fd = fd
+        self._head = head
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            count = min(len(buffer), len(self._head))
+            buffer[:count] = self._head[:count]
+            self._head = self._head[count:]
+            return count
+        return os.readv(self._fd, [buffer])
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
+
+
+NO_WRITER = (
+    "a FIFO that no process has open for writing (it is read only while its writer runs;"
+    " pipe the responses into - instead)"
+)
+
+
+def _open_local(path: str) -> IO[bytes]:
+    """``path`` opened for reading, never waiting: a FIFO without a writer is an ``OSError``."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            try:
+                head = os.read(fd, BINARY_SNIFF_BYTES)
+            except BlockingIOError:
+                head = b""  # a writer is there, with nothing written yet: wait for it
+            else:
+                if not head:
+                    raise OSError(errno.ENXIO, NO_WRITER)
+            os.set_blocking(fd, True)
+            return io.BufferedReader(_Prefixed(fd, head))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _fsspec() -> Any:
+    try:
+        import fsspec
+    except ImportError:
+        raise OSError(f"reading URLs and compressed files needs fsspec: {EXTRA}") from None
+    return fsspec
+
+
+@contextmanager
+def open_input(path: str) -> Iterator[IO[bytes]]:
+    """``path`` open for reading bytes; every failure is an ``OSError`` a report can show."""
+    compression = _compression(path)
+    if compression is None and not is_url(path):
+        with _open_local(path) as stream:
+            yield stream
+        return
+    try:
+        opened = _fsspec().open(path, "rb", compression=compression)
+        stream = opened.open()
+    except (ImportError, ValueError, RuntimeError) as error:  # an unknown protocol, a missing backend
+        raise OSError(f"cannot open {path} through fsspec: {error}") from None
+    try:
+        # The reader peeks at the first bytes (the binary-file rule): every stream gets a buffer.
+        yield stream if hasattr(stream, "peek") else io.BufferedReader(stream)
+    finally:
+        opened.close()
+
+
+def input_size(path: str) -> int | None:
+    """The size in bytes of a local file or a stored object, None if it cannot be known."""
+    try:
+        if not is_url(path):
+            return os.stat(path).st_size
+        fs, located = _fsspec().core.url_to_fs(path)
+        size = fs.size(located)
+    except (OSError, ImportError, ValueError):
+        return None
+    return size if isinstance(size, int) else None
+
+
+# Reading: an input as units of work, read as they are needed.
+
+
+class LinesTask(NamedTuple):
+    """A batch of JSON lines to check, the first being line ``first_line``."""
+
+    name: str
+    first_line: int
+    lines: list[bytes]
+
+
+class DocumentTask(NamedTuple):
+    """One JSON document to check (or several, one after another)."""
+
+    name: str
+    data: bytes
+
+
+class DoneTask(NamedTuple):
+    """A verdict reached while reading (an I/O error, a binary file)."""
+
+    record: Record
+
+
+Task = LinesTask | DocumentTask | DoneTask
+
+
+def binary_record(name: str, head: bytes) -> Record:
+    offset = head.find(b"\x00")
+    violation = SchemaViolation(
+        pointer="",
+        keyword=str(IJsonRule.BINARY),
+        message=f"binary data (a NUL byte at byte {offset}), not JSON text",
+    )
+    return Record(name, None, None, (violation,))
+
+
+def _is_blank(line: bytes) -> bool:
+    """Nothing but JSON white space (not ``bytes.isspace``, which takes a vertical tab for space)."""
+    return not line.strip(b" \t\r\n")
+
+
+def _limit_phrase(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 and limit % (1 << 20) == 0 else f"{limit:,} bytes"
+
+
+def _too_long(name: str, number: int, size: int) -> DoneTask:
+    reason = (
+        f"line {number} is longer than {_limit_phrase(MAX_LINE_BYTES)} (MAX_LINE_BYTES, the longest line"
+        f" read); skipped after {size:,} bytes"
+    )
+    return DoneTask(Record(name, number, None, (), io_error=reason))
+
+
+def _batch(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
+    """``lines`` as one task, or, around each line longer than ``MAX_LINE_BYTES``, several."""
+    start = 0
+    for index, line in enumerate(lines):
+        if len(line) > MAX_LINE_BYTES:
+            if index > start:
+                yield LinesTask(name, number + start, lines[start:index])
+            yield _too_long(name, number + index, len(line))
+            start = index + 1
+    if start < len(lines):
+        yield LinesTask(name, number + start, lines[start:])
+
+
+def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, size: int) -> Iterator[Task]:
+    """The lines of ``stream`` (after ``head``, the start of its first line) in batches of about
+    ``size`` bytes, each read as soon as it is there (a pipe's output is checked as it comes).
+    A line longer than ``MAX_LINE_BYTES`` is counted, not held, and reported."""
+    number = first_line
+    if head.endswith(b"\n"):
+        yield LinesTask(name, number, [head])
+        number, head = number + 1, b""
+    read = getattr(stream, "read1", stream.read)
+    partial = [head] if head else []  # the start of a line that has not ended yet
+    held = len(head)  # its length (its bytes are dropped past MAX_LINE_BYTES)
+    while chunk := read(size):
+        # Lines without their line feed (orjson needs none): bytes.split is the cheapest cut.
+        lines = chunk.split(b"\n")
+        rest = lines.pop()
+        if not lines:
+            held += len(chunk)
+            if held <= MAX_LINE_BYTES:
+                partial.append(chunk)
+            else:
+                partial.clear()
+            continue
+        if held:
+            held += len(lines[0])
+            if held > MAX_LINE_BYTES:
+                yield _too_long(name, number, held)
+                number += 1
+                del lines[0]
+            else:
+                lines[0] = b"".join([*partial, lines[0]])
+        yield from _batch(name, number, lines)
+        number += len(lines)
+        partial, held = [rest] if rest else [], len(rest)
+    if held > MAX_LINE_BYTES:
+        yield _too_long(name, number, held)
+    elif partial:
+        yield LinesTask(name, number, [b"".join(partial)])
+
+
+def _document(name: str, stream: IO[bytes], start: bytes) -> Task:
+    """One document: ``start`` and the rest of ``stream``, or an I/O error past ``MAX_DOCUMENT_BYTES``."""
+    rest = stream.read(MAX_DOCUMENT_BYTES + 1 - len(start)) if len(start) <= MAX_DOCUMENT_BYTES else b""
+    if len(start) + len(rest) > MAX_DOCUMENT_BYTES:
+        reason = (
+            f"more than {_limit_phrase(MAX_DOCUMENT_BYTES)} in one JSON document (MAX_DOCUMENT_BYTES, the"
+            " largest read whole); input of many responses goes one per line in JSON lines, which has no"
+            " such limit"
+        )
+        return DoneTask(Record(name, None, None, (), io_error=reason))
+    return DocumentTask(name, start + rest)
+
+
+def pretty_printed(head: bytes) -> bool:
+    """Whether text beginning with ``head`` holds pretty-printed JSON, not JSON lines: its first line
+    that is not blank is ``{`` or ``[`` alone, which no line of JSON lines can be."""
+    return re.match(rb"[ \t\r\n]*[{\[][ \t\r]*\n", head) is not None
+
+
+def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
+    if mode == "document":
+        yield _document(name, stream, b"")
+        return
+    peek = getattr(stream, "peek", None)
+    head: bytes = peek(BINARY_SNIFF_BYTES)[:BINARY_SNIFF_BYTES] if peek is not None else b""
+    if b"\x00" in head:
+        yield DoneTask(binary_record(name, head))
+    elif mode == "lines" and pretty_printed(head):
+        yield _document(name, stream, b"")
+    elif mode == "lines":
+        yield from _line_batches(name, stream, 1, b"", size)
+    else:
+        yield from _sniffed(name, stream, size)
+
+
+def _sniffed(name: str, stream: IO[bytes], size: int) -> Iterator[Task]:
+    """Input of no known kind: JSON lines if its first line that is not blank is a JSON value,
+    else one document. Blank lines are only counted (an endless run of them holds no memory)."""
+    blank = 0
+    line = stream.readline(MAX_LINE_BYTES + 1)
+    while line.endswith(b"\n") and _is_blank(line):
+        blank += 1
+        line = stream.readline(MAX_LINE_BYTES + 1)
+    if _is_blank(line):
+        return
+    if len(line) <= MAX_LINE_BYTES:
+        try:
+            orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            yield from _line_batches(name, stream, blank + 1, line, size)
+            return
+    # Blank lines before a document change no column, only line numbers: each one is kept as "\n".
+    yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
+
+
+def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int = LOCAL_BATCH_BYTES) -> Generator[Task]:
+    """The units of work of one input, read as they are needed: JSON lines in batches of about
+    ``batch_bytes``; an input that cannot be read gives its record."""
+    if isinstance(source, Record):
+        yield DoneTask(source)
+        return
+    try:
+        if source.path == STDIN:
+            yield from _stream_tasks(source.name, stdin, source.mode, batch_bytes)
+            return
+        with open_input(source.path) as stream:
+            yield from _stream_tasks(source.name, stream, source.mode, batch_bytes)
+    except OSError as error:
+        yield DoneTask(io_record(source.name, error))
+
+
+# Documents one after another in one text.
+
+_NOT_SPACE = re.compile(rb"[^ \t\r\n]")
+# What decides where a document ends: its brackets, outside its strings (matched whole, so that
+# nothing in a string is read as structure).
+_STRUCTURE = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
+
+
+def _skip_space(data: bytes, position: int) -> int:
+    found = _NOT_SPACE.search(data, position)
+    return len(data) if found is None else found.start()
+
+
+def closing(data: bytes, start: int) -> int | None:
+    """The end of the object or array that begins at ``start``, by its brackets; None when it does
+    not end (the parser then says why)."""
+    depth = 0
+    for token in _STRUCTURE.finditer(data, start):
+        first = data[token.start()]
+        if first != 0x22:  # not a string
+            depth += 1 if first in b"{[" else -1
+            if depth == 0:
+                return token.end()
+    return None
+
+
+def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
+    """Where each document starts and ends, and the line and column (in characters) it starts at,
+    when ``data`` holds two or more objects or arrays one after another, and whatever follows the
+    last as one more span that its parse then refuses; None for anything else (one document,
+    valid or not, or text that is not JSON). Asked of documents found invalid only."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        return None
+    spans: list[tuple[int, int]] = []
+    start = _skip_space(data, 0)
+    while start < len(data) and data[start] in b"{[" and (end := closing(data, start)) is not None:
+        spans.append((start, end))
+        start = _skip_space(data, end)
+    if len(spans) < 2:
+        return None
+    if start < len(data):
+        spans.append((start, len(data)))
+    located = []
+    line, counted, line_start = 1, 0, 0
+    for start, end in spans:
+        line += data.count(b"\n", counted, start)
+        newline = data.rfind(b"\n", counted, start)
+        line_start = newline + 1 if newline >= 0 else line_start
+        counted = start
+        located.append((start, end, line, len(data[line_start:start].decode("utf-8", "replace")) + 1))
+    return located
