@@ -6,6 +6,7 @@ view; every answer validates."""
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import shutil
 import sys
@@ -198,7 +199,24 @@ def test_a_result_that_asks_for_input_is_not_read_as_the_answer(
 
 def test_an_unknown_remote_tool_is_not_found(sdk_server: tuple[ToolRegistry, McpConnection]) -> None:
     _, connection = sdk_server
-    assert ErrorCode.NOT_FOUND is _valid(connection.call("no_such_tool")).code
+    assert ErrorCode.NOT_FOUND is _valid(connection.execute("no_such_tool")).code
+
+
+def test_the_names_of_1_0_warn_and_answer_as_execute(sdk_server: tuple[ToolRegistry, McpConnection]) -> None:
+    """McpConnection.call and acall, deprecated, warn (naming the new method, from the caller's
+    line) and answer as execute and aexecute do."""
+    _, connection = sdk_server
+    expected = _valid(connection.execute("echo", {"text": "hi"})).to_dict()
+    assert "hi" == expected["text"]
+    with pytest.warns(DeprecationWarning, match=r"McpConnection\.call .* use McpConnection\.execute") as sync:
+        assert expected == _valid(connection.call("echo", {"text": "hi"})).to_dict()
+
+    async def awaited() -> ToolResponse:
+        return await connection.acall("echo", {"text": "hi"})
+
+    with pytest.warns(DeprecationWarning, match=r"McpConnection\.acall .* McpConnection\.aexecute") as aio:
+        assert expected == _valid(asyncio.run(awaited())).to_dict()
+    assert [__file__, __file__] == [warning.filename for warning in [*sync, *aio]]
 
 
 def test_after_close_a_call_says_the_connection_is_closed(

@@ -184,7 +184,7 @@ async def test_our_client_sends_the_token(guarded_url: str) -> None:
     from toolresponse.mcp import connect
 
     with connect(guarded_url, token=TOKEN) as connection:
-        response = await connection.acall("calculator", {"expression": "1 + 1"})
+        response = await connection.aexecute("calculator", {"expression": "1 + 1"})
     assert ToolStatus.SUCCESS is response.status
 
 

@@ -355,7 +355,7 @@ ALLOWED = [
         "timeout-argument",
         """
         def test(tool):
-            assert tool.call({}, timeout_s=0.1).ok
+            assert tool.execute({}, timeout_s=0.1).ok
         """,
     ),
     (

@@ -79,7 +79,7 @@ async def test_a_served_call_names_its_session(otel: OtelCapture) -> None:
     call = McpToolCall(
         tool="echo", arguments={"text": "hi"}, request_id=7, session_id="s-1", protocol_version="v"
     )
-    response = await service.call(call)
+    response = await service.aexecute(call)
     assert ToolStatus.SUCCESS is response.status
     attributes = dict(otel.span("execute_tool echo").attributes)
     assert ("s-1", "7", "v", "tcp") == (
@@ -90,6 +90,24 @@ async def test_a_served_call_names_its_session(otel: OtelCapture) -> None:
     )
 
 
+async def test_the_deprecated_call_of_a_service_warns_and_is_served_as_aexecute(otel: OtelCapture) -> None:
+    """McpToolService.call, the name of 1.0, warns naming aexecute and goes through it: the
+    request's attributes on the tool span, as instrument() wraps aexecute."""
+    registry = ToolRegistry()
+
+    @registry.tool
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    service = McpToolService(registry, caller="bearer", transport="tcp")
+    call = McpToolCall(tool="echo", arguments={"text": "hi"}, request_id=8)
+    with pytest.warns(DeprecationWarning, match=r"McpToolService\.call .* use McpToolService\.aexecute"):
+        response = await service.call(call)
+    assert "hi" == response.text
+    assert "8" == dict(otel.span("execute_tool echo").attributes)["jsonrpc.request.id"]
+
+
 def test_without_instrumentation_a_served_call_has_no_span(otel: OtelCapture) -> None:
     """Uninstrumented, the served call runs as before and records nothing."""
     otel.instrumentor.uninstrument()
@@ -97,7 +115,9 @@ def test_without_instrumentation_a_served_call_has_no_span(otel: OtelCapture) ->
     service = McpToolService(registry, caller="stdio", transport="pipe")
     import asyncio
 
-    response = asyncio.run(service.call(McpToolCall(tool="calculator", arguments={"expression": "1 + 1"})))
+    response = asyncio.run(
+        service.aexecute(McpToolCall(tool="calculator", arguments={"expression": "1 + 1"}))
+    )
     assert ToolStatus.SUCCESS is response.status
     assert [] == otel.spans()
 

@@ -203,7 +203,7 @@ def test_partial_and_callable_objects_are_described() -> None:
     square = functools.partial(power, exponent=2)
     assert ["base"] == parameters_schema(square)["required"]
     assert {"value": {"type": "integer"}} == parameters_schema(Doubler())["properties"]
-    assert {"output": 9} == FunctionTool(square, name="square").call({"base": 3}).data
+    assert {"output": 9} == FunctionTool(square, name="square").execute({"base": 3}).data
 
 
 # -- wrap_value -----------------------------------------------------------------------------
@@ -258,7 +258,7 @@ WRAPPED_VALUES = [None, True, 42, 1.5, "plain", [1, "a"], (1, 2), {"b", "a"}, Co
 
 @pytest.mark.parametrize("value", WRAPPED_VALUES, ids=repr)
 async def test_a_functions_answer_is_its_wrapped_value(value: Any) -> None:
-    """Called through call or acall, sync or async, a function answers what wrap_value makes of
+    """Called through execute or aexecute, sync or async, a function answers what wrap_value makes of
     its value, with stats and context added."""
 
     def sync_value() -> Any:
@@ -269,7 +269,7 @@ async def test_a_functions_answer_is_its_wrapped_value(value: Any) -> None:
 
     expected = wrap_value(value)
     for tool in (FunctionTool(sync_value, name="value"), FunctionTool(async_value, name="value")):
-        for response in (tool.call({}, call_id="c"), await tool.acall({}, call_id="c")):
+        for response in (tool.execute({}, call_id="c"), await tool.aexecute({}, call_id="c")):
             assert (ToolStatus.SUCCESS, expected.text, expected.data) == (
                 valid(response).status,
                 response.text,
@@ -279,7 +279,7 @@ async def test_a_functions_answer_is_its_wrapped_value(value: Any) -> None:
             assert ["time_ms"] == list(response.stats or {})
 
 
-@pytest.mark.parametrize("via", ["call", "acall"])
+@pytest.mark.parametrize("via", ["execute", "aexecute"])
 async def test_a_function_tool_that_overrides_run_is_run_as_written(via: str) -> None:
     """A FunctionTool subclass with its own run or arun answers through it, not the function."""
 
@@ -298,7 +298,7 @@ async def test_a_function_tool_that_overrides_run_is_run_as_written(via: str) ->
         return text
 
     async def answer(tool: Tool) -> ToolResponse:
-        return tool.call({"text": "hi"}) if via == "call" else await tool.acall({"text": "hi"})
+        return tool.execute({"text": "hi"}) if via == "execute" else await tool.aexecute({"text": "hi"})
 
     assert [(ToolStatus.PARTIAL, "HI"), (ToolStatus.PARTIAL, "HI")] == [
         (response.status, response.text)
@@ -318,7 +318,7 @@ def test_params_input_is_a_copy_the_caller_cannot_change_either() -> None:
         return len(items)
 
     params: dict[str, Any] = {"items": [1, {"k": [2]}], "meta": {}}
-    response = valid(FunctionTool(grow).call(params))
+    response = valid(FunctionTool(grow).execute(params))
     params["items"][1]["k"].append("by the caller")
     params["extra"] = 1
     assert {"items": [1, {"k": [2]}], "meta": {}} == (response.context or {})["params_input"]
@@ -333,7 +333,7 @@ def test_a_sync_function_returning_an_awaitable_is_an_execution_error() -> None:
     def eager() -> Any:
         return later()
 
-    response = valid(FunctionTool(eager).call({}))
+    response = valid(FunctionTool(eager).execute({}))
     assert (ErrorCode.EXECUTION_ERROR, "TypeError") == (
         response.code,
         details_of(response)["exception"],
@@ -342,8 +342,8 @@ def test_a_sync_function_returning_an_awaitable_is_an_execution_error() -> None:
 
 @pytest.mark.parametrize("call_id", [17, "caf\u00e9", "\udc80"], ids=repr)
 def test_tool_call_ids_become_valid_strings(call_id: Any) -> None:
-    """Tool.call records a call_id as a string of valid Unicode, so the response stays valid."""
-    response = valid(Echo().call({"text": "x"}, call_id=call_id))
+    """Tool.execute records a call_id as a string of valid Unicode, so the response stays valid."""
+    response = valid(Echo().execute({"text": "x"}, call_id=call_id))
     assert isinstance((response.context or {})["call_id"], str)
 
 
@@ -429,21 +429,21 @@ def test_function_tool_takes_name_description_and_output_schema() -> None:
 def test_bad_definitions_are_refused_when_first_called(tool: Tool, message: str) -> None:
     """A definition that does not hold raises ToolDefinitionError with the reason."""
     with pytest.raises(ToolDefinitionError, match=message):
-        tool.call({})
+        tool.execute({})
 
 
 def test_lambda_needs_a_name() -> None:
     """A lambda's name is not a tool name: pass name=."""
     with pytest.raises(ToolDefinitionError, match="pass name="):
-        FunctionTool(lambda: None).call({})
-    assert "null" == FunctionTool(lambda: None, name="nothing").call({}).text
+        FunctionTool(lambda: None).execute({})
+    assert "null" == FunctionTool(lambda: None, name="nothing").execute({}).text
 
 
 # -- the timed, guarded call ----------------------------------------------------------------
 
 
 def test_call_fills_stats_and_context_and_keeps_the_tools_own() -> None:
-    """call() adds time_ms, tool_name, params_input and call_id; the tool's own members stay."""
+    """execute() adds time_ms, tool_name, params_input and call_id; the tool's own members stay."""
     clock = FakeClock(100.0)
 
     class Timed(Echo):
@@ -451,7 +451,7 @@ def test_call_fills_stats_and_context_and_keeps_the_tools_own() -> None:
             clock.advance(0.25)
             return ToolResponse.success("ok", stats={"tokens": 3}, context={"source": "cache"})
 
-    response = valid(Timed().call({"text": "hi"}, call_id="call-1", clock=clock))
+    response = valid(Timed().execute({"text": "hi"}, call_id="call-1", clock=clock))
     assert {"tokens": 3, "time_ms": 250.0} == response.stats
     assert {"source": "cache", "tool_name": "echo", "params_input": {"text": "hi"}, "call_id": "call-1"} == (
         response.context
@@ -460,7 +460,7 @@ def test_call_fills_stats_and_context_and_keeps_the_tools_own() -> None:
 
 def test_call_accepts_json_text() -> None:
     """Parameters may be JSON text of an object; params_input holds the decoded object."""
-    response = valid(Echo().call('{"text": "hi"}'))
+    response = valid(Echo().execute('{"text": "hi"}'))
     assert ("hi", {"text": "hi"}) == (response.text, response.context and response.context["params_input"])
 
 
@@ -476,7 +476,7 @@ def test_params_input_is_a_snapshot() -> None:
             params["new"] = object()
             return ToolResponse.success("changed")
 
-    response = valid(Mutator().call({"items": [1]}))
+    response = valid(Mutator().execute({"items": [1]}))
     assert {"items": [1]} == (response.context or {})["params_input"]
 
 
@@ -492,7 +492,7 @@ def test_params_input_is_a_snapshot() -> None:
 )
 def test_invalid_params_name_each_violation(params: Any, pointer: str, keyword: str) -> None:
     """Parameters that break the schema give INVALID_PARAM with each violation's pointer and keyword."""
-    response = valid(Echo().call(params))
+    response = valid(Echo().execute(params))
     assert ErrorCode.INVALID_PARAM == response.code
     info = response.error_info
     assert info is not None
@@ -518,7 +518,7 @@ def test_invalid_params_name_each_violation(params: Any, pointer: str, keyword: 
 )
 def test_params_that_are_not_an_object(params: Any, reason: str) -> None:
     """A string that is not a JSON object (even "42") is INVALID_PARAM, never parsed as a number."""
-    response = valid(Echo().call(params))
+    response = valid(Echo().execute(params))
     assert (ErrorCode.INVALID_PARAM, reason) == (response.code, details_of(response)["reason"])
 
 
@@ -550,7 +550,7 @@ class Unprintable(Exception):
 )
 def test_exceptions_become_execution_errors(error: Exception, details: dict[str, str]) -> None:
     """A tool's exception is EXECUTION_ERROR with its type and message in details."""
-    response = valid(Failing(error).call({}))
+    response = valid(Failing(error).execute({}))
     assert (ErrorCode.EXECUTION_ERROR, details) == (response.code, details_of(response))
 
 
@@ -558,7 +558,7 @@ def test_exceptions_become_execution_errors(error: Exception, details: dict[str,
 def test_interrupts_propagate(error: BaseException) -> None:
     """KeyboardInterrupt and SystemExit are not swallowed."""
     with pytest.raises(type(error)):
-        Failing(error).call({})
+        Failing(error).execute({})
 
 
 @pytest.mark.parametrize("error", [KeyboardInterrupt(), SystemExit(3)], ids=repr)
@@ -570,9 +570,9 @@ async def test_interrupts_propagate_from_async_tools(error: BaseException) -> No
 
     tool = FunctionTool(interrupt)
     with pytest.raises(type(error)):
-        await tool.acall({})
+        await tool.aexecute({})
     with pytest.raises(type(error)):
-        await asyncio.to_thread(tool.call, {})
+        await asyncio.to_thread(tool.execute, {})
 
 
 @pytest.mark.parametrize("value", [42, None, "text", {"a": 1}], ids=repr)
@@ -585,7 +585,7 @@ def test_a_tool_run_must_return_a_response(value: Any) -> None:
         def run(self, params: dict[str, Any]) -> ToolResponse:
             return value  # type: ignore[no-any-return]
 
-    response = valid(Sloppy().call({}))
+    response = valid(Sloppy().execute({}))
     assert (ErrorCode.EXECUTION_ERROR, "not_a_tool_response") == (
         response.code,
         details_of(response)["reason"],
@@ -598,7 +598,7 @@ def test_non_json_data_from_a_function_is_an_execution_error() -> None:
     def raw() -> Any:
         return {"blob": b"\x00"}
 
-    response = valid(FunctionTool(raw).call({}))
+    response = valid(FunctionTool(raw).execute({}))
     details = details_of(response)
     assert (ErrorCode.EXECUTION_ERROR, "not_json", "/data/blob") == (
         response.code,
@@ -613,7 +613,7 @@ def test_output_schema_violations_are_errors() -> None:
     def count() -> int:
         return "many"  # type: ignore[return-value]
 
-    response = valid(FunctionTool(count).call({}))
+    response = valid(FunctionTool(count).execute({}))
     details = details_of(response)
     assert (ErrorCode.EXECUTION_ERROR, "output_schema") == (response.code, details["reason"])
     assert [{"pointer": "/data/output", "keyword": "type", "message": '"many" is not of type "integer"'}] == (
@@ -630,25 +630,25 @@ def test_error_responses_skip_the_output_schema() -> None:
         def run(self, params: dict[str, Any]) -> ToolResponse:
             return ToolResponse.error("NOT_FOUND", "nothing to echo")
 
-    assert ErrorCode.NOT_FOUND == valid(Strict().call({"text": "x"})).code
+    assert ErrorCode.NOT_FOUND == valid(Strict().execute({"text": "x"})).code
 
 
 async def test_async_tools_through_both_entry_points() -> None:
-    """An async tool answers through acall and through the synchronous call."""
-    assert "hi" == valid(await AsyncEcho().acall({"text": "hi"})).text
-    assert "hi" == valid(await asyncio.to_thread(AsyncEcho().call, {"text": "hi"})).text
-    assert "hi" == valid(AsyncEcho().call({"text": "hi"})).text
+    """An async tool answers through aexecute and through the synchronous execute."""
+    assert "hi" == valid(await AsyncEcho().aexecute({"text": "hi"})).text
+    assert "hi" == valid(await asyncio.to_thread(AsyncEcho().execute, {"text": "hi"})).text
+    assert "hi" == valid(AsyncEcho().execute({"text": "hi"})).text
 
 
 async def test_sync_tools_through_acall_run_off_the_loop() -> None:
-    """A sync tool called through acall runs in another thread than the event loop's."""
+    """A sync tool called through aexecute runs in another thread than the event loop's."""
     seen: list[threading.Thread] = []
 
     def where() -> str:
         seen.append(threading.current_thread())
         return "ran"
 
-    assert "ran" == valid(await FunctionTool(where).acall({})).text
+    assert "ran" == valid(await FunctionTool(where).aexecute({})).text
     assert [False] == [thread is threading.current_thread() for thread in seen]
 
 
@@ -671,7 +671,7 @@ def test_a_hung_sync_tool_is_answered_on_time(
 
     clock = FakeClock()
     advance_when_waiting(clock, 0.2)
-    response = valid(FunctionTool(hang, timeout_s=0.2).call({}, clock=clock, wait=clock.wait))
+    response = valid(FunctionTool(hang, timeout_s=0.2).execute({}, clock=clock, wait=clock.wait))
     assert (ErrorCode.TIMEOUT, True, 200.0, False) == (
         response.code,
         response.is_retryable,
@@ -682,7 +682,7 @@ def test_a_hung_sync_tool_is_answered_on_time(
 
 
 async def test_a_hung_sync_tool_is_answered_on_time_from_async_code(release: threading.Event) -> None:
-    """acall of a hung sync tool answers TIMEOUT without blocking the event loop: while the tool
+    """aexecute of a hung sync tool answers TIMEOUT without blocking the event loop: while the tool
     hangs in its worker thread, another task on the loop runs, and it is the one that lets the
     timeout pass. (Were the loop blocked, the tool would return "late" after 10 s.)"""
     entered = threading.Event()
@@ -703,7 +703,7 @@ async def test_a_hung_sync_tool_is_answered_on_time_from_async_code(release: thr
 
     other_task = asyncio.ensure_future(let_the_timeout_pass())
     response = valid(
-        await FunctionTool(hang, timeout_s=0.2).acall({}, clock=clock, async_wait=clock.async_wait)
+        await FunctionTool(hang, timeout_s=0.2).aexecute({}, clock=clock, async_wait=clock.async_wait)
     )
     await other_task
     assert (ErrorCode.TIMEOUT, 200.0, [True]) == (
@@ -713,7 +713,7 @@ async def test_a_hung_sync_tool_is_answered_on_time_from_async_code(release: thr
     )
 
 
-@pytest.mark.parametrize("via", ["acall", "call"])
+@pytest.mark.parametrize("via", ["aexecute", "execute"])
 async def test_a_hung_async_tool_is_cancelled(via: str) -> None:
     """An async tool past its timeout is cancelled and answered TIMEOUT. (The 10 s bounds only
     keep a broken run from hanging: the task is cancelled on the tool's thread just after the
@@ -737,10 +737,10 @@ async def test_a_hung_async_tool_is_cancelled(via: str) -> None:
         target=lambda: started.wait(10) and clock.advance_when_waiting(0.1), daemon=True
     )
     advancer.start()
-    if via == "acall":
-        response = valid(await tool.acall({}, clock=clock, async_wait=clock.async_wait))
+    if via == "aexecute":
+        response = valid(await tool.aexecute({}, clock=clock, async_wait=clock.async_wait))
     else:
-        response = valid(await asyncio.to_thread(tool.call, {}, clock=clock, wait=clock.wait))
+        response = valid(await asyncio.to_thread(tool.execute, {}, clock=clock, wait=clock.wait))
     advancer.join()
     assert (ErrorCode.TIMEOUT, 100.0) == (response.code, (response.stats or {})["time_ms"])
     assert cancelled.wait(10)
@@ -752,14 +752,14 @@ async def test_a_tools_own_timeout_error_is_an_execution_error() -> None:
     async def upstream() -> None:
         raise TimeoutError("upstream did not answer")
 
-    response = valid(await FunctionTool(upstream, timeout_s=5).acall({}))
+    response = valid(await FunctionTool(upstream, timeout_s=5).aexecute({}))
     assert (ErrorCode.EXECUTION_ERROR, "TimeoutError") == (
         response.code,
         details_of(response)["exception"],
     )
 
 
-@pytest.mark.parametrize("via", ["acall", "call"])
+@pytest.mark.parametrize("via", ["aexecute", "execute"])
 async def test_a_sync_tools_own_timeout_error_is_an_execution_error(via: str) -> None:
     """A sync tool under a timeout that raises TimeoutError itself gets EXECUTION_ERROR, not TIMEOUT."""
 
@@ -767,19 +767,19 @@ async def test_a_sync_tools_own_timeout_error_is_an_execution_error(via: str) ->
         raise TimeoutError("upstream did not answer")
 
     tool = FunctionTool(upstream, timeout_s=5)
-    response = valid(await tool.acall({}) if via == "acall" else tool.call({}))
+    response = valid(await tool.aexecute({}) if via == "aexecute" else tool.execute({}))
     assert (ErrorCode.EXECUTION_ERROR, "TimeoutError") == (response.code, details_of(response)["exception"])
 
 
 def test_call_timeout_overrides_the_tools(release: threading.Event, advance_when_waiting: Advance) -> None:
-    """call(timeout_s=...) overrides the tool's own timeout: the call times out at 0.05 s, not 60 s."""
+    """execute(timeout_s=...) overrides the tool's own timeout: the call times out at 0.05 s, not 60 s."""
 
     def hang() -> None:
         release.wait(10)
 
     clock = FakeClock()
     advance_when_waiting(clock, 0.05)
-    response = FunctionTool(hang, timeout_s=60).call({}, timeout_s=0.05, clock=clock, wait=clock.wait)
+    response = FunctionTool(hang, timeout_s=60).execute({}, timeout_s=0.05, clock=clock, wait=clock.wait)
     assert (ErrorCode.TIMEOUT, {"timeout_s": 0.05}, 50.0) == (
         response.code,
         details_of(response),
@@ -792,6 +792,23 @@ def test_a_tool_calling_an_async_tool_from_the_background_loop() -> None:
     inner = FunctionTool(AsyncEcho().arun, name="inner")
 
     async def outer() -> str:
-        return inner.call({"params": {"text": "nested"}}).text
+        return inner.execute({"params": {"text": "nested"}}).text
 
-    assert "nested" == valid(FunctionTool(outer).call({}, timeout_s=5)).text
+    assert "nested" == valid(FunctionTool(outer).execute({}, timeout_s=5)).text
+
+
+@pytest.mark.parametrize(("old", "new"), [("call", "execute"), ("acall", "aexecute")])
+async def test_the_names_of_1_0_warn_and_answer_as_execute(old: str, new: str) -> None:
+    """Tool.call and Tool.acall, deprecated, warn (naming the new method, from the caller's line)
+    and answer as execute and aexecute do, given the same options."""
+
+    async def through(name: str) -> ToolResponse:
+        answer = getattr(AsyncEcho(), name)({"text": "hi"}, call_id="c-1", clock=FakeClock())
+        response: ToolResponse = await answer if asyncio.iscoroutine(answer) else answer
+        return response
+
+    with pytest.warns(DeprecationWarning, match=rf"Tool\.{old} is deprecated .* use Tool\.{new}") as caught:
+        old_answer = await through(old)
+    assert [__file__] == [warning.filename for warning in caught]
+    assert valid(await through(new)).to_dict() == valid(old_answer).to_dict()
+    assert "c-1" == (old_answer.context or {})["call_id"]

@@ -31,6 +31,7 @@ error codes and the ``SchemaViolation`` record (``McpConnectError`` carries a
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -60,7 +61,15 @@ __all__ = [
     "ToolResponseError",
     "TraceFormatError",
     "describe_violations",
+    "warn_renamed",
 ]
+
+
+def warn_renamed(old: str, new: str) -> None:
+    """Warn the caller of a deprecated alias (``old``, a name of 1.x) that it is now ``new``."""
+    warnings.warn(
+        f"{old} is deprecated and will be removed in 2.0; use {new}", DeprecationWarning, stacklevel=3
+    )
 
 
 class ToolResponseError(Exception):

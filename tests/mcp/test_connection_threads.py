@@ -110,7 +110,7 @@ def server() -> Iterator[tuple[ToolRegistry, McpConnection]]:
 
 def _hanging(connection: McpConnection) -> int:
     """How many calls of ``hang`` the server has in progress."""
-    response = connection.call("hanging")
+    response = connection.execute("hanging")
     assert ToolStatus.SUCCESS is response.status, response.text
     count: int = response.data["result"]
     return count
@@ -338,7 +338,7 @@ def test_closing_from_a_coroutine_on_the_connections_loop_returns(
         connection.close()
         return "closed"
 
-    returned, value = Caller(lambda: connection.run(close())).ended()
+    returned, value = Caller(lambda: connection.wait_on_loop(close())).ended()
     assert ("closed" == value) if returned else isinstance(value, McpConnectError)
     assert connection.closed
     assert "is closed" in registry.execute("noop").text
@@ -355,8 +355,8 @@ def test_what_the_work_raises_reaches_the_caller_from_a_thread_and_a_loop(
     async def fail() -> None:
         raise error
 
-    raised = [Caller(lambda: connection.run(fail())).raised()]
-    raised.append(Caller(lambda: asyncio.run(connection.arun(fail()))).raised())
+    raised = [Caller(lambda: connection.wait_on_loop(fail())).raised()]
+    raised.append(Caller(lambda: asyncio.run(connection.await_on_loop(fail()))).raised())
     assert [(type(error), str(error))] * 2 == [(type(one), str(one)) for one in raised]
 
 
@@ -366,9 +366,9 @@ def test_a_synchronous_call_from_a_coroutine_on_the_connections_loop_answers_an_
     registry, connection = server
 
     async def call_back() -> tuple[ToolResponse, ToolResponse]:
-        return connection.call("noop"), registry.execute("noop")
+        return connection.execute("noop"), registry.execute("noop")
 
-    direct, registered = Caller(lambda: connection.run(call_back())).value()
+    direct, registered = Caller(lambda: connection.wait_on_loop(call_back())).value()
     assert [ErrorCode.EXECUTION_ERROR] * 2 == [direct.code, registered.code]
     assert "own connection's loop" in direct.text
     assert ToolStatus.SUCCESS is registry.execute("noop").status

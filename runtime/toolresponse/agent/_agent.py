@@ -419,7 +419,7 @@ class Agent:
             wait = self.tool_retry.next_wait_s(len(responses) - 1, waited, hint) if retry else None
             if wait is None:
                 return _Done(tuple(responses), waited)
-            state.trace.call(
+            state.trace.tool_event(
                 "tool_retry",
                 index,
                 call,
@@ -463,7 +463,7 @@ class Agent:
             response = done.attempts[-1]
             if done.blocked is not None:
                 text, traced = done.blocked
-                state.trace.call("tool_blocked", index, call, **traced)
+                state.trace.tool_event("tool_blocked", index, call, **traced)
             else:
                 text = feedback_text(
                     response,

@@ -202,7 +202,7 @@ class _Line:
         number = float(value)
         return number if math.isfinite(number) and number >= 0 else None
 
-    def call(self) -> tuple[str, ToolCall]:
+    def tool_call(self) -> tuple[str, ToolCall]:
         """The tool and its call, of a ``tool_result`` (the agent's) or ``tool_call`` (the registry's)."""
         status, code, denied_by = (self.record.get(name) for name in ("status", "code", "denied_by"))
         if status not in _STATUSES:
@@ -228,7 +228,7 @@ def _count(value: Any) -> int:
 
 
 def _tool_result(summary: TraceSummary, line: _Line) -> None:
-    tool, call = line.call()
+    tool, call = line.tool_call()
     summary.tool(tool).calls.append(call)
 
 
@@ -289,7 +289,7 @@ def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
             line = _Line(name, number, record)
             try:
                 if line.event == "tool_call":  # the registry's own trace, with the state after the call
-                    registry_calls.append((*line.call(), record.get("breaker_state")))
+                    registry_calls.append((*line.tool_call(), record.get("breaker_state")))
                 else:
                     agent_results |= line.event == "tool_result"
                     if (add := _EVENTS.get(line.event)) is not None:

@@ -103,7 +103,7 @@ class RunTrace:
                 _log.warning("the agent trace stopped after an error writing a %s event: %s", event, exc)
                 self._writer = None
 
-    def call(self, event: str, index: int, call: ToolCall, **members: Any) -> None:
+    def tool_event(self, event: str, index: int, call: ToolCall, **members: Any) -> None:
         """Trace ``event`` of one tool call: its step, its id and its tool, then ``members``."""
         self.emit(event, step=index, call_id=call.id, tool=call.name, **members)
 
@@ -114,7 +114,7 @@ class RunTrace:
             value = json.loads(arguments)
         except (ValueError, RecursionError):
             value = None
-        self.call(
+        self.tool_event(
             "tool_request", index, call, arguments=value if isinstance(value, Mapping) else call.arguments
         )
 
@@ -140,7 +140,7 @@ class RunTrace:
         stats_time = (response.stats or {}).get("time_ms")
         rule = (response.error_info.details or {}).get("policy") if response.error_info else None
         denied = {"denied_by": rule} if response.code in DENIAL_CODES and isinstance(rule, str) else {}
-        self.call(
+        self.tool_event(
             "tool_result",
             index,
             call,

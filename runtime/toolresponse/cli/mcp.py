@@ -229,7 +229,7 @@ def _attached(
     registry = ToolRegistry()
     with connection:  # the answer is printed before the server is stopped (which takes seconds)
         try:
-            response = connection.run(_listed_or_called(connection, registry, args, arguments))
+            response = connection.wait_on_loop(_listed_or_called(connection, registry, args, arguments))
         except McpConnectError as error:
             response = error.response
             _hint_stderr(args)

@@ -170,7 +170,7 @@ class _Walk:
             raise self.refuse(node, f"'{node.id}' is a function; call it as {node.id}(x)")
         raise self.refuse(node, f"Unknown name '{node.id}'{_suggestion(node.id, CONSTANTS)}")
 
-    def call(self, node: ast.Call, depth: int) -> Number:
+    def function_call(self, node: ast.Call, depth: int) -> Number:
         name = node.func.id if isinstance(node.func, ast.Name) else ""
         if name not in FUNCTIONS:
             raise self.refuse(
@@ -205,7 +205,7 @@ _NODES: Final[dict[type[ast.AST], Callable[[_Walk, Any, int], Number]]] = {
     ast.BinOp: _Walk.operation,
     ast.UnaryOp: _Walk.operation,
     ast.Name: _Walk.name,
-    ast.Call: _Walk.call,
+    ast.Call: _Walk.function_call,
 }
 
 

@@ -250,9 +250,9 @@ def as_pydantic_ai_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) 
         raise ModelRetry(text) if outcome == "retried" else ToolFailed(text)
 
     def tool_of(tool: OfferedTool) -> Tool[Any]:
-        async def call(context: RunContext[Any], **arguments: Any) -> Any:
+        async def execute(context: RunContext[Any], **arguments: Any) -> Any:
             return answer(await tool.aexecute(arguments, call_id=context.tool_call_id))
 
-        return Tool.from_schema(call, tool.name, tool.description, tool.parameters, takes_ctx=True)
+        return Tool.from_schema(execute, tool.name, tool.description, tool.parameters, takes_ctx=True)
 
     return [tool_of(tool) for tool in offered_tools(registry, caller=caller)]

@@ -3,7 +3,7 @@
 Each remote tool becomes an ``McpTool``: a ``Tool`` whose parameters schema is the remote
 ``inputSchema``, so the registry checks the arguments, applies the breaker, tells the listeners
 and answers with a ToolResponse, sync (``execute``) and async (``aexecute``) alike; its call is
-the connection's (``McpConnection.call``), under the connection's timeout. The tools stay
+the connection's (``McpConnection.execute``), under the connection's timeout. The tools stay
 registered when the server dies, so a model meets a retryable error, never a vanished tool.
 """
 
@@ -55,10 +55,10 @@ class McpTool(Tool):
         )
 
     def run(self, params: dict[str, Any]) -> ToolResponse:
-        return self.connection.call(self.remote_name, params)
+        return self.connection.execute(self.remote_name, params)
 
     async def arun(self, params: dict[str, Any]) -> ToolResponse:
-        return await self.connection.acall(self.remote_name, params)
+        return await self.connection.aexecute(self.remote_name, params)
 
 
 def local_name(remote: str, prefix: str = "") -> str:
@@ -115,7 +115,7 @@ def attach(
     """
     connection = _connection(target, token, env, cwd, timeout_s, connect_timeout_s, stderr)
     try:
-        connection.run(aattach(registry, connection, prefix=prefix, timeout_s=timeout_s))
+        connection.wait_on_loop(aattach(registry, connection, prefix=prefix, timeout_s=timeout_s))
     except BaseException:
         if connection is not target:
             connection.close()

@@ -14,7 +14,7 @@ TIMEOUT, and a server process started for a connection that timed out is stopped
 The SDK's client lives on one event loop for the connection's life: an anyio
 ``BlockingPortal``'s, in a daemon thread. Calls are handed to it with
 ``asyncio.run_coroutine_threadsafe`` (one round trip; the portal's ``start_task_soon`` takes
-two) from a thread (``call``) or another event loop (``acall``); a caller that stops waiting
+two) from a thread (``execute``) or another event loop (``aexecute``); a caller that stops waiting
 cancels the remote call. When the server dies, the calls in flight answer NETWORK_ERROR and the
 next call reconnects, once. ``close()`` (or the end of a ``with`` block,
 or the interpreter's exit) stops the server and the loop; the calls in flight then, and every
@@ -37,7 +37,7 @@ import orjson
 
 from toolresponse_generated import ErrorCode
 
-from .._errors import DialectError, McpConnectError
+from .._errors import DialectError, McpConnectError, warn_renamed
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools._trace import mask_secrets
@@ -152,7 +152,7 @@ class McpConnection:
 
     # -- running on the connection's loop -------------------------------------------------------
 
-    def run(self, awaitable: Awaitable[T], timeout_s: float | None = None) -> T:
+    def wait_on_loop(self, awaitable: Awaitable[T], timeout_s: float | None = None) -> T:
         """Run ``awaitable`` on the connection's loop and wait for it from this thread (at most
         ``timeout_s``: then ``TimeoutError``); ``McpConnectError`` once the connection is closed.
         An interrupt (Ctrl-C) or the timeout cancels it."""
@@ -167,7 +167,7 @@ class McpConnection:
                 raise
             raise McpConnectError(self._closed_error()) from None
 
-    async def arun(self, awaitable: Awaitable[T]) -> T:
+    async def await_on_loop(self, awaitable: Awaitable[T]) -> T:
         """Run ``awaitable`` on the connection's loop and await it from any event loop; cancelling
         the await cancels it; ``McpConnectError`` once the connection is closed."""
         if running_loop() is self._loop.loop:
@@ -358,11 +358,11 @@ class McpConnection:
 
     async def alist_tools(self) -> list[dict[str, Any]]:
         """The server's tools as ``tools/list`` gives them (wire JSON); raises ``McpConnectError``."""
-        return await self.arun(self._list_tools())
+        return await self.await_on_loop(self._list_tools())
 
     def list_tools(self) -> list[dict[str, Any]]:
         """The synchronous form of ``alist_tools``."""
-        return self.run(self._list_tools())
+        return self.wait_on_loop(self._list_tools())
 
     async def _list_tools(self) -> list[dict[str, Any]]:
         """The listing, connecting (when not connected) and every page under one deadline."""
@@ -388,28 +388,38 @@ class McpConnection:
 
     # -- calling --------------------------------------------------------------------------------
 
-    async def acall(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
+    async def aexecute(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
         """Call the remote ``tool`` from any event loop; always a ToolResponse."""
         try:
-            return await self.arun(self._call(tool, dict(arguments or {})))
+            return await self.await_on_loop(self._execute(tool, dict(arguments or {})))
         except McpConnectError as closed:
             return closed.response
 
-    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
+    def execute(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
         """Call the remote ``tool`` from a thread; always a ToolResponse."""
         if running_loop() is self._loop.loop:
             return ToolResponse.error(
                 ErrorCode.EXECUTION_ERROR,
                 f"The MCP tool {tool!r} was called synchronously from a coroutine on its own connection's"
-                " loop, where the call could never end; await it there (acall, aexecute) instead.",
+                " loop, where the call could never end; await it there (aexecute) instead.",
                 details={"server": self.description},
             )
         try:
-            return self.run(self._call(tool, dict(arguments or {})))
+            return self.wait_on_loop(self._execute(tool, dict(arguments or {})))
         except McpConnectError as closed:
             return closed.response
 
-    async def _call(self, tool: str, arguments: dict[str, Any]) -> ToolResponse:
+    async def acall(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
+        """Deprecated (removed in 2.0): the old name of ``aexecute``."""
+        warn_renamed("McpConnection.acall", "McpConnection.aexecute")
+        return await self.aexecute(tool, arguments)
+
+    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
+        """Deprecated (removed in 2.0): the old name of ``execute``."""
+        warn_renamed("McpConnection.call", "McpConnection.execute")
+        return self.execute(tool, arguments)
+
+    async def _execute(self, tool: str, arguments: dict[str, Any]) -> ToolResponse:
         if self._closed:
             return self._closed_error()
         client, session = self._client, self._session_task
@@ -501,7 +511,7 @@ class McpConnection:
         self._closed = True
         if self._finalizer.alive:
             with contextlib.suppress(Exception):  # on the loop itself: the loop's end cancels the session
-                self.run(self._aclose(), _CLOSE_TIMEOUT_S * 2 + 5.0)
+                self.wait_on_loop(self._aclose(), _CLOSE_TIMEOUT_S * 2 + 5.0)
             self._finalizer()
 
     @property

@@ -90,7 +90,7 @@ def mcp_server(
             session_id=_session_id(ctx),
             protocol_version=ctx.protocol_version,
         )
-        return result_model(await service.call(request))
+        return result_model(await service.aexecute(request))
 
     return Server(
         name,

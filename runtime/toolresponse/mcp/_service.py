@@ -2,10 +2,10 @@
 on behalf of one caller.
 
 ``McpToolService(registry, caller=..., transport=...)``: ``list_tools()`` the entries of the
-tools the caller may see, ``call(McpToolCall)`` through ``registry.aexecute(..., caller=...)``
+tools the caller may see, ``aexecute(McpToolCall)`` through ``registry.aexecute(..., caller=...)``
 (policies, timeouts, the breaker, validation and listeners apply; a hidden tool is answered as
 an unknown one), ``input_schema(name)`` the schema the SDK checks ``Mcp-Param-*`` headers
-against. The SDK's handlers are thin adapters over these; ``toolresponse.otel`` wraps ``call``.
+against. The SDK's handlers are thin adapters over these; ``toolresponse.otel`` wraps ``aexecute``.
 
 Callers (``docs/security.md``): over streamable HTTP, the identity the access rules give a
 request (``"bearer"`` or ``"anonymous"``); over stdio, ``STDIO_CALLER`` (``"stdio"``, not an
@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from .._errors import warn_renamed
 from .._response import ToolResponse
 from ..tools._registry import ToolRegistry
 
@@ -68,9 +69,14 @@ class McpToolService:
         spec = self.registry.spec(tool, caller=self.caller)
         return None if spec is None else spec.parameters
 
-    async def call(self, request: McpToolCall) -> ToolResponse:
+    async def aexecute(self, request: McpToolCall) -> ToolResponse:
         """Answer one ``tools/call`` with the registry's ToolResponse (always one)."""
         call_id = None if request.request_id is None else str(request.request_id)
         return await self.registry.aexecute(
             request.tool, request.arguments, call_id=call_id, caller=self.caller
         )
+
+    async def call(self, request: McpToolCall) -> ToolResponse:
+        """Deprecated (removed in 2.0): the old name of ``aexecute``."""
+        warn_renamed("McpToolService.call", "McpToolService.aexecute")
+        return await self.aexecute(request)

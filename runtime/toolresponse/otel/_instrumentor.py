@@ -36,9 +36,9 @@ _TARGETS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
     (ToolRegistry, "aexecute", _tools.start),
     (Agent, "run", _agent.start_run),
     (Agent, "arun", _agent.start_run),
-    (McpToolService, "call", _mcp.start_served),
-    (McpConnection, "acall", _mcp.mark_remote),
-    (McpConnection, "call", _mcp.mark_remote),
+    (McpToolService, "aexecute", _mcp.start_served),
+    (McpConnection, "aexecute", _mcp.mark_remote),
+    (McpConnection, "execute", _mcp.mark_remote),
 )
 """(class, method, what each call runs inside): what instrument replaces."""
 

@@ -5,9 +5,9 @@ task, and in the threads and tasks it starts) carry the request's attributes,
 as the conventions ask of an MCP instrumentation that finds the tool call
 traced already; it needs no OpenTelemetry package. This package's own MCP face
 is instrumented from here (the face sits below and cannot import this
-package): ``start_served`` serves each ``tools/call`` (``McpToolService.call``)
+package): ``start_served`` serves each ``tools/call`` (``McpToolService.aexecute``)
 inside ``mcp_request``; ``mark_remote`` gives the tool span a remote tool's
-call runs in (``McpConnection.acall``/``call``) the client's attributes.
+call runs in (``McpConnection.aexecute``/``execute``) the client's attributes.
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def mcp_request(
 
 
 def start_served(telemetry: Telemetry, service: McpToolService, request: McpToolCall) -> McpRequest:
-    """``McpToolService.call`` inside ``mcp_request``, so that its tool span has the request's attributes."""
+    """``McpToolService.aexecute`` inside ``mcp_request``, so that its tool span has the request's
+    attributes."""
     return mcp_request(
         "tools/call",
         request_id=request.request_id,
@@ -108,7 +109,7 @@ def remote_attributes(target: object) -> dict[str, Any]:
 
 
 def mark_remote(telemetry: Telemetry, connection: McpConnection, *args: Any, **kwargs: Any) -> None:
-    """A remote tool's call (``McpConnection.acall``/``call``): the MCP client attributes on the
+    """A remote tool's call (``McpConnection.aexecute``/``execute``): the MCP client attributes on the
     tool span it runs in; the call itself goes on untraced (it is in that span already)."""
     from opentelemetry import trace  # only an instrumented process gets here
 

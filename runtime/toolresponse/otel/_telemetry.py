@@ -188,24 +188,24 @@ def traced(original: Callable[..., Any], start: Callable[..., Scope | None]) -> 
     if inspect.iscoroutinefunction(original):
 
         @functools.wraps(original)
-        async def call_async(self: Any, *args: Any, **kwargs: Any) -> Any:
+        async def traced_async(self: Any, *args: Any, **kwargs: Any) -> Any:
             span = begin(self, args, kwargs)
             if span is None:
                 return await original(self, *args, **kwargs)
             with span:
                 return span.ended(await original(self, *args, **kwargs))
 
-        return call_async
+        return traced_async
 
     @functools.wraps(original)
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def traced(self: Any, *args: Any, **kwargs: Any) -> Any:
         span = begin(self, args, kwargs)
         if span is None:
             return original(self, *args, **kwargs)
         with span:
             return span.ended(original(self, *args, **kwargs))
 
-    return call
+    return traced
 
 
 def content_json(value: Any) -> str:

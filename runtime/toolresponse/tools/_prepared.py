@@ -159,11 +159,11 @@ def _coroutine_of(
     """What makes the coroutine of a plain (coroutine) function's call: its value, awaited when
     it is awaitable."""
 
-    async def call() -> Any:
+    async def invoke() -> Any:
         value = function(**params)
         return await value if inspect.isawaitable(value) else value
 
-    return call
+    return invoke
 
 
 class PreparedTool:
@@ -369,8 +369,9 @@ class PreparedTool:
         job.stop()
         return timeout_error(self.name, timeout_s)
 
-    def run_sync(self, params: dict[str, Any], timeout_s: float | None, wait: Wait) -> Outcome:
-        """Run the tool for a synchronous caller, ``wait`` waiting for it under ``timeout_s``."""
+    def _body_from_thread(self, params: dict[str, Any], timeout_s: float | None, wait: Wait) -> Outcome:
+        """The tool's body (``run``/``arun``) run for a caller in a thread, ``wait`` waiting for it
+        under ``timeout_s``."""
         sync_run = self._sync_run
         if sync_run is not None and (timeout_s is None or self.cooperative):
             try:
@@ -387,11 +388,11 @@ class PreparedTool:
         except TimeoutError:
             return self._timed_out(job, timeout_s)
 
-    async def run_async(
+    async def _body_from_task(
         self, params: dict[str, Any], timeout_s: float | None, async_wait: AsyncWait
     ) -> Outcome:
-        """Run the tool for an asynchronous caller, ``async_wait`` waiting for it under
-        ``timeout_s``, never on the caller's loop (but for a cooperative tool)."""
+        """The tool's body run for a caller in an asyncio task, ``async_wait`` waiting for it
+        under ``timeout_s``, never on the caller's loop (but for a cooperative tool)."""
         async_run = self._async_run
         if self.cooperative and async_run is not None:
             try:
@@ -415,7 +416,7 @@ class PreparedTool:
 
     # -- the whole call -------------------------------------------------------------------------
 
-    def call(
+    def execute(
         self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock, wait: Wait
     ) -> ToolResponse:
         """One synchronous call: parameters checked, the tool run under ``timeout_s``, the answer
@@ -440,15 +441,18 @@ class PreparedTool:
                         outcome = self._function_value(value, awaited=False)
                     return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
             parsed, params_input = self.arguments(params)
-            outcome = parsed if isinstance(parsed, ToolResponse) else self.run_sync(parsed, timeout_s, wait)
+            if isinstance(parsed, ToolResponse):
+                outcome = parsed
+            else:
+                outcome = self._body_from_thread(parsed, timeout_s, wait)
         except Exception as error:
             outcome = internal_error(self.name, error, mask=self.mask)
         return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
 
-    async def acall(
+    async def aexecute(
         self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock, async_wait: AsyncWait
     ) -> ToolResponse:
-        """The asynchronous form of ``call``."""
+        """The asynchronous form of ``execute``."""
         start = clock()
         params_input: Any = None
         try:
@@ -456,7 +460,7 @@ class PreparedTool:
             if isinstance(parsed, ToolResponse):
                 outcome: Outcome = parsed
             else:
-                outcome = await self.run_async(parsed, timeout_s, async_wait)
+                outcome = await self._body_from_task(parsed, timeout_s, async_wait)
         except Exception as error:
             outcome = internal_error(self.name, error, mask=self.mask)
         return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)

@@ -324,7 +324,7 @@ class ToolRegistry:
             prepared = self._approved(name, params, call_id, caller, prepared, answer)
         if isinstance(prepared, ToolResponse):
             return prepared
-        response = prepared.call(params, call_id, prepared.call_timeout_s, self._clock, self._wait)
+        response = prepared.execute(params, call_id, prepared.call_timeout_s, self._clock, self._wait)
         return self._ran(prepared, call_id, response)
 
     async def aexecute(
@@ -340,7 +340,7 @@ class ToolRegistry:
             prepared = self._approved(name, params, call_id, caller, prepared, answer)
         if isinstance(prepared, ToolResponse):
             return prepared
-        response = await prepared.acall(
+        response = await prepared.aexecute(
             params, call_id, prepared.call_timeout_s, self._clock, self._async_wait
         )
         return self._ran(prepared, call_id, response)

@@ -115,7 +115,7 @@ class Job(Future[Any]):
         self._stopped = False
         self._task: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
 
-    def run(self) -> None:
+    def perform(self) -> None:
         if not self.set_running_or_notify_cancel():
             return
         try:
@@ -200,7 +200,7 @@ class ToolThreads:
     def _serve(self) -> None:
         try:
             while (job := self._next()) is not None:
-                job.run()
+                job.perform()
                 del job  # not held while this thread waits for the next
         finally:
             loop: asyncio.AbstractEventLoop | None = getattr(_THREAD, "loop", None)

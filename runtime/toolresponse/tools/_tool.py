@@ -7,8 +7,9 @@ Schema of ``data``) and ``timeout_s``. A plain function becomes a ``FunctionTool
 parameters schema comes from its signature, it is called with keyword arguments, and its value
 is wrapped (``wrap_value``).
 
-``Tool.call(params)`` and ``await Tool.acall(params)`` are the timed, guarded entry points; they
-always return a valid ToolResponse (``_prepared.py`` lists every answer and where a call runs).
+``Tool.execute(params)`` and ``await Tool.aexecute(params)`` are the timed, guarded entry points
+(``run``/``arun`` are the tool's body, what they call); they always return a valid ToolResponse
+(``_prepared.py`` lists every answer and where a call runs).
 How a call waits under a timeout is injected: ``wait`` and ``async_wait`` wait in real time by
 default, ``FakeClock.wait`` and ``FakeClock.async_wait`` (``toolresponse.testing``) on a fake
 clock. An async tool runs on a thread's own event loop: it must not rely on objects bound to the
@@ -23,7 +24,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-from .._errors import ToolDefinitionError
+from .._errors import ToolDefinitionError, warn_renamed
 from .._response import ToolResponse
 from ._answers import wrap_sync_value, wrap_value
 from ._params import docstring_summary, parameters_schema, return_schema
@@ -105,7 +106,7 @@ class Tool:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
 
-    def call(
+    def execute(
         self,
         params: Any = None,
         *,
@@ -114,14 +115,14 @@ class Tool:
         clock: Clock = time.monotonic,
         wait: Wait = real_wait,
     ) -> ToolResponse:
-        """Run the tool on ``params`` (a dict, or JSON text of an object) and always answer with a
+        """Call the tool on ``params`` (a dict, or JSON text of an object) and always answer with a
         valid ToolResponse; ``timeout_s`` defaults to the tool's own. ``clock`` times the call;
         ``wait`` waits for the answer under the timeout (see ``Wait``)."""
         prepared = prepared_of(self)
         timeout = prepared.call_timeout_s if timeout_s is None else timeout_s
-        return prepared.call(params, call_id_of(call_id), timeout, clock, wait)
+        return prepared.execute(params, call_id_of(call_id), timeout, clock, wait)
 
-    async def acall(
+    async def aexecute(
         self,
         params: Any = None,
         *,
@@ -130,14 +131,24 @@ class Tool:
         clock: Clock = time.monotonic,
         async_wait: AsyncWait = real_async_wait,
     ) -> ToolResponse:
-        """The asynchronous form of ``call``; ``async_wait`` waits for the answer under the timeout."""
+        """The asynchronous form of ``execute``; ``async_wait`` waits for the answer under the timeout."""
         prepared = prepared_of(self)
         timeout = prepared.call_timeout_s if timeout_s is None else timeout_s
-        return await prepared.acall(params, call_id_of(call_id), timeout, clock, async_wait)
+        return await prepared.aexecute(params, call_id_of(call_id), timeout, clock, async_wait)
+
+    def call(self, params: Any = None, **options: Any) -> ToolResponse:
+        """Deprecated (removed in 2.0): the old name of ``execute``."""
+        warn_renamed("Tool.call", "Tool.execute")
+        return self.execute(params, **options)
+
+    async def acall(self, params: Any = None, **options: Any) -> ToolResponse:
+        """Deprecated (removed in 2.0): the old name of ``aexecute``."""
+        warn_renamed("Tool.acall", "Tool.aexecute")
+        return await self.aexecute(params, **options)
 
 
 def prepared_of(tool: Tool) -> PreparedTool:
-    """``tool`` checked and compiled for ``Tool.call``, once."""
+    """``tool`` checked and compiled for ``Tool.execute``, once."""
     prepared: PreparedTool | None = tool.__dict__.get("_toolresponse_prepared")
     if prepared is None:
         prepared = tool.__dict__["_toolresponse_prepared"] = PreparedTool(tool, tool._runs())
