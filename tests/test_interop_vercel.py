@@ -5,14 +5,13 @@ thrown error, a denied call) are read as documented."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from interop_cases import VALID_FIXTURES, inferred_error
+from node_json import node_json
 
 from toolresponse import AccessControl, RequireApproval, ToolRegistry, ToolResponse
 from toolresponse.interop import DENIED, from_vercel, to_vercel
@@ -33,17 +32,7 @@ def node() -> str:
 
 
 def _run(node: str, mode: str, records: Any = None) -> Any:
-    done = subprocess.run(
-        [node, str(SCRIPT), mode],
-        input=json.dumps(records),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        check=False,
-    )
-    assert 0 == done.returncode, done.stderr
-    return json.loads(done.stdout)
+    return node_json([node, str(SCRIPT), mode], records)
 
 
 def _denied() -> ToolResponse:

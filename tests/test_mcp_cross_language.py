@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from node_json import node_json
 from test_mcp_tool_failure import CALLS, CODES, FACTORY, HERE, SERVE
 from test_mcp_typescript import SDK, _run
 
@@ -238,16 +239,7 @@ def _error_texts() -> list[str]:
 
 def test_the_package_reads_error_text_as_the_python_runtime_does(node: str) -> None:
     texts = _error_texts()
-    done = subprocess.run(
-        [node, "--input-type=module", "-e", _READ_TEXTS],
-        input=json.dumps(texts),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        check=False,
-    )
-    assert 0 == done.returncode, done.stderr
+    read_there = node_json([node, "--input-type=module", "-e", _READ_TEXTS], texts)
     expected = []
     for text in texts:
         read = text_error(text, is_error=True)
@@ -255,4 +247,4 @@ def test_the_package_reads_error_text_as_the_python_runtime_does(node: str) -> N
         expected.append(
             [read.code.value, read.text, read.message, {"code_from": read.code_from, **read.details()}]
         )
-    assert expected == json.loads(done.stdout)
+    assert expected == read_there
