@@ -1,11 +1,9 @@
 """Who may reach the HTTP binding: the Host and Origin allow-lists and the bearer token.
 
-``AccessGuard(app, rules)`` answers a request the ``AccessRules`` refuse (``refusal``) before it
-reaches ``app``: the binding's application and the MCP face's streamable-HTTP one alike. The
-defaults are safe with nothing configured: loopback names only, browsers' requests only from
-loopback origins, so that a web page can reach a loopback server neither by DNS rebinding (a
-foreign ``Host``) nor by a cross-site request (a foreign ``Origin``). A token is compared with
-``hmac.compare_digest`` and never logged, echoed or put in a response.
+``AccessGuard(app, rules)`` answers a request the ``AccessRules`` refuse before it reaches ``app``
+(the binding's application and the MCP face's alike). The defaults, loopback names and origins
+only, keep a web page from reaching a loopback server by DNS rebinding or a cross-site request.
+A token is compared with ``hmac.compare_digest`` and never logged, echoed or put in a response.
 """
 
 from __future__ import annotations

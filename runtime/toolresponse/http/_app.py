@@ -1,12 +1,9 @@
 """The HTTP binding of ToolResponse v1 as an ASGI application: a registry of tools, served.
 
-Every fact of the binding (paths, the call-id header, the body limit, the statuses) comes from the
-constants generated from ``schema/v1/http-binding.openapi.json``. Every answer has a ToolResponse
-body: the registry's for a call, else the binding's own (400, 404, 405, 408, 413), and 500
-INTERNAL_ERROR for a tool that raises a ``BaseException`` the registry lets through or a failure of
-the application itself; the server goes on serving. The access rules are checked first, so that a
-refused request reads no body and runs nothing. A body over the limit is still read and dropped,
-up to 16 MiB, so that the client sees the 413 rather than a reset connection.
+Every fact of the binding comes from the constants generated from its OpenAPI document. Every
+answer has a ToolResponse body, 500 INTERNAL_ERROR included (a tool raising a ``BaseException``, a
+failure of the application); the access rules are checked first, so that a refused request reads
+no body and runs nothing.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The HTTP conformance runner: check any server against the ToolResponse v1 HTTP binding.
 
-A run is the binding's own checks (``_fixtures``: the tool list and the shared HTTP fixtures), then
-schemathesis with every standard check and ``BINDING_CHECK``, at most ``max_examples`` cases per
-operation and phase from a fixed ``seed`` (no stateful phase: the binding has no links).
-
-schemathesis gets the resolved binding document ``make generate`` ships (it silently skips a
-response schema it cannot resolve, so a document that refers to another file is refused). Each
-served tool becomes an operation of its own (``add_tool_operations``) whose body schema is the
-tool's parameter schema, so that invalid parameters must be answered 400; on these operations the
-5xx of the codes a tool answers (EXECUTION_ERROR, TIMEOUT ...) are answers, not server errors.
-``token`` is sent as ``Authorization: Bearer <token>``, never printed.
+A run is the binding's own checks (``_fixtures``), then schemathesis with every standard check and
+``BINDING_CHECK`` on the resolved binding document (schemathesis silently skips a schema it cannot
+resolve), from a fixed ``seed``. Each served tool becomes an operation of its own whose body schema
+is the tool's parameter schema, so that invalid parameters must be answered 400.
 """
 
 from __future__ import annotations
@@ -81,8 +75,7 @@ class ConformanceReport:
 def resolved_binding_document() -> dict[str, Any]:
     """The binding's OpenAPI document with the v1 schema in ``components/schemas`` and every
     reference pointing there, as ``make generate`` writes it: any loader resolves it."""
-    document: dict[str, Any] = packaged_json(RESOLVED_DOCUMENT_NAME, "the resolved binding document")
-    return document
+    return dict(packaged_json(RESOLVED_DOCUMENT_NAME, "the resolved binding document"))
 
 
 def _objects(node: Any) -> Iterator[dict[str, Any]]:
@@ -105,10 +98,6 @@ def _foreign_refs(node: Any) -> list[str]:
 def _placed_at(prefix: str) -> Callable[[str], str]:
     """Where a local reference of a schema placed at ``prefix`` points (``#/$defs/A``: ``prefix/$defs/A``)."""
     return lambda ref: prefix + ref[1:]
-
-
-def _invoke_path(name: str) -> str:
-    return INVOKE_PATH.replace(f"{{{TOOL_NAME_PARAMETER}}}", quote(name, safe=""))
 
 
 def add_tool_operations(
@@ -155,7 +144,8 @@ def add_tool_operations(
                 "parameters": parameters,
                 "requestBody": {"required": True, "content": {MEDIA_TYPE: {"schema": {"$ref": prefix}}}},
             }
-            specialised["paths"][_invoke_path(name)] = {method: operation}
+            path = INVOKE_PATH.replace(f"{{{TOOL_NAME_PARAMETER}}}", quote(name, safe=""))
+            specialised["paths"][path] = {method: operation}
     return specialised, left_out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from importlib import resources
@@ -212,54 +212,42 @@ def _toolresponse(answer: httpx.Response) -> tuple[Any, list[str]]:
     return body, problems
 
 
-def _status(want: int, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
-    if answer.status_code != want:
-        yield f"HTTP status {answer.status_code}, expected {want}"
+def _expected_status(want: int, answer: httpx.Response, body: dict[str, Any]) -> list[str]:
+    problems = [f"HTTP status {answer.status_code}, expected {want}"] if answer.status_code != want else []
     if body["status"] != "error":
-        yield f"status {body['status']!r} on an HTTP {answer.status_code}, expected an error"
+        problems.append(f"status {body['status']!r} on an HTTP {answer.status_code}, expected an error")
+    return problems
 
 
-def _code(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+def _expected_code(want: str, answer: httpx.Response, body: dict[str, Any]) -> list[str]:
     code = error_code(body)
-    if code != want:
-        yield f"code {code and code.value}, expected {want}"
+    return [f"code {code and code.value}, expected {want}"] if code != want else []
 
 
-def _not_status(want: int, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
-    if answer.status_code == want:
-        yield f"HTTP status {answer.status_code}"
-
-
-def _not_code(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
-    if error_code(body) == want:
-        yield f"code {want}: {body.get('text', '')}"
-
-
-def _details(want: Mapping[str, Any], answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+def _expected_details(want: Mapping[str, Any], answer: httpx.Response, body: dict[str, Any]) -> list[str]:
     details = body.get("error_info", {}).get("details") or {}
-    for key, value in want.items():
-        if details.get(key) != value:
-            yield f"error_info.details.{key} is {details.get(key)!r}, expected {value!r}"
+    return [
+        f"error_info.details.{key} is {details.get(key)!r}, expected {value!r}"
+        for key, value in want.items()
+        if details.get(key) != value
+    ]
 
 
-def _call_id(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+def _expected_call_id(want: str, answer: httpx.Response, body: dict[str, Any]) -> list[str]:
     call_id = (body.get("context") or {}).get("call_id")
-    if call_id != want:
-        yield f"context.call_id is {call_id!r}, expected {want!r}"
+    return [f"context.call_id is {call_id!r}, expected {want!r}"] if call_id != want else []
 
 
-def _headers(want: Sequence[str], answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
-    yield from (f"no {header} header" for header in want if header not in answer.headers)
-
-
-_EXPECTATIONS: dict[str, Callable[[Any, httpx.Response, dict[str, Any]], Iterator[str]]] = {
-    "status": _status,
-    "code": _code,
-    "not_status": _not_status,
-    "not_code": _not_code,
-    "details": _details,
-    "call_id": _call_id,
-    "headers": _headers,
+_EXPECTATIONS: dict[str, Callable[[Any, httpx.Response, dict[str, Any]], list[str]]] = {
+    "status": _expected_status,
+    "code": _expected_code,
+    "not_status": lambda want, answer, body: [f"HTTP status {want}"] if answer.status_code == want else [],
+    "not_code": lambda want, answer, body: (
+        [f"code {want}: {body.get('text', '')}"] if error_code(body) == want else []
+    ),
+    "details": _expected_details,
+    "call_id": _expected_call_id,
+    "headers": lambda want, answer, body: [f"no {h} header" for h in want if h not in answer.headers],
 }
 """How each member of a fixture's ``response`` is judged (see ``HttpExpectation`` in the fixture schema)."""
 
