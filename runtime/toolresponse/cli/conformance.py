@@ -14,8 +14,6 @@ import sys
 from ..http._access import TOKEN_ENV, TokenError, load_token
 from ..http._conformance import DEFAULT_MAX_EXAMPLES, DEFAULT_SEED, DEFAULT_TIMEOUT_S, report_conformance
 
-__all__ = ["add_arguments", "run"]
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", metavar="URL", help="the server's base URL, e.g. http://127.0.0.1:8000")

@@ -30,8 +30,6 @@ from .serve import add_http_arguments, add_server_arguments, http_settings
 if TYPE_CHECKING:
     from ..mcp import McpConnection
 
-__all__ = ["add_arguments", "run"]
-
 
 def _peer_options(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
@@ -88,9 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     call.add_argument("arguments", nargs="?", default="{}", metavar="JSON-ARGS", help="a JSON object")
 
 
-def _error(message: str) -> int:
+def _error(message: str, status: int = 2) -> int:
     print(f"toolresponse mcp: {message}", file=sys.stderr)
-    return 2
+    return status
 
 
 def _print(value: Any) -> None:
@@ -116,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:  # a TokenError too
         return _error(str(error))
     if not args.verbose:
-        _quiet_sdk_log()
+        logging.getLogger("mcp").addHandler(_OneLine())
+        logging.getLogger("mcp").propagate = False
     with open(os.devnull, "w", encoding="utf-8") as discard:  # a --stdio server's stderr, unless --verbose
         return _attached(args, token, env, None if args.verbose else discard, arguments)
 
@@ -134,12 +133,6 @@ class _OneLine(logging.Handler):
         if message not in self._said:
             self._said.add(message)
             print(f"toolresponse mcp: the MCP SDK says: {message} (--verbose shows more)", file=sys.stderr)
-
-
-def _quiet_sdk_log() -> None:
-    sdk = logging.getLogger("mcp")
-    sdk.addHandler(_OneLine())
-    sdk.propagate = False
 
 
 def _environment(args: argparse.Namespace) -> dict[str, str]:
@@ -251,8 +244,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         sock = listen(args.host, args.port)
     except (OSError, UnicodeError) as error:
-        print(f"toolresponse mcp: cannot listen on {args.host} port {args.port}: {error}", file=sys.stderr)
-        return 1
+        return _error(f"cannot listen on {args.host} port {args.port}: {error}", 1)
     print(endpoint_url(url_of(sock)), flush=True)
     serve_http(app, sock, limits=limits)
     return 0

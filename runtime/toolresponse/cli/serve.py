@@ -22,8 +22,6 @@ from ..http._serve import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, li
 from ..tools import load_registry
 from ..tools._load import REGISTRY_EXAMPLE
 
-__all__ = ["add_arguments", "add_http_arguments", "add_server_arguments", "http_settings", "run"]
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_server_arguments(parser)

@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from ..validation import Judge, Options, Record, Source
     from ..validation._checks import Batch
 
-__all__ = ["add_arguments", "run"]
-
 PROGRAM = "toolresponse validate"
 
 EXIT_STATUS = """\

@@ -19,8 +19,6 @@ from typing import Any, NamedTuple
 from ._documents import SchemaSet, location
 from ._rules import RULES, ChangeClass
 
-__all__ = ["Change", "SchemaDiff", "diff_schema_sets"]
-
 _ANNOTATIONS = {
     "title": "title-changed",
     "description": "description-changed",

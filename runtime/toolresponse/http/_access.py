@@ -29,19 +29,6 @@ from toolresponse_generated.http_binding import (
 
 from .._response import ToolResponse
 
-__all__ = [
-    "ANONYMOUS_CALLER",
-    "ANY",
-    "BEARER_CALLER",
-    "LOOPBACK_HOSTS",
-    "TOKEN_ENV",
-    "AccessGuard",
-    "AccessRules",
-    "TokenError",
-    "is_loopback",
-    "load_token",
-]
-
 ANY = "*"
 """In an allow-list of hosts or origins: any value is accepted."""
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})

@@ -65,8 +65,6 @@ from ..validation import to_json_data
 from ._access import AccessGuard, AccessRules, ASGIApp, Receive, Scope, Send
 from ._serve import DEFAULT_BODY_TIMEOUT_S
 
-__all__ = ["ServableRegistry", "create_app", "http_status"]
-
 _CALL_ID = re.compile(CALL_ID_PATTERN)
 _LINGER_BYTES = 16 * 1024 * 1024
 """How much of a refused body is read and dropped before the 413 (unless the client waits for

@@ -39,18 +39,6 @@ from ._access import TOKEN_ENV
 from ._fixtures import CheckResult, check_binding, error_code, load_fixtures, packaged_json, status_problem
 from ._refs import rewrite_refs
 
-__all__ = [
-    "BINDING_CHECK",
-    "DEFAULT_MAX_EXAMPLES",
-    "DEFAULT_SEED",
-    "DEFAULT_TIMEOUT_S",
-    "ConformanceReport",
-    "add_tool_operations",
-    "report_conformance",
-    "resolved_binding_document",
-    "run_conformance",
-]
-
 DEFAULT_MAX_EXAMPLES = 50
 DEFAULT_SEED = 20260101
 DEFAULT_TIMEOUT_S = 10.0
@@ -286,15 +274,8 @@ def _check_url(url: str) -> str:
     return url.rstrip("/")
 
 
-def _check_token(client: Any, base: str, token: str | None) -> None:
-    """Refuse the run when the server answers its first request 401 (``ConformanceTokenError``).
-    A server that cannot be reached is left to the checks, which report it."""
-    import httpx
-
-    try:
-        status = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH).status_code
-    except httpx.HTTPError:
-        return
+def _check_token(status: int, base: str, token: str | None) -> None:
+    """Refuse the run when the server answers its first request 401 (``ConformanceTokenError``)."""
     if status == UNAUTHORIZED_STATUS:
         answered = f"{LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} answered {status} {HTTPStatus(status).phrase}"
         if token is None:
@@ -349,10 +330,14 @@ def run_conformance(
 
     headers = {} if token is None else {"Authorization": f"{BEARER_SCHEME} {token}"}
     with httpx.Client(base_url=base, timeout=timeout_s, follow_redirects=False, headers=headers) as client:
-        _check_token(client, base, token)
-        tools = check_binding(client, fixtures, record)
-    if tools is None:
-        return report
+        try:
+            listing = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH)
+        except httpx.HTTPError as error:
+            problem = f"{type(error).__name__}: {error}"
+            record(CheckResult(section="binding", name="the server answers", problems=(problem,)))
+            return report
+        _check_token(listing.status_code, base, token)
+        tools = check_binding(client, listing, fixtures, record)
     specialised, left_out = add_tool_operations(resolved, tools)
     note = f"{len(tools) - len(left_out)} of {len(tools)} tools"
     name = "each served tool is an operation of its own"

@@ -42,17 +42,6 @@ from ..validation import validate
 if TYPE_CHECKING:
     import httpx
 
-__all__ = [
-    "CheckResult",
-    "Fixture",
-    "check_binding",
-    "error_code",
-    "load_fixtures",
-    "packaged_json",
-    "status_problem",
-    "transport_refusal",
-]
-
 
 @dataclass(frozen=True, kw_only=True)
 class CheckResult:
@@ -287,18 +276,12 @@ def _tool_list(answer: httpx.Response) -> tuple[list[dict[str, Any]], list[str]]
 
 
 def check_binding(
-    client: Any, fixtures: Sequence[Fixture], record: Callable[[CheckResult], None]
-) -> list[dict[str, Any]] | None:
-    """The tool list, then each fixture, through the httpx ``client``; each result goes to
-    ``record``. The served tools, or None when the server could not be reached."""
+    client: Any, listing: httpx.Response, fixtures: Sequence[Fixture], record: Callable[[CheckResult], None]
+) -> list[dict[str, Any]]:
+    """The tool list (``listing``, the server's answer to it), then each fixture, through the httpx
+    ``client``; each result goes to ``record``. The served tools."""
     import httpx
 
-    try:
-        listing = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH)
-    except httpx.HTTPError as error:
-        problem = f"{type(error).__name__}: {error}"
-        record(CheckResult(section="binding", name="the server answers", problems=(problem,)))
-        return None
     tools, problems = _tool_list(listing)
     name = (
         f"{LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} is a success ToolResponse listing each tool once in"
