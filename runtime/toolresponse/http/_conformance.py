@@ -11,12 +11,11 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, TextIO
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 from toolresponse_generated import ErrorCode
@@ -35,7 +34,6 @@ from toolresponse_generated.http_binding import (
 )
 
 from .._errors import ConformanceError, ConformanceTokenError
-from ._access import TOKEN_ENV
 from ._fixtures import CheckResult, check_binding, error_code, load_fixtures, packaged_json, status_problem
 from ._refs import rewrite_refs
 
@@ -351,54 +349,3 @@ def run_conformance(
     for result in _run_schemathesis(_schemathesis_schema(specialised, base, budget)):
         record(result)
     return report
-
-
-def _print_result(result: CheckResult, out: TextIO) -> None:
-    mark = "skip" if result.skipped else "ok  " if result.passed else "FAIL"
-    note = result.skipped or result.note
-    print(f"  {mark} [{result.section}] {result.name}{f' ({note})' if note else ''}", file=out)
-    for problem in result.problems:
-        first, *rest = problem.splitlines()
-        print(f"         - {first}", *(f"\n           {line}" for line in rest), sep="", file=out)
-    out.flush()
-
-
-def report_conformance(
-    url: str, *, max_examples: int, seed: int, timeout_s: float, out: TextIO, token: str | None = None
-) -> int:
-    """Run the suite against ``url``, print each result to ``out``, and return the exit status.
-
-    A run that cannot be made is one line on standard error (exit status 2), with nothing on
-    ``out``: the heading is printed with the first result."""
-    heading = [
-        f"toolresponse conformance: {url.rstrip('/')} against the ToolResponse v1 HTTP binding"
-        f" (schemathesis: seed {seed}, at most {max_examples} cases per operation and phase"
-        f"{'; with a bearer token' if token is not None else ''})"
-    ]
-
-    def progress(result: CheckResult) -> None:
-        while heading:
-            print(heading.pop(), file=out)
-        _print_result(result, out)
-
-    try:
-        report = run_conformance(
-            url, max_examples=max_examples, seed=seed, timeout_s=timeout_s, progress=progress, token=token
-        )
-    except ConformanceTokenError as error:
-        how = "check the token in" if error.token_given else "give it with"
-        where = f"--token-file FILE or the environment variable {TOKEN_ENV}"
-        print(f"toolresponse conformance: {error}: {how} {where}", file=sys.stderr)
-        return 2
-    except (ValueError, ConformanceError) as error:
-        print(f"toolresponse conformance: {error}", file=sys.stderr)
-        return 2
-    failed = report.failures
-    passed = sum(1 for result in report.results if result.passed and not result.skipped)
-    skipped = sum(1 for result in report.results if result.skipped)
-    print(
-        f"{'FAIL' if failed else 'PASS'}: {passed} passed, {len(failed)} failed, {skipped} skipped", file=out
-    )
-    for result in failed:
-        print(f"  failed: [{result.section}] {result.name}", file=out)
-    return 1 if failed else 0
