@@ -12,10 +12,10 @@ import hmac
 import ipaddress
 import os
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from toolresponse_generated import ErrorCode
 from toolresponse_generated.http_binding import (
@@ -28,6 +28,9 @@ from toolresponse_generated.http_binding import (
 )
 
 from .._response import ToolResponse
+
+if TYPE_CHECKING:  # Starlette (the extra) is needed by the type checker only: a CLI reads tokens here
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 ANY = "*"
 """In an allow-list of hosts or origins: any value is accepted."""
@@ -45,12 +48,6 @@ ANONYMOUS_CALLER = "anonymous"
 _TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 """RFC 6750's ``b64token``: what may follow ``Bearer `` in an Authorization header."""
 _CHALLENGE = f'{BEARER_SCHEME} realm="toolresponse"'
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class TokenError(ValueError):

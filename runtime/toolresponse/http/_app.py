@@ -25,6 +25,7 @@ try:
     from starlette.requests import ClientDisconnect, Request
     from starlette.responses import Response
     from starlette.routing import Route
+    from starlette.types import ASGIApp, Receive, Scope, Send
 except ImportError as missing:  # pragma: no cover - depends on the installed extras
     raise ImportError(
         f"serving over HTTP needs the optional extra 'http' ({missing.name} is not installed):"
@@ -62,7 +63,7 @@ from .._response import ToolResponse, loads_strict
 from .._suggest import is_finite_number
 from ..tools._prepared import ToolSpec
 from ..validation import to_json_data
-from ._access import AccessGuard, AccessRules, ASGIApp, Receive, Scope, Send
+from ._access import AccessGuard, AccessRules
 from ._serve import DEFAULT_BODY_TIMEOUT_S
 
 _CALL_ID = re.compile(CALL_ID_PATTERN)
