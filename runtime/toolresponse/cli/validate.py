@@ -1,11 +1,8 @@
 """``toolresponse validate [PATH ...]``: check files, streams and directories of ToolResponses.
 
-Inputs and reports are those of the bulk API (``toolresponse.validation``:
-``expand`` and ``report``); with ``--scheduler`` the inputs are checked on a
-Dask cluster (``toolresponse.dask``), with the same report; with ``--from`` the
-records are another dialect's, judged in two layers (``toolresponse.interop``),
-in every mode. With no PATH, standard
-input is read, unless it is a terminal. Exit status: see ``EXIT_STATUS`` (also shown by ``--help``).
+The bulk API's inputs and report (``toolresponse.validation``), checked on a Dask cluster with
+``--scheduler`` (``toolresponse.dask``), in another dialect with ``--from`` (``toolresponse.interop``).
+Exit status: ``EXIT_STATUS``, also shown by ``--help``.
 """
 
 from __future__ import annotations

@@ -78,9 +78,7 @@ _log = logging.getLogger("toolresponse.http")
 def http_status(response: ToolResponse) -> int:
     """The HTTP status of ``response`` in the binding: 200 for success and partial, else its code's."""
     code = response.code
-    if response.status is not ToolStatus.ERROR or code is None:
-        return SUCCESS_STATUS
-    return HTTP_STATUS[code]
+    return HTTP_STATUS[code] if response.status is ToolStatus.ERROR and code is not None else SUCCESS_STATUS
 
 
 class ServableRegistry(Protocol):
