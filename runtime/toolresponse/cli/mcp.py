@@ -228,14 +228,10 @@ def _serve(args: argparse.Namespace) -> int:
     from ..mcp import http_app, serve_http, serve_stdio
     from ..mcp._server import endpoint_url
 
-    if args.http:
-        try:
-            access, limits = http_settings(args)
-        except ValueError as error:
-            return _error(str(error))
     try:
+        access, limits = http_settings(args) if args.http else (None, None)
         registry = load_registry(args.registry, app_dir=args.app_dir)
-    except RegistryLoadError as error:
+    except (ValueError, RegistryLoadError) as error:
         return _error(str(error))
     if not args.http:
         serve_stdio(registry)

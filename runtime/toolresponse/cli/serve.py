@@ -156,20 +156,17 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         access, limits = http_settings(args)
-    except ValueError as problem:
-        return error(str(problem))
-    try:
-        import uvicorn  # noqa: F401  (the extra's presence, told before anything is loaded)
+        import uvicorn  # noqa: F401  (the extra's presence, told before the registry is loaded)
 
         from ..http import create_app
+
+        registry = load_registry(args.registry, app_dir=args.app_dir)  # raises RegistryLoadError only
     except ImportError as missing:
         extra = "pip install 'toolresponse[http]'"
         return error(
             f"serving needs the optional extra 'http' ({missing.name or missing} is not installed): {extra}"
         )
-    try:
-        registry = load_registry(args.registry, app_dir=args.app_dir)
-    except RegistryLoadError as problem:
+    except (ValueError, RegistryLoadError) as problem:
         return error(str(problem))
     try:
         sock = listen(args.host, args.port)
