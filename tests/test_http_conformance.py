@@ -3,7 +3,6 @@ naming the check that caught them, so that the run can never go quiet."""
 
 from __future__ import annotations
 
-import io
 import json
 import socket
 from collections.abc import Iterator
@@ -14,18 +13,14 @@ import pytest
 
 from toolresponse import ErrorCode, ToolResponse
 from toolresponse._errors import ConformanceError
+from toolresponse.cli import main as cli_main
 from toolresponse.http import (
     ConformanceReport,
     create_app,
     run_conformance,
     serve_in_background,
 )
-from toolresponse.http._conformance import (
-    BINDING_CHECK,
-    add_tool_operations,
-    report_conformance,
-    resolved_binding_document,
-)
+from toolresponse.http._conformance import BINDING_CHECK, add_tool_operations, resolved_binding_document
 from toolresponse.http._fixtures import Fixture, load_fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -210,12 +205,13 @@ async def always_ok(scope: Any, receive: Any, send: Any) -> None:
         ),
     ],
 )
-def test_a_broken_server_fails_and_the_check_is_named(broken: Any, section: str, check: str) -> None:
+def test_a_broken_server_fails_and_the_check_is_named(
+    broken: Any, section: str, check: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A server that breaks the binding fails the run, and the report names the check that caught it."""
     with serve_in_background(broken()) as url:
-        out = io.StringIO()
-        status = report_conformance(url, max_examples=SMALL_BUDGET, seed=1, timeout_s=10, out=out)
-    report = out.getvalue()
+        status = cli_main(["conformance", url, "--max-examples", str(SMALL_BUDGET), "--seed", "1"])
+    report = capsys.readouterr().out
     assert 1 == status
     assert "FAIL:" in report
     assert any(check in line for line in report.splitlines() if "FAIL" in line or "- " in line), report
@@ -259,14 +255,11 @@ def test_the_shipped_resolved_document_refers_to_no_other_file() -> None:
     assert "#/components/schemas/ToolResponseV1" in refs
 
 
-def test_an_unreachable_server_fails() -> None:
+def test_an_unreachable_server_fails(capsys: pytest.CaptureFixture[str]) -> None:
     """A server that cannot be reached fails the run (exit status 1), saying so."""
-    out = io.StringIO()
-    status = report_conformance(
-        f"http://127.0.0.1:{free_port()}", max_examples=SMALL_BUDGET, seed=1, timeout_s=2, out=out
-    )
-    assert 1 == status
-    assert "the server answers" in out.getvalue()
+    url = f"http://127.0.0.1:{free_port()}"
+    assert 1 == cli_main(["conformance", url, "--max-examples", str(SMALL_BUDGET), "--timeout", "2"])
+    assert "the server answers" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -274,8 +267,9 @@ def test_an_unreachable_server_fails() -> None:
 )
 def test_a_bad_url_is_a_usage_error(url: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A URL that is not an http(s) base URL exits 2 with a one-line reason."""
-    assert 2 == report_conformance(url, max_examples=SMALL_BUDGET, seed=1, timeout_s=2, out=io.StringIO())
-    assert 1 == len(capsys.readouterr().err.strip().splitlines())
+    assert 2 == cli_main(["conformance", url, "--max-examples", str(SMALL_BUDGET), "--timeout", "2"])
+    captured = capsys.readouterr()
+    assert ("", 1) == (captured.out, len(captured.err.strip().splitlines()))
 
 
 @pytest.mark.parametrize("max_examples", [0, -1])
@@ -327,8 +321,6 @@ def test_a_tool_that_cannot_be_an_operation_is_left_out_saying_why(tool: dict[st
 
 def test_the_command_runs_through_the_cli(reference_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     """``toolresponse conformance URL`` runs the suite and exits 0 against the reference server."""
-    from toolresponse.cli import main as cli_main
-
     assert 0 == cli_main(["conformance", reference_url, "--max-examples", "5", "--seed", "3"])
     out = capsys.readouterr().out
     assert "seed 3, at most 5 cases" in out

@@ -9,8 +9,6 @@ from typing import IO
 
 from ..validation._report import is_terminal
 
-__all__ = ["add_paths_argument", "input_paths"]
-
 
 def add_paths_argument(parser: argparse.ArgumentParser, what: str) -> None:
     """The ``PATH ...`` argument of a verb reading ``what`` (``response``, ``record``)."""

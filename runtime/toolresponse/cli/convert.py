@@ -16,8 +16,6 @@ from ..interop import DIALECTS, convert
 from ..validation._report import EXIT_ERROR
 from ._input import add_paths_argument, input_paths
 
-__all__ = ["add_arguments", "run"]
-
 PROGRAM = "toolresponse convert"
 
 

@@ -7,8 +7,6 @@ import sys
 
 from ..demo import SECTIONS, run_sections
 
-__all__ = ["add_arguments", "run"]
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

@@ -1,47 +1,19 @@
-"""``toolresponse mcp serve|list|call``: MCP both ways from the command line.
+"""``toolresponse mcp serve|list|call``: MCP both ways from the command line (docs/mcp-binding.md).
 
-- ``mcp serve MODULE:FACTORY`` serves a ToolRegistry over stdio (default) or
-  streamable HTTP (``--http``: 127.0.0.1 unless ``--host`` says otherwise,
-  ``--port``, 0 picks a free one; the endpoint URL is printed alone on one line
-  of stdout once the socket listens). Over HTTP the access options and the
-  connection limits are ``toolresponse serve``'s own (``--allow-host``,
-  ``--allow-origin``, ``--token-file`` or ``TOOLRESPONSE_TOKEN``,
-  ``--insecure-no-token``; ``--head-timeout``, ``--keep-alive``,
-  ``--max-connections``), with the same rule: a host that is not loopback
-  needs a token.
-- ``mcp list (--stdio "CMD ARGS" | --url URL)`` prints the server's tools as
-  they are registered here (JSON lines: name, description, parameters).
-- ``mcp call (--stdio ... | --url ...) TOOL 'JSON-ARGS'`` prints the call's
-  ToolResponse as JSON.
-
-``--timeout`` bounds the answer: starting or reaching the server, listing its
-tools and, for ``call``, the call (past it: TIMEOUT, and a ``--stdio`` server is
-stopped; stopping it follows the SDK's grace, up to about 4 s for a server that
-does not exit when its stdin closes). A ``--stdio`` server runs with the caller's
-environment, as a command started from this shell would, and ``--env
-KEY=VALUE`` over it (``--no-inherit-env``: only the MCP SDK's minimal one,
-``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM``, ``USER``, and the ``--env``
-variables). Its stderr (servers on older SDKs write many warnings there) is
-discarded unless ``--verbose`` shows it; so are the MCP SDK's tracebacks (a server that prints
-other lines on stdout makes the SDK log one a line): each warning is one line.
-
-Exit status: 0 for a success or partial response (and a listing), 1 for an
-error response (a server that cannot be reached is NETWORK_ERROR, one that
-wants a token ACCESS_DENIED, a command that does not exist NOT_FOUND, no
-answer in time TIMEOUT), 2 for usage errors and a missing extra
-(``toolresponse[mcp]``).
+``serve`` serves a ToolRegistry over stdio or streamable HTTP (with ``toolresponse serve``'s access
+options and limits); ``list`` prints a server's tools as registered here, ``call`` one call's
+ToolResponse, both within ``--timeout``. Exit status: 0 for a success or partial response (and a
+listing), 1 for an error response, 2 for usage errors and a missing extra (``toolresponse[mcp]``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import math
 import os
 import sys
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
@@ -49,22 +21,14 @@ import orjson
 from .. import mask_secrets
 from .._errors import MalformedJsonError, McpConnectError, RegistryLoadError, ToolDefinitionError
 from .._response import ToolResponse, loads_strict
-from ..http._access import TOKEN_ENV, TokenError, load_token
+from ..http._access import TOKEN_ENV, load_token
 from ..http._serve import listen, url_of
 from ..tools import load_registry
 from ..tools._registry import ToolRegistry
-from .serve import (
-    access_rules,
-    add_access_arguments,
-    add_limit_arguments,
-    add_server_arguments,
-    connection_limits,
-)
+from .serve import add_http_arguments, add_server_arguments, http_settings
 
 if TYPE_CHECKING:
     from ..mcp import McpConnection
-
-__all__ = ["add_arguments", "run"]
 
 
 def _peer_options(parser: argparse.ArgumentParser) -> None:
@@ -113,8 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--http", action="store_true", help="serve streamable HTTP (on --host and --port) instead of stdio"
     )
-    add_access_arguments(serve)
-    add_limit_arguments(serve)
+    add_http_arguments(serve)
     listing = verbs.add_parser("list", help="list an MCP server's tools")
     _peer_options(listing)
     call = verbs.add_parser("call", help="call one tool of an MCP server; print its ToolResponse")
@@ -123,9 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     call.add_argument("arguments", nargs="?", default="{}", metavar="JSON-ARGS", help="a JSON object")
 
 
-def _error(message: str) -> int:
+def _error(message: str, status: int = 2) -> int:
     print(f"toolresponse mcp: {message}", file=sys.stderr)
-    return 2
+    return status
 
 
 def _print(value: Any) -> None:
@@ -144,26 +107,17 @@ def run(args: argparse.Namespace) -> int:
         return _serve(args)
     try:
         token = load_token(args.token_file, os.environ)
-    except TokenError as error:
+        if not (math.isfinite(args.timeout) and args.timeout > 0):
+            raise ValueError(f"--timeout must be a positive number of seconds, not {args.timeout}")
+        env = _environment(args)
+        arguments = None if args.verb == "list" else _json_arguments(args.arguments)
+    except ValueError as error:  # a TokenError too
         return _error(str(error))
-    if not (math.isfinite(args.timeout) and args.timeout > 0):
-        return _error(f"--timeout must be a positive number of seconds, not {args.timeout}")
-    env = _environment(args)
-    if env is None:
-        return 2
-    arguments: dict[str, Any] | None = None
-    if args.verb == "call":
-        try:
-            parsed = loads_strict(args.arguments)
-        except MalformedJsonError as error:
-            return _error(f"JSON-ARGS is not JSON: {error.reason}")
-        if not isinstance(parsed, dict):
-            return _error(f"JSON-ARGS must be a JSON object, not {type(parsed).__name__}")
-        arguments = parsed
     if not args.verbose:
-        _quiet_sdk_log()
-    with _server_stderr(args.verbose) as stderr:
-        return _attached(args, token, env, stderr, arguments)
+        logging.getLogger("mcp").addHandler(_OneLine())
+        logging.getLogger("mcp").propagate = False
+    with open(os.devnull, "w", encoding="utf-8") as discard:  # a --stdio server's stderr, unless --verbose
+        return _attached(args, token, env, None if args.verbose else discard, arguments)
 
 
 class _OneLine(logging.Handler):
@@ -181,34 +135,27 @@ class _OneLine(logging.Handler):
             print(f"toolresponse mcp: the MCP SDK says: {message} (--verbose shows more)", file=sys.stderr)
 
 
-def _quiet_sdk_log() -> None:
-    sdk = logging.getLogger("mcp")
-    sdk.addHandler(_OneLine())
-    sdk.propagate = False
-
-
-def _environment(args: argparse.Namespace) -> dict[str, str] | None:
-    """The --stdio server's environment (None after telling a bad --env, whose value is not shown:
-    it may be a secret)."""
+def _environment(args: argparse.Namespace) -> dict[str, str]:
+    """The --stdio server's environment; a bad --env is a ``ValueError`` not showing its value
+    (it may be a secret)."""
     env = {} if args.no_inherit_env else dict(os.environ)
     for position, pair in enumerate(args.env, 1):
         key, equals, value = pair.partition("=")
         if not equals or not key:
             lacks = "'='" if not equals else "KEY before its '='"
-            _error(f"--env takes KEY=VALUE: --env number {position} has no {lacks}")
-            return None
+            raise ValueError(f"--env takes KEY=VALUE: --env number {position} has no {lacks}")
         env[key] = value
     return env
 
 
-@contextlib.contextmanager
-def _server_stderr(verbose: bool) -> Iterator[TextIO | None]:
-    """Where a --stdio server's stderr goes: this command's own with --verbose, else nowhere."""
-    if verbose:
-        yield None
-        return
-    with open(os.devnull, "w", encoding="utf-8") as discarded:
-        yield discarded
+def _json_arguments(text: str) -> dict[str, Any]:
+    try:
+        parsed = loads_strict(text)
+    except MalformedJsonError as error:
+        raise ValueError(f"JSON-ARGS is not JSON: {error.reason}") from None
+    if not isinstance(parsed, dict):
+        raise ValueError(f"JSON-ARGS must be a JSON object, not {type(parsed).__name__}")
+    return parsed
 
 
 def _attached(
@@ -281,17 +228,10 @@ def _serve(args: argparse.Namespace) -> int:
     from ..mcp import http_app, serve_http, serve_stdio
     from ..mcp._server import endpoint_url
 
-    if args.http:
-        if not 0 <= args.port <= 65535:
-            return _error(f"--port must be from 0 to 65535, not {args.port}")
-        try:
-            access = access_rules(args)
-            limits = connection_limits(args)
-        except (TokenError, ValueError) as error:
-            return _error(str(error))
     try:
+        access, limits = http_settings(args) if args.http else (None, None)
         registry = load_registry(args.registry, app_dir=args.app_dir)
-    except RegistryLoadError as error:
+    except (ValueError, RegistryLoadError) as error:
         return _error(str(error))
     if not args.http:
         serve_stdio(registry)
@@ -300,8 +240,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         sock = listen(args.host, args.port)
     except (OSError, UnicodeError) as error:
-        print(f"toolresponse mcp: cannot listen on {args.host} port {args.port}: {error}", file=sys.stderr)
-        return 1
+        return _error(f"cannot listen on {args.host} port {args.port}: {error}", 1)
     print(endpoint_url(url_of(sock)), flush=True)
     serve_http(app, sock, limits=limits)
     return 0

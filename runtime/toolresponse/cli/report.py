@@ -17,8 +17,6 @@ from .._errors import TraceFormatError
 from .._suggest import printable
 from ..agent import render_html, render_text, summarise
 
-__all__ = ["add_arguments", "run"]
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("traces", nargs="+", metavar="TRACE", help="JSONL trace files written by the agent")

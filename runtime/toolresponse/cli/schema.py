@@ -13,8 +13,6 @@ import sys
 from ..compat import SchemaDiffError, diff_schemas
 from ..compat._report import FailOn, failing, render_json, render_text
 
-__all__ = ["add_arguments", "run"]
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     verbs = parser.add_subparsers(dest="schema_verb", metavar="VERB", required=True)

@@ -17,20 +17,10 @@ import sys
 
 from .._errors import RegistryLoadError
 from ..http import AccessRules, ConnectionLimits, serve
-from ..http._access import ANY, TOKEN_ENV, TokenError, is_loopback, load_token
+from ..http._access import ANY, TOKEN_ENV, is_loopback, load_token
 from ..http._serve import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, listen, url_of
 from ..tools import load_registry
 from ..tools._load import REGISTRY_EXAMPLE
-
-__all__ = [
-    "access_rules",
-    "add_access_arguments",
-    "add_arguments",
-    "add_limit_arguments",
-    "add_server_arguments",
-    "connection_limits",
-    "run",
-]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,8 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the server's log level, on stderr (default info)",
     )
     parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
-    add_access_arguments(parser)
-    add_limit_arguments(parser).add_argument(
+    add_http_arguments(parser).add_argument(
         "--body-timeout",
         type=float,
         default=DEFAULT_BODY_TIMEOUT_S,
@@ -76,8 +65,19 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_access_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--allow-host``, ``--allow-origin``, ``--token-file``, ``--insecure-no-token`` (``access_rules``)."""
+_LIMITS = {  # option: (the ConnectionLimits field, its type, what it bounds)
+    "--head-timeout": (
+        "head_timeout_s",
+        float,
+        "close a connection whose request head is not in after SECONDS",
+    ),
+    "--keep-alive": ("keep_alive_s", int, "close an idle connection after SECONDS"),
+    "--max-connections": ("max_connections", int, "serve at most N connections at once"),
+}
+
+
+def add_http_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The access options and the connection limits (``http_settings``); returns the limits' group."""
     access = parser.add_argument_group("access")
     access.add_argument(
         "--allow-host",
@@ -105,21 +105,6 @@ def add_access_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="listen on an address other than loopback without a token: anyone who reaches it runs the tools",
     )
-
-
-_LIMITS = {  # option: (the ConnectionLimits field, its type, what it bounds)
-    "--head-timeout": (
-        "head_timeout_s",
-        float,
-        "close a connection whose request head is not in after SECONDS",
-    ),
-    "--keep-alive": ("keep_alive_s", int, "close an idle connection after SECONDS"),
-    "--max-connections": ("max_connections", int, "serve at most N connections at once"),
-}
-
-
-def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
-    """The connection limits of a server (``connection_limits``); returns their group."""
     bounds = parser.add_argument_group("connection limits")
     for option, (name, kind, text) in _LIMITS.items():
         default = getattr(ConnectionLimits(), name)
@@ -130,9 +115,12 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGr
     return bounds
 
 
-def access_rules(args: argparse.Namespace) -> AccessRules:
-    """The access rules for listening on ``args.host``; raises ``TokenError`` or ``ValueError`` (an
-    address other than loopback without a token, unless ``--insecure-no-token``)."""
+def http_settings(args: argparse.Namespace) -> tuple[AccessRules, ConnectionLimits]:
+    """The access rules and connection limits for listening on ``args.host``; raises ``ValueError``
+    (``TokenError`` among them) naming the bad option: a port out of range, an address other than
+    loopback without a token (unless ``--insecure-no-token``), a limit that is not > 0."""
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be from 0 to 65535, not {args.port}")
     token = load_token(args.token_file, os.environ)
     if token is None and not is_loopback(args.host) and not args.insecure_no_token:
         raise ValueError(
@@ -148,12 +136,7 @@ def access_rules(args: argparse.Namespace) -> AccessRules:
     for origin in args.allow_origin:
         if origin != ANY and "://" not in origin:
             raise ValueError(f"--allow-origin {origin!r} is not an origin such as https://app.example")
-    return AccessRules.of(hosts=hosts, origins=args.allow_origin, token=token)
-
-
-def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
-    """The connection limits the options give; raises ``ValueError`` naming a bad option
-    (``--body-timeout`` too, where the verb has it)."""
+    access = AccessRules.of(hosts=hosts, origins=args.allow_origin, token=token)
     values = {option: getattr(args, option[2:].replace("-", "_")) for option in _LIMITS}
     checked = {
         "--head-timeout": values["--head-timeout"],
@@ -163,7 +146,7 @@ def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
     for option, value in checked.items():
         if not (math.isfinite(value) and value > 0):
             raise ValueError(f"{option} must be a number > 0, not {value:g}")
-    return ConnectionLimits(**{_LIMITS[option][0]: value for option, value in values.items()})
+    return access, ConnectionLimits(**{_LIMITS[option][0]: value for option, value in values.items()})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,24 +154,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"toolresponse serve: {message}", file=sys.stderr)
         return status
 
-    if not 0 <= args.port <= 65535:
-        return error(f"--port must be from 0 to 65535, not {args.port}")
     try:
-        access, limits = access_rules(args), connection_limits(args)
-    except (TokenError, ValueError) as problem:
-        return error(str(problem))
-    try:
-        import uvicorn  # noqa: F401  (the extra's presence, told before anything is loaded)
+        access, limits = http_settings(args)
+        import uvicorn  # noqa: F401  (the extra's presence, told before the registry is loaded)
 
         from ..http import create_app
+
+        registry = load_registry(args.registry, app_dir=args.app_dir)  # raises RegistryLoadError only
     except ImportError as missing:
         extra = "pip install 'toolresponse[http]'"
         return error(
             f"serving needs the optional extra 'http' ({missing.name or missing} is not installed): {extra}"
         )
-    try:
-        registry = load_registry(args.registry, app_dir=args.app_dir)
-    except RegistryLoadError as problem:
+    except (ValueError, RegistryLoadError) as problem:
         return error(str(problem))
     try:
         sock = listen(args.host, args.port)

@@ -1,18 +1,16 @@
 """``toolresponse validate [PATH ...]``: check files, streams and directories of ToolResponses.
 
-Inputs and reports are those of the bulk API (``toolresponse.validation``:
-``expand`` and ``report``); with ``--scheduler`` the inputs are checked on a
-Dask cluster (``toolresponse.dask``), with the same report; with ``--from`` the
-records are another dialect's, judged in two layers (``toolresponse.interop``),
-in every mode. With no PATH, standard
-input is read, unless it is a terminal. Exit status: see ``EXIT_STATUS`` (also shown by ``--help``).
+The bulk API's inputs and report (``toolresponse.validation``), checked on a Dask cluster with
+``--scheduler`` (``toolresponse.dask``), in another dialect with ``--from`` (``toolresponse.interop``).
+Exit status: ``EXIT_STATUS``, also shown by ``--help``.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
 from ..interop import DIALECTS
@@ -24,8 +22,6 @@ from ._input import add_paths_argument, input_paths
 if TYPE_CHECKING:
     from ..validation import Judge, Options, Record, Source
     from ..validation._checks import Batch
-
-__all__ = ["add_arguments", "run"]
 
 PROGRAM = "toolresponse validate"
 
@@ -120,13 +116,8 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
         from ..interop._logs import judge_of
 
         judge = judge_of(args.dialect)
-    if args.scheduler is not None:
-        return _on_dask(args, paths, judge)
-    if args.cluster_timeout is not None:
-        unused = "--cluster-timeout bounds the waits of --scheduler, which is not given"
-        print(f"{PROGRAM}: {unused}", file=sys.stderr)
-        return EXIT_ERROR
-    return report(
+    checked = functools.partial(
+        report,
         expand(paths),
         out=sys.stdout,
         err=sys.stderr,
@@ -134,12 +125,18 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
         output_format=args.format,
         first=args.first,
         quiet=args.quiet,
-        jobs=args.jobs,
         judge=judge,
     )
+    if args.scheduler is not None:
+        return _on_dask(args, paths, checked)
+    if args.cluster_timeout is not None:
+        unused = "--cluster-timeout bounds the waits of --scheduler, which is not given"
+        print(f"{PROGRAM}: {unused}", file=sys.stderr)
+        return EXIT_ERROR
+    return checked(jobs=args.jobs)
 
 
-def _on_dask(args: argparse.Namespace, paths: Sequence[str], judge: Judge) -> int:
+def _on_dask(args: argparse.Namespace, paths: Sequence[str], checked: Callable[..., int]) -> int:
     """The same report, the inputs checked on the Dask cluster at ``args.scheduler``."""
     if "-" in paths:
         print(f"{PROGRAM}: --scheduler reads files and URLs, not standard input", file=sys.stderr)
@@ -157,17 +154,7 @@ def _on_dask(args: argparse.Namespace, paths: Sequence[str], judge: Judge) -> in
 
     try:
         with connect(args.scheduler, workers=workers, timeout_s=timeout_s) as client:
-            return report(
-                expand(paths),
-                out=sys.stdout,
-                err=sys.stderr,
-                stdin=sys.stdin.buffer,
-                output_format=args.format,
-                first=args.first,
-                quiet=args.quiet,
-                checker=on_cluster,
-                judge=judge,
-            )
+            return checked(checker=on_cluster)
     except DaskUnavailable as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
     except ClusterTimeout as error:

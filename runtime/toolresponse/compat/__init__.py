@@ -1,9 +1,7 @@
 """Schema evolution: what changed between two versions of a schema, and whom it breaks.
 
 ``diff_schemas(old, new)`` compares two schema sets (directories of JSON Schema documents, or two
-files): a ``SchemaDiff``, every ``Change`` with its ``file#/json/pointer``, the rule that classified
-it and its ``ChangeClass``. ``toolresponse schema diff`` prints it and gives the verdict. Pure
-Python, in the base install; ``SchemaDiffError`` names the file or ``$ref`` that could not be read.
+files): a ``SchemaDiff``, each ``Change`` with its ``file#/json/pointer``, rule and ``ChangeClass``.
 """
 
 from __future__ import annotations

@@ -19,8 +19,6 @@ from typing import Any, NamedTuple
 from ._documents import SchemaSet, location
 from ._rules import RULES, ChangeClass
 
-__all__ = ["Change", "SchemaDiff", "diff_schema_sets"]
-
 _ANNOTATIONS = {
     "title": "title-changed",
     "description": "description-changed",
@@ -308,11 +306,11 @@ class _Walk:
         self.emit(_ANNOTATIONS[key], place.at(key), key, f"{key} changed")
 
     def note(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
-        self.was("annotation-added" if key not in old else "annotation-changed", place, key, old, new)
+        self.was(_annotation_rule(key, old), place, key, old, new)
 
     def vendor(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
-        rule = "annotation-added" if key not in old else "annotation-changed"
-        self.emit(rule, place.at(key), key, f"vendor annotation {key} {_was(old, new, key)}", anywhere=True)
+        message = f"vendor annotation {key} {_was(old, new, key)}"
+        self.emit(_annotation_rule(key, old), place.at(key), key, message, anywhere=True)
 
     def default(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
         self.emit("default-changed", place.at(key), key, _was(old, new, key))
@@ -461,19 +459,15 @@ class _Walk:
             else:
                 for name in _union(before, after):
                     if self.text(before.get(name)) != self.text(after.get(name)):
-                        rule = _code_field_rule(name, before)
+                        # a vendor annotation is one as of a schema; any other member is the code's own
+                        rule = _CODE_FIELDS.get(name, "code-metadata-changed")
+                        rule = _annotation_rule(name, before) if name.startswith("x-") else rule
                         message = f"{code}: {name} {_was(before, after, name)}"
                         self.emit(rule, at.at(code, name), key, message, anywhere=True)
 
 
-def _code_field_rule(name: str, before: Mapping[str, Any]) -> str:
-    """The rule of a change of the member ``name`` of a code's metadata (``before``: the old one).
-
-    A vendor annotation (``x-...``) is classified as one of a schema; any other member is the
-    code's metadata proper (category, retryability, HTTP status ...)."""
-    if name.startswith("x-"):
-        return "annotation-added" if name not in before else "annotation-changed"
-    return _CODE_FIELDS.get(name, "code-metadata-changed")
+def _annotation_rule(key: str, old: Mapping[str, Any]) -> str:
+    return "annotation-added" if key not in old else "annotation-changed"
 
 
 _Comparison = Callable[[_Walk, str, _Schema, _Schema, _Place], Iterable[_Compare] | None]

@@ -15,8 +15,6 @@ from .._errors import MalformedJsonError, ToolResponseError
 from ..validation import parse_ijson
 from ..validation._engine import json_pointer
 
-__all__ = ["SchemaDiffError", "SchemaSet", "load_schema_set", "load_schema_sets", "location"]
-
 
 class SchemaDiffError(ToolResponseError, ValueError):
     """Two schema sets that cannot be compared (a file unreadable or no schema, a ``$ref`` naming

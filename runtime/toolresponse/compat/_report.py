@@ -8,8 +8,6 @@ from enum import StrEnum
 from ._classify import Change, SchemaDiff
 from ._rules import ChangeClass
 
-__all__ = ["FailOn", "failing", "render_json", "render_text"]
-
 _LABELS = {
     ChangeClass.BREAKING_PRODUCERS: "breaking for producers",
     ChangeClass.BREAKING_CONSUMERS: "breaking for consumers",

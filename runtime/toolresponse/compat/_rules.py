@@ -7,8 +7,6 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple
 
-__all__ = ["RULES", "ChangeClass", "Rule"]
-
 
 class ChangeClass(StrEnum):
     """Who a schema change breaks, most severe first."""

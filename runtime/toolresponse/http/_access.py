@@ -1,11 +1,9 @@
 """Who may reach the HTTP binding: the Host and Origin allow-lists and the bearer token.
 
-``AccessGuard(app, rules)`` answers a request the ``AccessRules`` refuse (``refusal``) before it
-reaches ``app``: the binding's application and the MCP face's streamable-HTTP one alike. The
-defaults are safe with nothing configured: loopback names only, browsers' requests only from
-loopback origins, so that a web page can reach a loopback server neither by DNS rebinding (a
-foreign ``Host``) nor by a cross-site request (a foreign ``Origin``). A token is compared with
-``hmac.compare_digest`` and never logged, echoed or put in a response.
+``AccessGuard(app, rules)`` answers a request the ``AccessRules`` refuse before it reaches ``app``
+(the binding's application and the MCP face's alike). The defaults, loopback names and origins
+only, keep a web page from reaching a loopback server by DNS rebinding or a cross-site request.
+A token is compared with ``hmac.compare_digest`` and never logged, echoed or put in a response.
 """
 
 from __future__ import annotations
@@ -14,10 +12,10 @@ import hmac
 import ipaddress
 import os
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from toolresponse_generated import ErrorCode
 from toolresponse_generated.http_binding import (
@@ -31,18 +29,8 @@ from toolresponse_generated.http_binding import (
 
 from .._response import ToolResponse
 
-__all__ = [
-    "ANONYMOUS_CALLER",
-    "ANY",
-    "BEARER_CALLER",
-    "LOOPBACK_HOSTS",
-    "TOKEN_ENV",
-    "AccessGuard",
-    "AccessRules",
-    "TokenError",
-    "is_loopback",
-    "load_token",
-]
+if TYPE_CHECKING:  # Starlette (the extra) is needed by the type checker only: a CLI reads tokens here
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 ANY = "*"
 """In an allow-list of hosts or origins: any value is accepted."""
@@ -60,12 +48,6 @@ ANONYMOUS_CALLER = "anonymous"
 _TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 """RFC 6750's ``b64token``: what may follow ``Bearer `` in an Authorization header."""
 _CHALLENGE = f'{BEARER_SCHEME} realm="toolresponse"'
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class TokenError(ValueError):

@@ -1,12 +1,9 @@
 """The HTTP binding of ToolResponse v1 as an ASGI application: a registry of tools, served.
 
-Every fact of the binding (paths, the call-id header, the body limit, the statuses) comes from the
-constants generated from ``schema/v1/http-binding.openapi.json``. Every answer has a ToolResponse
-body: the registry's for a call, else the binding's own (400, 404, 405, 408, 413), and 500
-INTERNAL_ERROR for a tool that raises a ``BaseException`` the registry lets through or a failure of
-the application itself; the server goes on serving. The access rules are checked first, so that a
-refused request reads no body and runs nothing. A body over the limit is still read and dropped,
-up to 16 MiB, so that the client sees the 413 rather than a reset connection.
+Every fact of the binding comes from the constants generated from its OpenAPI document. Every
+answer has a ToolResponse body, 500 INTERNAL_ERROR included (a tool raising a ``BaseException``, a
+failure of the application); the access rules are checked first, so that a refused request reads
+no body and runs nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +25,7 @@ try:
     from starlette.requests import ClientDisconnect, Request
     from starlette.responses import Response
     from starlette.routing import Route
+    from starlette.types import ASGIApp, Receive, Scope, Send
 except ImportError as missing:  # pragma: no cover - depends on the installed extras
     raise ImportError(
         f"serving over HTTP needs the optional extra 'http' ({missing.name} is not installed):"
@@ -65,10 +63,8 @@ from .._response import ToolResponse, loads_strict
 from .._suggest import is_finite_number
 from ..tools._prepared import ToolSpec
 from ..validation import to_json_data
-from ._access import AccessGuard, AccessRules, ASGIApp, Receive, Scope, Send
+from ._access import AccessGuard, AccessRules
 from ._serve import DEFAULT_BODY_TIMEOUT_S
-
-__all__ = ["ServableRegistry", "create_app", "http_status"]
 
 _CALL_ID = re.compile(CALL_ID_PATTERN)
 _LINGER_BYTES = 16 * 1024 * 1024
@@ -82,9 +78,7 @@ _log = logging.getLogger("toolresponse.http")
 def http_status(response: ToolResponse) -> int:
     """The HTTP status of ``response`` in the binding: 200 for success and partial, else its code's."""
     code = response.code
-    if response.status is not ToolStatus.ERROR or code is None:
-        return SUCCESS_STATUS
-    return HTTP_STATUS[code]
+    return HTTP_STATUS[code] if response.status is ToolStatus.ERROR and code is not None else SUCCESS_STATUS
 
 
 class ServableRegistry(Protocol):

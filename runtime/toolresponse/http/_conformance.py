@@ -1,15 +1,9 @@
 """The HTTP conformance runner: check any server against the ToolResponse v1 HTTP binding.
 
-A run is the binding's own checks (``_fixtures``: the tool list and the shared HTTP fixtures), then
-schemathesis with every standard check and ``BINDING_CHECK``, at most ``max_examples`` cases per
-operation and phase from a fixed ``seed`` (no stateful phase: the binding has no links).
-
-schemathesis gets the resolved binding document ``make generate`` ships (it silently skips a
-response schema it cannot resolve, so a document that refers to another file is refused). Each
-served tool becomes an operation of its own (``add_tool_operations``) whose body schema is the
-tool's parameter schema, so that invalid parameters must be answered 400; on these operations the
-5xx of the codes a tool answers (EXECUTION_ERROR, TIMEOUT ...) are answers, not server errors.
-``token`` is sent as ``Authorization: Bearer <token>``, never printed.
+A run is the binding's own checks (``_fixtures``), then schemathesis with every standard check and
+``BINDING_CHECK`` on the resolved binding document (schemathesis silently skips a schema it cannot
+resolve), from a fixed ``seed``. Each served tool becomes an operation of its own whose body schema
+is the tool's parameter schema, so that invalid parameters must be answered 400.
 """
 
 from __future__ import annotations
@@ -17,12 +11,11 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, TextIO
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 from toolresponse_generated import ErrorCode
@@ -41,21 +34,8 @@ from toolresponse_generated.http_binding import (
 )
 
 from .._errors import ConformanceError, ConformanceTokenError
-from ._access import TOKEN_ENV
 from ._fixtures import CheckResult, check_binding, error_code, load_fixtures, packaged_json, status_problem
 from ._refs import rewrite_refs
-
-__all__ = [
-    "BINDING_CHECK",
-    "DEFAULT_MAX_EXAMPLES",
-    "DEFAULT_SEED",
-    "DEFAULT_TIMEOUT_S",
-    "ConformanceReport",
-    "add_tool_operations",
-    "report_conformance",
-    "resolved_binding_document",
-    "run_conformance",
-]
 
 DEFAULT_MAX_EXAMPLES = 50
 DEFAULT_SEED = 20260101
@@ -81,8 +61,7 @@ class ConformanceReport:
 def resolved_binding_document() -> dict[str, Any]:
     """The binding's OpenAPI document with the v1 schema in ``components/schemas`` and every
     reference pointing there, as ``make generate`` writes it: any loader resolves it."""
-    document: dict[str, Any] = packaged_json(RESOLVED_DOCUMENT_NAME, "the resolved binding document")
-    return document
+    return dict(packaged_json(RESOLVED_DOCUMENT_NAME, "the resolved binding document"))
 
 
 def _objects(node: Any) -> Iterator[dict[str, Any]]:
@@ -105,10 +84,6 @@ def _foreign_refs(node: Any) -> list[str]:
 def _placed_at(prefix: str) -> Callable[[str], str]:
     """Where a local reference of a schema placed at ``prefix`` points (``#/$defs/A``: ``prefix/$defs/A``)."""
     return lambda ref: prefix + ref[1:]
-
-
-def _invoke_path(name: str) -> str:
-    return INVOKE_PATH.replace(f"{{{TOOL_NAME_PARAMETER}}}", quote(name, safe=""))
 
 
 def add_tool_operations(
@@ -155,7 +130,8 @@ def add_tool_operations(
                 "parameters": parameters,
                 "requestBody": {"required": True, "content": {MEDIA_TYPE: {"schema": {"$ref": prefix}}}},
             }
-            specialised["paths"][_invoke_path(name)] = {method: operation}
+            path = INVOKE_PATH.replace(f"{{{TOOL_NAME_PARAMETER}}}", quote(name, safe=""))
+            specialised["paths"][path] = {method: operation}
     return specialised, left_out
 
 
@@ -296,15 +272,8 @@ def _check_url(url: str) -> str:
     return url.rstrip("/")
 
 
-def _check_token(client: Any, base: str, token: str | None) -> None:
-    """Refuse the run when the server answers its first request 401 (``ConformanceTokenError``).
-    A server that cannot be reached is left to the checks, which report it."""
-    import httpx
-
-    try:
-        status = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH).status_code
-    except httpx.HTTPError:
-        return
+def _check_token(status: int, base: str, token: str | None) -> None:
+    """Refuse the run when the server answers its first request 401 (``ConformanceTokenError``)."""
     if status == UNAUTHORIZED_STATUS:
         answered = f"{LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} answered {status} {HTTPStatus(status).phrase}"
         if token is None:
@@ -359,10 +328,14 @@ def run_conformance(
 
     headers = {} if token is None else {"Authorization": f"{BEARER_SCHEME} {token}"}
     with httpx.Client(base_url=base, timeout=timeout_s, follow_redirects=False, headers=headers) as client:
-        _check_token(client, base, token)
-        tools = check_binding(client, fixtures, record)
-    if tools is None:
-        return report
+        try:
+            listing = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH)
+        except httpx.HTTPError as error:
+            problem = f"{type(error).__name__}: {error}"
+            record(CheckResult(section="binding", name="the server answers", problems=(problem,)))
+            return report
+        _check_token(listing.status_code, base, token)
+        tools = check_binding(client, listing, fixtures, record)
     specialised, left_out = add_tool_operations(resolved, tools)
     note = f"{len(tools) - len(left_out)} of {len(tools)} tools"
     name = "each served tool is an operation of its own"
@@ -376,54 +349,3 @@ def run_conformance(
     for result in _run_schemathesis(_schemathesis_schema(specialised, base, budget)):
         record(result)
     return report
-
-
-def _print_result(result: CheckResult, out: TextIO) -> None:
-    mark = "skip" if result.skipped else "ok  " if result.passed else "FAIL"
-    note = result.skipped or result.note
-    print(f"  {mark} [{result.section}] {result.name}{f' ({note})' if note else ''}", file=out)
-    for problem in result.problems:
-        first, *rest = problem.splitlines()
-        print(f"         - {first}", *(f"\n           {line}" for line in rest), sep="", file=out)
-    out.flush()
-
-
-def report_conformance(
-    url: str, *, max_examples: int, seed: int, timeout_s: float, out: TextIO, token: str | None = None
-) -> int:
-    """Run the suite against ``url``, print each result to ``out``, and return the exit status.
-
-    A run that cannot be made is one line on standard error (exit status 2), with nothing on
-    ``out``: the heading is printed with the first result."""
-    heading = [
-        f"toolresponse conformance: {url.rstrip('/')} against the ToolResponse v1 HTTP binding"
-        f" (schemathesis: seed {seed}, at most {max_examples} cases per operation and phase"
-        f"{'; with a bearer token' if token is not None else ''})"
-    ]
-
-    def progress(result: CheckResult) -> None:
-        while heading:
-            print(heading.pop(), file=out)
-        _print_result(result, out)
-
-    try:
-        report = run_conformance(
-            url, max_examples=max_examples, seed=seed, timeout_s=timeout_s, progress=progress, token=token
-        )
-    except ConformanceTokenError as error:
-        how = "check the token in" if error.token_given else "give it with"
-        where = f"--token-file FILE or the environment variable {TOKEN_ENV}"
-        print(f"toolresponse conformance: {error}: {how} {where}", file=sys.stderr)
-        return 2
-    except (ValueError, ConformanceError) as error:
-        print(f"toolresponse conformance: {error}", file=sys.stderr)
-        return 2
-    failed = report.failures
-    passed = sum(1 for result in report.results if result.passed and not result.skipped)
-    skipped = sum(1 for result in report.results if result.skipped)
-    print(
-        f"{'FAIL' if failed else 'PASS'}: {passed} passed, {len(failed)} failed, {skipped} skipped", file=out
-    )
-    for result in failed:
-        print(f"  failed: [{result.section}] {result.name}", file=out)
-    return 1 if failed else 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from importlib import resources
@@ -41,17 +41,6 @@ from ..validation import validate
 
 if TYPE_CHECKING:
     import httpx
-
-__all__ = [
-    "CheckResult",
-    "Fixture",
-    "check_binding",
-    "error_code",
-    "load_fixtures",
-    "packaged_json",
-    "status_problem",
-    "transport_refusal",
-]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -212,54 +201,42 @@ def _toolresponse(answer: httpx.Response) -> tuple[Any, list[str]]:
     return body, problems
 
 
-def _status(want: int, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
-    if answer.status_code != want:
-        yield f"HTTP status {answer.status_code}, expected {want}"
+def _expected_status(want: int, answer: httpx.Response, body: dict[str, Any]) -> list[str]:
+    problems = [f"HTTP status {answer.status_code}, expected {want}"] if answer.status_code != want else []
     if body["status"] != "error":
-        yield f"status {body['status']!r} on an HTTP {answer.status_code}, expected an error"
+        problems.append(f"status {body['status']!r} on an HTTP {answer.status_code}, expected an error")
+    return problems
 
 
-def _code(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+def _expected_code(want: str, answer: httpx.Response, body: dict[str, Any]) -> list[str]:
     code = error_code(body)
-    if code != want:
-        yield f"code {code and code.value}, expected {want}"
+    return [f"code {code and code.value}, expected {want}"] if code != want else []
 
 
-def _not_status(want: int, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
-    if answer.status_code == want:
-        yield f"HTTP status {answer.status_code}"
-
-
-def _not_code(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
-    if error_code(body) == want:
-        yield f"code {want}: {body.get('text', '')}"
-
-
-def _details(want: Mapping[str, Any], answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+def _expected_details(want: Mapping[str, Any], answer: httpx.Response, body: dict[str, Any]) -> list[str]:
     details = body.get("error_info", {}).get("details") or {}
-    for key, value in want.items():
-        if details.get(key) != value:
-            yield f"error_info.details.{key} is {details.get(key)!r}, expected {value!r}"
+    return [
+        f"error_info.details.{key} is {details.get(key)!r}, expected {value!r}"
+        for key, value in want.items()
+        if details.get(key) != value
+    ]
 
 
-def _call_id(want: str, answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
+def _expected_call_id(want: str, answer: httpx.Response, body: dict[str, Any]) -> list[str]:
     call_id = (body.get("context") or {}).get("call_id")
-    if call_id != want:
-        yield f"context.call_id is {call_id!r}, expected {want!r}"
+    return [f"context.call_id is {call_id!r}, expected {want!r}"] if call_id != want else []
 
 
-def _headers(want: Sequence[str], answer: httpx.Response, body: dict[str, Any]) -> Iterator[str]:
-    yield from (f"no {header} header" for header in want if header not in answer.headers)
-
-
-_EXPECTATIONS: dict[str, Callable[[Any, httpx.Response, dict[str, Any]], Iterator[str]]] = {
-    "status": _status,
-    "code": _code,
-    "not_status": _not_status,
-    "not_code": _not_code,
-    "details": _details,
-    "call_id": _call_id,
-    "headers": _headers,
+_EXPECTATIONS: dict[str, Callable[[Any, httpx.Response, dict[str, Any]], list[str]]] = {
+    "status": _expected_status,
+    "code": _expected_code,
+    "not_status": lambda want, answer, body: [f"HTTP status {want}"] if answer.status_code == want else [],
+    "not_code": lambda want, answer, body: (
+        [f"code {want}: {body.get('text', '')}"] if error_code(body) == want else []
+    ),
+    "details": _expected_details,
+    "call_id": _expected_call_id,
+    "headers": lambda want, answer, body: [f"no {h} header" for h in want if h not in answer.headers],
 }
 """How each member of a fixture's ``response`` is judged (see ``HttpExpectation`` in the fixture schema)."""
 
@@ -299,18 +276,12 @@ def _tool_list(answer: httpx.Response) -> tuple[list[dict[str, Any]], list[str]]
 
 
 def check_binding(
-    client: Any, fixtures: Sequence[Fixture], record: Callable[[CheckResult], None]
-) -> list[dict[str, Any]] | None:
-    """The tool list, then each fixture, through the httpx ``client``; each result goes to
-    ``record``. The served tools, or None when the server could not be reached."""
+    client: Any, listing: httpx.Response, fixtures: Sequence[Fixture], record: Callable[[CheckResult], None]
+) -> list[dict[str, Any]]:
+    """The tool list (``listing``, the server's answer to it), then each fixture, through the httpx
+    ``client``; each result goes to ``record``. The served tools."""
     import httpx
 
-    try:
-        listing = client.request(LIST_TOOLS_METHOD, LIST_TOOLS_PATH)
-    except httpx.HTTPError as error:
-        problem = f"{type(error).__name__}: {error}"
-        record(CheckResult(section="binding", name="the server answers", problems=(problem,)))
-        return None
     tools, problems = _tool_list(listing)
     name = (
         f"{LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} is a success ToolResponse listing each tool once in"

@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["rewrite_refs"]
-
 
 def rewrite_refs(node: Any, target: Callable[[str], str]) -> Any:
     """A deep copy of ``node`` with each ``$ref`` string ``ref`` replaced by ``target(ref)``.

@@ -20,17 +20,6 @@ from typing import Any
 
 from .._suggest import is_finite_number
 
-__all__ = [
-    "DEFAULT_BODY_TIMEOUT_S",
-    "DEFAULT_HOST",
-    "DEFAULT_PORT",
-    "ConnectionLimits",
-    "listen",
-    "serve",
-    "serve_in_background",
-    "url_of",
-]
-
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_BODY_TIMEOUT_S = 30.0
