@@ -1,22 +1,11 @@
-"""Validation on Dask: a graph for the Python API, and tasks sent as they are needed for the command.
+"""Validation on Dask: a graph for the Python API (``validate_paths``, ``validate_bag``), and tasks
+sent as they are needed for the command (``check_on``), every wait bounded by ``timeout_s``.
 
-The work is planned where the call is made, from the bulk API's ``expand``: a JSON-lines file
-that can be cut (not compressed, its size known) becomes byte ranges of about ``block_bytes``
-that each task reads where it runs; any other input (a document, a compressed file, a file of
-another extension) is read whole, streaming. Local paths are made absolute: a worker started in
-another directory reads the same file (one on another machine must see it at the same path).
-
-No task holds more than ``TASK_RECORDS`` records, whatever its input. In the graph
-(``validate_paths``, ``validate_bag``) a task checks all its work and keeps its first
-``TASK_RECORDS`` records, counting the others (``Summary.unlisted``); small tasks chained per
-file number each range's lines after the ranges before. On the command line (``check_on``) a
-task stops there, or after about ``block_bytes`` of input, and its work left is sent at once,
-to the same worker when that one holds the stream open; the results come back in input order
-(the bulk API's ``in_order``), every record. When a worker dies, the scheduler runs its tasks
-again elsewhere: a stream it held is opened again there and its lines before passed over.
-
-``check_on`` and ``connect`` bound every wait on the cluster by ``timeout_s``: past it, a
-``ClusterTimeout``, never a wait without end.
+The work is planned where the call is made: a JSON-lines file that can be cut becomes byte ranges
+that each task reads where it runs; any other input is read whole, streaming (local paths made
+absolute). No task holds more than ``TASK_RECORDS`` records: in the graph a task keeps its first
+ones and counts the others (``Summary.unlisted``); on the command line it stops there and its work
+left is sent at once, to the worker that holds the stream open when it still lives.
 """
 
 from __future__ import annotations
@@ -27,7 +16,7 @@ import pickle
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -41,10 +30,9 @@ from ..validation._bulk import (
     in_order,
     parts,
     ranges_of,
-    renumber,
 )
 from ..validation._bulk import stream_parts as _stream_parts
-from ..validation._checks import Batch
+from ..validation._checks import Batch, done_batch, renumber
 from ..validation._inputs import input_size, is_url
 from ._partition import TASK_RECORDS, Summary, capped, pieces, summarise
 
@@ -54,26 +42,11 @@ if TYPE_CHECKING:
     from dask.delayed import Delayed
     from distributed import Client
 
-__all__ = [
-    "BLOCK_BYTES",
-    "COLUMNS",
-    "TIMEOUT_S",
-    "ClusterTimeout",
-    "DaskUnavailable",
-    "Validation",
-    "check_on",
-    "connect",
-    "validate_bag",
-    "validate_paths",
-]
-
 BLOCK_BYTES = 16 << 20
 """About how many bytes of input one task checks."""
 EXTRA = "pip install 'toolresponse[dask]'"
 TIMEOUT_S = 30.0
-"""The longest wait on a cluster, in seconds, unless told otherwise: for its scheduler to answer
-(``connect``), for a first worker to join it, and for some task to finish (``check_on``; a task
-checks about ``BLOCK_BYTES``, seconds on a cluster not busy with other work)."""
+"""The longest wait on a cluster, in seconds, unless told otherwise."""
 
 
 class DaskUnavailable(ImportError):
@@ -104,6 +77,17 @@ def _dask() -> Any:
     except ImportError:
         raise DaskUnavailable(f"validating on Dask needs dask and distributed: {EXTRA}") from None
     return dask
+
+
+@contextmanager
+def _bounded(message: str | Callable[[], str]) -> Iterator[None]:
+    """A wait on the cluster that outlasts its bound (a ``TimeoutError``) is a ``ClusterTimeout``."""
+    try:
+        yield
+    except ClusterTimeout:
+        raise
+    except TimeoutError:
+        raise ClusterTimeout(message if isinstance(message, str) else message()) from None
 
 
 def _plan(sources: Iterable[Source | Record], block_bytes: int) -> Iterator[LineRange | Source | Record]:
@@ -146,10 +130,6 @@ def _read_here(part: Part) -> Part:
         for record, bad in zip(part.batch.records, unopened, strict=True)
     ]
     return part._replace(batch=part.batch._replace(records=records))
-
-
-def _done(record: Record) -> Batch:
-    return Batch(0, 0 if record.io_error else 1, [record], 0)
 
 
 # The graph: the tasks of the Python API.
@@ -244,7 +224,7 @@ def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Val
     offset: Any = 0
     for item in work:
         if isinstance(item, Record):
-            done.append(_done(item))
+            done.append(done_batch(item))
             pieces_.append(delayed([item]))
             continue
         first, result = item
@@ -371,7 +351,7 @@ def check_on(
 
     def send(work: LineRange | Source | _Stream | Record) -> Any:
         if isinstance(work, Record):
-            return Part(_done(work))
+            return Part(done_batch(work))
         if not known:
             _wait_for_a_worker(client, timeout_s)
             known.append(max(4 * sum(_threads(client, timeout_s).values()), 8))
@@ -380,57 +360,45 @@ def check_on(
         return client.submit(_task, work, options, limit, block_bytes, pure=True, **place)
 
     def outcome(future: Any, work: Any) -> Part:
-        try:
+        with _bounded(
+            f"a finished task's result could not be fetched in {timeout_s:g} s (the worker that"
+            " holds it is gone, or its address cannot be reached from here)"
+        ):
             part: Part = pickle.loads(future.result(timeout=timeout_s))  # noqa: S301 (our task's bytes; Dask pickles anyway)
-        except TimeoutError:
-            raise ClusterTimeout(
-                f"a finished task's result could not be fetched in {timeout_s:g} s (the worker that"
-                " holds it is gone, or its address cannot be reached from here)"
-            ) from None
         future.release()
         return part
 
+    def stalled() -> str:
+        workers = len(_threads(client, timeout_s))
+        return (
+            f"no task finished in {timeout_s:g} s ({workers} worker{'' if workers == 1 else 's'}"
+            " connected: gone, stuck, or busy with other work)"
+        )
+
     def wait(futures: list[Any]) -> None:
-        _some_finished(client, futures, timeout_s)
+        from distributed import wait
+
+        with _bounded(stalled):
+            wait(futures, timeout=timeout_s, return_when="FIRST_COMPLETED")
 
     yield from in_order(_plan(sources, block_bytes), send, wait, lambda: known[0] if known else 8, outcome)
 
 
 def _threads(client: Client, timeout_s: float) -> dict[str, int]:
     """The threads of each worker, as the scheduler says within ``timeout_s``."""
-    try:
+    with _bounded(f"the scheduler did not answer in {timeout_s:g} s"):
         threads: dict[str, int] = client.nthreads(callback_timeout=timeout_s)
-    except TimeoutError:
-        raise ClusterTimeout(f"the scheduler did not answer in {timeout_s:g} s") from None
     return threads
 
 
 def _wait_for_a_worker(client: Client, timeout_s: float) -> None:
-    if _threads(client, timeout_s):
-        return
-    try:
-        client.wait_for_workers(1, timeout=timeout_s)
-    except TimeoutError:
-        address = getattr(client.scheduler, "address", "ADDRESS")
-        raise ClusterTimeout(
-            f"no worker joined the scheduler in {timeout_s:g} s (start some with 'dask worker {address}';"
-            " one that failed to start says why in its output)"
-        ) from None
-
-
-def _some_finished(client: Client, futures: list[Any], timeout_s: float) -> None:
-    """Return once one of ``futures`` has finished; ``ClusterTimeout`` when none does for
-    ``timeout_s`` seconds."""
-    from distributed import wait
-
-    try:
-        wait(futures, timeout=timeout_s, return_when="FIRST_COMPLETED")
-    except TimeoutError:
-        workers = len(_threads(client, timeout_s))
-        raise ClusterTimeout(
-            f"no task finished in {timeout_s:g} s ({workers} worker{'' if workers == 1 else 's'}"
-            " connected: gone, stuck, or busy with other work)"
-        ) from None
+    address = getattr(client.scheduler, "address", "ADDRESS")
+    with _bounded(
+        f"no worker joined the scheduler in {timeout_s:g} s (start some with 'dask worker {address}';"
+        " one that failed to start says why in its output)"
+    ):
+        if not _threads(client, timeout_s):
+            client.wait_for_workers(1, timeout=timeout_s)
 
 
 @contextmanager
@@ -446,6 +414,7 @@ def connect(scheduler: str, *, workers: int | None = None, timeout_s: float = TI
         from distributed import Client, LocalCluster
     except ImportError:
         raise DaskUnavailable(f"validating on Dask needs dask and distributed: {EXTRA}") from None
+
     if scheduler != "local":
         _identify(scheduler, timeout_s)
         with Client(scheduler, timeout=timeout_s) as client:
@@ -488,12 +457,9 @@ def _identify(address: str, timeout_s: float) -> None:
             comm.abort()
 
     try:
-        answer = asyncio.run(asyncio.wait_for(identity(), timeout_s))
-    except TimeoutError:
-        raise ClusterTimeout(
-            f"the scheduler accepted the connection but did not answer in {timeout_s:g} s"
-        ) from None
-    except OSError:
+        with _bounded(f"the scheduler accepted the connection but did not answer in {timeout_s:g} s"):
+            answer = asyncio.run(asyncio.wait_for(identity(), timeout_s))
+    except OSError:  # a ClusterTimeout too
         raise
     except Exception as error:  # a reply that is no Dask message: a frame of 3 EiB, bad msgpack ...
         raise OSError(f"it does not answer as a Dask scheduler ({type(error).__name__})") from None

@@ -14,11 +14,9 @@ from itertools import islice
 from typing import NamedTuple
 
 from ..validation import Options, Record, check_lines
-from ..validation._bulk import Part, renumber
-from ..validation._checks import Batch
+from ..validation._bulk import Part
+from ..validation._checks import Batch, renumber
 from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
-
-__all__ = ["PIECE_LINES", "TASK_RECORDS", "Summary", "capped", "check_partition", "pieces", "summarise"]
 
 PIECE_LINES = 1024
 """Lines checked in one call of the bulk API's ``check_lines``."""

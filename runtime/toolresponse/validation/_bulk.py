@@ -49,23 +49,6 @@ from ._inputs import (
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-__all__ = [
-    "BATCH_BYTES",
-    "IN_FLIGHT_PER_WORKER",
-    "UNIT_RECORDS",
-    "LineRange",
-    "Part",
-    "check",
-    "check_range",
-    "in_order",
-    "merged",
-    "parts",
-    "ranges_of",
-    "renumber",
-    "split_ranges",
-    "stream_parts",
-]
-
 BATCH_BYTES = 4 << 20
 """About how many bytes of JSON lines make one unit of work with ``--jobs`` (a range of a file, a
 batch of other input): enough that handing units out costs little against checking one (about

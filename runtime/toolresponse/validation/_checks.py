@@ -19,27 +19,12 @@ from typing import IO, Any, Final, NamedTuple
 
 import orjson
 
+from .._errors import IJsonError
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
-from ._ijson import IJsonError, parse_error, parse_ijson, refusal
+from ._ijson import parse_error, parse_ijson, refusal, violation_of
 from ._inputs import DocumentTask, LinesTask, Record, Source, Task, closing, document_spans, tasks
 from ._validate import ExplanationCache, ValidationResult, validate_json
-
-__all__ = [
-    "RESPONSE_JUDGE",
-    "Batch",
-    "Decoded",
-    "Judge",
-    "Options",
-    "ResponseJudge",
-    "check_document",
-    "check_lines",
-    "decode_lines",
-    "decoded_records",
-    "merged",
-    "renumber",
-    "run_task",
-]
 
 
 class Batch(NamedTuple):
@@ -53,16 +38,6 @@ class Batch(NamedTuple):
     """Every invalid response and I/O error, and the valid responses when ``Options.keep_valid``."""
     size: int
     """Bytes of input consumed (for progress)."""
-
-
-def _ijson_violation(error: IJsonError) -> SchemaViolation:
-    return SchemaViolation(
-        pointer=error.pointer or "",
-        keyword=str(error.rule),
-        message=error.detail,
-        line=error.line,
-        column=error.column,
-    )
 
 
 @cache
@@ -96,7 +71,7 @@ class Judge:
         try:
             value = parse_ijson(data)
         except IJsonError as error:
-            return ValidationResult(errors=(_ijson_violation(error),))
+            return ValidationResult(errors=(violation_of(error),))
         return ValidationResult(errors=() if self.verdict()(value) else self.explain(value, first=False))
 
 
@@ -158,7 +133,7 @@ def _unread(name: str, number: int, line: bytes, error: Exception) -> Record:
     if isinstance(error, orjson.JSONDecodeError):
         error = _line_error(line, error)
     assert isinstance(error, IJsonError)
-    failure = replace(_ijson_violation(error), line=number)
+    failure = replace(violation_of(error), line=number)
     return Record(name, number, failure.column, (failure,))
 
 
@@ -309,7 +284,11 @@ def run_task(task: Task, options: Options) -> Batch:
         return check_lines(task.name, task.lines, task.first_line, options)
     if isinstance(task, DocumentTask):
         return check_document(task.name, task.data, options)
-    record = task.record
+    return done_batch(task.record)
+
+
+def done_batch(record: Record) -> Batch:
+    """The batch of a verdict reached while reading: an I/O error, or an invalid input."""
     return Batch(0, 0 if record.io_error else 1, [record], 0)
 
 
@@ -373,7 +352,7 @@ def _decode_document(name: str, data: bytes, line: int | None = None, column: in
     try:
         return Decoded(name, [line], [parse_ijson(data)], [], len(data))
     except IJsonError as error:
-        failure = _ijson_violation(error)
+        failure = violation_of(error)
         record = Record(name, failure.line, failure.column, (failure,))
         return Decoded(name, [], [], [record if line is None else _moved(record, line, column)], len(data))
 

@@ -31,23 +31,6 @@ from ._schema import bundled_schema
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
-__all__ = [
-    "EngineError",
-    "EngineName",
-    "FastEngine",
-    "Projection",
-    "ReferenceEngine",
-    "TooLarge",
-    "ValidationEngine",
-    "engine",
-    "json_pointer",
-    "keyword_location",
-    "keyword_owner",
-    "root_projection",
-    "schema_node",
-    "unexpected_members",
-]
-
 EngineName = Literal["fast", "reference"]
 
 Path = tuple[str | int, ...]

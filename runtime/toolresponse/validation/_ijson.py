@@ -15,17 +15,10 @@ pointer of the offending member. The rules, as ``IJsonRule``:
 ``binary``             binary data (a NUL byte), not text
 =====================  ===========================================================
 
-The exception is ``IJsonError`` (``.rule``, ``.detail``, ``.line``, ``.column``,
-``.offset``, ``.pointer``), a ``MalformedJsonError`` of the package's tree.
-
-How it stays fast: orjson parses (it rejects NaN, Infinity, overflowing
-numbers, lone surrogates, a byte order mark and nesting beyond 1024 levels by
-itself), and only a text that fails is looked at again, to name the rule and
-the position. orjson keeps the last of two equal member names silently and
-accepts noncharacters, so every text it accepts is also screened for both
-(``refusal``). One scan of the text's structure (``_Scan``) keeps the path
-being read: it finds a repeated name, the pointer of the member a parser
-stopped in, and where the values a violation names start (``locate_all``).
+orjson parses, and only a text it rejects is looked at again, to name the rule and the position;
+every text it accepts is screened for what it lets through, noncharacters and repeated names
+(``refusal``). One scan of the text's structure (``_Scan``) finds a repeated name, the pointer
+where a parser stopped, and where the values a violation names start (``locate_all``).
 """
 
 from __future__ import annotations
@@ -38,20 +31,8 @@ from typing import Any
 import orjson
 
 from .._errors import IJsonError, IJsonRule
+from .._violation import SchemaViolation
 from ._engine import json_pointer
-
-__all__ = [
-    "MAX_NESTING",
-    "IJsonError",
-    "IJsonRule",
-    "locate_all",
-    "parse_error",
-    "parse_ijson",
-    "pointer_at",
-    "position",
-    "positions",
-    "refusal",
-]
 
 MAX_NESTING = 1024
 """The deepest nesting of arrays and objects accepted (orjson's limit; RFC 8259 section 9 allows one)."""
@@ -66,15 +47,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPE_AT = re.compile(r"\\u[0-9a-fA-F]{4}")
 
 
-def position(text: str, offset: int) -> tuple[int, int]:
-    """The 1-based (line, column) of the character at ``offset`` in ``text``."""
+def position(text: str | bytes, offset: int) -> tuple[int, int]:
+    """The 1-based (line, column) of the character (or byte) at ``offset`` in ``text``."""
+    if isinstance(text, bytes):  # one character per byte: the column counts bytes
+        text = text[:offset].decode("latin-1")
     line_start = text.rfind("\n", 0, offset) + 1
     return text.count("\n", 0, offset) + 1, offset - line_start + 1
-
-
-def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
-    line_start = data.rfind(b"\n", 0, offset) + 1
-    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
 def _error_at(text: str, offset: int, rule: IJsonRule, detail: str, pointer: str | None = None) -> IJsonError:
@@ -90,24 +68,25 @@ def _shown(text: str, limit: int = 24) -> str:
     return repr(excerpt + ("..." if len(text) > limit else ""))
 
 
+def _byte_error(data: bytes, offset: int, rule: IJsonRule, detail: str) -> IJsonError:
+    line, column = position(data, offset)
+    return IJsonError(rule, detail, line=line, column=column, offset=offset)
+
+
 def _decoded(data: bytes) -> str | IJsonError:
     """The text of ``data``, or the error that says why it is not UTF-8 text."""
     nul = data.find(b"\x00", 0, BINARY_SNIFF_BYTES)
+    binary = f"binary data (a NUL byte at byte {nul}), not JSON text"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         if nul >= 0:
-            line, column = _byte_position(data, nul)
-            detail = f"binary data (a NUL byte at byte {nul}), not JSON text"
-            return IJsonError(IJsonRule.BINARY, detail, line=line, column=column, offset=nul)
-        line, column = _byte_position(data, error.start)
+            return _byte_error(data, nul, IJsonRule.BINARY, binary)
         bad = data[error.start : error.start + 1].hex()
         detail = f"not UTF-8: byte 0x{bad} at byte {error.start} ({error.reason})"
-        return IJsonError(IJsonRule.ENCODING, detail, line=line, column=column, offset=error.start)
+        return _byte_error(data, error.start, IJsonRule.ENCODING, detail)
     if nul >= 0 and not text.lstrip(" \t\r\n").startswith(("{", "[", '"')):
-        line, column = _byte_position(data, nul)
-        detail = f"binary data (a NUL byte at byte {nul}), not JSON text"
-        return IJsonError(IJsonRule.BINARY, detail, line=line, column=column, offset=nul)
+        return _byte_error(data, nul, IJsonRule.BINARY, binary)
     return text
 
 
@@ -156,13 +135,7 @@ def parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
     """The ``IJsonError`` for a text orjson rejected with ``error`` (for callers that parse themselves)."""
     if isinstance(data, bytes):
         if data.startswith(_BOM):
-            return IJsonError(
-                IJsonRule.ENCODING,
-                "a UTF-8 byte order mark before the JSON text",
-                line=1,
-                column=1,
-                offset=0,
-            )
+            return _byte_error(data, 0, IJsonRule.ENCODING, "a UTF-8 byte order mark before the JSON text")
         text = _decoded(data)
         if isinstance(text, IJsonError):
             return text
@@ -401,11 +374,20 @@ def refusal(data: str | bytes, value: Any) -> IJsonError | None:
     return _noncharacter_error(data) or _duplicate_error(data, value)
 
 
-def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
-    """The value of the I-JSON text ``data``; raises ``IJsonError`` for any other text.
+def violation_of(error: IJsonError) -> SchemaViolation:
+    """The violation that reports ``error``."""
+    return SchemaViolation(
+        pointer=error.pointer or "",
+        keyword=str(error.rule),
+        message=error.detail,
+        line=error.line,
+        column=error.column,
+    )
 
-    ``data`` is the text itself (``str``) or its UTF-8 encoding (``bytes`` and the like).
-    """
+
+def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
+    """The value of the I-JSON text ``data`` (``str``, or its UTF-8 encoding); raises ``IJsonError``
+    for any other text."""
     if isinstance(data, bytearray | memoryview):
         data = bytes(data)
     elif not isinstance(data, str | bytes):

@@ -46,16 +46,6 @@ import orjson
 
 from .._errors import JsonValueError
 
-__all__ = [
-    "MAX_VALUE_DEPTH",
-    "NOT_PLAIN",
-    "is_json_data",
-    "is_plain",
-    "is_unicode",
-    "plain_object_copy",
-    "to_json_data",
-]
-
 MAX_VALUE_DEPTH = 200
 """The deepest nesting of arrays and objects accepted inside one member of a response.
 

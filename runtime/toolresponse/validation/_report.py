@@ -38,9 +38,8 @@ import orjson
 from .._suggest import printable
 from ._bulk import check
 from ._checks import RESPONSE_JUDGE, Batch, Judge, Options
-from ._inputs import MAX_VIOLATIONS, Record, Source
-
-__all__ = ["EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"]
+from ._inputs import Record, Source
+from ._validate import MAX_VIOLATIONS
 
 EXIT_VALID = 0
 EXIT_INVALID = 1

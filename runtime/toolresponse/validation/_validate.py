@@ -47,20 +47,6 @@ from ._engine import (
 from ._engine import engine as _engine_named
 from ._schema import bundled_schema
 
-__all__ = [
-    "MAX_VIOLATIONS",
-    "ExplanationCache",
-    "SchemaViolation",
-    "ValidationResult",
-    "explain",
-    "is_valid",
-    "iter_errors",
-    "json_pointer",
-    "validate",
-    "validate_json",
-]
-
-
 MAX_VIOLATIONS = 100
 """The most violations of one response kept (the most relevant): a line can hold millions of
 unknown members, and the work and memory of explaining it are bounded by those kept."""
@@ -492,21 +478,15 @@ def validate_json(
 ) -> ValidationResult:
     """Check JSON text: the I-JSON rules of SPEC-v1 (UTF-8, unique member names at any depth,
     no NaN or Infinity), then the schema. Every violation carries its line and column."""
-    from ._ijson import IJsonError, locate_all, parse_ijson, positions
+    from .._errors import IJsonError
+    from ._ijson import locate_all, parse_ijson, positions, violation_of
 
     if isinstance(text, bytearray | memoryview):
         text = bytes(text)
     try:
         obj = parse_ijson(text)
     except IJsonError as error:
-        violation = SchemaViolation(
-            pointer=error.pointer or "",
-            keyword=str(error.rule),
-            message=error.detail,
-            line=error.line,
-            column=error.column,
-        )
-        return ValidationResult(errors=(violation,))
+        return ValidationResult(errors=(violation_of(error),))
     chosen = _engine_named(engine)
     if chosen.is_valid(obj):
         return _VALID
