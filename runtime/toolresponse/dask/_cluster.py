@@ -54,8 +54,7 @@ class DaskUnavailable(ImportError):
 
 
 class ClusterTimeout(TimeoutError):
-    """A wait on the cluster outlasted its bound: no worker joined the scheduler, or none of the
-    tasks in flight finished (the workers are gone, stuck, or busy with other work)."""
+    """A wait on the cluster outlasted its bound (no worker joined, no task finished)."""
 
 
 def _timeout(timeout_s: float) -> float:
@@ -117,8 +116,7 @@ def _worker() -> str | None:
 
 
 def _read_here(part: Part) -> Part:
-    """``part`` with each input that could not be opened naming the worker that tried: the
-    command that listed it may see a file where a worker does not."""
+    """``part`` with each input that could not be opened naming the worker that tried."""
     unopened = [record.io_error is not None and record.line is None for record in part.batch.records]
     address = _worker() if any(unopened) else None
     if address is None:
@@ -195,12 +193,9 @@ class Validation(NamedTuple):
     """A validation not yet computed: ``dask.compute(v.records, v.summary)`` runs each task once."""
 
     records: dask.bag.Bag
-    """The bulk API's ``Record``\\ s, in input order: every unreadable input, and the invalid
-    responses up to ``TASK_RECORDS`` per task (the first of its range, or of its compressed
-    file); ``Summary.unlisted`` counts those left out (``check_on`` gives every one)."""
+    """The ``Record``\\ s in input order, up to ``TASK_RECORDS`` a task (``Summary.unlisted``: the rest)."""
     summary: dask.bag.Item
-    """The ``Summary`` (every response counted), a lazy value as the records are: compute it alone
-    or with them (a bag ``Item``, so that both are optimized as one graph)."""
+    """The ``Summary``, a bag ``Item``: computed with the records, both are optimized as one graph."""
 
     def to_dataframe(self) -> dask.dataframe.DataFrame:
         """The records as a dataframe, one row per violation (``COLUMNS``); needs pandas and pyarrow."""
@@ -215,8 +210,8 @@ class Validation(NamedTuple):
 
 
 def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Validation:
-    """The validation of ``work``, in order: verdicts reached while listing, and tasks (each with
-    whether its lines are numbered from its file's first)."""
+    """The validation of ``work``: verdicts reached while listing, and tasks (with whether their
+    lines are numbered from their file's first)."""
     delayed = dask.delayed
     pieces_: list[Delayed] = []
     counts: list[Delayed] = []
@@ -232,8 +227,7 @@ def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Val
         pieces_.append(delayed(_records, pure=True)(result, offset))
         counts.append(delayed(_counts, pure=True)(result))
         offset = delayed(_after, pure=True)(offset, result)
-    # The summary is a bag Item: computed with the records, both are optimized as one graph and
-    # each task runs once (a Delayed beside a bag ran every task twice).
+    # A bag Item, not a Delayed: computed beside the bag, a Delayed ran every task twice.
     summary = dask.bag.Item.from_delayed(delayed(_summary, pure=True)(counts, done))
     records = dask.bag.from_delayed(pieces_) if pieces_ else dask.bag.from_sequence([], npartitions=1)
     return Validation(records, summary)
@@ -248,10 +242,8 @@ def validate_paths(
 ) -> Validation:
     """Validate files, directories and URLs (``s3://``, ``gs://``, ``https://``, ``memory://``...) on Dask.
 
-    Inputs are listed now, where this is called; they are read by the workers (which must see the
-    same paths, and have toolresponse installed). Compressed files (``.gz``, ``.zst``) are read whole
-    by one task each. A task keeps at most ``task_records`` records (the first of its work; the
-    summary counts the others as ``unlisted``), so a worker's memory does not grow with its input."""
+    Inputs are listed here and read by the workers (which must see the same paths); a compressed
+    file is read whole by one task. A task keeps at most ``task_records`` records."""
     limit = _records_bound(task_records)
     dask = _dask()
     run = dask.delayed(_run, pure=True)
@@ -268,18 +260,13 @@ def validate_bag(
     options: Options = Options(),  # noqa: B008 (a NamedTuple: immutable)
     task_records: int = TASK_RECORDS,
 ) -> Validation:
-    """Validate a bag of JSON lines (say ``dask.bag.read_text(...)``), numbered through its partitions.
-
-    The records name ``name`` and the line's position in the bag (from 1, partition after partition).
-    A partition's task keeps at most ``task_records`` records, as ``validate_paths``'s do."""
+    """Validate a bag of JSON lines (say ``dask.bag.read_text(...)``), numbered through its partitions
+    as lines of ``name``; a partition's task keeps at most ``task_records`` records."""
     limit = _records_bound(task_records)
     dask = _dask()
     parts_ = lines.map_partitions(_bag_partition, name, options, limit).to_delayed()
     first = dask.delayed(_first, pure=True)
     return _validation(dask, ((index == 0, first(part)) for index, part in enumerate(parts_)))
-
-
-# The command line: tasks sent as they are needed, their results gathered in input order.
 
 
 class _Stream(NamedTuple):
@@ -293,15 +280,15 @@ class _Stream(NamedTuple):
 
 
 READERS_KEPT = 4
-"""How many open streams a worker process keeps for the tasks that go on where others stopped
-(past them the oldest is closed; a task that finds its stream gone opens the input again)."""
+"""Open streams a worker keeps for the tasks that go on where others stopped (a task that finds its
+stream gone opens the input again)."""
 _READERS: OrderedDict[str, Generator[Part]] = OrderedDict()
 _READERS_LOCK = threading.Lock()
 
 
 def _step(work: LineRange | Source | _Stream, options: Options, limit: int, block_bytes: int) -> Part:
-    """One task of the command, where it runs: the records of ``work`` up to ``limit`` of them (of
-    a stream, about ``block_bytes`` of it at most, as a range holds), and the work left."""
+    """One task of the command: the records of ``work`` up to ``limit`` of them (and about
+    ``block_bytes`` of a stream), and the work left."""
     if isinstance(work, LineRange):
         return _read_here(check_range(work, options, max_records=limit))
     with _READERS_LOCK:
@@ -323,9 +310,8 @@ def _step(work: LineRange | Source | _Stream, options: Options, limit: int, bloc
 
 
 def _task(work: LineRange | Source | _Stream, options: Options, limit: int, block_bytes: int) -> bytes:
-    """``_step``, its part pickled where it ran: distributed takes about 0.2 s to move a part of
-    10,000 records as an object, and 0.02 s as bytes (on a compressed file, whose tasks run one
-    after another, that was half the run)."""
+    """``_step``, its part pickled where it ran: distributed moves 10,000 records as an object in
+    0.2 s, as bytes in 0.02 s."""
     return pickle.dumps(_step(work, options, limit, block_bytes), protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -341,10 +327,9 @@ def check_on(
 ) -> Iterator[Batch]:
     """The batches of ``sources`` checked on ``client``'s cluster, in input order (as ``check`` gives them).
 
-    A task holds at most ``task_records`` records and reads about ``block_bytes`` (see the module's
-    text); at most ``window`` tasks are in flight (by default four per worker thread). No wait
-    lasts more than ``timeout_s`` seconds (for the scheduler's answers, a first worker, some task
-    to finish, a finished task's result); past it, ``ClusterTimeout``."""
+    A task holds at most ``task_records`` records and reads about ``block_bytes``; at most ``window``
+    tasks are in flight (four per worker thread by default). No wait lasts more than ``timeout_s``
+    seconds: past it, ``ClusterTimeout``."""
     timeout_s = _timeout(timeout_s)
     limit = _records_bound(task_records)
     known: list[int] = [] if window is None else [window]
@@ -405,9 +390,8 @@ def _wait_for_a_worker(client: Client, timeout_s: float) -> None:
 def connect(scheduler: str, *, workers: int | None = None, timeout_s: float = TIMEOUT_S) -> Iterator[Client]:
     """A client of the scheduler at ``scheduler`` (``tcp://host:8786``), or of a local cluster (``local``).
 
-    A scheduler that does not answer in ``timeout_s`` seconds is an ``OSError``. A local cluster
-    has ``workers`` processes (the number of cores by default) of one thread each, on 127.0.0.1,
-    without a dashboard; it is closed on leaving."""
+    A scheduler that does not answer in ``timeout_s`` seconds is an ``OSError``. A local cluster has
+    ``workers`` processes (one per core by default) of one thread, on 127.0.0.1; closed on leaving."""
     timeout_s = _timeout(timeout_s)
     _dask()
     try:
@@ -435,9 +419,8 @@ def connect(scheduler: str, *, workers: int | None = None, timeout_s: float = TI
 
 
 def _identify(address: str, timeout_s: float) -> None:
-    """Return once a Dask scheduler at ``address`` has said so, within ``timeout_s``: the client's
-    own handshake waits without end on a listener that accepts and stays silent (a stopped
-    scheduler), and fails obscurely on one that speaks another protocol."""
+    """Return once a Dask scheduler at ``address`` has said so, within ``timeout_s``: the client's own
+    handshake waits without end on a silent listener, and fails obscurely on another protocol."""
     import asyncio
     import socket
 

@@ -1,30 +1,13 @@
 """Reports of a bulk validation run: text, JSON or JSON lines, streamed as the batches come.
 
-- ``text`` (default): one line per violation,
-  ``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` (``(root)`` for the whole
-  response), most relevant first, then ``N valid, M invalid``. Every part taken
-  from the input (file names, pointers, member names in messages) goes through
-  ``printable``: control and bidi characters reach no terminal raw;
-- ``json``: one object, streamed: ``{"responses": [...invalid responses...],
-  "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}`` (the counts
-  come last so that the report never has to be held in memory);
-- ``jsonl``: one record per response, valid ones included, in input order
-  (``{"source", "line", "valid", "errors"?, "more_errors"?}``; an unreadable input is
-  ``{"source", "io_error"}``, with ``"line"`` for a line too long to read); the
-  summary goes to standard error.
+- ``text``: ``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` per violation (what comes from the
+  input goes through ``printable``), then ``N valid, M invalid``;
+- ``json``: ``{"responses": [...], "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}``,
+  the counts last so that the report is never held in memory;
+- ``jsonl``: one record per response, valid ones included; the summary goes to standard error.
 
-A response shows at most ``MAX_VIOLATIONS`` (100) violations, the most relevant;
-past them the text report adds one line ``FILE:LINE: ... and N more violations``
-and the JSON records a member ``"more_errors": N``.
-
-With ``quiet`` nothing is written but the reasons for I/O errors: the exit
-status is the answer. The progress bar is drawn on standard error only when it
-is a terminal, not when quiet, and only once a run has lasted half a second.
-
-Exit status (``report`` returns it): 0 every response valid; 1 some response
-invalid; 2 an input that could not be read (each gets a one-line reason on
-standard error, and the rest of the run goes on). When both happen, 2 wins: an
-unreadable input means the verdict "all valid" could not be reached.
+``quiet`` writes only the reasons for I/O errors. Exit status: 0 all valid, 1 some invalid, 2 some
+input unreadable (2 wins: the verdict "all valid" could not be reached).
 """
 
 from __future__ import annotations
@@ -50,9 +33,7 @@ Format = Literal["text", "json", "jsonl"]
 
 
 class Checker(Protocol):
-    """What gives the batches of a report: ``check`` itself (this process, or ``jobs`` of them),
-    or another reader of the same inputs (``toolresponse.interop``'s dialect check, a Dask
-    cluster through ``toolresponse.dask.check_on``)."""
+    """What gives the batches of a report: ``check``, or another reader of the same inputs (Dask)."""
 
     def __call__(
         self, sources: Sequence[Source | Record], options: Options, *, stdin: IO[bytes], jobs: int
@@ -136,12 +117,11 @@ def _record_json(record: Record) -> dict[str, Any]:
 
 
 OUTPUT_CHUNK = 1 << 16
-"""Report text is written in pieces of about this many characters (a terminal gets it at once)."""
+"""Report text is written in pieces of this many characters (a terminal gets it at once)."""
 
 
 class _Report:
-    """Writes the records of each batch as they come, in large pieces; ``close`` ends the report.
-    The quiet report: nothing but the reasons for I/O errors."""
+    """Writes the records of each batch as they come; ``close`` ends the report. As it is, the quiet one."""
 
     keep_valid = False
 
@@ -200,9 +180,8 @@ _SUFFIX_CACHE_LIMIT = 4096
 class _TextReport(_Report):
     def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
         super().__init__(out, err, immediate=immediate)
-        # What each explanation looks like after "FILE:LINE", by the identity of its tuple (the
-        # explanation cache gives the same tuple for the same mistakes); the tuple is kept with
-        # its text, so that an id is never taken for another tuple's.
+        # Each explanation's text after "FILE:LINE", by the identity of its (cached) tuple, kept with
+        # it so that an id is never taken for another tuple's.
         self._suffixes: dict[int, tuple[tuple[Any, ...], tuple[str, ...]]] = {}
 
     def _suffix(self, errors: tuple[Any, ...]) -> tuple[str, ...] | None:
@@ -308,11 +287,8 @@ def report(
 ) -> int:
     """Check ``sources`` (from ``expand``), write the report, and return the exit status.
 
-    ``progress`` None means "on a terminal": drawn when ``err`` is one and not ``quiet``.
-    ``checker`` gives the batches (see ``Checker``): another reader of the same inputs (a
-    Dask cluster) reports through this one writer. ``judge`` says what each record must be (a
-    ToolResponse, or a record of another dialect: ``toolresponse.interop``).
-    """
+    ``progress`` None: drawn when ``err`` is a terminal and not ``quiet``. ``checker`` gives the
+    batches (a Dask cluster's, say); ``judge`` says what each record must be."""
     listed = list(sources)
     immediate = is_terminal(out)
     reporter = (_Report if quiet else _REPORTS[output_format])(out, err, immediate=immediate)
