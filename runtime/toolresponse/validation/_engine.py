@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from itertools import filterfalse
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import jsonschema_rs
 
@@ -49,19 +49,6 @@ class EngineError(NamedTuple):
     instance: Any
     member: str | None
     message: str
-
-
-class ValidationEngine(Protocol):
-    """What the validator needs of an engine."""
-
-    name: EngineName
-
-    def is_valid(self, instance: Any) -> bool: ...
-
-    def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
-        """The errors of ``instance`` (of one object's unknown members, the first ``limit``) and how
-        many members that left out."""
-        ...
 
 
 def _parts(reference: str) -> list[str]:
@@ -141,11 +128,6 @@ def _value_at(instance: Any, path: Path) -> Any:
     return instance
 
 
-def _not_json(instance: Any, error: Exception) -> list[EngineError]:
-    reason = str(error) or type(error).__name__
-    return [EngineError((), "type", (), instance, None, f"not a JSON value ({reason})")]
-
-
 class FastEngine:
     """jsonschema-rs over the bundle (``is_valid`` raises ``ValueError`` for a value that is not JSON)."""
 
@@ -156,6 +138,8 @@ class FastEngine:
         self.is_valid: Callable[[Any], bool] = self._validator.is_valid
 
     def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
+        """The errors of ``instance`` (of one object's unknown members, the first ``limit``), and how
+        many members that left out."""
         out: list[EngineError] = []
         left_out = 0
         try:
@@ -200,7 +184,8 @@ class ReferenceEngine:
             message = "the response nests too deeply for its errors to be listed"
             return [EngineError((), "depth", (), instance, None, message)], 0
         except (TypeError, ValueError) as failure:
-            return _not_json(instance, failure), 0
+            reason = str(failure) or type(failure).__name__
+            return [EngineError((), "type", (), instance, None, f"not a JSON value ({reason})")], 0
         missing_taken: dict[tuple[Path, Path], int] = {}
         out: list[EngineError] = []
         left_out = 0
@@ -225,6 +210,9 @@ class ReferenceEngine:
             else:
                 out.append(EngineError(path, keyword, schema_path, error.instance, None, error.message))
         return out, left_out
+
+
+ValidationEngine = FastEngine | ReferenceEngine
 
 
 @cache
@@ -294,6 +282,7 @@ class Projection:
                 break
             for keyword, value in node.items():
                 read = _KEYWORDS.get(keyword)
+                self.objects = self.objects or keyword in _OBJECT_KEYWORDS
                 if read is not None:
                     self.keep = not read(self, value, pending)
                 elif not keyword.startswith("x-"):
@@ -417,36 +406,23 @@ def _number(keyword: str) -> KeywordReader:
 
 
 def _members(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection.objects = True
     for name, subschema in value.items():
         projection._properties.setdefault(name, []).append(subschema)
     return True
 
 
 def _patterns(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection.objects = True
     projection._patterns.extend((re.compile(pattern), sub) for pattern, sub in value.items())
     return True
 
 
 def _additional(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection.objects = True
     projection._additional.append(value)
     return True
 
 
-def _required(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection.objects = True
-    return True
-
-
-def _subschema(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    pending.append(value)
-    return True
-
-
 def _subschemas(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    pending.extend(value)
+    pending.extend(value if isinstance(value, list) else [value])
     return True
 
 
@@ -464,10 +440,10 @@ _KEYWORDS: Mapping[str, KeywordReader] = {
     "properties": _members,
     "patternProperties": _patterns,
     "additionalProperties": _additional,
-    "required": _required,
-    **dict.fromkeys(("if", "then", "else", "not"), _subschema),
-    **dict.fromkeys(("allOf", "anyOf", "oneOf"), _subschemas),
+    "required": _annotation,
+    **dict.fromkeys(("if", "then", "else", "not", "allOf", "anyOf", "oneOf"), _subschemas),
 }
+_OBJECT_KEYWORDS = frozenset(("properties", "patternProperties", "additionalProperties", "required"))
 
 
 _PROJECTIONS: dict[tuple[int, ...], Projection] = {}

@@ -1,9 +1,7 @@
 """Strict I-JSON (RFC 7493) parsing with exact positions.
 
-``parse_ijson`` accepts exactly the JSON texts SPEC-v1 allows on the wire and
-reports every other text with the rule it breaks, the line and column (both
-1-based; the column counts characters) and, where there is one, the JSON
-pointer of the offending member. The rules, as ``IJsonRule``:
+``parse_ijson`` accepts exactly the JSON texts SPEC-v1 allows and reports every other with the
+rule it breaks (``IJsonRule``), its line and column (in characters) and the member's pointer:
 
 =====================  ===========================================================
 ``syntax``             not well-formed JSON (RFC 8259), including an empty text
@@ -90,11 +88,6 @@ def _decoded(data: bytes) -> str | IJsonError:
     return text
 
 
-def _non_finite_candidates(pos: int) -> tuple[tuple[str, int], ...]:
-    """Where a NaN or Infinity may start, given the position orjson stopped at."""
-    return (("-Infinity", pos - 1), ("-Infinity", pos), ("Infinity", pos), ("NaN", pos))
-
-
 def _diagnose(text: str, error: orjson.JSONDecodeError) -> IJsonError:
     """The I-JSON error for a text (known to be valid Unicode) that orjson rejected."""
     message = error.msg
@@ -110,7 +103,7 @@ def _diagnose(text: str, error: orjson.JSONDecodeError) -> IJsonError:
         shown = _shown(number.group() if number else text[pos:])
         detail = f"the number {shown} is too large for a double; I-JSON numbers are finite"
         return _error_at(text, pos, IJsonRule.NON_FINITE_NUMBER, detail)
-    for word, start in _non_finite_candidates(pos):
+    for word, start in (("-Infinity", pos - 1), ("-Infinity", pos), ("Infinity", pos), ("NaN", pos)):
         if start >= 0 and text.startswith(word, start):
             detail = f"{word} is not a JSON number; I-JSON numbers are finite (write null or a string)"
             return _error_at(text, start, IJsonRule.NON_FINITE_NUMBER, detail)
@@ -188,10 +181,9 @@ class _Frame:
 class _Scan:
     """One pass over the structure of JSON text (up to ``end``), keeping the path being read.
 
-    ``events`` gives, in order, each member name read (``_NAME``, or ``_REPEATED`` when its
-    object has it already) with the offset where it starts, and each place a value follows
-    (``_VALUE``) with the offset of the end of the ``[``, ``:`` or ``,`` before it. Iterative:
-    no nesting exhausts Python's stack; it survives text that is not JSON."""
+    ``events`` gives each member name read (``_NAME``, or ``_REPEATED``) with its offset, and each
+    place a value follows (``_VALUE``) with the offset after the ``[``, ``:`` or ``,`` before it.
+    Iterative, so no nesting exhausts the stack; it survives text that is not JSON."""
 
     def __init__(self, text: str, end: int | None = None) -> None:
         self.text = text
@@ -232,18 +224,9 @@ class _Scan:
                     yield _VALUE, match.end()
 
 
-def _duplicate(text: str) -> tuple[int, Path] | None:
-    """The offset and path of the first repeated member name of the JSON text ``text``, or None."""
-    scan = _Scan(text)
-    for event, offset in scan.events():
-        if event == _REPEATED:
-            return offset, scan.path()
-    return None
-
-
 def pointer_at(text: str, offset: int) -> str | None:
-    """The pointer of the member or item being read at ``offset`` of a text that is
-    well-formed up to there (where a parser stopped), or None when it is very deep."""
+    """The pointer of the member or item being read at ``offset`` of a text well-formed up to there
+    (where a parser stopped), or None when it is very deep."""
     scan = _Scan(text, offset)
     for _ in scan.events():
         pass
@@ -255,14 +238,12 @@ def pointer_at(text: str, offset: int) -> str | None:
 
 
 Target = tuple[Path, bool]
-"""A place to find in a text: an instance path, and whether the member name that ends it is
-meant (True: where an unknown member is shown) rather than the value there."""
+"""An instance path, and whether the member name that ends it is meant rather than the value."""
 
 
 def locate_all(text: str, targets: Iterable[Target]) -> dict[Target, int]:
-    """The offsets of many places of the well-formed JSON text ``text``, in one scan: for each
-    target found, where its value starts (or, for a member-name target, its name). A target that
-    names nothing in the text is left out."""
+    """Where each target's value (or member name) starts in the well-formed JSON text ``text``, in
+    one scan; a target that names nothing is left out."""
     wanted = set(targets)
     found: dict[Target, int] = {}
     start = _NOT_SPACE.search(text)
@@ -317,11 +298,9 @@ _NONCHARACTER = re.compile(
 def _may_repeat_a_name(data: str | bytes, value: Any) -> bool:
     """Whether the JSON text ``data``, which orjson read as ``value``, may repeat a member name.
 
-    False is exact, and cheap. Every member of a text has one colon outside strings, and colons
-    inside strings survive a round trip unchanged, so the text and ``orjson.dumps`` of its value
-    hold as many colons exactly when no member was dropped (orjson keeps the last of two equal
-    names, and a dropped member takes at least its own colon with it); only an escaped colon
-    (``\\u003a``) breaks the argument, and a text holding ``\\u003`` gets the exact scan."""
+    False is exact, and cheap: the text and ``orjson.dumps`` of its value hold as many colons
+    exactly when orjson dropped no member (each has its colon), unless a colon is escaped
+    (``\\u003a``): a text holding ``\\u003`` gets the exact scan."""
     try:
         dumped = orjson.dumps(value)
     except orjson.JSONEncodeError:
@@ -335,10 +314,11 @@ def _duplicate_error(data: str | bytes, value: Any) -> IJsonError | None:
     if not _may_repeat_a_name(data, value):
         return None
     text = data if isinstance(data, str) else data.decode("utf-8")
-    found = _duplicate(text)
-    if found is None:
+    scan = _Scan(text)
+    offset = next((offset for event, offset in scan.events() if event == _REPEATED), None)
+    if offset is None:
         return None
-    offset, path = found
+    path = scan.path()
     where = "the top level" if len(path) == 1 else json_pointer(path[:-1])
     detail = (
         f"the member name {json.dumps(path[-1])} occurs twice in one object ({where}); "
@@ -369,8 +349,7 @@ def _noncharacter_error(data: str | bytes) -> IJsonError | None:
 
 
 def refusal(data: str | bytes, value: Any) -> IJsonError | None:
-    """Why I-JSON refuses a text that orjson read as ``value`` (a noncharacter, a repeated member
-    name), or None: the check of every text orjson accepts."""
+    """Why I-JSON refuses a text that orjson accepted (a noncharacter, a repeated name), or None."""
     return _noncharacter_error(data) or _duplicate_error(data, value)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from .._errors import JsonValueError
+from ._engine import json_pointer
 
 MAX_VALUE_DEPTH = 200
 """The deepest nesting inside one member of a response: a response then nests within what orjson
@@ -138,10 +139,6 @@ def is_json_data(value: Any) -> bool:
     return is_plain(value, 0, MAX_VALUE_DEPTH)
 
 
-def _escape(part: str | int) -> str:
-    return str(part).replace("~", "~0").replace("/", "~1")
-
-
 class _Walk:
     """One conversion: the path to the current value (for pointers) and the containers on it."""
 
@@ -155,8 +152,9 @@ class _Walk:
         self.active: set[int] = set()
 
     def fail(self, message: str, value: Any, keyword: str = "type") -> JsonValueError:
-        pointer = self.base + "".join("/" + _escape(part) for part in self.parts)
-        return JsonValueError(pointer, message, type_name=type(value).__name__, keyword=keyword)
+        return JsonValueError(
+            self.base + json_pointer(self.parts), message, type_name=type(value).__name__, keyword=keyword
+        )
 
     def not_json(self, value: Any, advice: str = "") -> JsonValueError:
         name = type(value).__name__

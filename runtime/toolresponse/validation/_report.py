@@ -40,32 +40,18 @@ class Checker(Protocol):
     ) -> Iterable[Batch]: ...
 
 
-class _Stream(Protocol):
-    def write(self, text: str, /) -> Any: ...
-
-    def flush(self) -> Any: ...
-
-
 class Progress:
-    """A one-line progress bar redrawn in place (``\\r``) on a terminal, from ``delay`` seconds on."""
+    """A one-line progress bar redrawn in place (``\\r``) on a terminal, from half a second on."""
 
-    def __init__(
-        self,
-        stream: _Stream,
-        total_bytes: int | None,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        delay: float = 0.5,
-        interval: float = 0.2,
-        width: int = 24,
-    ) -> None:
+    _INTERVAL = 0.2
+    _WIDTH = 24
+
+    def __init__(self, stream: TextIO, total_bytes: int | None, *, clock: Callable[[], float]) -> None:
         self._stream = stream
         self._total = total_bytes
         self._clock = clock
         self._start = clock()
-        self._interval = interval
-        self._width = width
-        self._next = self._start + delay
+        self._next = self._start + 0.5
         self._drawn = 0
         self.done_bytes = 0
         self.responses = 0
@@ -76,12 +62,12 @@ class Progress:
         now = self._clock()
         if now < self._next:
             return
-        self._next = now + self._interval
+        self._next = now + self._INTERVAL
         rate = f"{self.responses / max(now - self._start, 1e-9):,.0f}/s"
         if self._total:
             fraction = min(self.done_bytes / self._total, 1.0)
-            filled = round(fraction * self._width)
-            bar = "#" * filled + "-" * (self._width - filled)
+            filled = round(fraction * self._WIDTH)
+            bar = "#" * filled + "-" * (self._WIDTH - filled)
             line = f"[{bar}] {fraction:4.0%}  {self.responses:,} responses  {rate}"
         else:
             line = f"{self.responses:,} responses, {self.done_bytes / 1e6:,.1f} MB  {rate}"

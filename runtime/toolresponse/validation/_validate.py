@@ -261,17 +261,14 @@ def _bad_enum(error: EngineError) -> tuple[str, str | None]:
             suggestion = by_status[0] if len(by_status) == 1 else None
             if len(by_status) > 1:
                 return f"{shown} is not a standard error code; {did_you_mean(by_status, quote=str)}", None
-        if suggestion is not None:
-            return (
-                f"{shown} is not a standard error code; {did_you_mean([suggestion], quote=str)}",
-                suggestion,
-            )
-        return f"{shown} is not a standard error code (one of {', '.join(_CODES)})", None
-    if frozenset(options) == _STATUS_SET:
+        if suggestion is None:
+            return f"{shown} is not a standard error code (one of {', '.join(_CODES)})", None
+        head = f"{shown} is not a standard error code"
+    elif frozenset(options) == _STATUS_SET:
         head = f"{shown} is not a status ({_or_list(_STATUSES)})"
-        return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
-    listed = _or_list([orjson.dumps(option).decode("utf-8") for option in options])
-    head = f"{_where(error.path)} must be {listed}, not {shown}"
+    else:
+        listed = _or_list([orjson.dumps(option).decode("utf-8") for option in options])
+        head = f"{_where(error.path)} must be {listed}, not {shown}"
     return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
 
 
