@@ -251,7 +251,7 @@ def _check_one(name: str, data: bytes, options: Options) -> Batch:
     best = best_match(found.errors)
     assert best is not None  # an invalid response has a violation
     if options.first:
-        return Batch(0, 1, [Record(name, best.line, best.column, (best,))], len(data))
+        found = ValidationResult(errors=(best,))
     return Batch(0, 1, [Record.invalid(name, best.line, found, best.column)], len(data))
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -167,15 +168,13 @@ def _closed(token: str) -> bool:
     return len(token) > 1 and token[-1] == '"' and (len(body) - len(body.rstrip("\\"))) % 2 == 0
 
 
+@dataclass(slots=True)
 class _Frame:
-    """An open array or object: its current slot (member name or index)."""
+    """An open object (its names so far) or array (``names`` None), and its current slot."""
 
-    __slots__ = ("names", "slot", "wants_name")
-
-    def __init__(self, is_object: bool) -> None:
-        self.names: set[str] | None = set() if is_object else None
-        self.slot: str | int = "" if is_object else 0
-        self.wants_name = is_object
+    names: set[str] | None
+    slot: str | int
+    wants_name: bool
 
 
 class _Scan:
@@ -207,7 +206,7 @@ class _Scan:
                     frame.slot, frame.wants_name = name, False
                     yield _REPEATED if repeated else _NAME, match.start()
             elif first == "{" or first == "[":
-                frames.append(_Frame(first == "{"))
+                frames.append(_Frame(set(), "", True) if first == "{" else _Frame(None, 0, False))
                 if first == "[":
                     yield _VALUE, match.end()
             elif first == "}" or first == "]":

@@ -19,6 +19,7 @@ from typing import IO, Any, Literal, Protocol, TextIO
 import orjson
 
 from .._suggest import printable
+from .._violation import SchemaViolation
 from ._bulk import check
 from ._checks import RESPONSE_JUDGE, Batch, Judge, Options
 from ._inputs import Record, Source
@@ -163,24 +164,28 @@ class _Report:
 _SUFFIX_CACHE_LIMIT = 4096
 
 
+def _after_where(violation: SchemaViolation) -> str:
+    """A violation's text line after its ``FILE:LINE[:COLUMN]``."""
+    return (
+        f": {printable(violation.pointer) or '(root)'}: {printable(violation.message)}"
+        f" [{printable(violation.keyword)}]\n"
+    )
+
+
 class _TextReport(_Report):
     def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
         super().__init__(out, err, immediate=immediate)
         # Each explanation's text after "FILE:LINE", by the identity of its (cached) tuple, kept with
         # it so that an id is never taken for another tuple's.
-        self._suffixes: dict[int, tuple[tuple[Any, ...], tuple[str, ...]]] = {}
+        self._suffixes: dict[int, tuple[tuple[SchemaViolation, ...], tuple[str, ...]]] = {}
 
-    def _suffix(self, errors: tuple[Any, ...]) -> tuple[str, ...] | None:
+    def _suffix(self, errors: tuple[SchemaViolation, ...]) -> tuple[str, ...] | None:
         known = self._suffixes.get(id(errors))
         if known is not None and known[0] is errors:
             return known[1]
         if any(violation.line is not None or violation.column is not None for violation in errors):
             return None
-        text = tuple(
-            f": {printable(violation.pointer) or '(root)'}: {printable(violation.message)}"
-            f" [{printable(violation.keyword)}]\n"
-            for violation in errors
-        )
+        text = tuple(map(_after_where, errors))
         if len(self._suffixes) >= _SUFFIX_CACHE_LIMIT:
             self._suffixes.clear()
         self._suffixes[id(errors)] = (errors, text)
@@ -197,8 +202,7 @@ class _TextReport(_Report):
                 lines.extend(where + piece for piece in suffix)
             else:
                 lines.extend(
-                    f"{_where(record, record.line if v.line is None else v.line, v.column)}: "
-                    f"{printable(v.pointer) or '(root)'}: {printable(v.message)} [{printable(v.keyword)}]\n"
+                    _where(record, record.line if v.line is None else v.line, v.column) + _after_where(v)
                     for v in record.errors
                 )
             if record.more:
