@@ -14,16 +14,9 @@ from hypothesis import strategies as st
 from jsontext import random_json_text
 
 from toolresponse import MalformedJsonError
+from toolresponse._errors import IJsonError, IJsonRule
 from toolresponse.validation import Options, check_lines
-from toolresponse.validation._ijson import (
-    MAX_NESTING,
-    IJsonError,
-    IJsonRule,
-    locate_all,
-    parse_ijson,
-    pointer_at,
-    position,
-)
+from toolresponse.validation._ijson import MAX_NESTING, locate_all, parse_ijson, pointer_at, position
 
 REJECTED = [
     # (text, rule, line, column, pointer)

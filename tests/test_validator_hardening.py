@@ -30,7 +30,7 @@ from toolresponse.validation import (
     parse_ijson,
     validate_json,
 )
-from toolresponse.validation._inputs import MAX_VIOLATIONS
+from toolresponse.validation._validate import MAX_VIOLATIONS
 
 TOOLRESPONSE = Path(sys.executable).with_name("toolresponse")
 

@@ -1,25 +1,15 @@
 """Validating ToolResponse logs on Dask, and the per-partition function for any engine.
 
-The optional extra ``toolresponse[dask]`` (dask, distributed, fsspec and
-zstandard) is imported only when a Dask function is used;
-``check_partition`` needs none of it.
+The extra ``toolresponse[dask]`` is imported only when a Dask function is used.
 
-- ``validate_paths(paths)`` / ``validate_bag(lines)``: a ``Validation``, whose
-  ``records`` is a Dask bag of the bulk API's ``Record``\\ s (every invalid
-  response and unreadable input, in input order, the same records as one
-  process gives, up to 10,000 a task) and ``summary`` a lazy
-  ``Summary`` (every response counted; ``unlisted``: the records a task left
-  out); ``Validation.to_dataframe()`` gives one row per violation. The validator
-  is compiled once per worker process and partition tasks reuse it.
-- ``check_on(client, sources, options)``: the batches of the bulk API, in input
-  order, computed on a cluster (what ``toolresponse validate --scheduler`` runs),
-  every record, no task holding more than 10,000 records;
-  ``connect(address)`` gives a client, ``connect("local")`` a local cluster. Every
-  wait on the cluster lasts at most ``timeout_s`` (30 s by default):
-  a scheduler without workers, or whose workers finish nothing, is a ``ClusterTimeout``.
-- ``check_partition(lines, name=..., first_line=...)``: JSON lines in, records
-  out, lazily: what Spark's ``mapPartitions``, Ray's ``map_batches`` or a
-  Beam ``DoFn`` calls.
+- ``validate_paths(paths)`` / ``validate_bag(lines)``: a ``Validation`` whose ``records`` is a bag
+  of the bulk API's ``Record``\\ s in input order (up to 10,000 a task) and ``summary`` a lazy
+  ``Summary``; ``Validation.to_dataframe()`` gives one row per violation.
+- ``check_on(client, sources, options)``: every batch of the bulk API, in input order, computed on a
+  cluster (``toolresponse validate --scheduler``); ``connect(address)`` gives a client. Every wait
+  lasts at most ``timeout_s``: past it, a ``ClusterTimeout``.
+- ``check_partition(lines, name=..., first_line=...)``: JSON lines in, records out, lazily (Spark's
+  ``mapPartitions``, Ray's ``map_batches``, a Beam ``DoFn``); needs no Dask.
 """
 
 import lazy_loader

@@ -1,22 +1,11 @@
-"""Validation on Dask: a graph for the Python API, and tasks sent as they are needed for the command.
+"""Validation on Dask: a graph for the Python API (``validate_paths``, ``validate_bag``), and tasks
+sent as they are needed for the command (``check_on``), every wait bounded by ``timeout_s``.
 
-The work is planned where the call is made, from the bulk API's ``expand``: a JSON-lines file
-that can be cut (not compressed, its size known) becomes byte ranges of about ``block_bytes``
-that each task reads where it runs; any other input (a document, a compressed file, a file of
-another extension) is read whole, streaming. Local paths are made absolute: a worker started in
-another directory reads the same file (one on another machine must see it at the same path).
-
-No task holds more than ``TASK_RECORDS`` records, whatever its input. In the graph
-(``validate_paths``, ``validate_bag``) a task checks all its work and keeps its first
-``TASK_RECORDS`` records, counting the others (``Summary.unlisted``); small tasks chained per
-file number each range's lines after the ranges before. On the command line (``check_on``) a
-task stops there, or after about ``block_bytes`` of input, and its work left is sent at once,
-to the same worker when that one holds the stream open; the results come back in input order
-(the bulk API's ``in_order``), every record. When a worker dies, the scheduler runs its tasks
-again elsewhere: a stream it held is opened again there and its lines before passed over.
-
-``check_on`` and ``connect`` bound every wait on the cluster by ``timeout_s``: past it, a
-``ClusterTimeout``, never a wait without end.
+The work is planned where the call is made: a JSON-lines file that can be cut becomes byte ranges
+that each task reads where it runs; any other input is read whole, streaming (local paths made
+absolute). No task holds more than ``TASK_RECORDS`` records: in the graph a task keeps its first
+ones and counts the others (``Summary.unlisted``); on the command line it stops there and its work
+left is sent at once, to the worker that holds the stream open when it still lives.
 """
 
 from __future__ import annotations
@@ -27,7 +16,7 @@ import pickle
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -41,10 +30,9 @@ from ..validation._bulk import (
     in_order,
     parts,
     ranges_of,
-    renumber,
 )
 from ..validation._bulk import stream_parts as _stream_parts
-from ..validation._checks import Batch
+from ..validation._checks import Batch, done_batch, renumber
 from ..validation._inputs import input_size, is_url
 from ._partition import TASK_RECORDS, Summary, capped, pieces, summarise
 
@@ -54,26 +42,11 @@ if TYPE_CHECKING:
     from dask.delayed import Delayed
     from distributed import Client
 
-__all__ = [
-    "BLOCK_BYTES",
-    "COLUMNS",
-    "TIMEOUT_S",
-    "ClusterTimeout",
-    "DaskUnavailable",
-    "Validation",
-    "check_on",
-    "connect",
-    "validate_bag",
-    "validate_paths",
-]
-
 BLOCK_BYTES = 16 << 20
 """About how many bytes of input one task checks."""
 EXTRA = "pip install 'toolresponse[dask]'"
 TIMEOUT_S = 30.0
-"""The longest wait on a cluster, in seconds, unless told otherwise: for its scheduler to answer
-(``connect``), for a first worker to join it, and for some task to finish (``check_on``; a task
-checks about ``BLOCK_BYTES``, seconds on a cluster not busy with other work)."""
+"""The longest wait on a cluster, in seconds, unless told otherwise."""
 
 
 class DaskUnavailable(ImportError):
@@ -81,8 +54,7 @@ class DaskUnavailable(ImportError):
 
 
 class ClusterTimeout(TimeoutError):
-    """A wait on the cluster outlasted its bound: no worker joined the scheduler, or none of the
-    tasks in flight finished (the workers are gone, stuck, or busy with other work)."""
+    """A wait on the cluster outlasted its bound (no worker joined, no task finished)."""
 
 
 def _timeout(timeout_s: float) -> float:
@@ -104,6 +76,17 @@ def _dask() -> Any:
     except ImportError:
         raise DaskUnavailable(f"validating on Dask needs dask and distributed: {EXTRA}") from None
     return dask
+
+
+@contextmanager
+def _bounded(message: str | Callable[[], str]) -> Iterator[None]:
+    """A wait on the cluster that outlasts its bound (a ``TimeoutError``) is a ``ClusterTimeout``."""
+    try:
+        yield
+    except ClusterTimeout:
+        raise
+    except TimeoutError:
+        raise ClusterTimeout(message if isinstance(message, str) else message()) from None
 
 
 def _plan(sources: Iterable[Source | Record], block_bytes: int) -> Iterator[LineRange | Source | Record]:
@@ -133,8 +116,7 @@ def _worker() -> str | None:
 
 
 def _read_here(part: Part) -> Part:
-    """``part`` with each input that could not be opened naming the worker that tried: the
-    command that listed it may see a file where a worker does not."""
+    """``part`` with each input that could not be opened naming the worker that tried."""
     unopened = [record.io_error is not None and record.line is None for record in part.batch.records]
     address = _worker() if any(unopened) else None
     if address is None:
@@ -146,10 +128,6 @@ def _read_here(part: Part) -> Part:
         for record, bad in zip(part.batch.records, unopened, strict=True)
     ]
     return part._replace(batch=part.batch._replace(records=records))
-
-
-def _done(record: Record) -> Batch:
-    return Batch(0, 0 if record.io_error else 1, [record], 0)
 
 
 # The graph: the tasks of the Python API.
@@ -215,12 +193,9 @@ class Validation(NamedTuple):
     """A validation not yet computed: ``dask.compute(v.records, v.summary)`` runs each task once."""
 
     records: dask.bag.Bag
-    """The bulk API's ``Record``\\ s, in input order: every unreadable input, and the invalid
-    responses up to ``TASK_RECORDS`` per task (the first of its range, or of its compressed
-    file); ``Summary.unlisted`` counts those left out (``check_on`` gives every one)."""
+    """The ``Record``\\ s in input order, up to ``TASK_RECORDS`` a task (``Summary.unlisted``: the rest)."""
     summary: dask.bag.Item
-    """The ``Summary`` (every response counted), a lazy value as the records are: compute it alone
-    or with them (a bag ``Item``, so that both are optimized as one graph)."""
+    """The ``Summary``, a bag ``Item``: computed with the records, both are optimized as one graph."""
 
     def to_dataframe(self) -> dask.dataframe.DataFrame:
         """The records as a dataframe, one row per violation (``COLUMNS``); needs pandas and pyarrow."""
@@ -235,8 +210,8 @@ class Validation(NamedTuple):
 
 
 def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Validation:
-    """The validation of ``work``, in order: verdicts reached while listing, and tasks (each with
-    whether its lines are numbered from its file's first)."""
+    """The validation of ``work``: verdicts reached while listing, and tasks (with whether their
+    lines are numbered from their file's first)."""
     delayed = dask.delayed
     pieces_: list[Delayed] = []
     counts: list[Delayed] = []
@@ -244,7 +219,7 @@ def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Val
     offset: Any = 0
     for item in work:
         if isinstance(item, Record):
-            done.append(_done(item))
+            done.append(done_batch(item))
             pieces_.append(delayed([item]))
             continue
         first, result = item
@@ -252,8 +227,7 @@ def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Val
         pieces_.append(delayed(_records, pure=True)(result, offset))
         counts.append(delayed(_counts, pure=True)(result))
         offset = delayed(_after, pure=True)(offset, result)
-    # The summary is a bag Item: computed with the records, both are optimized as one graph and
-    # each task runs once (a Delayed beside a bag ran every task twice).
+    # A bag Item, not a Delayed: computed beside the bag, a Delayed ran every task twice.
     summary = dask.bag.Item.from_delayed(delayed(_summary, pure=True)(counts, done))
     records = dask.bag.from_delayed(pieces_) if pieces_ else dask.bag.from_sequence([], npartitions=1)
     return Validation(records, summary)
@@ -268,10 +242,8 @@ def validate_paths(
 ) -> Validation:
     """Validate files, directories and URLs (``s3://``, ``gs://``, ``https://``, ``memory://``...) on Dask.
 
-    Inputs are listed now, where this is called; they are read by the workers (which must see the
-    same paths, and have toolresponse installed). Compressed files (``.gz``, ``.zst``) are read whole
-    by one task each. A task keeps at most ``task_records`` records (the first of its work; the
-    summary counts the others as ``unlisted``), so a worker's memory does not grow with its input."""
+    Inputs are listed here and read by the workers (which must see the same paths); a compressed
+    file is read whole by one task. A task keeps at most ``task_records`` records."""
     limit = _records_bound(task_records)
     dask = _dask()
     run = dask.delayed(_run, pure=True)
@@ -288,18 +260,13 @@ def validate_bag(
     options: Options = Options(),  # noqa: B008 (a NamedTuple: immutable)
     task_records: int = TASK_RECORDS,
 ) -> Validation:
-    """Validate a bag of JSON lines (say ``dask.bag.read_text(...)``), numbered through its partitions.
-
-    The records name ``name`` and the line's position in the bag (from 1, partition after partition).
-    A partition's task keeps at most ``task_records`` records, as ``validate_paths``'s do."""
+    """Validate a bag of JSON lines (say ``dask.bag.read_text(...)``), numbered through its partitions
+    as lines of ``name``; a partition's task keeps at most ``task_records`` records."""
     limit = _records_bound(task_records)
     dask = _dask()
     parts_ = lines.map_partitions(_bag_partition, name, options, limit).to_delayed()
     first = dask.delayed(_first, pure=True)
     return _validation(dask, ((index == 0, first(part)) for index, part in enumerate(parts_)))
-
-
-# The command line: tasks sent as they are needed, their results gathered in input order.
 
 
 class _Stream(NamedTuple):
@@ -313,15 +280,15 @@ class _Stream(NamedTuple):
 
 
 READERS_KEPT = 4
-"""How many open streams a worker process keeps for the tasks that go on where others stopped
-(past them the oldest is closed; a task that finds its stream gone opens the input again)."""
+"""Open streams a worker keeps for the tasks that go on where others stopped (a task that finds its
+stream gone opens the input again)."""
 _READERS: OrderedDict[str, Generator[Part]] = OrderedDict()
 _READERS_LOCK = threading.Lock()
 
 
 def _step(work: LineRange | Source | _Stream, options: Options, limit: int, block_bytes: int) -> Part:
-    """One task of the command, where it runs: the records of ``work`` up to ``limit`` of them (of
-    a stream, about ``block_bytes`` of it at most, as a range holds), and the work left."""
+    """One task of the command: the records of ``work`` up to ``limit`` of them (and about
+    ``block_bytes`` of a stream), and the work left."""
     if isinstance(work, LineRange):
         return _read_here(check_range(work, options, max_records=limit))
     with _READERS_LOCK:
@@ -343,9 +310,8 @@ def _step(work: LineRange | Source | _Stream, options: Options, limit: int, bloc
 
 
 def _task(work: LineRange | Source | _Stream, options: Options, limit: int, block_bytes: int) -> bytes:
-    """``_step``, its part pickled where it ran: distributed takes about 0.2 s to move a part of
-    10,000 records as an object, and 0.02 s as bytes (on a compressed file, whose tasks run one
-    after another, that was half the run)."""
+    """``_step``, its part pickled where it ran: distributed moves 10,000 records as an object in
+    0.2 s, as bytes in 0.02 s."""
     return pickle.dumps(_step(work, options, limit, block_bytes), protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -361,17 +327,16 @@ def check_on(
 ) -> Iterator[Batch]:
     """The batches of ``sources`` checked on ``client``'s cluster, in input order (as ``check`` gives them).
 
-    A task holds at most ``task_records`` records and reads about ``block_bytes`` (see the module's
-    text); at most ``window`` tasks are in flight (by default four per worker thread). No wait
-    lasts more than ``timeout_s`` seconds (for the scheduler's answers, a first worker, some task
-    to finish, a finished task's result); past it, ``ClusterTimeout``."""
+    A task holds at most ``task_records`` records and reads about ``block_bytes``; at most ``window``
+    tasks are in flight (four per worker thread by default). No wait lasts more than ``timeout_s``
+    seconds: past it, ``ClusterTimeout``."""
     timeout_s = _timeout(timeout_s)
     limit = _records_bound(task_records)
     known: list[int] = [] if window is None else [window]
 
     def send(work: LineRange | Source | _Stream | Record) -> Any:
         if isinstance(work, Record):
-            return Part(_done(work))
+            return Part(done_batch(work))
         if not known:
             _wait_for_a_worker(client, timeout_s)
             known.append(max(4 * sum(_threads(client, timeout_s).values()), 8))
@@ -380,72 +345,60 @@ def check_on(
         return client.submit(_task, work, options, limit, block_bytes, pure=True, **place)
 
     def outcome(future: Any, work: Any) -> Part:
-        try:
+        with _bounded(
+            f"a finished task's result could not be fetched in {timeout_s:g} s (the worker that"
+            " holds it is gone, or its address cannot be reached from here)"
+        ):
             part: Part = pickle.loads(future.result(timeout=timeout_s))  # noqa: S301 (our task's bytes; Dask pickles anyway)
-        except TimeoutError:
-            raise ClusterTimeout(
-                f"a finished task's result could not be fetched in {timeout_s:g} s (the worker that"
-                " holds it is gone, or its address cannot be reached from here)"
-            ) from None
         future.release()
         return part
 
+    def stalled() -> str:
+        workers = len(_threads(client, timeout_s))
+        return (
+            f"no task finished in {timeout_s:g} s ({workers} worker{'' if workers == 1 else 's'}"
+            " connected: gone, stuck, or busy with other work)"
+        )
+
     def wait(futures: list[Any]) -> None:
-        _some_finished(client, futures, timeout_s)
+        from distributed import wait
+
+        with _bounded(stalled):
+            wait(futures, timeout=timeout_s, return_when="FIRST_COMPLETED")
 
     yield from in_order(_plan(sources, block_bytes), send, wait, lambda: known[0] if known else 8, outcome)
 
 
 def _threads(client: Client, timeout_s: float) -> dict[str, int]:
     """The threads of each worker, as the scheduler says within ``timeout_s``."""
-    try:
+    with _bounded(f"the scheduler did not answer in {timeout_s:g} s"):
         threads: dict[str, int] = client.nthreads(callback_timeout=timeout_s)
-    except TimeoutError:
-        raise ClusterTimeout(f"the scheduler did not answer in {timeout_s:g} s") from None
     return threads
 
 
 def _wait_for_a_worker(client: Client, timeout_s: float) -> None:
-    if _threads(client, timeout_s):
-        return
-    try:
-        client.wait_for_workers(1, timeout=timeout_s)
-    except TimeoutError:
-        address = getattr(client.scheduler, "address", "ADDRESS")
-        raise ClusterTimeout(
-            f"no worker joined the scheduler in {timeout_s:g} s (start some with 'dask worker {address}';"
-            " one that failed to start says why in its output)"
-        ) from None
-
-
-def _some_finished(client: Client, futures: list[Any], timeout_s: float) -> None:
-    """Return once one of ``futures`` has finished; ``ClusterTimeout`` when none does for
-    ``timeout_s`` seconds."""
-    from distributed import wait
-
-    try:
-        wait(futures, timeout=timeout_s, return_when="FIRST_COMPLETED")
-    except TimeoutError:
-        workers = len(_threads(client, timeout_s))
-        raise ClusterTimeout(
-            f"no task finished in {timeout_s:g} s ({workers} worker{'' if workers == 1 else 's'}"
-            " connected: gone, stuck, or busy with other work)"
-        ) from None
+    address = getattr(client.scheduler, "address", "ADDRESS")
+    with _bounded(
+        f"no worker joined the scheduler in {timeout_s:g} s (start some with 'dask worker {address}';"
+        " one that failed to start says why in its output)"
+    ):
+        if not _threads(client, timeout_s):
+            client.wait_for_workers(1, timeout=timeout_s)
 
 
 @contextmanager
 def connect(scheduler: str, *, workers: int | None = None, timeout_s: float = TIMEOUT_S) -> Iterator[Client]:
     """A client of the scheduler at ``scheduler`` (``tcp://host:8786``), or of a local cluster (``local``).
 
-    A scheduler that does not answer in ``timeout_s`` seconds is an ``OSError``. A local cluster
-    has ``workers`` processes (the number of cores by default) of one thread each, on 127.0.0.1,
-    without a dashboard; it is closed on leaving."""
+    A scheduler that does not answer in ``timeout_s`` seconds is an ``OSError``. A local cluster has
+    ``workers`` processes (one per core by default) of one thread, on 127.0.0.1; closed on leaving."""
     timeout_s = _timeout(timeout_s)
     _dask()
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise DaskUnavailable(f"validating on Dask needs dask and distributed: {EXTRA}") from None
+
     if scheduler != "local":
         _identify(scheduler, timeout_s)
         with Client(scheduler, timeout=timeout_s) as client:
@@ -466,9 +419,8 @@ def connect(scheduler: str, *, workers: int | None = None, timeout_s: float = TI
 
 
 def _identify(address: str, timeout_s: float) -> None:
-    """Return once a Dask scheduler at ``address`` has said so, within ``timeout_s``: the client's
-    own handshake waits without end on a listener that accepts and stays silent (a stopped
-    scheduler), and fails obscurely on one that speaks another protocol."""
+    """Return once a Dask scheduler at ``address`` has said so, within ``timeout_s``: the client's own
+    handshake waits without end on a silent listener, and fails obscurely on another protocol."""
     import asyncio
     import socket
 
@@ -488,12 +440,9 @@ def _identify(address: str, timeout_s: float) -> None:
             comm.abort()
 
     try:
-        answer = asyncio.run(asyncio.wait_for(identity(), timeout_s))
-    except TimeoutError:
-        raise ClusterTimeout(
-            f"the scheduler accepted the connection but did not answer in {timeout_s:g} s"
-        ) from None
-    except OSError:
+        with _bounded(f"the scheduler accepted the connection but did not answer in {timeout_s:g} s"):
+            answer = asyncio.run(asyncio.wait_for(identity(), timeout_s))
+    except OSError:  # a ClusterTimeout too
         raise
     except Exception as error:  # a reply that is no Dask message: a frame of 3 EiB, bad msgpack ...
         raise OSError(f"it does not answer as a Dask scheduler ({type(error).__name__})") from None

@@ -1,11 +1,4 @@
-"""The per-partition function: JSON lines in, records out, for any engine (no Dask needed).
-
-``check_partition(lines, name=..., first_line=...)`` is what Spark's ``mapPartitions``, Ray
-Data's ``map_batches`` or a Beam ``DoFn`` calls: an iterable of lines (``str`` or ``bytes``,
-with or without their line end) in, the bulk API's ``Record``\\ s out, lazily, in pieces of
-``PIECE_LINES`` lines, so that memory stays flat however large the partition. The validator is
-compiled once per process, on the first piece.
-"""
+"""The per-partition function: JSON lines in, records out, lazily, for any engine (no Dask needed)."""
 
 from __future__ import annotations
 
@@ -14,18 +7,14 @@ from itertools import islice
 from typing import NamedTuple
 
 from ..validation import Options, Record, check_lines
-from ..validation._bulk import Part, renumber
-from ..validation._checks import Batch
+from ..validation._bulk import Part
+from ..validation._checks import Batch, renumber
 from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
 
-__all__ = ["PIECE_LINES", "TASK_RECORDS", "Summary", "capped", "check_partition", "pieces", "summarise"]
-
 PIECE_LINES = 1024
-"""Lines checked in one call of the bulk API's ``check_lines``."""
+"""Lines checked in one call of ``check_lines``: memory stays flat however large the partition."""
 TASK_RECORDS = 10_000
-"""About how many records one task holds at most (some 5 MB): past them, a task of the command
-line stops and hands back the work left, and a task of the Python API's graph counts the records
-it leaves out (``Summary.unlisted``). A record of an unreadable input is always kept."""
+"""The most records one task holds (some 5 MB), besides those of unreadable inputs."""
 
 
 class Summary(NamedTuple):
@@ -35,7 +24,7 @@ class Summary(NamedTuple):
     invalid: int
     unreadable: int
     unlisted: int = 0
-    """Records counted but left out of ``Validation.records``: past the ``TASK_RECORDS`` a task keeps."""
+    """Records counted but left out of ``Validation.records`` (past a task's ``TASK_RECORDS``)."""
 
     @property
     def exit_status(self) -> int:
@@ -59,10 +48,8 @@ def check_partition(
     first_line: int = 1,
     options: Options = Options(),  # noqa: B008 (a NamedTuple: immutable)
 ) -> Iterator[Record]:
-    """The records of one partition of JSON lines, the first of which is line ``first_line`` of ``name``.
-
-    Blank lines count as lines and are skipped, as in a file. With ``Options(keep_valid=True)``
-    every response gets a record, so the records alone give the summary."""
+    """The records of one partition of JSON lines, the first of which is line ``first_line`` of ``name``
+    (blank lines counted and skipped; ``Options(keep_valid=True)``: a record for every response)."""
     number = first_line
     for piece in pieces(lines):
         yield from check_lines(name, piece, number, options).records
@@ -70,8 +57,8 @@ def check_partition(
 
 
 def capped(steps: Iterable[Part], limit: int) -> tuple[Part, int]:
-    """The steps of one task's work (each numbered from the line after those before) as one part
-    holding the first ``limit`` records, and every unreadable input's; and how many it left out."""
+    """The steps of one task's work as one part holding the first ``limit`` records (and every
+    unreadable input's), and how many it left out."""
     records: list[Record] = []
     valid = invalid = size = lines = unlisted = 0
     for step in steps:

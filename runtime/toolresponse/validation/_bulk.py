@@ -1,21 +1,12 @@
 """Checking many inputs: in this process, in worker processes (``--jobs``), or by anyone who takes
-units of work (a Dask cluster, through ``toolresponse.dask``), the results in input order.
+units of work (a Dask cluster), the results in input order (``in_order``).
 
-A JSON-lines file of known size is cut at nominal offsets (``split_ranges``); whoever checks a
-range finds its real boundaries and reads it (``check_range``), so nobody reads the file twice
-and no line passes between processes. A range holds the lines that *start* at or after its start
-and before its end (a line starts at byte 0 or just after a ``\\n``), so each line belongs to
-exactly one range however the offsets fall; its lines are numbered from 1 and counted, and
-``in_order`` moves them after those of the ranges before. Other inputs are read whole, in order
-(``tasks``, or ``stream_parts`` for a bounded part at a time).
-
-No unit of work holds more than a bound of records: a range stops at it and its rest is a unit
-of its own (``Part.rest``), a batch of lines has no more lines, so that no process holds more
-however tiny and invalid the lines (a 4 MiB range can hold two million).
-
-With ``--jobs N`` this process and ``N - 1`` workers check: a unit goes to the workers while
-fewer than ``IN_FLIGHT_PER_WORKER`` each wait, and is otherwise checked here, so that no process
-only waits. A worker that dies loses nothing: its work, and all that follows, is checked here.
+A JSON-lines file of known size is cut at nominal offsets (``split_ranges``); a range holds the
+lines that *start* in it, so each line belongs to exactly one range, and whoever checks it reads
+it (``check_range``): nobody reads the file twice. Other inputs are read whole, in order. No unit
+of work holds more than a bound of records: past it, its rest is a unit of its own (``Part.rest``).
+With ``--jobs N`` a unit goes to the ``N - 1`` workers while fewer than ``IN_FLIGHT_PER_WORKER``
+each wait, and is otherwise checked here; the work of a worker that dies is checked here.
 """
 
 from __future__ import annotations
@@ -49,56 +40,32 @@ from ._inputs import (
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-__all__ = [
-    "BATCH_BYTES",
-    "IN_FLIGHT_PER_WORKER",
-    "UNIT_RECORDS",
-    "LineRange",
-    "Part",
-    "check",
-    "check_range",
-    "in_order",
-    "merged",
-    "parts",
-    "ranges_of",
-    "renumber",
-    "split_ranges",
-    "stream_parts",
-]
-
 BATCH_BYTES = 4 << 20
-"""About how many bytes of JSON lines make one unit of work with ``--jobs`` (a range of a file, a
-batch of other input): enough that handing units out costs little against checking one (about
-15 ms; 1 MiB units made two processes 3% to 5% slower on the benchmark corpus), few enough that
-the last ones keep both busy."""
+"""Bytes of JSON lines in one unit of work with ``--jobs`` (1 MiB units made two processes 3% to 5%
+slower on the benchmark corpus)."""
 IN_FLIGHT_PER_WORKER = 2
-"""With ``--jobs``, how many units of work wait for each worker process (one checked, one next)."""
 UNIT_RECORDS = 10_000
 """With ``--jobs``, the most records a unit of work holds (some 5 MB)."""
 _PIECE_BYTES = 1 << 16
-"""A range is read and checked in pieces of about this many bytes: memory does not grow with it."""
+"""A range is read and checked in pieces of this size: memory does not grow with it."""
 
 
 class LineRange(NamedTuple):
-    """The lines of ``path`` that start in ``[start, end)`` (``end`` None: up to the end of the file)."""
+    """The lines of ``path`` (shown as ``name``) that start in ``[start, end)`` (None: to the end)."""
 
     path: str
-    """What to open (a local path or a URL)."""
     name: str
-    """How to show it."""
     start: int
     end: int | None
 
 
 class Part(NamedTuple):
-    """What one unit of work found."""
+    """What one unit of work found: its records numbered from line 1 of its range, how many lines
+    of the range it read (0 for a unit numbered already), and the work left past its bound."""
 
     batch: Batch
-    """Its records, numbered from line 1 of its range (of its input, for a unit read whole)."""
     lines: int = 0
-    """How many lines of its range it read (0 for a unit numbered already)."""
     rest: Any = None
-    """The work left when it stopped at its bound of records (or bytes), or None."""
 
 
 def split_ranges(path: str, name: str, size: int, block: int) -> list[LineRange]:
@@ -110,10 +77,9 @@ def split_ranges(path: str, name: str, size: int, block: int) -> list[LineRange]
 
 
 def ranges_of(source: Source, size: int | None, block: int) -> list[LineRange] | Source | Record:
-    """``source`` (``size`` bytes; None: not to be cut) in byte ranges of about ``block`` bytes
-    where it can be cut, else what to read whole: the source (as a document when it holds
-    pretty-printed ones: a range would begin inside one), or the verdict on the whole file when
-    it cannot be opened or is binary, as one process reports it."""
+    """``source`` (``size`` bytes; None: not to be cut) in byte ranges of about ``block`` bytes, or
+    what to read whole (a file of pretty-printed documents: a range would begin inside one), or
+    the verdict on a file that cannot be opened or is binary."""
     if source.mode != "lines" or size is None or not splittable(source.path):
         return source
     try:
@@ -138,8 +104,7 @@ def _line_start(stream: IO[bytes], offset: int) -> int:
 
 
 def read_range(stream: IO[bytes], start: int, end: int | None, piece_bytes: int) -> Iterator[list[bytes]]:
-    """The lines of ``stream`` that start in ``[start, end)``, in pieces of about ``piece_bytes``,
-    split on ``\\n`` as ``readlines`` splits them."""
+    """The lines of ``stream`` that start in ``[start, end)``, in pieces of about ``piece_bytes``."""
     begin = _line_start(stream, start)
     stop = None if end is None else _line_start(stream, end)
     stream.seek(begin)
@@ -157,10 +122,8 @@ def read_range(stream: IO[bytes], start: int, end: int | None, piece_bytes: int)
 
 
 def check_range(work: LineRange, options: Options, *, max_records: int | None = None) -> Part:
-    """Check the lines of one byte range, read where this runs; lines numbered from 1 in the range.
-
-    With ``max_records`` (at least 1) it stops at the line where its records would be more, and
-    ``Part.rest`` is the range of the lines after."""
+    """Check the lines of one byte range, read where this runs, numbered from 1; with ``max_records``
+    it stops where its records would be more, and ``Part.rest`` is the range of the lines after."""
     room = sys.maxsize if max_records is None else max_records
     if room < 1:
         raise ValueError(f"max_records must be at least 1, not {max_records}")
@@ -219,10 +182,9 @@ def stream_parts(
     max_bytes: int | None = None,
     from_line: int = 1,
 ) -> Generator[Part]:
-    """One input checked in order, streaming, in parts of at most ``max_records`` records (besides
-    the record of an input that cannot be read) and, with ``max_bytes``, of about that many bytes
-    of input at most; each part's ``rest`` is the line the next part starts at (None for the last).
-    Started at ``from_line``, it passes over the lines before unchecked (no parse)."""
+    """One input checked in order, in parts of at most ``max_records`` records (and about
+    ``max_bytes`` of input); each part's ``rest`` is the line the next starts at (None: the last).
+    Started at ``from_line``, it passes over the lines before unchecked."""
     if max_records < 1:
         raise ValueError(f"max_records must be at least 1, not {max_records}")
     units = _from_line(tasks(source, io.BytesIO()), from_line)
@@ -264,26 +226,19 @@ def first_of_file(work: object) -> bool:
     return not isinstance(work, LineRange) or work.start == 0
 
 
-def _result(future: Any, work: Any) -> Part:
-    part: Part = future.result()
-    return part
-
-
 def in_order(
     works: Iterable[Any],
     send: Callable[[Any], Any],
     wait: Callable[[list[Any]], object],
     window: Callable[[], int],
-    outcome: Callable[[Any, Any], Part] = _result,
+    outcome: Callable[[Any, Any], Part],
 ) -> Iterator[Batch]:
     """The batches of ``works`` in their order, however the units are checked.
 
-    ``send(work)`` starts checking a unit: it gives its ``Part`` at once, or a future of it
-    (``done()``); ``outcome(future, work)`` gives the part of a future that is done, and
-    ``wait(futures)`` returns once one of them is. A unit that stopped at its bound has a
-    ``rest``: it is sent as soon as the part is known and comes right after it. A range's lines
-    are moved after those of the ranges of its file before it, and a file that cannot be opened
-    is reported by its first range alone. While the first unit is not done,
+    ``send(work)`` gives a unit's ``Part``, or a future of it; ``outcome(future, work)`` the part of
+    a future that is done; ``wait(futures)`` returns once one is. A unit's ``rest`` is sent as soon
+    as its part is known and comes right after it; a range's lines are numbered after those of the
+    ranges before; a file that cannot be opened is reported once. While the first unit is not done,
     at most ``window()`` units are in flight."""
     queue: deque[list[Any]] = deque()  # [work, its Part or a future of it, whether its rest is sent]
     offset = 0
@@ -351,8 +306,8 @@ def check(
 
 
 def _units(source: Source | Record, stdin: IO[bytes]) -> Iterator[Task | LineRange]:
-    """The units of one input for ``--jobs``: a large JSON-lines file in byte ranges its workers
-    read, anything else read here, in batches of at most ``UNIT_RECORDS`` lines."""
+    """The units of one input for ``--jobs``: a large JSON-lines file in byte ranges, anything else
+    read here, in batches of at most ``UNIT_RECORDS`` lines."""
     if isinstance(source, Source):
         large = source.size is not None and source.size > BATCH_BYTES and not is_url(source.path)
         cut = ranges_of(source, source.size if large else None, BATCH_BYTES)
@@ -371,8 +326,7 @@ def _units(source: Source | Record, stdin: IO[bytes]) -> Iterator[Task | LineRan
 
 
 def _check_unit(work: Task | LineRange, options: Options, max_records: int) -> Part:
-    """Check one unit of ``--jobs`` (in this process or in a worker; a spawned worker has its own
-    module, so the bound travels with the unit)."""
+    """Check one unit of ``--jobs`` here or in a worker (a spawned one has its own ``UNIT_RECORDS``)."""
     if isinstance(work, LineRange):
         return check_range(work, options, max_records=max_records)
     return Part(run_task(work, options))
@@ -437,9 +391,8 @@ def _check_in_processes(
 
 @contextmanager
 def _stdin_detached() -> Iterator[None]:
-    """No ``sys.stdin`` while worker processes are forked: a worker reads none (this process reads
-    standard input and sends the work), and a forked worker closes the one it inherits, which
-    fails, and kills it, when ``sys.stdin`` is a stand-in without ``close``."""
+    """No ``sys.stdin`` while workers are forked: a forked worker closes the one it inherits, which
+    kills it when ``sys.stdin`` is a stand-in without ``close``."""
     saved = sys.stdin
     sys.stdin = None
     try:

@@ -1,11 +1,7 @@
-"""Checking one unit of work: a batch of JSON lines or a document, by a ``Judge``.
+"""Checking one unit of work, a batch of JSON lines or a document, by a ``Judge``.
 
-A batch of lines yields the number of valid lines and a ``Record`` for each invalid one (and,
-when asked, for each valid one too). Per line: orjson decodes, the I-JSON screens look for a
-noncharacter and a repeated member name (``_ijson.refusal``), and the judge's verdict decides
-(jsonschema-rs ``is_valid`` for a ToolResponse); only a line found wrong is explained, its
-explanations cached by what it gets wrong. At most ``MAX_VIOLATIONS`` (100) violations of one
-response are made and kept, most relevant first; ``Record.more`` counts the others.
+Per line: orjson decodes, the I-JSON screens run (``_ijson.refusal``), and the judge's verdict
+decides (jsonschema-rs ``is_valid`` for a ToolResponse); only a line found wrong is explained.
 """
 
 from __future__ import annotations
@@ -19,50 +15,22 @@ from typing import IO, Any, Final, NamedTuple
 
 import orjson
 
+from .._errors import IJsonError
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
-from ._ijson import IJsonError, parse_error, parse_ijson, refusal
+from ._ijson import parse_error, parse_ijson, refusal, violation_of
 from ._inputs import DocumentTask, LinesTask, Record, Source, Task, closing, document_spans, tasks
 from ._validate import ExplanationCache, ValidationResult, validate_json
 
-__all__ = [
-    "RESPONSE_JUDGE",
-    "Batch",
-    "Decoded",
-    "Judge",
-    "Options",
-    "ResponseJudge",
-    "check_document",
-    "check_lines",
-    "decode_lines",
-    "decoded_records",
-    "merged",
-    "renumber",
-    "run_task",
-]
-
 
 class Batch(NamedTuple):
-    """What one unit of work found."""
+    """What one unit of work found: counts, the records (every invalid response and I/O error, and
+    the valid responses with ``Options.keep_valid``) and the bytes of input consumed."""
 
     valid: int
-    """Valid responses."""
     invalid: int
-    """Invalid responses."""
     records: list[Record]
-    """Every invalid response and I/O error, and the valid responses when ``Options.keep_valid``."""
     size: int
-    """Bytes of input consumed (for progress)."""
-
-
-def _ijson_violation(error: IJsonError) -> SchemaViolation:
-    return SchemaViolation(
-        pointer=error.pointer or "",
-        keyword=str(error.rule),
-        message=error.detail,
-        line=error.line,
-        column=error.column,
-    )
 
 
 @cache
@@ -73,22 +41,18 @@ def _explanations() -> ExplanationCache:
 
 class Judge:
     """What every record must be, and why one is not: by default a ToolResponse v1
-    (``RESPONSE_JUDGE``); ``toolresponse.interop`` judges the records of other dialects.
-
-    A judge travels with the ``Options`` to worker processes and Dask workers: it is pickled,
-    so it holds a name, not compiled validators, and ``verdict`` compiles on first use."""
+    (``RESPONSE_JUDGE``). It is pickled to workers: it holds a name, and compiles on first use."""
 
     def verdict(self) -> Callable[[Any], bool]:
-        """The verdict on one decoded record, as cheap as it can be: it is called once per line."""
+        """The verdict on one decoded record (called once per line)."""
         raise NotImplementedError
 
     def explain(self, value: Any, *, first: bool) -> tuple[SchemaViolation, ...]:
-        """Every violation of a record the verdict refused, most relevant first (only the most
-        relevant with ``first``)."""
+        """The violations of a record the verdict refused, most relevant first (with ``first``, one)."""
         raise NotImplementedError
 
     def explainer(self, *, first: bool) -> Callable[[Any], ValidationResult]:
-        """``explain`` with ``first`` given, as cheap as it can be: it is called once per invalid line."""
+        """``explain`` with ``first`` given (called once per invalid line)."""
         return lambda value: ValidationResult(errors=self.explain(value, first=first))
 
     def explain_document(self, data: bytes) -> ValidationResult:
@@ -96,13 +60,12 @@ class Judge:
         try:
             value = parse_ijson(data)
         except IJsonError as error:
-            return ValidationResult(errors=(_ijson_violation(error),))
+            return ValidationResult(errors=(violation_of(error),))
         return ValidationResult(errors=() if self.verdict()(value) else self.explain(value, first=False))
 
 
 class ResponseJudge(Judge):
-    """Records are ToolResponses v1: jsonschema-rs decides, the explanations of ``validate``
-    (cached by what a response gets wrong) say why not."""
+    """Records are ToolResponses v1: jsonschema-rs decides, cached explanations say why not."""
 
     def verdict(self) -> Callable[[Any], bool]:
         function: Callable[[Any], bool] = engine("fast").is_valid
@@ -126,29 +89,24 @@ RESPONSE_JUDGE: Final = ResponseJudge()
 
 
 class Options(NamedTuple):
-    """How responses are checked and reported."""
+    """How responses are checked: only the most relevant violation of each (``first``), a record for
+    each valid one too (``keep_valid``), invalid ones explained or only counted, and by which judge."""
 
     first: bool = False
-    """Keep only the most relevant violation of each response."""
     keep_valid: bool = False
-    """Also make a record for each valid response."""
     explain: bool = True
-    """Say what is wrong with each invalid response; without, only count them."""
     judge: Judge = RESPONSE_JUDGE
-    """What each record must be: a ToolResponse unless told otherwise."""
 
 
 def _line_error(line: bytes, error: orjson.JSONDecodeError) -> IJsonError:
     """The error of a JSON line without its line end (which orjson read as part of it)."""
     content = line.rstrip(b"\r\n")
-    # Only an error at the line end can change without it (an unterminated string, say);
-    # orjson counts positions in characters, bytes only for ASCII.
+    # Only an error at the line end can change without it; orjson's positions count characters.
     if content != line and (error.pos >= len(content) or not content.isascii()):
         try:
             orjson.loads(content)
         except orjson.JSONDecodeError as without_end:
-            # Returned from inside the handler: no frame keeps the exception (and its traceback,
-            # which would hold this batch of lines) alive in a reference cycle.
+            # Returned inside the handler: no frame keeps the traceback (and the batch) alive.
             return parse_error(content, without_end)
     return parse_error(content, error)
 
@@ -158,13 +116,12 @@ def _unread(name: str, number: int, line: bytes, error: Exception) -> Record:
     if isinstance(error, orjson.JSONDecodeError):
         error = _line_error(line, error)
     assert isinstance(error, IJsonError)
-    failure = replace(_ijson_violation(error), line=number)
+    failure = replace(violation_of(error), line=number)
     return Record(name, number, failure.column, (failure,))
 
 
 def _read(lines: list[bytes], first_line: int) -> Iterator[tuple[int, bytes, Any, Exception | None]]:
-    """Each line that is not blank: its number, the line, its value, and why it is no I-JSON (an
-    orjson error or a refusal) or None. A blank line costs no call of the decoder."""
+    """Each line that is not blank: its number, the line, its value, and why it is no I-JSON or None."""
     loads = orjson.loads  # looked up now, not at import: a test counts its calls
     for number, line in enumerate(lines, first_line):
         if not line.strip(b" \t\r\n"):
@@ -179,9 +136,8 @@ def _read(lines: list[bytes], first_line: int) -> Iterator[tuple[int, bytes, Any
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Decoded JSON holds no reference cycles, and reference counting frees it: while one batch
-    is checked the cyclic garbage collector, which would otherwise walk the batch's values over
-    and over as they are made, is paused (and left as it was found)."""
+    """Decoded JSON holds no reference cycles: while a batch is checked, the cyclic collector, which
+    would walk its values over and over, is paused."""
     if not gc.isenabled():
         yield
         return
@@ -200,8 +156,7 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
     keep_valid = options.keep_valid and explain is not None
     valid = invalid = 0
     records: list[Record] = []
-    # A pretty-printed document among the lines (``{`` alone on a line) is read as one when it
-    # ends in the batch; a search that finds no end is not made again in the batch.
+    # A pretty-printed document among the lines is read as one when it ends in the batch.
     read_to, searching = 0, True
     with _collector_paused():
         for number, line, value, problem in _read(lines, first_line):
@@ -234,8 +189,8 @@ _OPENERS = (b"{", b"[")
 
 
 def _pretty_printed(lines: list[bytes], index: int) -> bytes | None:
-    """The pretty-printed document that starts at ``lines[index]``, a line that is ``{`` or ``[``
-    alone (no JSON line), when it ends within ``lines`` at the end of a line; else None."""
+    """The pretty-printed document that starts at ``lines[index]`` (``{`` or ``[`` alone) when it
+    ends within ``lines`` at the end of a line; else None."""
     opener = lines[index].strip(b" \t\r\n")
     if opener not in _OPENERS:
         return None
@@ -248,8 +203,7 @@ def _pretty_printed(lines: list[bytes], index: int) -> bytes | None:
 
 
 def _moved(record: Record, line: int, column: int) -> Record:
-    """``record`` of a document that starts at ``line`` and ``column`` of a longer text, located in
-    that text (a record without a line, as a dialect's, gets the document's first line)."""
+    """``record`` of a document that starts at ``line`` and ``column`` of a longer text, located there."""
 
     def place(at_line: int, at_column: int | None) -> tuple[int, int | None]:
         shifted = at_column + column - 1 if at_line == 1 and at_column is not None else at_column
@@ -269,9 +223,7 @@ def _moved(record: Record, line: int, column: int) -> Record:
 
 
 def check_document(name: str, data: bytes, options: Options) -> Batch:
-    """The verdict on one JSON document: I-JSON rules, then the judge (by default the schema, each
-    violation located); with ``options.explain`` off, the verdict alone. A text of several
-    documents one after another (``document_spans``) gets a verdict on each."""
+    """The verdict on one JSON document, or on each of several one after another (``document_spans``)."""
     with _collector_paused():
         batch = _check_one(name, data, options)
         spans = document_spans(data) if batch.invalid else None
@@ -299,17 +251,21 @@ def _check_one(name: str, data: bytes, options: Options) -> Batch:
     best = best_match(found.errors)
     assert best is not None  # an invalid response has a violation
     if options.first:
-        return Batch(0, 1, [Record(name, best.line, best.column, (best,))], len(data))
+        found = ValidationResult(errors=(best,))
     return Batch(0, 1, [Record.invalid(name, best.line, found, best.column)], len(data))
 
 
 def run_task(task: Task, options: Options) -> Batch:
-    """Check one unit of work (in this process or in a worker)."""
+    """Check one unit of work."""
     if isinstance(task, LinesTask):
         return check_lines(task.name, task.lines, task.first_line, options)
     if isinstance(task, DocumentTask):
         return check_document(task.name, task.data, options)
-    record = task.record
+    return done_batch(task.record)
+
+
+def done_batch(record: Record) -> Batch:
+    """The batch of a verdict reached while reading: an I/O error, or an invalid input."""
     return Batch(0, 0 if record.io_error else 1, [record], 0)
 
 
@@ -330,7 +286,7 @@ def renumber(batch: Batch, offset: int) -> Batch:
     if not offset:
         return batch
     moved: list[Record] = []
-    make = tuple.__new__  # a Record, without the keyword handling of _replace (this runs per record)
+    make = tuple.__new__  # a Record without _replace's keyword handling: this runs per record
     for source, line, column, errors, io_error, more in batch.records:
         if any(violation.line is not None for violation in errors):  # located in the text
             errors = tuple(
@@ -343,22 +299,18 @@ def renumber(batch: Batch, offset: int) -> Batch:
 
 
 class Decoded(NamedTuple):
-    """Records read together from one input: those decoded, and those that could not be."""
+    """Records read together from one input: their lines (None: a document that is the whole input)
+    and values, the records that are no I-JSON or inputs that could not be read, and bytes read."""
 
     source: str
     lines: list[int | None]
-    """The line of each decoded record (None: a document that is the whole input; one of several
-    documents in one input has the line it starts on)."""
     values: list[Any]
     problems: list[Record]
-    """Records that are not I-JSON and inputs that could not be read, in input order."""
     size: int
-    """Bytes of input consumed."""
 
 
 def decode_lines(name: str, lines: list[bytes], first_line: int) -> Decoded:
-    """JSON lines ``lines`` decoded, the first being line ``first_line`` of ``name``: each value
-    with its line, and a located record for each line that is not I-JSON (blank lines skipped)."""
+    """JSON lines decoded, the first being line ``first_line`` of ``name`` (blank lines skipped)."""
     decoded = Decoded(name, [], [], [], sum(map(len, lines)) + len(lines))
     for number, line, value, problem in _read(lines, first_line):
         if problem is None:
@@ -373,7 +325,7 @@ def _decode_document(name: str, data: bytes, line: int | None = None, column: in
     try:
         return Decoded(name, [line], [parse_ijson(data)], [], len(data))
     except IJsonError as error:
-        failure = _ijson_violation(error)
+        failure = violation_of(error)
         record = Record(name, failure.line, failure.column, (failure,))
         return Decoded(name, [], [], [record if line is None else _moved(record, line, column)], len(data))
 
@@ -397,8 +349,7 @@ def _decode(task: Task) -> Decoded:
 
 
 def decoded_records(sources: Iterable[Source | Record], *, stdin: IO[bytes]) -> Iterator[Decoded]:
-    """The records of every input decoded, in input order, in batches, read as ``check`` reads
-    them: for work on the records themselves (``toolresponse convert``)."""
+    """The records of every input decoded, in input order, read as ``check`` reads them."""
     for source in sources:
         for task in tasks(source, stdin):
             yield _decode(task)

@@ -1,18 +1,9 @@
 """The two validation engines over the bundled v1 schema, behind one small interface.
 
-- ``fast``: jsonschema-rs, compiled once from the single-file bundle. The verdict
-  comes first (``is_valid``, about a microsecond); errors are collected only for
-  an invalid instance.
-- ``reference``: jsonschema's ``Draft202012Validator``, the engine the
-  conformance fixtures are run with. It is imported only when it is used.
-
-The test suite holds the two to the same verdict on every conformance fixture
-and on 100,000 generated instances. Both report errors as ``EngineError``: one
-per missing member and one per unknown member (jsonschema-rs and jsonschema
-group these differently), with a ``schema_path`` that ``schema_node`` can follow
-through the bundle. jsonschema-rs cannot return errors whose failing value is
-nested more than about 250 levels deep; for those the fast engine hands over to
-the reference engine, which only walks as deep as the schema does.
+``fast`` is jsonschema-rs (the verdict first, errors only for an invalid instance); ``reference``
+is jsonschema's ``Draft202012Validator``, imported on first use. The test suite holds the two to the
+same verdicts. Both report ``EngineError`` values, one per missing and per unknown member. jsonschema-rs
+cannot list the errors of a value nested about 250 levels deep: the reference engine then does.
 """
 
 from __future__ import annotations
@@ -22,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from itertools import filterfalse
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import jsonschema_rs
 
@@ -30,23 +21,6 @@ from ._schema import bundled_schema
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
-
-__all__ = [
-    "EngineError",
-    "EngineName",
-    "FastEngine",
-    "Projection",
-    "ReferenceEngine",
-    "TooLarge",
-    "ValidationEngine",
-    "engine",
-    "json_pointer",
-    "keyword_location",
-    "keyword_owner",
-    "root_projection",
-    "schema_node",
-    "unexpected_members",
-]
 
 EngineName = Literal["fast", "reference"]
 
@@ -65,67 +39,58 @@ def json_pointer(path: Iterable[str | int]) -> str:
 
 
 class EngineError(NamedTuple):
-    """One failed keyword, in the same form from either engine."""
+    """One failed keyword, in the same form from either engine: where in the instance, the keyword,
+    where in the bundle, the failing value (the object, for ``required`` and
+    ``additionalProperties``), the missing or unknown member, and the engine's own wording."""
 
     path: Path
-    """Where in the instance (member names and array indices)."""
     keyword: str
-    """The JSON Schema keyword that failed (``required``, ``enum``, ``additionalProperties`` ...)."""
     schema_path: Path
-    """Where in the bundled schema the keyword is (``$ref`` is followed where needed)."""
     instance: Any
-    """The failing value (for ``required`` and ``additionalProperties``: the object)."""
     member: str | None
-    """The missing member (``required``) or the unknown one (``additionalProperties``)."""
     message: str
-    """The engine's own wording (the fallback for keywords without a message of ours)."""
 
 
-class ValidationEngine(Protocol):
-    """What the validator needs of an engine."""
-
-    name: EngineName
-
-    def is_valid(self, instance: Any) -> bool: ...
-
-    def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
-        """The errors of ``instance``, of one object's unknown members only the first ``limit``
-        (a line can hold millions), and how many members that left out."""
-        ...
+def _parts(reference: str) -> list[str]:
+    if not reference.startswith("#"):
+        raise LookupError(f"the bundle has an external reference {reference!r}")
+    return [part.replace("~1", "/").replace("~0", "~") for part in reference[1:].split("/")[1:]]
 
 
 def _resolve(reference: str) -> Any:
-    if not reference.startswith("#"):
-        raise LookupError(f"the bundle has an external reference {reference!r}")
     node: Any = bundled_schema()
-    for part in reference[1:].split("/")[1:]:
-        node = node[part.replace("~1", "/").replace("~0", "~")]
+    for part in _parts(reference):
+        node = node[part]
     return node
+
+
+def _through(node: Any, part: str | int) -> tuple[Any, str | None]:
+    """``node``, or the definition its ``$ref`` leads to when it has no ``part`` (and that ``$ref``)."""
+    reference = None
+    while isinstance(node, dict) and part not in node and "$ref" in node:
+        reference = node["$ref"]
+        node = _resolve(reference)
+    return node, reference
 
 
 def schema_node(path: Iterable[str | int]) -> Any:
     """The node of the bundled schema at ``path``, following ``$ref`` where the path leaves one."""
     node: Any = bundled_schema()
     for part in path:
-        while isinstance(node, dict) and part not in node and "$ref" in node:
-            node = _resolve(node["$ref"])
-        node = node[part]
+        node = _through(node, part)[0][part]
     return node
 
 
 @cache
 def keyword_location(schema_path: Path) -> str:
-    """The RFC 6901 pointer of the keyword at ``schema_path`` where it is written in the bundle:
-    through a ``$ref``, the pointer starts again at the referenced definition, so that both
-    engines name the same place (jsonschema-rs and jsonschema spell paths through ``$ref``
-    differently)."""
+    """The pointer of the keyword at ``schema_path`` where it is written in the bundle: through a
+    ``$ref`` it starts again at the definition (the engines spell such paths differently)."""
     node: Any = bundled_schema()
     location: list[str | int] = []
     for part in schema_path:
-        while isinstance(node, dict) and part not in node and "$ref" in node:
-            reference = node["$ref"]
-            node = _resolve(reference)
-            location = [piece.replace("~1", "/").replace("~0", "~") for piece in reference[1:].split("/")[1:]]
+        node, reference = _through(node, part)
+        if reference is not None:
+            location = list(_parts(reference))
         if part == "$ref" and isinstance(node, dict) and "$ref" in node:
             continue
         if isinstance(node, dict):
@@ -141,11 +106,7 @@ def keyword_location(schema_path: Path) -> str:
 @cache
 def keyword_owner(schema_path: Path) -> Mapping[str, Any]:
     """The schema object that holds the keyword at ``schema_path`` (its siblings: properties ...)."""
-    node = schema_node(schema_path[:-1])
-    keyword = schema_path[-1]
-    while isinstance(node, dict) and keyword not in node and "$ref" in node:
-        node = _resolve(node["$ref"])
-    owner: Mapping[str, Any] = node
+    owner: Mapping[str, Any] = _through(schema_node(schema_path[:-1]), schema_path[-1])[0]
     return owner
 
 
@@ -167,18 +128,8 @@ def _value_at(instance: Any, path: Path) -> Any:
     return instance
 
 
-def _not_json(instance: Any, error: Exception) -> list[EngineError]:
-    reason = str(error) or type(error).__name__
-    return [EngineError((), "type", (), instance, None, f"not a JSON value ({reason})")]
-
-
 class FastEngine:
-    """jsonschema-rs over the bundle: verdict first, errors only when invalid.
-
-    ``is_valid`` raises ``ValueError`` for a Python value no JSON decoder gives
-    (bytes, a set ...) where the schema looks at it; ``validate`` then asks the
-    reference engine.
-    """
+    """jsonschema-rs over the bundle (``is_valid`` raises ``ValueError`` for a value that is not JSON)."""
 
     name: EngineName = "fast"
 
@@ -187,6 +138,8 @@ class FastEngine:
         self.is_valid: Callable[[Any], bool] = self._validator.is_valid
 
     def errors(self, instance: Any, limit: int) -> tuple[list[EngineError], int]:
+        """The errors of ``instance`` (of one object's unknown members, the first ``limit``), and how
+        many members that left out."""
         out: list[EngineError] = []
         left_out = 0
         try:
@@ -231,7 +184,8 @@ class ReferenceEngine:
             message = "the response nests too deeply for its errors to be listed"
             return [EngineError((), "depth", (), instance, None, message)], 0
         except (TypeError, ValueError) as failure:
-            return _not_json(instance, failure), 0
+            reason = str(failure) or type(failure).__name__
+            return [EngineError((), "type", (), instance, None, f"not a JSON value ({reason})")], 0
         missing_taken: dict[tuple[Path, Path], int] = {}
         out: list[EngineError] = []
         left_out = 0
@@ -258,6 +212,9 @@ class ReferenceEngine:
         return out, left_out
 
 
+ValidationEngine = FastEngine | ReferenceEngine
+
+
 @cache
 def engine(name: EngineName = "fast") -> ValidationEngine:
     """The engine called ``name``, built once per process over the bundled schema."""
@@ -268,18 +225,13 @@ def engine(name: EngineName = "fast") -> ValidationEngine:
     raise ValueError(f"unknown validation engine {name!r}; use 'fast' or 'reference'")
 
 
-# Projection: the part of an instance the schema can see.
-#
-# Explaining an invalid instance costs jsonschema-rs about ten microseconds, and third-party
-# output repeats its mistakes line after line. A projection keeps exactly what the schema's
-# keywords, and the messages about them, depend on, reading the keywords from the schema: every
-# member name; the exact value under enum and const; for a string, its length as far as
-# minLength/maxLength can tell (as "x"s), or its first 41 characters when its type is wrong (a
-# message quotes 40); for a number, whether it is an integer and which of minimum, maximum,
-# exclusiveMinimum and exclusiveMaximum it meets, or its exact value when one fails or its type
-# is wrong; for an array, whether it is empty; true, false and null as they are. A keyword this
-# does not know keeps the value whole. An instance and its projection get the same verdict and
-# the same violations (the test suite checks both), so explanations are cached by projection.
+# Projection: the part of an instance the schema can see. Explaining costs jsonschema-rs about ten
+# microseconds, and logs repeat their mistakes line after line: explanations are cached by what the
+# schema's keywords, and the messages about them, depend on (read from the schema): member names,
+# values under enum and const, a string's length as minLength/maxLength tell it (or its first 41
+# characters, a message quoting 40), which number keywords a number meets, whether an array is
+# empty. A keyword not known keeps the value whole. The test suite holds an instance and its
+# projection to the same violations.
 
 _QUOTED_CHARACTERS = 41
 _MEMO_LIMIT = 1024
@@ -299,7 +251,7 @@ Projector = Callable[[Any], Any]
 
 
 class TooLarge(ValueError):
-    """A value with an object of more members than a projection reads (``_MEMO_LIMIT``)."""
+    """An object of more members than a projection reads (``_MEMO_LIMIT``)."""
 
 
 def _identity(value: Any) -> Any:
@@ -330,6 +282,7 @@ class Projection:
                 break
             for keyword, value in node.items():
                 read = _KEYWORDS.get(keyword)
+                self.objects = self.objects or keyword in _OBJECT_KEYWORDS
                 if read is not None:
                     self.keep = not read(self, value, pending)
                 elif not keyword.startswith("x-"):
@@ -367,8 +320,7 @@ class Projection:
         return None
 
     def _projector(self) -> Projector:
-        # The hot path of explaining invalid responses: everything it reads is bound here, and
-        # a member whose projection is the value itself costs no call.
+        # The hot path of explaining invalid responses: everything it reads is bound here.
         typed_kinds = self.typed_kinds
         quoted = max(_QUOTED_CHARACTERS, self.string_keep)
         objects = self.objects
@@ -389,19 +341,16 @@ class Projection:
                     return {}
                 if len(value) > _MEMO_LIMIT:
                     raise TooLarge  # many names, each to project: cheaper explained as it is
-                # A loop, not a comprehension: no frame of its own (Python 3.11).
-                out = {}
+                out = {}  # a loop, not a comprehension: no frame of its own (Python 3.11)
                 for name, item in value.items():
                     out[name] = (memo.get(name) or member(name))(item)
                 return out
             if kind is str:
                 if strings_typed:
-                    # A stand-in of the same length as far as minLength/maxLength can tell.
                     return string_stand_in[: len(value)]
                 return value[:quoted]
             if kind is int or kind is float:
-                # A stand-in of the same kind meeting the same number keywords; the value itself
-                # when its type or a keyword fails (a message then shows it).
+                # A stand-in meeting the same keywords; the value itself when one fails (a message shows it).
                 integral = kind is int or value.is_integer()
                 if not (integers_typed if integral else numbers_typed):
                     return value
@@ -417,8 +366,7 @@ class Projection:
         return project
 
 
-# How a projection reads each keyword it knows: True when it understood the value (False keeps
-# the value whole). Subschemas go on ``pending``, to be read as the node's own keywords are.
+# How a projection reads each keyword it knows: False keeps the value whole; subschemas go on ``pending``.
 KeywordReader = Callable[[Projection, Any, list[Any]], bool]
 
 
@@ -458,36 +406,23 @@ def _number(keyword: str) -> KeywordReader:
 
 
 def _members(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection.objects = True
     for name, subschema in value.items():
         projection._properties.setdefault(name, []).append(subschema)
     return True
 
 
 def _patterns(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection.objects = True
     projection._patterns.extend((re.compile(pattern), sub) for pattern, sub in value.items())
     return True
 
 
 def _additional(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection.objects = True
     projection._additional.append(value)
     return True
 
 
-def _required(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection.objects = True
-    return True
-
-
-def _subschema(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    pending.append(value)
-    return True
-
-
 def _subschemas(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    pending.extend(value)
+    pending.extend(value if isinstance(value, list) else [value])
     return True
 
 
@@ -505,10 +440,10 @@ _KEYWORDS: Mapping[str, KeywordReader] = {
     "properties": _members,
     "patternProperties": _patterns,
     "additionalProperties": _additional,
-    "required": _required,
-    **dict.fromkeys(("if", "then", "else", "not"), _subschema),
-    **dict.fromkeys(("allOf", "anyOf", "oneOf"), _subschemas),
+    "required": _annotation,
+    **dict.fromkeys(("if", "then", "else", "not", "allOf", "anyOf", "oneOf"), _subschemas),
 }
+_OBJECT_KEYWORDS = frozenset(("properties", "patternProperties", "additionalProperties", "required"))
 
 
 _PROJECTIONS: dict[tuple[int, ...], Projection] = {}

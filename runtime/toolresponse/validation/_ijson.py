@@ -1,9 +1,7 @@
 """Strict I-JSON (RFC 7493) parsing with exact positions.
 
-``parse_ijson`` accepts exactly the JSON texts SPEC-v1 allows on the wire and
-reports every other text with the rule it breaks, the line and column (both
-1-based; the column counts characters) and, where there is one, the JSON
-pointer of the offending member. The rules, as ``IJsonRule``:
+``parse_ijson`` accepts exactly the JSON texts SPEC-v1 allows and reports every other with the
+rule it breaks (``IJsonRule``), its line and column (in characters) and the member's pointer:
 
 =====================  ===========================================================
 ``syntax``             not well-formed JSON (RFC 8259), including an empty text
@@ -15,17 +13,10 @@ pointer of the offending member. The rules, as ``IJsonRule``:
 ``binary``             binary data (a NUL byte), not text
 =====================  ===========================================================
 
-The exception is ``IJsonError`` (``.rule``, ``.detail``, ``.line``, ``.column``,
-``.offset``, ``.pointer``), a ``MalformedJsonError`` of the package's tree.
-
-How it stays fast: orjson parses (it rejects NaN, Infinity, overflowing
-numbers, lone surrogates, a byte order mark and nesting beyond 1024 levels by
-itself), and only a text that fails is looked at again, to name the rule and
-the position. orjson keeps the last of two equal member names silently and
-accepts noncharacters, so every text it accepts is also screened for both
-(``refusal``). One scan of the text's structure (``_Scan``) keeps the path
-being read: it finds a repeated name, the pointer of the member a parser
-stopped in, and where the values a violation names start (``locate_all``).
+orjson parses, and only a text it rejects is looked at again, to name the rule and the position;
+every text it accepts is screened for what it lets through, noncharacters and repeated names
+(``refusal``). One scan of the text's structure (``_Scan``) finds a repeated name, the pointer
+where a parser stopped, and where the values a violation names start (``locate_all``).
 """
 
 from __future__ import annotations
@@ -33,25 +24,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from .._errors import IJsonError, IJsonRule
+from .._violation import SchemaViolation
 from ._engine import json_pointer
-
-__all__ = [
-    "MAX_NESTING",
-    "IJsonError",
-    "IJsonRule",
-    "locate_all",
-    "parse_error",
-    "parse_ijson",
-    "pointer_at",
-    "position",
-    "positions",
-    "refusal",
-]
 
 MAX_NESTING = 1024
 """The deepest nesting of arrays and objects accepted (orjson's limit; RFC 8259 section 9 allows one)."""
@@ -66,15 +46,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPE_AT = re.compile(r"\\u[0-9a-fA-F]{4}")
 
 
-def position(text: str, offset: int) -> tuple[int, int]:
-    """The 1-based (line, column) of the character at ``offset`` in ``text``."""
+def position(text: str | bytes, offset: int) -> tuple[int, int]:
+    """The 1-based (line, column) of the character (or byte) at ``offset`` in ``text``."""
+    if isinstance(text, bytes):  # one character per byte: the column counts bytes
+        text = text[:offset].decode("latin-1")
     line_start = text.rfind("\n", 0, offset) + 1
     return text.count("\n", 0, offset) + 1, offset - line_start + 1
-
-
-def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
-    line_start = data.rfind(b"\n", 0, offset) + 1
-    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
 def _error_at(text: str, offset: int, rule: IJsonRule, detail: str, pointer: str | None = None) -> IJsonError:
@@ -90,30 +67,26 @@ def _shown(text: str, limit: int = 24) -> str:
     return repr(excerpt + ("..." if len(text) > limit else ""))
 
 
+def _byte_error(data: bytes, offset: int, rule: IJsonRule, detail: str) -> IJsonError:
+    line, column = position(data, offset)
+    return IJsonError(rule, detail, line=line, column=column, offset=offset)
+
+
 def _decoded(data: bytes) -> str | IJsonError:
     """The text of ``data``, or the error that says why it is not UTF-8 text."""
     nul = data.find(b"\x00", 0, BINARY_SNIFF_BYTES)
+    binary = f"binary data (a NUL byte at byte {nul}), not JSON text"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         if nul >= 0:
-            line, column = _byte_position(data, nul)
-            detail = f"binary data (a NUL byte at byte {nul}), not JSON text"
-            return IJsonError(IJsonRule.BINARY, detail, line=line, column=column, offset=nul)
-        line, column = _byte_position(data, error.start)
+            return _byte_error(data, nul, IJsonRule.BINARY, binary)
         bad = data[error.start : error.start + 1].hex()
         detail = f"not UTF-8: byte 0x{bad} at byte {error.start} ({error.reason})"
-        return IJsonError(IJsonRule.ENCODING, detail, line=line, column=column, offset=error.start)
+        return _byte_error(data, error.start, IJsonRule.ENCODING, detail)
     if nul >= 0 and not text.lstrip(" \t\r\n").startswith(("{", "[", '"')):
-        line, column = _byte_position(data, nul)
-        detail = f"binary data (a NUL byte at byte {nul}), not JSON text"
-        return IJsonError(IJsonRule.BINARY, detail, line=line, column=column, offset=nul)
+        return _byte_error(data, nul, IJsonRule.BINARY, binary)
     return text
-
-
-def _non_finite_candidates(pos: int) -> tuple[tuple[str, int], ...]:
-    """Where a NaN or Infinity may start, given the position orjson stopped at."""
-    return (("-Infinity", pos - 1), ("-Infinity", pos), ("Infinity", pos), ("NaN", pos))
 
 
 def _diagnose(text: str, error: orjson.JSONDecodeError) -> IJsonError:
@@ -131,7 +104,7 @@ def _diagnose(text: str, error: orjson.JSONDecodeError) -> IJsonError:
         shown = _shown(number.group() if number else text[pos:])
         detail = f"the number {shown} is too large for a double; I-JSON numbers are finite"
         return _error_at(text, pos, IJsonRule.NON_FINITE_NUMBER, detail)
-    for word, start in _non_finite_candidates(pos):
+    for word, start in (("-Infinity", pos - 1), ("-Infinity", pos), ("Infinity", pos), ("NaN", pos)):
         if start >= 0 and text.startswith(word, start):
             detail = f"{word} is not a JSON number; I-JSON numbers are finite (write null or a string)"
             return _error_at(text, start, IJsonRule.NON_FINITE_NUMBER, detail)
@@ -156,13 +129,7 @@ def parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
     """The ``IJsonError`` for a text orjson rejected with ``error`` (for callers that parse themselves)."""
     if isinstance(data, bytes):
         if data.startswith(_BOM):
-            return IJsonError(
-                IJsonRule.ENCODING,
-                "a UTF-8 byte order mark before the JSON text",
-                line=1,
-                column=1,
-                offset=0,
-            )
+            return _byte_error(data, 0, IJsonRule.ENCODING, "a UTF-8 byte order mark before the JSON text")
         text = _decoded(data)
         if isinstance(text, IJsonError):
             return text
@@ -201,24 +168,21 @@ def _closed(token: str) -> bool:
     return len(token) > 1 and token[-1] == '"' and (len(body) - len(body.rstrip("\\"))) % 2 == 0
 
 
+@dataclass(slots=True)
 class _Frame:
-    """An open array or object: its current slot (member name or index)."""
+    """An open object (its names so far) or array (``names`` None), and its current slot."""
 
-    __slots__ = ("names", "slot", "wants_name")
-
-    def __init__(self, is_object: bool) -> None:
-        self.names: set[str] | None = set() if is_object else None
-        self.slot: str | int = "" if is_object else 0
-        self.wants_name = is_object
+    names: set[str] | None
+    slot: str | int
+    wants_name: bool
 
 
 class _Scan:
     """One pass over the structure of JSON text (up to ``end``), keeping the path being read.
 
-    ``events`` gives, in order, each member name read (``_NAME``, or ``_REPEATED`` when its
-    object has it already) with the offset where it starts, and each place a value follows
-    (``_VALUE``) with the offset of the end of the ``[``, ``:`` or ``,`` before it. Iterative:
-    no nesting exhausts Python's stack; it survives text that is not JSON."""
+    ``events`` gives each member name read (``_NAME``, or ``_REPEATED``) with its offset, and each
+    place a value follows (``_VALUE``) with the offset after the ``[``, ``:`` or ``,`` before it.
+    Iterative, so no nesting exhausts the stack; it survives text that is not JSON."""
 
     def __init__(self, text: str, end: int | None = None) -> None:
         self.text = text
@@ -242,7 +206,7 @@ class _Scan:
                     frame.slot, frame.wants_name = name, False
                     yield _REPEATED if repeated else _NAME, match.start()
             elif first == "{" or first == "[":
-                frames.append(_Frame(first == "{"))
+                frames.append(_Frame(set(), "", True) if first == "{" else _Frame(None, 0, False))
                 if first == "[":
                     yield _VALUE, match.end()
             elif first == "}" or first == "]":
@@ -259,18 +223,9 @@ class _Scan:
                     yield _VALUE, match.end()
 
 
-def _duplicate(text: str) -> tuple[int, Path] | None:
-    """The offset and path of the first repeated member name of the JSON text ``text``, or None."""
-    scan = _Scan(text)
-    for event, offset in scan.events():
-        if event == _REPEATED:
-            return offset, scan.path()
-    return None
-
-
 def pointer_at(text: str, offset: int) -> str | None:
-    """The pointer of the member or item being read at ``offset`` of a text that is
-    well-formed up to there (where a parser stopped), or None when it is very deep."""
+    """The pointer of the member or item being read at ``offset`` of a text well-formed up to there
+    (where a parser stopped), or None when it is very deep."""
     scan = _Scan(text, offset)
     for _ in scan.events():
         pass
@@ -282,14 +237,12 @@ def pointer_at(text: str, offset: int) -> str | None:
 
 
 Target = tuple[Path, bool]
-"""A place to find in a text: an instance path, and whether the member name that ends it is
-meant (True: where an unknown member is shown) rather than the value there."""
+"""An instance path, and whether the member name that ends it is meant rather than the value."""
 
 
 def locate_all(text: str, targets: Iterable[Target]) -> dict[Target, int]:
-    """The offsets of many places of the well-formed JSON text ``text``, in one scan: for each
-    target found, where its value starts (or, for a member-name target, its name). A target that
-    names nothing in the text is left out."""
+    """Where each target's value (or member name) starts in the well-formed JSON text ``text``, in
+    one scan; a target that names nothing is left out."""
     wanted = set(targets)
     found: dict[Target, int] = {}
     start = _NOT_SPACE.search(text)
@@ -344,11 +297,9 @@ _NONCHARACTER = re.compile(
 def _may_repeat_a_name(data: str | bytes, value: Any) -> bool:
     """Whether the JSON text ``data``, which orjson read as ``value``, may repeat a member name.
 
-    False is exact, and cheap. Every member of a text has one colon outside strings, and colons
-    inside strings survive a round trip unchanged, so the text and ``orjson.dumps`` of its value
-    hold as many colons exactly when no member was dropped (orjson keeps the last of two equal
-    names, and a dropped member takes at least its own colon with it); only an escaped colon
-    (``\\u003a``) breaks the argument, and a text holding ``\\u003`` gets the exact scan."""
+    False is exact, and cheap: the text and ``orjson.dumps`` of its value hold as many colons
+    exactly when orjson dropped no member (each has its colon), unless a colon is escaped
+    (``\\u003a``): a text holding ``\\u003`` gets the exact scan."""
     try:
         dumped = orjson.dumps(value)
     except orjson.JSONEncodeError:
@@ -362,10 +313,11 @@ def _duplicate_error(data: str | bytes, value: Any) -> IJsonError | None:
     if not _may_repeat_a_name(data, value):
         return None
     text = data if isinstance(data, str) else data.decode("utf-8")
-    found = _duplicate(text)
-    if found is None:
+    scan = _Scan(text)
+    offset = next((offset for event, offset in scan.events() if event == _REPEATED), None)
+    if offset is None:
         return None
-    offset, path = found
+    path = scan.path()
     where = "the top level" if len(path) == 1 else json_pointer(path[:-1])
     detail = (
         f"the member name {json.dumps(path[-1])} occurs twice in one object ({where}); "
@@ -396,16 +348,24 @@ def _noncharacter_error(data: str | bytes) -> IJsonError | None:
 
 
 def refusal(data: str | bytes, value: Any) -> IJsonError | None:
-    """Why I-JSON refuses a text that orjson read as ``value`` (a noncharacter, a repeated member
-    name), or None: the check of every text orjson accepts."""
+    """Why I-JSON refuses a text that orjson accepted (a noncharacter, a repeated name), or None."""
     return _noncharacter_error(data) or _duplicate_error(data, value)
 
 
-def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
-    """The value of the I-JSON text ``data``; raises ``IJsonError`` for any other text.
+def violation_of(error: IJsonError) -> SchemaViolation:
+    """The violation that reports ``error``."""
+    return SchemaViolation(
+        pointer=error.pointer or "",
+        keyword=str(error.rule),
+        message=error.detail,
+        line=error.line,
+        column=error.column,
+    )
 
-    ``data`` is the text itself (``str``) or its UTF-8 encoding (``bytes`` and the like).
-    """
+
+def parse_ijson(data: str | bytes | bytearray | memoryview) -> Any:
+    """The value of the I-JSON text ``data`` (``str``, or its UTF-8 encoding); raises ``IJsonError``
+    for any other text."""
     if isinstance(data, bytearray | memoryview):
         data = bytes(data)
     elif not isinstance(data, str | bytes):

@@ -1,28 +1,13 @@
 """What the bulk API reads: inputs listed (``expand``) and read into units of work (``tasks``).
 
-- a ``.json`` file holds one response (a JSON document), or several objects or arrays one
-  after another (pretty-printed documents appended to a log): each is a response, at its
-  own lines and columns (``document_spans``);
-- a ``.jsonl`` or ``.ndjson`` file holds one response per line; blank lines (nothing but
-  JSON white space: space, tab, CR, LF; a vertical tab or a form feed is none) are
-  skipped; one whose first line that is not blank is ``{`` or ``[`` alone holds
-  pretty-printed documents and is read as a ``.json`` file is (``pretty_printed``);
-- a directory is walked in name order for those three extensions, depth first; names
-  beginning with ``.`` are skipped, symbolic links to directories are not followed, a
-  link that leads nowhere (dangling, a loop) is an I/O error, and so is a directory with
-  no file to read;
-- ``-`` is standard input, and so is any other file: JSON lines if its first line that is
-  not blank is a whole JSON value, otherwise one document;
-- a FIFO is read while a process writes to it; one that no process has open for writing
-  is an I/O error at once, never a wait;
-- a file with a NUL byte in its first 8 KiB is binary (git's rule): one invalid response;
-- a URL (``scheme://...``) or a ``.gz``/``.zst`` file is read through fsspec (the ``dask``
-  extra), the compressed one as what its name says without that extension.
-
-Memory stays bounded: a document is read whole only up to ``MAX_DOCUMENT_BYTES``, a line
-only up to ``MAX_LINE_BYTES`` (both 64 MiB); past them the document, or the line, is an
-I/O error naming the limit, and the lines after a long line are read on. An input that
-cannot be read is an I/O error ``Record``, and the run goes on.
+A ``.json`` file holds a document (or several one after another: ``document_spans``); a
+``.jsonl``/``.ndjson`` file one response a line, unless its first line that is not blank is
+``{`` or ``[`` alone (``pretty_printed``: read as a ``.json`` file); standard input and any other
+file are JSON lines when their first line that is not blank is a JSON value, else a document.
+Directories are walked in name order; a FIFO without a writer, a dangling link and a directory with
+nothing to read are I/O errors, never waits; a NUL byte in the first 8 KiB makes a file binary.
+URLs and ``.gz``/``.zst`` files are read through fsspec. A document is read whole only up to
+``MAX_DOCUMENT_BYTES``, a line only up to ``MAX_LINE_BYTES``: past them, an I/O error.
 """
 
 from __future__ import annotations
@@ -38,44 +23,16 @@ from typing import IO, Any, Literal, NamedTuple
 
 import orjson
 
+from .._errors import IJsonRule
 from .._suggest import printable
 from .._violation import SchemaViolation
-from ._ijson import BINARY_SNIFF_BYTES, IJsonRule
+from ._ijson import BINARY_SNIFF_BYTES
 from ._validate import MAX_VIOLATIONS, ValidationResult
 
-__all__ = [
-    "LOCAL_BATCH_BYTES",
-    "MAX_DOCUMENT_BYTES",
-    "MAX_LINE_BYTES",
-    "MAX_VIOLATIONS",
-    "NO_WRITER",
-    "DocumentTask",
-    "DoneTask",
-    "LinesTask",
-    "Record",
-    "Source",
-    "Task",
-    "binary_record",
-    "closing",
-    "document_spans",
-    "expand",
-    "input_size",
-    "io_record",
-    "is_url",
-    "open_input",
-    "pretty_printed",
-    "shown_path",
-    "splittable",
-    "tasks",
-]
-
 LOCAL_BATCH_BYTES = 1 << 16
-"""About how many bytes of JSON lines make one batch checked in this process: small enough
-for the lines to stay in the processor's cache between reading and checking."""
+"""Bytes of JSON lines in one batch checked here: they stay in the processor's cache."""
 MAX_DOCUMENT_BYTES = 64 << 20
-"""The largest JSON document read (a ``.json`` file, or input that is not JSON lines)."""
 MAX_LINE_BYTES = 64 << 20
-"""The longest line of JSON lines read."""
 DOCUMENT_EXTENSIONS = (".json",)
 LINES_EXTENSIONS = (".jsonl", ".ndjson")
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
@@ -86,19 +43,15 @@ Mode = Literal["document", "lines", "sniff"]
 
 
 class Record(NamedTuple):
-    """The verdict on one response, or an input that could not be read."""
+    """The verdict on one response (``errors`` empty: valid), or why an input could not be read
+    (``io_error``); ``more`` counts the violations past the ``MAX_VIOLATIONS`` in ``errors``."""
 
     source: str
-    """The file as shown (``<stdin>`` for standard input)."""
     line: int | None
-    """The response's line (JSON lines), or the line of its first violation (a document)."""
     column: int | None
     errors: tuple[SchemaViolation, ...]
-    """Empty for a valid response."""
     io_error: str | None = None
-    """Why the input could not be read; then there is no verdict."""
     more: int = 0
-    """How many violations were found beyond the ``MAX_VIOLATIONS`` in ``errors``."""
 
     @classmethod
     def invalid(
@@ -114,15 +67,12 @@ class Record(NamedTuple):
 
 
 class Source(NamedTuple):
-    """One input to read."""
+    """One input to read: ``path`` to open (``-``: standard input), shown as ``name``."""
 
     path: str
-    """What to open (``-`` for standard input)."""
     name: str
-    """How to show it."""
     mode: Mode
     size: int | None
-    """Its size when listed, if known."""
 
 
 _UNDECODED = re.compile("([\udc80-\udcff]+)")
@@ -131,11 +81,9 @@ _UNDECODED = re.compile("([\udc80-\udcff]+)")
 def shown_path(path: str) -> str:
     """A path as a report line can show it: undecodable bytes as ``\\xNN``, and control and
     bidi characters escaped (``printable``)."""
-    parts = _UNDECODED.split(path)
-    # split() puts the runs of undecodable bytes (as surrogateescape decodes them) at odd indexes.
-    return "".join(
+    return "".join(  # split() puts the runs of undecodable bytes at odd indexes
         "".join(f"\\x{ord(char) - 0xDC00:02x}" for char in part) if index % 2 else printable(part)
-        for index, part in enumerate(parts)
+        for index, part in enumerate(_UNDECODED.split(path))
     )
 
 
@@ -143,8 +91,7 @@ _ERRNO_OF = {FileNotFoundError: errno.ENOENT, PermissionError: errno.EACCES, IsA
 
 
 def io_record(name: str, error: OSError) -> Record:
-    """The I/O error of input ``name``, in the system's words even where a storage library raised
-    one naming only the path (fsspec does)."""
+    """The I/O error of input ``name``, in the system's words (fsspec's errors name only the path)."""
     number = _ERRNO_OF.get(type(error))
     reason = error.strerror or (os.strerror(number) if number else str(error) or type(error).__name__)
     return Record(shown_path(name), None, None, (), io_error=reason)
@@ -155,9 +102,8 @@ def _compression(path: str) -> str | None:
 
 
 def _without_compression(path: str) -> str:
-    """``path`` without its compression extension: ``logs.jsonl.gz`` is read as ``logs.jsonl``."""
-    root, extension = os.path.splitext(path)
-    return root if extension.lower() in COMPRESSIONS else path
+    """``logs.jsonl.gz`` is read as ``logs.jsonl``."""
+    return os.path.splitext(path)[0] if _compression(path) else path
 
 
 def _mode_for(path: str) -> Mode:
@@ -198,8 +144,7 @@ def _listing(path: str) -> Iterator[os.DirEntry[str]] | Record:
 
 
 def _walk(directory: str) -> Iterator[Source | Record]:
-    """The response files under ``directory``, in name order, depth first, without recursion;
-    an I/O error for each link that leads nowhere, and for a directory with nothing to read."""
+    """The response files under ``directory``, in name order, depth first, without recursion."""
     first = _listing(directory)
     if isinstance(first, Record):
         yield first
@@ -257,9 +202,6 @@ def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
         else:
             size = status.st_size if stat.S_ISREG(status.st_mode) else None
             yield Source(path, shown_path(path), _mode_for(path), size)
-
-
-# Opening: local files directly, never waiting on a FIFO; URLs and compressed files through fsspec.
 
 
 class _Prefixed(io.RawIOBase):
@@ -335,8 +277,7 @@ def open_input(path: str) -> Iterator[IO[bytes]]:
         stream = opened.open()
     except (ImportError, ValueError, RuntimeError) as error:  # an unknown protocol, a missing backend
         raise OSError(f"cannot open {path} through fsspec: {error}") from None
-    try:
-        # The reader peeks at the first bytes (the binary-file rule): every stream gets a buffer.
+    try:  # the reader peeks at the first bytes (the binary-file rule): every stream gets a buffer
         yield stream if hasattr(stream, "peek") else io.BufferedReader(stream)
     finally:
         opened.close()

@@ -1,34 +1,7 @@
 """Turn the values a tool produces into JSON data (I-JSON, RFC 7493), or say exactly why not.
 
-A ToolResponse carries JSON only: objects with string member names, arrays,
-strings, finite numbers, booleans and null. ``to_json_data`` accepts that and
-makes these documented conversions, returning a value that ``orjson`` (and
-any I-JSON reader) takes exactly:
-
-=============================================  ==========================================
-Python value                                   JSON value
-=============================================  ==========================================
-``dict`` (and any ``Mapping``)                 object; ``int`` member names become
-                                               decimal strings (a clash is an error)
-``list``, ``tuple``                            array
-``set``, ``frozenset``                         array, sorted (by value when the members
-                                               compare, else by their JSON text)
-``enum.Enum`` member                           its ``value``, converted
-``datetime``, ``date``, ``time``               ISO 8601 string (``isoformat()``)
-``uuid.UUID``                                  its canonical string
-a dataclass instance                           object of its fields
-subclasses of ``str``, ``int``, ``float``      the plain value
-=============================================  ==========================================
-
-Everything else raises ``JsonValueError`` naming the value's JSON pointer and
-type: ``bytes`` (decode text, or base64 binary data), NaN and Infinity (I-JSON
-has neither; they are never turned into null), integers outside the 64-bit
-range a JSON writer keeps exact (send them as strings), strings with a lone
-surrogate or a noncharacter, cycles, nesting deeper than ``MAX_VALUE_DEPTH`` levels, and objects of
-any other type.
-
-A value that is already plain JSON is returned as it is (no copy), so the
-common case costs one walk and no allocation.
+``to_json_data`` makes the documented conversions; a value that is already plain JSON is returned as
+it is (one walk, no copy).
 """
 
 from __future__ import annotations
@@ -45,22 +18,11 @@ from typing import Any
 import orjson
 
 from .._errors import JsonValueError
-
-__all__ = [
-    "MAX_VALUE_DEPTH",
-    "NOT_PLAIN",
-    "is_json_data",
-    "is_plain",
-    "is_unicode",
-    "plain_object_copy",
-    "to_json_data",
-]
+from ._engine import json_pointer
 
 MAX_VALUE_DEPTH = 200
-"""The deepest nesting of arrays and objects accepted inside one member of a response.
-
-A whole response then nests at most ``MAX_VALUE_DEPTH + 2`` levels, within what
-``orjson`` writes (254) and reads (1024)."""
+"""The deepest nesting inside one member of a response: a response then nests within what orjson
+writes (254 levels)."""
 
 _INT_MIN = -(2**63)
 _INT_MAX = 2**64 - 1
@@ -122,14 +84,8 @@ NOT_PLAIN: Any = object()
 
 
 def plain_object_copy(value: dict[Any, Any], depth: int = 0) -> Any:
-    """A copy of the dict ``value`` when it is JSON exactly as it is (as ``is_json_data`` says),
-    else ``NOT_PLAIN``.
-
-    One walk both checks and copies: the registry records every call's
-    parameters this way. Objects and arrays are copied, so that a tool that
-    changes its arguments cannot change the record; strings, numbers, booleans
-    and null are immutable and shared.
-    """
+    """A copy of the dict ``value`` when it is JSON exactly as it is, else ``NOT_PLAIN``: one walk
+    checks and copies (the registry records every call's parameters so)."""
     if depth >= MAX_VALUE_DEPTH:
         return NOT_PLAIN
     members = value.copy()  # the scalar members are copied here, and only checked below
@@ -183,10 +139,6 @@ def is_json_data(value: Any) -> bool:
     return is_plain(value, 0, MAX_VALUE_DEPTH)
 
 
-def _escape(part: str | int) -> str:
-    return str(part).replace("~", "~0").replace("/", "~1")
-
-
 class _Walk:
     """One conversion: the path to the current value (for pointers) and the containers on it."""
 
@@ -200,8 +152,9 @@ class _Walk:
         self.active: set[int] = set()
 
     def fail(self, message: str, value: Any, keyword: str = "type") -> JsonValueError:
-        pointer = self.base + "".join("/" + _escape(part) for part in self.parts)
-        return JsonValueError(pointer, message, type_name=type(value).__name__, keyword=keyword)
+        return JsonValueError(
+            self.base + json_pointer(self.parts), message, type_name=type(value).__name__, keyword=keyword
+        )
 
     def not_json(self, value: Any, advice: str = "") -> JsonValueError:
         name = type(value).__name__
@@ -323,14 +276,28 @@ class _Walk:
 def to_json_data(
     value: Any, *, pointer: str = "", strict: bool = False, max_depth: int = MAX_VALUE_DEPTH
 ) -> Any:
-    """``value`` as JSON data, with the documented conversions; raises ``JsonValueError``.
+    """``value`` as JSON data, with these conversions; raises ``JsonValueError`` naming the pointer.
 
-    ``pointer`` is prefixed to the pointer in an error (for example ``/data``).
-    With ``strict``, only values as a JSON decoder gives them are accepted
-    (``dict``, ``list``, ``str``, finite numbers, ``bool``, ``None``; subclasses
-    of ``str``, ``int`` and ``float`` become the plain value): nothing else is
-    converted. ``max_depth`` is the deepest nesting accepted, ``value`` itself being level 1.
-    """
+    =============================================  ==========================================
+    Python value                                   JSON value
+    =============================================  ==========================================
+    ``dict`` (and any ``Mapping``)                 object; ``int`` member names become
+                                                   decimal strings (a clash is an error)
+    ``list``, ``tuple``                            array
+    ``set``, ``frozenset``                         array, sorted (by value when the members
+                                                   compare, else by their JSON text)
+    ``enum.Enum`` member                           its ``value``, converted
+    ``datetime``, ``date``, ``time``               ISO 8601 string (``isoformat()``)
+    ``uuid.UUID``                                  its canonical string
+    a dataclass instance                           object of its fields
+    subclasses of ``str``, ``int``, ``float``      the plain value
+    =============================================  ==========================================
+
+    Everything else is an error: ``bytes``, NaN and Infinity, integers outside the 64-bit range,
+    strings with a lone surrogate or a noncharacter, cycles, nesting deeper than ``max_depth``
+    (``value`` itself is level 1). ``pointer`` prefixes the error's pointer (``/data``). With
+    ``strict``, only values as a JSON decoder gives them (and subclasses of ``str``, ``int`` and
+    ``float``) are accepted."""
     if is_plain(value, 0, max_depth):
         return value
     return _Walk(pointer, convert=not strict, limit=max_depth).value(value)

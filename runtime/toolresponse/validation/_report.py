@@ -1,30 +1,13 @@
 """Reports of a bulk validation run: text, JSON or JSON lines, streamed as the batches come.
 
-- ``text`` (default): one line per violation,
-  ``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` (``(root)`` for the whole
-  response), most relevant first, then ``N valid, M invalid``. Every part taken
-  from the input (file names, pointers, member names in messages) goes through
-  ``printable``: control and bidi characters reach no terminal raw;
-- ``json``: one object, streamed: ``{"responses": [...invalid responses...],
-  "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}`` (the counts
-  come last so that the report never has to be held in memory);
-- ``jsonl``: one record per response, valid ones included, in input order
-  (``{"source", "line", "valid", "errors"?, "more_errors"?}``; an unreadable input is
-  ``{"source", "io_error"}``, with ``"line"`` for a line too long to read); the
-  summary goes to standard error.
+- ``text``: ``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` per violation (what comes from the
+  input goes through ``printable``), then ``N valid, M invalid``;
+- ``json``: ``{"responses": [...], "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}``,
+  the counts last so that the report is never held in memory;
+- ``jsonl``: one record per response, valid ones included; the summary goes to standard error.
 
-A response shows at most ``MAX_VIOLATIONS`` (100) violations, the most relevant;
-past them the text report adds one line ``FILE:LINE: ... and N more violations``
-and the JSON records a member ``"more_errors": N``.
-
-With ``quiet`` nothing is written but the reasons for I/O errors: the exit
-status is the answer. The progress bar is drawn on standard error only when it
-is a terminal, not when quiet, and only once a run has lasted half a second.
-
-Exit status (``report`` returns it): 0 every response valid; 1 some response
-invalid; 2 an input that could not be read (each gets a one-line reason on
-standard error, and the rest of the run goes on). When both happen, 2 wins: an
-unreadable input means the verdict "all valid" could not be reached.
+``quiet`` writes only the reasons for I/O errors. Exit status: 0 all valid, 1 some invalid, 2 some
+input unreadable (2 wins: the verdict "all valid" could not be reached).
 """
 
 from __future__ import annotations
@@ -36,11 +19,11 @@ from typing import IO, Any, Literal, Protocol, TextIO
 import orjson
 
 from .._suggest import printable
+from .._violation import SchemaViolation
 from ._bulk import check
 from ._checks import RESPONSE_JUDGE, Batch, Judge, Options
-from ._inputs import MAX_VIOLATIONS, Record, Source
-
-__all__ = ["EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "Format", "Progress", "is_terminal", "report"]
+from ._inputs import Record, Source
+from ._validate import MAX_VIOLATIONS
 
 EXIT_VALID = 0
 EXIT_INVALID = 1
@@ -51,41 +34,25 @@ Format = Literal["text", "json", "jsonl"]
 
 
 class Checker(Protocol):
-    """What gives the batches of a report: ``check`` itself (this process, or ``jobs`` of them),
-    or another reader of the same inputs (``toolresponse.interop``'s dialect check, a Dask
-    cluster through ``toolresponse.dask.check_on``)."""
+    """What gives the batches of a report: ``check``, or another reader of the same inputs (Dask)."""
 
     def __call__(
         self, sources: Sequence[Source | Record], options: Options, *, stdin: IO[bytes], jobs: int
     ) -> Iterable[Batch]: ...
 
 
-class _Stream(Protocol):
-    def write(self, text: str, /) -> Any: ...
-
-    def flush(self) -> Any: ...
-
-
 class Progress:
-    """A one-line progress bar redrawn in place (``\\r``) on a terminal, from ``delay`` seconds on."""
+    """A one-line progress bar redrawn in place (``\\r``) on a terminal, from half a second on."""
 
-    def __init__(
-        self,
-        stream: _Stream,
-        total_bytes: int | None,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        delay: float = 0.5,
-        interval: float = 0.2,
-        width: int = 24,
-    ) -> None:
+    _INTERVAL = 0.2
+    _WIDTH = 24
+
+    def __init__(self, stream: TextIO, total_bytes: int | None, *, clock: Callable[[], float]) -> None:
         self._stream = stream
         self._total = total_bytes
         self._clock = clock
         self._start = clock()
-        self._interval = interval
-        self._width = width
-        self._next = self._start + delay
+        self._next = self._start + 0.5
         self._drawn = 0
         self.done_bytes = 0
         self.responses = 0
@@ -96,12 +63,12 @@ class Progress:
         now = self._clock()
         if now < self._next:
             return
-        self._next = now + self._interval
+        self._next = now + self._INTERVAL
         rate = f"{self.responses / max(now - self._start, 1e-9):,.0f}/s"
         if self._total:
             fraction = min(self.done_bytes / self._total, 1.0)
-            filled = round(fraction * self._width)
-            bar = "#" * filled + "-" * (self._width - filled)
+            filled = round(fraction * self._WIDTH)
+            bar = "#" * filled + "-" * (self._WIDTH - filled)
             line = f"[{bar}] {fraction:4.0%}  {self.responses:,} responses  {rate}"
         else:
             line = f"{self.responses:,} responses, {self.done_bytes / 1e6:,.1f} MB  {rate}"
@@ -137,12 +104,11 @@ def _record_json(record: Record) -> dict[str, Any]:
 
 
 OUTPUT_CHUNK = 1 << 16
-"""Report text is written in pieces of about this many characters (a terminal gets it at once)."""
+"""Report text is written in pieces of this many characters (a terminal gets it at once)."""
 
 
 class _Report:
-    """Writes the records of each batch as they come, in large pieces; ``close`` ends the report.
-    The quiet report: nothing but the reasons for I/O errors."""
+    """Writes the records of each batch as they come; ``close`` ends the report. As it is, the quiet one."""
 
     keep_valid = False
 
@@ -198,25 +164,28 @@ class _Report:
 _SUFFIX_CACHE_LIMIT = 4096
 
 
+def _after_where(violation: SchemaViolation) -> str:
+    """A violation's text line after its ``FILE:LINE[:COLUMN]``."""
+    return (
+        f": {printable(violation.pointer) or '(root)'}: {printable(violation.message)}"
+        f" [{printable(violation.keyword)}]\n"
+    )
+
+
 class _TextReport(_Report):
     def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
         super().__init__(out, err, immediate=immediate)
-        # What each explanation looks like after "FILE:LINE", by the identity of its tuple (the
-        # explanation cache gives the same tuple for the same mistakes); the tuple is kept with
-        # its text, so that an id is never taken for another tuple's.
-        self._suffixes: dict[int, tuple[tuple[Any, ...], tuple[str, ...]]] = {}
+        # Each explanation's text after "FILE:LINE", by the identity of its (cached) tuple, kept with
+        # it so that an id is never taken for another tuple's.
+        self._suffixes: dict[int, tuple[tuple[SchemaViolation, ...], tuple[str, ...]]] = {}
 
-    def _suffix(self, errors: tuple[Any, ...]) -> tuple[str, ...] | None:
+    def _suffix(self, errors: tuple[SchemaViolation, ...]) -> tuple[str, ...] | None:
         known = self._suffixes.get(id(errors))
         if known is not None and known[0] is errors:
             return known[1]
         if any(violation.line is not None or violation.column is not None for violation in errors):
             return None
-        text = tuple(
-            f": {printable(violation.pointer) or '(root)'}: {printable(violation.message)}"
-            f" [{printable(violation.keyword)}]\n"
-            for violation in errors
-        )
+        text = tuple(map(_after_where, errors))
         if len(self._suffixes) >= _SUFFIX_CACHE_LIMIT:
             self._suffixes.clear()
         self._suffixes[id(errors)] = (errors, text)
@@ -233,8 +202,7 @@ class _TextReport(_Report):
                 lines.extend(where + piece for piece in suffix)
             else:
                 lines.extend(
-                    f"{_where(record, record.line if v.line is None else v.line, v.column)}: "
-                    f"{printable(v.pointer) or '(root)'}: {printable(v.message)} [{printable(v.keyword)}]\n"
+                    _where(record, record.line if v.line is None else v.line, v.column) + _after_where(v)
                     for v in record.errors
                 )
             if record.more:
@@ -309,11 +277,8 @@ def report(
 ) -> int:
     """Check ``sources`` (from ``expand``), write the report, and return the exit status.
 
-    ``progress`` None means "on a terminal": drawn when ``err`` is one and not ``quiet``.
-    ``checker`` gives the batches (see ``Checker``): another reader of the same inputs (a
-    Dask cluster) reports through this one writer. ``judge`` says what each record must be (a
-    ToolResponse, or a record of another dialect: ``toolresponse.interop``).
-    """
+    ``progress`` None: drawn when ``err`` is a terminal and not ``quiet``. ``checker`` gives the
+    batches (a Dask cluster's, say); ``judge`` says what each record must be."""
     listed = list(sources)
     immediate = is_terminal(out)
     reporter = (_Report if quiet else _REPORTS[output_format])(out, err, immediate=immediate)

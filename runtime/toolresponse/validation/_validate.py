@@ -1,19 +1,10 @@
 """Validate a ToolResponse v1: a decoded value (``validate``) or JSON text (``validate_json``).
 
-Each violation has an RFC 6901 ``pointer`` ("" is the whole response), the
-``keyword`` that failed (a JSON Schema keyword, or one of the I-JSON rules of
-``IJsonRule`` for text that is not I-JSON) and a ``message`` a person can act
-on, naming the member and, where it helps, the nearest valid value (also in
-``suggestion``): a misspelled error code or status, a misspelled member name,
-HelloAgents 1.0's ``"error"`` in place of ``error_info``. Codes, statuses and
-member names are read from the schema and the generated enums, never restated.
-
-Violations come most relevant first, in four ranks (the engine's order within
-a rank): a response that is not an object at all; unknown members (a renamed
-member usually explains a missing one); wrong values; missing members.
-
-The fast engine (jsonschema-rs) gives the verdict and the errors by default;
-``engine="reference"`` uses jsonschema, with the same verdict.
+Each violation has a JSON pointer, the keyword that failed (or an I-JSON rule) and a message naming
+the member and, where it helps, the nearest valid value (``suggestion``); codes, statuses and member
+names are read from the schema and the generated enums. Violations come most relevant first: a
+response that is not an object; unknown members (a renamed member explains a missing one); wrong
+values; missing members.
 """
 
 from __future__ import annotations
@@ -47,23 +38,8 @@ from ._engine import (
 from ._engine import engine as _engine_named
 from ._schema import bundled_schema
 
-__all__ = [
-    "MAX_VIOLATIONS",
-    "ExplanationCache",
-    "SchemaViolation",
-    "ValidationResult",
-    "explain",
-    "is_valid",
-    "iter_errors",
-    "json_pointer",
-    "validate",
-    "validate_json",
-]
-
-
 MAX_VIOLATIONS = 100
-"""The most violations of one response kept (the most relevant): a line can hold millions of
-unknown members, and the work and memory of explaining it are bounded by those kept."""
+"""The most violations of one response kept (the most relevant): they bound the work of explaining."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,7 +49,6 @@ class ValidationResult:
 
     errors: tuple[SchemaViolation, ...]
     more: int = 0
-    """How many violations were found beyond those in ``errors``."""
 
     @property
     def valid(self) -> bool:
@@ -95,13 +70,12 @@ _CODES_BY_HTTP_STATUS: Mapping[int, tuple[str, ...]] = {
 
 
 class _Foreign(NamedTuple):
-    """A member name another format writes where ToolResponse v1 has ``member``."""
+    """A member name another format writes where ToolResponse v1 has ``member``: what to say of it,
+    and of the missing v1 member when the foreign one is present."""
 
     member: str
     unknown: str
-    """Said of the unknown member."""
     missing: str | None
-    """Said of the missing v1 member when the foreign one is present."""
 
 
 _FOREIGN_NAMES: Mapping[str, _Foreign] = {
@@ -287,17 +261,14 @@ def _bad_enum(error: EngineError) -> tuple[str, str | None]:
             suggestion = by_status[0] if len(by_status) == 1 else None
             if len(by_status) > 1:
                 return f"{shown} is not a standard error code; {did_you_mean(by_status, quote=str)}", None
-        if suggestion is not None:
-            return (
-                f"{shown} is not a standard error code; {did_you_mean([suggestion], quote=str)}",
-                suggestion,
-            )
-        return f"{shown} is not a standard error code (one of {', '.join(_CODES)})", None
-    if frozenset(options) == _STATUS_SET:
+        if suggestion is None:
+            return f"{shown} is not a standard error code (one of {', '.join(_CODES)})", None
+        head = f"{shown} is not a standard error code"
+    elif frozenset(options) == _STATUS_SET:
         head = f"{shown} is not a status ({_or_list(_STATUSES)})"
-        return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
-    listed = _or_list([orjson.dumps(option).decode("utf-8") for option in options])
-    head = f"{_where(error.path)} must be {listed}, not {shown}"
+    else:
+        listed = _or_list([orjson.dumps(option).decode("utf-8") for option in options])
+        head = f"{_where(error.path)} must be {listed}, not {shown}"
     return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
 
 
@@ -375,8 +346,7 @@ def _trimmed(obj: Any) -> tuple[Any, int]:
 
 
 def _explained(obj: Any, chosen: ValidationEngine) -> tuple[list[tuple[SchemaViolation, EngineError]], int]:
-    """The ``MAX_VIOLATIONS`` most relevant violations of ``obj`` (with the error each comes
-    from), and how many more there are."""
+    """The ``MAX_VIOLATIONS`` most relevant violations of ``obj`` (each with its error), and how many more."""
     obj, trimmed = _trimmed(obj)
     found, left_out = chosen.errors(obj, MAX_VIOLATIONS)
     left_out += trimmed
@@ -402,11 +372,6 @@ def _result(obj: Any, chosen: ValidationEngine) -> ValidationResult:
     return ValidationResult(errors=tuple(violation for violation, _ in explained), more=more)
 
 
-def explain(obj: Any, engine_name: EngineName = "fast") -> tuple[SchemaViolation, ...]:
-    """The ``MAX_VIOLATIONS`` most relevant violations of an instance known to be invalid."""
-    return _result(obj, _engine_named(engine_name)).errors
-
-
 def _first(result: ValidationResult) -> ValidationResult:
     """The violation ``best_match`` picks, alone (what ``--first`` reports)."""
     best = best_match(result.errors)
@@ -414,13 +379,8 @@ def _first(result: ValidationResult) -> ValidationResult:
 
 
 class ExplanationCache:
-    """Explanations for many responses that repeat their mistakes: answers are cached by the
-    response's projection (``_engine.Projection``), which gets the same violations, and the
-    cache holds at most ``limit`` answers (it starts afresh when full; a projection longer than
-    ``_CACHED_BYTES`` is not kept).
-
-    An answer is the same tuple each time it is given, so that a report can keep what it
-    made of it (``id`` and ``is``) instead of formatting it again."""
+    """Explanations cached by the response's projection (``_engine.Projection``), at most ``limit``
+    of them (afresh when full). An answer is the same tuple each time: a report keeps its text."""
 
     def __init__(self, limit: int = 4096) -> None:
         self._limit = limit
@@ -428,8 +388,7 @@ class ExplanationCache:
         self._project = root_projection().project
 
     def explain(self, obj: Any, *, first: bool = False) -> ValidationResult:
-        """The violations of an instance known to be invalid, most relevant first (with
-        ``first``, only the most relevant)."""
+        """The violations of an instance known to be invalid (with ``first``, the most relevant)."""
         try:
             projected = self._project(obj)
             key = orjson.dumps(projected)
@@ -456,8 +415,7 @@ def iter_errors(obj: Any, *, engine: EngineName = "fast") -> Iterator[SchemaViol
 
 
 def _verdict(obj: Any, chosen: ValidationEngine) -> tuple[bool, ValidationEngine]:
-    """The verdict on ``obj`` and the engine that reached it: the reference engine takes
-    over from jsonschema-rs for Python values no JSON decoder gives."""
+    """The verdict on ``obj`` and the engine that reached it (the reference one for values not JSON)."""
     try:
         return chosen.is_valid(obj), chosen
     except (ValueError, TypeError):
@@ -471,18 +429,12 @@ def _verdict(obj: Any, chosen: ValidationEngine) -> tuple[bool, ValidationEngine
 
 
 def is_valid(obj: Any) -> bool:
-    """Whether the decoded JSON value ``obj`` is a valid ToolResponse v1: the verdict alone, as
-    cheap as the fast engine makes it (about a microsecond); ``validate`` says why not."""
+    """Whether the decoded JSON value ``obj`` is a valid ToolResponse v1 (about a microsecond)."""
     return _verdict(obj, _engine_named("fast"))[0]
 
 
 def validate(obj: Any, *, engine: EngineName = "fast") -> ValidationResult:
-    """Check a decoded JSON value against the ToolResponse v1 schema.
-
-    ``obj`` is what a JSON decoder gives (dicts, lists, str, int, float, bool,
-    None); the members the schema leaves free (``data``, ``params_input``,
-    ``x-`` extensions) are not looked into.
-    """
+    """Check a decoded JSON value (what a JSON decoder gives) against the ToolResponse v1 schema."""
     valid, chosen = _verdict(obj, _engine_named(engine))
     return _VALID if valid else _result(obj, chosen)
 
@@ -492,28 +444,21 @@ def validate_json(
 ) -> ValidationResult:
     """Check JSON text: the I-JSON rules of SPEC-v1 (UTF-8, unique member names at any depth,
     no NaN or Infinity), then the schema. Every violation carries its line and column."""
-    from ._ijson import IJsonError, locate_all, parse_ijson, positions
+    from .._errors import IJsonError
+    from ._ijson import locate_all, parse_ijson, positions, violation_of
 
     if isinstance(text, bytearray | memoryview):
         text = bytes(text)
     try:
         obj = parse_ijson(text)
     except IJsonError as error:
-        violation = SchemaViolation(
-            pointer=error.pointer or "",
-            keyword=str(error.rule),
-            message=error.detail,
-            line=error.line,
-            column=error.column,
-        )
-        return ValidationResult(errors=(violation,))
+        return ValidationResult(errors=(violation_of(error),))
     chosen = _engine_named(engine)
     if chosen.is_valid(obj):
         return _VALID
     decoded = text.decode("utf-8") if isinstance(text, bytes) else text
     explained, more = _explained(obj, chosen)
-    # Every place is found in one scan of the text, and every line and column in one more:
-    # the cost grows with the text and the number of violations, never with their product.
+    # One scan finds every place, one more every line and column: the cost never grows with k * n.
     targets = [_target(failed) for _, failed in explained]
     offsets = locate_all(decoded, targets)
     lines_and_columns = positions(decoded, offsets.values())
