@@ -37,8 +37,6 @@ from ._policy import ALLOW, AccessRequest, ApprovalRequest, Approver, Decision, 
 from ._prepared import PreparedTool, ToolSpec
 from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, captured
 
-__all__ = ["AccessControl", "Denial", "Hidden", "PendingApproval", "decide"]
-
 _log = logging.getLogger("toolresponse")
 
 _APPROVALS = ToolThreads("approval")
@@ -233,40 +231,33 @@ class AccessControl:
         return PendingApproval(self, prepared, request, decision, start)
 
 
+@dataclass(frozen=True, slots=True)
 class PendingApproval:
-    """A call a policy asked about: ``answer`` (synchronous callers) or ``aanswer`` (asynchronous
-    ones) waits for the approval hook and gives None (approved) or the ``Denial``."""
+    """A call a policy asked about: ``answer`` (from a thread) or ``aanswer`` (from an event
+    loop) waits for the approval hook and gives None (approved) or the ``Denial``."""
 
-    __slots__ = ("_control", "decision", "prepared", "request", "started")
-
-    def __init__(
-        self,
-        control: AccessControl,
-        prepared: PreparedTool,
-        request: AccessRequest,
-        decision: Decision,
-        started: float,
-    ) -> None:
-        self._control = control
-        self.prepared = prepared
-        self.request = request
-        self.decision = decision
-        self.started = started
-
-    def _approval(self) -> ApprovalRequest:
-        timeout_s = self._control.approval_timeout_s
-        return ApprovalRequest(
-            request=self.request, reason=self.decision.reason, rule=self.decision.rule, timeout_s=timeout_s
-        )
+    control: AccessControl
+    prepared: PreparedTool
+    request: AccessRequest
+    decision: Decision
+    started: float
 
     def _job(self) -> Job | None:
         """The hook asked, on an approval thread; None without a hook."""
-        approver, approval = self._control.approver, self._approval()
+        approver = self.control.approver
         if approver is None:
             return None
-        if self._control._async_approver:
+        approval = self._approval()
+        if self.control._async_approver:
             return _APPROVALS.submit(lambda: _invoke(approver, approval), coroutine=True)
         return _APPROVALS.submit(lambda: _call_sync(approver, approval))
+
+    def _approval(self) -> ApprovalRequest:
+        decision = self.decision
+        timeout_s = self.control.approval_timeout_s
+        return ApprovalRequest(
+            request=self.request, reason=decision.reason, rule=decision.rule, timeout_s=timeout_s
+        )
 
     def answer(self, wait: Wait, clock: Clock) -> Denial | None:
         """Wait for the hook from a thread."""
@@ -275,7 +266,7 @@ class PendingApproval:
             if job is None:
                 return self._unavailable(clock)
             try:
-                outcome = wait(job, self._control.approval_timeout_s)
+                outcome = wait(job, self.control.approval_timeout_s)
             except TimeoutError:
                 job.stop()
                 return self._timed_out(clock)
@@ -287,8 +278,8 @@ class PendingApproval:
         """Wait for the hook from an event loop: an async hook is awaited on it, a plain one runs
         on an approval thread."""
         try:
-            approver = self._control.approver
-            if approver is not None and self._control._async_approver:
+            approver = self.control.approver
+            if approver is not None and self.control._async_approver:
                 approval = self._approval()
                 waited: Awaitable[Any] = captured(lambda: _invoke(approver, approval))
             else:
@@ -296,14 +287,12 @@ class PendingApproval:
                 if job is None:
                     return self._unavailable(clock)
                 waited = asyncio.wrap_future(job)
-            outcome = await async_wait(waited, self._control.approval_timeout_s)
+            outcome = await async_wait(waited, self.control.approval_timeout_s)
         except TimeoutError:
             return self._timed_out(clock)
         except Exception as error:
             outcome = Raised(error)
         return self._judged(outcome, clock)
-
-    # -- what the answer means ------------------------------------------------------------------
 
     def _judged(self, outcome: Any, clock: Clock) -> Denial | None:
         if isinstance(outcome, Raised):
@@ -318,35 +307,34 @@ class PendingApproval:
         if outcome is False:
             return self._refused(clock, "refused", "a person refused the call")
         if isinstance(outcome, Decision) and outcome.verdict is Verdict.DENY:
-            code = outcome.code or ErrorCode.PERMISSION_DENIED
-            decision = Decision.deny(
-                outcome.reason or "a person refused the call", code=code, rule="approval"
-            )
-            return self._denied(decision, clock, approval="refused")
+            reason = outcome.reason or "a person refused the call"
+            return self._refused(clock, "refused", reason, outcome.code or ErrorCode.PERMISSION_DENIED)
         why = f"the approval hook answered {shown(outcome)}, not True, False or a Decision, so it is refused"
         return self._refused(clock, "failed", why)
 
     def replaced(self, clock: Clock) -> Denial:
         """The refusal when the tool was registered anew while a person decided."""
-        return self._refused(
-            clock, "refused", "the tool was replaced while its call waited for approval; call it again"
-        )
+        why = "the tool was replaced while its call waited for approval; call it again"
+        return self._refused(clock, "refused", why)
 
     def _unavailable(self, clock: Clock) -> Denial:
         reason = f"{self.decision.reason}; no one can approve it here (no approval hook)"
         return self._refused(clock, "unavailable", reason)
 
     def _timed_out(self, clock: Clock) -> Denial:
-        timeout = self._control.approval_timeout_s
+        timeout = self.control.approval_timeout_s
         reason = f"no one approved the call within {timeout:g} s ({self.decision.reason})"
-        decision = Decision.deny(reason, code=ErrorCode.PERMISSION_DENIED, rule="approval")
-        return self._denied(decision, clock, approval="timed_out", timeout_s=timeout)
+        return self._refused(clock, "timed_out", reason, timeout_s=timeout)
 
-    def _refused(self, clock: Clock, approval: str, reason: str) -> Denial:
-        decision = Decision.deny(reason, code=ErrorCode.PERMISSION_DENIED, rule="approval")
-        return self._denied(decision, clock, approval=approval)
-
-    def _denied(self, decision: Decision, clock: Clock, **details: Any) -> Denial:
+    def _refused(
+        self,
+        clock: Clock,
+        approval: str,
+        reason: str,
+        code: ErrorCode = ErrorCode.PERMISSION_DENIED,
+        **details: Any,
+    ) -> Denial:
+        decision = Decision.deny(reason, code=code, rule="approval")
         request = self.request
         return _denial(
             self.prepared,
@@ -356,6 +344,7 @@ class PendingApproval:
             request.call_id,
             self.started,
             clock,
+            approval=approval,
             **details,
         )
 

@@ -27,19 +27,6 @@ from ..validation import to_json_data
 from ..validation._jsondata import NOT_PLAIN, is_plain, plain_object_copy
 from ._trace import mask_secrets, secret_values
 
-__all__ = [
-    "execution_error",
-    "internal_error",
-    "invalid_params",
-    "is_response",
-    "params_input_of",
-    "plain_success",
-    "safe",
-    "timeout_error",
-    "wrap_sync_value",
-    "wrap_value",
-]
-
 _log = logging.getLogger("toolresponse")
 
 _MESSAGE_LIMIT: Final = 2000

@@ -17,8 +17,6 @@ from toolresponse_generated import ErrorCode, ToolStatus
 from .._response import ToolResponse
 from ._breaker import CircuitState
 
-__all__ = ["ToolCallEvent", "ToolCallListener"]
-
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallEvent:

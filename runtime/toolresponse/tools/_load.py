@@ -19,8 +19,6 @@ from typing import Any
 from .._errors import RegistryLoadError
 from ._registry import ToolRegistry
 
-__all__ = ["REGISTRY_EXAMPLE", "load_registry"]
-
 _SPEC = re.compile(
     r"^(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<attribute>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$"
 )

@@ -51,13 +51,6 @@ from .._violation import SchemaViolation
 from ..validation._engine import json_pointer
 from ..validation._jsondata import is_json_data
 
-__all__ = [
-    "ParameterValidator",
-    "docstring_summary",
-    "parameters_schema",
-    "return_schema",
-]
-
 T = TypeVar("T")
 
 _SCALARS: dict[Any, str] = {

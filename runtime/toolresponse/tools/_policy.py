@@ -26,23 +26,6 @@ from toolresponse_generated import ErrorCode
 from ._answers import safe
 from ._prepared import ToolSpec
 
-__all__ = [
-    "DENIAL_CODES",
-    "LOCAL_CALLER",
-    "AccessRequest",
-    "AllowList",
-    "ApprovalRequest",
-    "Approver",
-    "ArgumentRule",
-    "Decision",
-    "DenyList",
-    "PathsWithin",
-    "Policy",
-    "ReadOnly",
-    "RequireApproval",
-    "Verdict",
-]
-
 LOCAL_CALLER: Final = "local"
 """The identity of a call made in-process (the registry's default ``caller``)."""
 

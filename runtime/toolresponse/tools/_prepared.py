@@ -62,16 +62,6 @@ from ._params import ParameterValidator
 from ._threads import DEFAULT_MAX_THREADS, INTERRUPTS, AsyncWait, Job, Raised, ToolThreads, Wait
 from ._trace import mask_params
 
-__all__ = [
-    "NAME_PATTERN",
-    "PreparedTool",
-    "Runs",
-    "ToolSpec",
-    "call_id_of",
-    "check_max_threads",
-    "check_timeout",
-]
-
 Clock = Callable[[], float]
 
 NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -24,8 +24,6 @@ from typing import Any
 
 from ._prepared import ToolSpec
 
-__all__ = ["PROVIDERS", "tool_schemas"]
-
 
 def _described(entry: dict[str, Any], spec: ToolSpec) -> dict[str, Any]:
     if spec.description:

@@ -36,8 +36,6 @@ from ._threads import DEFAULT_MAX_THREADS, AsyncWait, Wait, real_async_wait, rea
 from ._tool import FunctionTool, Tool
 from ._trace import mask_params
 
-__all__ = ["Breaker", "ToolRegistry"]
-
 _log = logging.getLogger("toolresponse")
 
 F = TypeVar("F", bound=Callable[..., Any])

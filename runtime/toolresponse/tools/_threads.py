@@ -30,19 +30,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar
 
-__all__ = [
-    "DEFAULT_MAX_THREADS",
-    "INTERRUPTS",
-    "AsyncWait",
-    "Job",
-    "Raised",
-    "ToolThreads",
-    "Wait",
-    "captured",
-    "real_async_wait",
-    "real_wait",
-]
-
 T = TypeVar("T")
 
 DEFAULT_MAX_THREADS: Final = 8

@@ -31,8 +31,6 @@ from ._params import docstring_summary, parameters_schema, return_schema
 from ._prepared import PreparedTool, Runs, call_id_of
 from ._threads import AsyncWait, Wait, real_async_wait, real_wait
 
-__all__ = ["FunctionTool", "Tool", "prepared_of"]
-
 Clock = Callable[[], float]
 
 EMPTY_PARAMETERS: Final[Mapping[str, Any]] = MappingProxyType(
