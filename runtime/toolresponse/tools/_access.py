@@ -1,22 +1,11 @@
 """``AccessControl``: a registry's policies, asked about every call, and a person asked first.
 
-``ToolRegistry(access=AccessControl(policy, ..., approver=...))`` asks, once the tool is found
-and before the circuit breaker: a tool hidden from the caller (``visible``) is answered as a tool
-the registry does not have, before its parameters are read; then each policy in order (the first
-deny wins; else the call is asked about when any policy asked; else it is allowed). Parameters
-that break the schema are answered INVALID_PARAM by the call itself, without the policies.
-
-The approval hook (``Approver``, plain or async) answers True, False or a ``Decision`` within
-``approval_timeout_s``, waited for with the registry's injected ``wait``/``async_wait``. A denied
-call never runs and never reaches the breaker; its answer's ``details`` say why: ``policy`` (the
-rule: ``allow_list``, ``deny_list``, ``arguments``, ``paths``, ``read_only``, ``approval``,
-``caller``, ``error`` or a custom policy's own), ``reason``, ``caller``, and for an approval
-``approval`` (``refused``, ``timed_out`` with ``timeout_s``, ``unavailable``, ``failed``). A
-policy or hook that raises, or answers something that is not a decision, fails closed
-(PERMISSION_DENIED, policy ``error`` or approval ``failed``), and is logged.
-
-The policies read the parameters once, before the call (an in-process caller that changes its
-dict meanwhile is trusted like any code of the process).
+Once the tool is found and before the breaker: a tool hidden from the caller is answered as one
+the registry does not have; then the policies are asked in order (the first deny wins; else an
+ask; else allow), with the parameters read once (invalid ones are answered INVALID_PARAM by the
+call itself). A denial runs nothing and never reaches the breaker; its ``details`` say why
+(``policy``, ``reason``, ``caller``, and ``approval`` for an approval's). A policy or approval
+hook that raises or answers no decision fails closed, and is logged (``docs/security.md``).
 """
 
 from __future__ import annotations
@@ -35,7 +24,7 @@ from .._suggest import is_finite_number
 from ._answers import safe
 from ._policy import ALLOW, AccessRequest, ApprovalRequest, Approver, Decision, Policy, Verdict, shown
 from ._prepared import PreparedTool, ToolSpec
-from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, captured
+from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, captured, is_async
 
 _log = logging.getLogger("toolresponse")
 
@@ -80,8 +69,7 @@ def decide(policies: Iterable[Policy], request: AccessRequest) -> Decision:
 
 @dataclass(frozen=True, slots=True)
 class Hidden:
-    """A call of a tool the caller may not see, answered as one of a tool the registry does not
-    have; ``rule`` hid it (the listeners are told)."""
+    """A call of a tool the caller may not see (``rule`` hid it): answered as an unknown tool's."""
 
     rule: str
 
@@ -104,7 +92,6 @@ def _denial(
     clock: Clock,
     **extra: Any,
 ) -> Denial:
-    """The answer of a refused call, timed from ``started``, with its context."""
     assert decision.code is not None
     reason = safe(decision.reason or "the access policy refused the call", 500)
     rule = safe(decision.rule, 100)
@@ -115,19 +102,10 @@ def _denial(
     return Denial(prepared.finish(response, params_input, call_id, (clock() - started) * 1000.0), rule)
 
 
-def _is_async(function: Any) -> bool:
-    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-        getattr(function, "__call__", None)  # noqa: B004
-    )
-
-
 class AccessControl:
-    """The policies of a registry and how a person is asked: ``ToolRegistry(access=...)``.
-
-    ``policies`` are asked in order (``decide``); none at all allows every call. ``approver``
-    answers the calls a policy asks about, within ``approval_timeout_s`` seconds; without one,
-    such calls are refused.
-    """
+    """The policies of a registry (``ToolRegistry(access=...)``), asked in order; ``approver``
+    answers the calls a policy asks about within ``approval_timeout_s`` (without one, they are
+    refused)."""
 
     def __init__(
         self,
@@ -146,7 +124,7 @@ class AccessControl:
         self.policies = policies
         self.approver = approver
         self.approval_timeout_s = float(timeout)
-        self._async_approver = approver is not None and _is_async(approver)
+        self._async_approver = approver is not None and is_async(approver)
 
     def __repr__(self) -> str:
         return f"AccessControl({', '.join(map(repr, self.policies))})"
@@ -156,10 +134,9 @@ class AccessControl:
         return self.hidden_by(caller, spec, writes=writes) is None
 
     def hidden_by(self, caller: Any, spec: ToolSpec, *, writes: bool = False) -> str | None:
-        """The rule that hides the tool ``spec`` from ``caller`` (a policy's ``may_list`` answered
-        False): the policy's ``rule`` (``"hidden"`` without one); ``"caller"`` for a caller that is
-        not an identity; ``"error"`` for a ``may_list`` that raises or answers something else than
-        a bool (logged). None when nothing hides it."""
+        """The rule that hides the tool from ``caller``, or None: the ``rule`` of the policy whose
+        ``may_list`` answered False (``"hidden"`` without one); ``"caller"`` for a caller that is
+        not an identity; ``"error"`` for a ``may_list`` that fails (logged)."""
         if type(caller) is not str or not caller:
             return "caller"
         for policy in self.policies:
@@ -193,8 +170,7 @@ class AccessControl:
         writes: bool,
         clock: Clock,
     ) -> Denial | Hidden | PendingApproval | None:
-        """Ask the policies about a call: None when it may go on, a ``Denial``, ``Hidden`` (decided
-        before its parameters are read), or a ``PendingApproval`` that a person must answer first."""
+        """None when the call may go on, else a ``Denial``, ``Hidden``, or a ``PendingApproval``."""
         start = clock()
         params_input: Any = None
         try:
@@ -355,7 +331,6 @@ async def _invoke(approver: Approver, approval: ApprovalRequest) -> Any:
 
 
 def _call_sync(approver: Approver, approval: ApprovalRequest) -> Any:
-    """A plain approval hook, on an approval thread; an awaitable it returns is run there."""
     value = approver(approval)
     if inspect.isawaitable(value):
         awaitable = value

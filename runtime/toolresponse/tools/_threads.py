@@ -18,6 +18,7 @@ import asyncio
 import collections
 import contextlib
 import contextvars
+import inspect
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
@@ -34,6 +35,13 @@ INTERRUPTS: Final = (KeyboardInterrupt, SystemExit)
 
 _THREAD = threading.local()
 """A worker thread's own event loop, made the first time it runs a coroutine."""
+
+
+def is_async(function: Any) -> bool:
+    """Whether calling ``function`` (a coroutine function, or an object whose ``__call__`` is one)
+    makes a coroutine."""
+    call = getattr(function, "__call__", None)  # noqa: B004 - the method itself is looked at
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)
 
 
 class Wait(Protocol):

@@ -21,7 +21,7 @@ from .._response import ToolResponse
 from ._answers import wrap_sync_value, wrap_value
 from ._params import docstring_summary, parameters_schema, return_schema
 from ._prepared import PreparedTool, Runs, call_id_of
-from ._threads import AsyncWait, Wait, real_async_wait, real_wait
+from ._threads import AsyncWait, Wait, is_async, real_async_wait, real_wait
 
 Clock = Callable[[], float]
 
@@ -163,9 +163,7 @@ class FunctionTool(Tool):
             timeout_s=timeout_s,
         )
         self.function = function
-        self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-            getattr(function, "__call__", None)  # noqa: B004
-        )
+        self._is_async = is_async(function)
 
     @property
     def is_async(self) -> bool:
