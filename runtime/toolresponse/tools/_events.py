@@ -9,8 +9,9 @@ does not change the call's response. ``JsonlTraceWriter`` is one listener.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from toolresponse_generated import ErrorCode, ToolStatus
 
@@ -57,7 +58,4 @@ class ToolCallEvent:
         return record
 
 
-class ToolCallListener(Protocol):
-    """Anything called with each ``ToolCallEvent``."""
-
-    def __call__(self, event: ToolCallEvent, /) -> None: ...
+ToolCallListener = Callable[[ToolCallEvent], None]

@@ -23,7 +23,6 @@ _SPEC = re.compile(
     r"^(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<attribute>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$"
 )
 REGISTRY_EXAMPLE = "toolresponse.demo.calculator:build_registry"
-_EXAMPLE = REGISTRY_EXAMPLE
 
 
 def load_registry(spec: str, *, app_dir: str | None = None) -> ToolRegistry:
@@ -33,7 +32,7 @@ def load_registry(spec: str, *, app_dir: str | None = None) -> ToolRegistry:
     """
     match = _SPEC.match(spec.strip())
     if match is None:
-        raise RegistryLoadError(f"{spec!r} is not MODULE:REGISTRY (for example {_EXAMPLE})")
+        raise RegistryLoadError(f"{spec!r} is not MODULE:REGISTRY (for example {REGISTRY_EXAMPLE})")
     module_name, attribute = match["module"], match["attribute"]
     if app_dir is not None:
         directory = os.path.abspath(app_dir)

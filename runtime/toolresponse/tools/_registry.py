@@ -46,12 +46,6 @@ class Breaker(Protocol):
     def state(self, tool_name: str, /) -> CircuitState: ...
 
 
-def tool_writes(tool: Tool) -> bool:
-    """Whether a tool is marked as writing: its ``writes`` attribute, or a ``writes = True``
-    attribute on the function a FunctionTool wraps."""
-    return tool.writes is True or getattr(getattr(tool, "function", None), "writes", False) is True
-
-
 class ToolRegistry:
     """Named tools with one guarded way to call them.
 
@@ -145,7 +139,11 @@ class ToolRegistry:
         with self._lock:
             if prepared.name in self._tools:
                 raise ToolDefinitionError(f"a tool named {prepared.name!r} is already registered")
-            if tool_writes(tool) if writes is None else writes:
+            if writes is None:  # the tool's ``writes``, or a ``writes = True`` on a FunctionTool's function
+                writes = (
+                    tool.writes is True or getattr(getattr(tool, "function", None), "writes", False) is True
+                )
+            if writes:
                 self._writing = self._writing | {prepared.name}  # before the tool can be called
             self._tools = {**self._tools, prepared.name: prepared}
         return tool
