@@ -24,7 +24,7 @@ from .._suggest import is_finite_number
 from ._answers import safe
 from ._policy import ALLOW, AccessRequest, ApprovalRequest, Approver, Decision, Policy, Verdict, shown
 from ._prepared import PreparedTool, ToolSpec
-from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, captured, is_async
+from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, called, captured, is_async
 
 _log = logging.getLogger("toolresponse")
 
@@ -225,7 +225,7 @@ class PendingApproval:
             return None
         approval = self._approval()
         if self.control._async_approver:
-            return _APPROVALS.submit(lambda: _invoke(approver, approval), coroutine=True)
+            return _APPROVALS.submit(lambda: called(approver, approval), coroutine=True)
         return _APPROVALS.submit(lambda: _call_sync(approver, approval))
 
     def _approval(self) -> ApprovalRequest:
@@ -257,7 +257,7 @@ class PendingApproval:
             approver = self.control.approver
             if approver is not None and self.control._async_approver:
                 approval = self._approval()
-                waited: Awaitable[Any] = captured(lambda: _invoke(approver, approval))
+                waited: Awaitable[Any] = captured(lambda: called(approver, approval))
             else:
                 job = self._job()
                 if job is None:
@@ -311,32 +311,12 @@ class PendingApproval:
         **details: Any,
     ) -> Denial:
         decision = Decision.deny(reason, code=code, rule="approval")
-        request = self.request
+        call, extra = self.request, {"approval": approval, **details}
         return _denial(
-            self.prepared,
-            decision,
-            request.caller,
-            request.params,
-            request.call_id,
-            self.started,
-            clock,
-            approval=approval,
-            **details,
+            self.prepared, decision, call.caller, call.params, call.call_id, self.started, clock, **extra
         )
-
-
-async def _invoke(approver: Approver, approval: ApprovalRequest) -> Any:
-    value = approver(approval)
-    return await value if inspect.isawaitable(value) else value
 
 
 def _call_sync(approver: Approver, approval: ApprovalRequest) -> Any:
     value = approver(approval)
-    if inspect.isawaitable(value):
-        awaitable = value
-
-        async def awaited() -> Any:
-            return await awaitable
-
-        value = asyncio.run(awaited())
-    return value
+    return asyncio.run(called(lambda: value)) if inspect.isawaitable(value) else value

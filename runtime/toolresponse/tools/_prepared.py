@@ -14,10 +14,9 @@ the caller's thread or task; every other call runs on one of the tool's threads.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import re
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -47,7 +46,7 @@ from ._answers import (
     wrap_value,
 )
 from ._params import ParameterValidator
-from ._threads import DEFAULT_MAX_THREADS, INTERRUPTS, AsyncWait, Job, Raised, ToolThreads, Wait
+from ._threads import DEFAULT_MAX_THREADS, INTERRUPTS, AsyncWait, Job, Raised, ToolThreads, Wait, called
 from ._trace import mask_params
 
 Clock = Callable[[], float]
@@ -123,38 +122,8 @@ def _object_schema(schema: Any, where: str, what: str) -> ParameterValidator:
     return validator
 
 
-def _coroutine_of(
-    function: Callable[..., Any], params: dict[str, Any]
-) -> Callable[[], Coroutine[Any, Any, Any]]:
-
-    async def invoke() -> Any:
-        value = function(**params)
-        return await value if inspect.isawaitable(value) else value
-
-    return invoke
-
-
 class PreparedTool:
     """A tool checked and compiled for calling: its name, schemas, timeout and how to run it."""
-
-    __slots__ = (
-        "_async_function",
-        "_async_run",
-        "_params_valid",
-        "_sync_function",
-        "_sync_run",
-        "call_timeout_s",
-        "cooperative",
-        "description",
-        "mask",
-        "name",
-        "output",
-        "params",
-        "spec",
-        "threads",
-        "timeout_s",
-        "tool",
-    )
 
     def __init__(
         self,
@@ -310,7 +279,7 @@ class PreparedTool:
         if sync_run is not None:
             return self.threads.submit(lambda: sync_run(params))
         if function is not None:
-            return self.threads.submit(_coroutine_of(function, params), coroutine=True)
+            return self.threads.submit(lambda: called(function, **params), coroutine=True)
         assert async_run is not None
         return self.threads.submit(lambda: async_run(params), coroutine=True)
 

@@ -44,6 +44,12 @@ def is_async(function: Any) -> bool:
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)
 
 
+async def called(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """``function``'s value, awaited when it is awaitable (a plain function may return one)."""
+    value = function(*args, **kwargs)
+    return await value if inspect.isawaitable(value) else value
+
+
 class Wait(Protocol):
     """``wait(future, timeout_s)``: its result, or ``TimeoutError`` (the future not cancelled)."""
 

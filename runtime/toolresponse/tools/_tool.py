@@ -10,7 +10,6 @@ to the caller's loop.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -21,7 +20,7 @@ from .._response import ToolResponse
 from ._answers import wrap_sync_value, wrap_value
 from ._params import docstring_summary, parameters_schema, return_schema
 from ._prepared import PreparedTool, Runs, call_id_of
-from ._threads import AsyncWait, Wait, is_async, real_async_wait, real_wait
+from ._threads import AsyncWait, Wait, called, is_async, real_async_wait, real_wait
 
 Clock = Callable[[], float]
 
@@ -181,7 +180,4 @@ class FunctionTool(Tool):
         return wrap_sync_value(self.name, self.function(**params))
 
     async def arun(self, params: dict[str, Any]) -> ToolResponse:
-        value = self.function(**params)
-        if inspect.isawaitable(value):
-            value = await value
-        return wrap_value(value)
+        return wrap_value(await called(self.function, **params))
