@@ -287,11 +287,7 @@ def return_schema(function: Callable[..., Any], *, name: str | None = None) -> d
 
 
 def _keyword(error: Any) -> str:
-    path = list(error.schema_path)
-    for part in reversed(path):
-        if isinstance(part, str):
-            return part
-    return "schema"
+    return next((part for part in reversed(list(error.schema_path)) if isinstance(part, str)), "schema")
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,14 +304,13 @@ class ParameterValidator:
         if not isinstance(schema, Mapping) or not is_json_data(dict(schema)):
             raise ToolDefinitionError(f"{where}: a schema must be a JSON object (a dict of JSON values)")
         plain = dict(schema)
-        if not jsonschema_rs.meta.is_valid(plain):
-            try:
-                jsonschema_rs.meta.validate(plain)
-            except jsonschema_rs.ValidationError as error:
-                pointer = json_pointer(error.instance_path) or '""'
-                raise ToolDefinitionError(
-                    f"{where}: not a valid JSON Schema at {pointer}: {error.message}"
-                ) from None
+        try:
+            jsonschema_rs.meta.validate(plain)
+        except jsonschema_rs.ValidationError as error:
+            pointer = json_pointer(error.instance_path) or '""'
+            raise ToolDefinitionError(
+                f"{where}: not a valid JSON Schema at {pointer}: {error.message}"
+            ) from None
         try:
             validator = jsonschema_rs.validator_for(plain, offline=True)
         except (jsonschema_rs.ValidationError, ValueError) as error:
