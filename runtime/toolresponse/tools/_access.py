@@ -1,22 +1,11 @@
 """``AccessControl``: a registry's policies, asked about every call, and a person asked first.
 
-``ToolRegistry(access=AccessControl(policy, ..., approver=...))`` asks, once the tool is found
-and before the circuit breaker: a tool hidden from the caller (``visible``) is answered as a tool
-the registry does not have, before its parameters are read; then each policy in order (the first
-deny wins; else the call is asked about when any policy asked; else it is allowed). Parameters
-that break the schema are answered INVALID_PARAM by the call itself, without the policies.
-
-The approval hook (``Approver``, plain or async) answers True, False or a ``Decision`` within
-``approval_timeout_s``, waited for with the registry's injected ``wait``/``async_wait``. A denied
-call never runs and never reaches the breaker; its answer's ``details`` say why: ``policy`` (the
-rule: ``allow_list``, ``deny_list``, ``arguments``, ``paths``, ``read_only``, ``approval``,
-``caller``, ``error`` or a custom policy's own), ``reason``, ``caller``, and for an approval
-``approval`` (``refused``, ``timed_out`` with ``timeout_s``, ``unavailable``, ``failed``). A
-policy or hook that raises, or answers something that is not a decision, fails closed
-(PERMISSION_DENIED, policy ``error`` or approval ``failed``), and is logged.
-
-The policies read the parameters once, before the call (an in-process caller that changes its
-dict meanwhile is trusted like any code of the process).
+Once the tool is found and before the breaker: a tool hidden from the caller is answered as one
+the registry does not have; then the policies are asked in order (the first deny wins; else an
+ask; else allow), with the parameters read once (invalid ones are answered INVALID_PARAM by the
+call itself). A denial runs nothing and never reaches the breaker; its ``details`` say why
+(``policy``, ``reason``, ``caller``, and ``approval`` for an approval's). A policy or approval
+hook that raises or answers no decision fails closed, and is logged (``docs/security.md``).
 """
 
 from __future__ import annotations
@@ -35,9 +24,7 @@ from .._suggest import is_finite_number
 from ._answers import safe
 from ._policy import ALLOW, AccessRequest, ApprovalRequest, Approver, Decision, Policy, Verdict, shown
 from ._prepared import PreparedTool, ToolSpec
-from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, captured
-
-__all__ = ["AccessControl", "Denial", "Hidden", "PendingApproval", "decide"]
+from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, called, captured, is_async
 
 _log = logging.getLogger("toolresponse")
 
@@ -82,8 +69,7 @@ def decide(policies: Iterable[Policy], request: AccessRequest) -> Decision:
 
 @dataclass(frozen=True, slots=True)
 class Hidden:
-    """A call of a tool the caller may not see, answered as one of a tool the registry does not
-    have; ``rule`` hid it (the listeners are told)."""
+    """A call of a tool the caller may not see (``rule`` hid it): answered as an unknown tool's."""
 
     rule: str
 
@@ -106,7 +92,6 @@ def _denial(
     clock: Clock,
     **extra: Any,
 ) -> Denial:
-    """The answer of a refused call, timed from ``started``, with its context."""
     assert decision.code is not None
     reason = safe(decision.reason or "the access policy refused the call", 500)
     rule = safe(decision.rule, 100)
@@ -117,19 +102,10 @@ def _denial(
     return Denial(prepared.finish(response, params_input, call_id, (clock() - started) * 1000.0), rule)
 
 
-def _is_async(function: Any) -> bool:
-    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-        getattr(function, "__call__", None)  # noqa: B004
-    )
-
-
 class AccessControl:
-    """The policies of a registry and how a person is asked: ``ToolRegistry(access=...)``.
-
-    ``policies`` are asked in order (``decide``); none at all allows every call. ``approver``
-    answers the calls a policy asks about, within ``approval_timeout_s`` seconds; without one,
-    such calls are refused.
-    """
+    """The policies of a registry (``ToolRegistry(access=...)``), asked in order; ``approver``
+    answers the calls a policy asks about within ``approval_timeout_s`` (without one, they are
+    refused)."""
 
     def __init__(
         self,
@@ -148,7 +124,7 @@ class AccessControl:
         self.policies = policies
         self.approver = approver
         self.approval_timeout_s = float(timeout)
-        self._async_approver = approver is not None and _is_async(approver)
+        self._async_approver = approver is not None and is_async(approver)
 
     def __repr__(self) -> str:
         return f"AccessControl({', '.join(map(repr, self.policies))})"
@@ -158,10 +134,9 @@ class AccessControl:
         return self.hidden_by(caller, spec, writes=writes) is None
 
     def hidden_by(self, caller: Any, spec: ToolSpec, *, writes: bool = False) -> str | None:
-        """The rule that hides the tool ``spec`` from ``caller`` (a policy's ``may_list`` answered
-        False): the policy's ``rule`` (``"hidden"`` without one); ``"caller"`` for a caller that is
-        not an identity; ``"error"`` for a ``may_list`` that raises or answers something else than
-        a bool (logged). None when nothing hides it."""
+        """The rule that hides the tool from ``caller``, or None: the ``rule`` of the policy whose
+        ``may_list`` answered False (``"hidden"`` without one); ``"caller"`` for a caller that is
+        not an identity; ``"error"`` for a ``may_list`` that fails (logged)."""
         if type(caller) is not str or not caller:
             return "caller"
         for policy in self.policies:
@@ -195,8 +170,7 @@ class AccessControl:
         writes: bool,
         clock: Clock,
     ) -> Denial | Hidden | PendingApproval | None:
-        """Ask the policies about a call: None when it may go on, a ``Denial``, ``Hidden`` (decided
-        before its parameters are read), or a ``PendingApproval`` that a person must answer first."""
+        """None when the call may go on, else a ``Denial``, ``Hidden``, or a ``PendingApproval``."""
         start = clock()
         params_input: Any = None
         try:
@@ -233,40 +207,33 @@ class AccessControl:
         return PendingApproval(self, prepared, request, decision, start)
 
 
+@dataclass(frozen=True, slots=True)
 class PendingApproval:
-    """A call a policy asked about: ``answer`` (synchronous callers) or ``aanswer`` (asynchronous
-    ones) waits for the approval hook and gives None (approved) or the ``Denial``."""
+    """A call a policy asked about: ``answer`` (from a thread) or ``aanswer`` (from an event
+    loop) waits for the approval hook and gives None (approved) or the ``Denial``."""
 
-    __slots__ = ("_control", "decision", "prepared", "request", "started")
-
-    def __init__(
-        self,
-        control: AccessControl,
-        prepared: PreparedTool,
-        request: AccessRequest,
-        decision: Decision,
-        started: float,
-    ) -> None:
-        self._control = control
-        self.prepared = prepared
-        self.request = request
-        self.decision = decision
-        self.started = started
-
-    def _approval(self) -> ApprovalRequest:
-        timeout_s = self._control.approval_timeout_s
-        return ApprovalRequest(
-            request=self.request, reason=self.decision.reason, rule=self.decision.rule, timeout_s=timeout_s
-        )
+    control: AccessControl
+    prepared: PreparedTool
+    request: AccessRequest
+    decision: Decision
+    started: float
 
     def _job(self) -> Job | None:
         """The hook asked, on an approval thread; None without a hook."""
-        approver, approval = self._control.approver, self._approval()
+        approver = self.control.approver
         if approver is None:
             return None
-        if self._control._async_approver:
-            return _APPROVALS.submit(lambda: _invoke(approver, approval), coroutine=True)
+        approval = self._approval()
+        if self.control._async_approver:
+            return _APPROVALS.submit(lambda: called(approver, approval), coroutine=True)
         return _APPROVALS.submit(lambda: _call_sync(approver, approval))
+
+    def _approval(self) -> ApprovalRequest:
+        decision = self.decision
+        timeout_s = self.control.approval_timeout_s
+        return ApprovalRequest(
+            request=self.request, reason=decision.reason, rule=decision.rule, timeout_s=timeout_s
+        )
 
     def answer(self, wait: Wait, clock: Clock) -> Denial | None:
         """Wait for the hook from a thread."""
@@ -275,7 +242,7 @@ class PendingApproval:
             if job is None:
                 return self._unavailable(clock)
             try:
-                outcome = wait(job, self._control.approval_timeout_s)
+                outcome = wait(job, self.control.approval_timeout_s)
             except TimeoutError:
                 job.stop()
                 return self._timed_out(clock)
@@ -287,23 +254,21 @@ class PendingApproval:
         """Wait for the hook from an event loop: an async hook is awaited on it, a plain one runs
         on an approval thread."""
         try:
-            approver = self._control.approver
-            if approver is not None and self._control._async_approver:
+            approver = self.control.approver
+            if approver is not None and self.control._async_approver:
                 approval = self._approval()
-                waited: Awaitable[Any] = captured(lambda: _invoke(approver, approval))
+                waited: Awaitable[Any] = captured(lambda: called(approver, approval))
             else:
                 job = self._job()
                 if job is None:
                     return self._unavailable(clock)
                 waited = asyncio.wrap_future(job)
-            outcome = await async_wait(waited, self._control.approval_timeout_s)
+            outcome = await async_wait(waited, self.control.approval_timeout_s)
         except TimeoutError:
             return self._timed_out(clock)
         except Exception as error:
             outcome = Raised(error)
         return self._judged(outcome, clock)
-
-    # -- what the answer means ------------------------------------------------------------------
 
     def _judged(self, outcome: Any, clock: Clock) -> Denial | None:
         if isinstance(outcome, Raised):
@@ -318,61 +283,40 @@ class PendingApproval:
         if outcome is False:
             return self._refused(clock, "refused", "a person refused the call")
         if isinstance(outcome, Decision) and outcome.verdict is Verdict.DENY:
-            code = outcome.code or ErrorCode.PERMISSION_DENIED
-            decision = Decision.deny(
-                outcome.reason or "a person refused the call", code=code, rule="approval"
-            )
-            return self._denied(decision, clock, approval="refused")
+            reason = outcome.reason or "a person refused the call"
+            return self._refused(clock, "refused", reason, outcome.code or ErrorCode.PERMISSION_DENIED)
         why = f"the approval hook answered {shown(outcome)}, not True, False or a Decision, so it is refused"
         return self._refused(clock, "failed", why)
 
     def replaced(self, clock: Clock) -> Denial:
         """The refusal when the tool was registered anew while a person decided."""
-        return self._refused(
-            clock, "refused", "the tool was replaced while its call waited for approval; call it again"
-        )
+        why = "the tool was replaced while its call waited for approval; call it again"
+        return self._refused(clock, "refused", why)
 
     def _unavailable(self, clock: Clock) -> Denial:
         reason = f"{self.decision.reason}; no one can approve it here (no approval hook)"
         return self._refused(clock, "unavailable", reason)
 
     def _timed_out(self, clock: Clock) -> Denial:
-        timeout = self._control.approval_timeout_s
+        timeout = self.control.approval_timeout_s
         reason = f"no one approved the call within {timeout:g} s ({self.decision.reason})"
-        decision = Decision.deny(reason, code=ErrorCode.PERMISSION_DENIED, rule="approval")
-        return self._denied(decision, clock, approval="timed_out", timeout_s=timeout)
+        return self._refused(clock, "timed_out", reason, timeout_s=timeout)
 
-    def _refused(self, clock: Clock, approval: str, reason: str) -> Denial:
-        decision = Decision.deny(reason, code=ErrorCode.PERMISSION_DENIED, rule="approval")
-        return self._denied(decision, clock, approval=approval)
-
-    def _denied(self, decision: Decision, clock: Clock, **details: Any) -> Denial:
-        request = self.request
+    def _refused(
+        self,
+        clock: Clock,
+        approval: str,
+        reason: str,
+        code: ErrorCode = ErrorCode.PERMISSION_DENIED,
+        **details: Any,
+    ) -> Denial:
+        decision = Decision.deny(reason, code=code, rule="approval")
+        call, extra = self.request, {"approval": approval, **details}
         return _denial(
-            self.prepared,
-            decision,
-            request.caller,
-            request.params,
-            request.call_id,
-            self.started,
-            clock,
-            **details,
+            self.prepared, decision, call.caller, call.params, call.call_id, self.started, clock, **extra
         )
 
 
-async def _invoke(approver: Approver, approval: ApprovalRequest) -> Any:
-    value = approver(approval)
-    return await value if inspect.isawaitable(value) else value
-
-
 def _call_sync(approver: Approver, approval: ApprovalRequest) -> Any:
-    """A plain approval hook, on an approval thread; an awaitable it returns is run there."""
     value = approver(approval)
-    if inspect.isawaitable(value):
-        awaitable = value
-
-        async def awaited() -> Any:
-            return await awaitable
-
-        value = asyncio.run(awaited())
-    return value
+    return asyncio.run(called(lambda: value)) if inspect.isawaitable(value) else value

@@ -1,9 +1,6 @@
 """The responses the tool runtime writes itself: a function's value as a response, and the
-answers of calls that went wrong (INVALID_PARAM, EXECUTION_ERROR, TIMEOUT, INTERNAL_ERROR).
-
-Text that comes from outside (an exception's message, a tool name, a violation) is made valid
-Unicode and cut to a length (``safe``); with ``mask`` on, secrets in an exception's message are
-masked (``mask_secrets``).
+answers of calls that went wrong, their outside text made valid Unicode, cut (``safe``) and,
+with ``mask``, its secrets masked.
 """
 
 from __future__ import annotations
@@ -27,19 +24,6 @@ from ..validation import to_json_data
 from ..validation._jsondata import NOT_PLAIN, is_plain, plain_object_copy
 from ._trace import mask_secrets, secret_values
 
-__all__ = [
-    "execution_error",
-    "internal_error",
-    "invalid_params",
-    "is_response",
-    "params_input_of",
-    "plain_success",
-    "safe",
-    "timeout_error",
-    "wrap_sync_value",
-    "wrap_value",
-]
-
 _log = logging.getLogger("toolresponse")
 
 _MESSAGE_LIMIT: Final = 2000
@@ -55,13 +39,9 @@ def safe(text: str, limit: int = _MESSAGE_LIMIT) -> str:
     return shortened(text, limit)
 
 
-# -- a value as a response -------------------------------------------------------------------
-
-
 def is_response(value: Any) -> TypeGuard[ToolResponse]:
-    """Whether ``value`` is a real ToolResponse: an instance of the class or a subclass with every
-    member set (not a look-alike such as ``Mock(spec=ToolResponse)``, which passes ``isinstance``,
-    nor an instance made without its constructor)."""
+    """Whether ``value`` is a real ToolResponse, every member set (not ``Mock(spec=ToolResponse)``,
+    which passes ``isinstance``, nor an instance made without its constructor)."""
     if not issubclass(type(value), ToolResponse):
         return False
     members = getattr(value, "__dict__", None)
@@ -69,8 +49,8 @@ def is_response(value: Any) -> TypeGuard[ToolResponse]:
 
 
 def plain_success(value: Any) -> Success | None:
-    """The text and data ``wrap_value`` gives a value that is JSON as it is (None, a bool, a str,
-    an int, a dict of JSON: what functions mostly return), else None."""
+    """The text and data ``wrap_value`` gives a value that is JSON as it is (what functions mostly
+    return), else None."""
     kind = type(value)
     if value is None:
         return "null", {"output": None}
@@ -86,12 +66,9 @@ def plain_success(value: Any) -> Success | None:
 
 
 def wrap_value(value: Any) -> ToolResponse:
-    """A plain function's value as a response: a ToolResponse as it is; a dict (any mapping) as
-    success with that ``data``; anything else as success with ``data`` ``{"output": value}``.
-
-    ``text`` is the value when it is a string, else its compact JSON. Values are converted by
-    ``to_json_data``; one that cannot be raises ``JsonValueError`` (pointer under ``/data``).
-    """
+    """A plain function's value as a response: a ToolResponse as it is; a mapping as ``data``;
+    anything else as ``data`` ``{"output": value}``; ``text`` the value when it is a string, else
+    its JSON. A value that is not JSON raises ``JsonValueError`` (pointer under ``/data``)."""
     if is_response(value):
         return value
     plain = plain_success(value)
@@ -106,8 +83,7 @@ def wrap_value(value: Any) -> ToolResponse:
 
 
 def wrap_sync_value(tool: str, value: Any) -> ToolResponse:
-    """``wrap_value`` of a synchronous call's value; an awaitable, which such a call cannot wait
-    for, is closed and refused with ``TypeError``."""
+    """``wrap_value`` of a synchronous call's value; an awaitable is closed and refused."""
     if type(value) not in _NOT_AWAITABLE and inspect.isawaitable(value):
         close = getattr(value, "close", None)
         if close is not None:
@@ -134,12 +110,9 @@ def params_input_of(params: Any) -> Any:
         return None
 
 
-# -- the answers of calls that went wrong ----------------------------------------------------
-
-
 def masked_error(response: ToolResponse, params: Any) -> ToolResponse:
-    """An error answer with the secrets in it masked, the values of the call's secret-named
-    ``params`` (JSON, or JSON text) among them (a violation or an exception's message may repeat one)."""
+    """An error answer with its secrets masked, the values of the call's secret-named ``params``
+    (JSON, or JSON text) among them."""
     if isinstance(params, str):
         with contextlib.suppress(orjson.JSONDecodeError):
             params = orjson.loads(params)
@@ -153,8 +126,7 @@ def _error(code: ErrorCode, text: str, **details: Any) -> ToolResponse:
 
 
 def _described(error: BaseException, mask: bool) -> tuple[str, str]:
-    """The exception's qualified type name and message, safe to put in a response (secrets in the
-    message masked with ``mask``)."""
+    """The exception's qualified type name and message, safe to put in a response."""
     kind = type(error)
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     try:
@@ -181,8 +153,7 @@ def invalid_params(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolRe
 
 
 def unreadable_params(tool: str, reason: str, detail: str) -> ToolResponse:
-    """INVALID_PARAM for parameters that are not one JSON object (``reason``: ``not_json``,
-    ``not_object``)."""
+    """INVALID_PARAM for parameters that are not one JSON object."""
     text = f"Invalid arguments for tool {tool!r}: {detail}. Send the arguments as one JSON object."
     return _error(ErrorCode.INVALID_PARAM, safe(text), reason=reason)
 
@@ -230,12 +201,10 @@ def internal_error(tool: str, error: BaseException, *, mask: bool = True) -> Too
 
 
 def timeout_error(tool: str, timeout_s: float, *, waiting_for_thread: int | None = None) -> ToolResponse:
-    """TIMEOUT: the tool did not answer in time. With ``waiting_for_thread`` (the tool's thread
-    cap), the call never started: no thread of the tool was free for it during the whole timeout."""
+    """TIMEOUT; with ``waiting_for_thread`` (the tool's thread cap), the call never started."""
     if waiting_for_thread is None:
-        return _error(
-            ErrorCode.TIMEOUT, f"Tool {tool!r} did not finish within {timeout_s:g} s.", timeout_s=timeout_s
-        )
+        message = f"Tool {tool!r} did not finish within {timeout_s:g} s."
+        return _error(ErrorCode.TIMEOUT, message, timeout_s=timeout_s)
     message = (
         f"Tool {tool!r} did not start within {timeout_s:g} s: its threads (at most"
         f" {waiting_for_thread}) were busy with earlier calls. It will not run this call."

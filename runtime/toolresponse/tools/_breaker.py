@@ -1,32 +1,21 @@
-"""A circuit breaker per tool name, with a half-open state, an injected clock and no printing::
+"""A circuit breaker per tool name, with a half-open state and an injected clock::
 
-                 failure_threshold consecutive failures
-      CLOSED ───────────────────────────────────────────▶ OPEN ◀───────┐
-        ▲                                                   │          │
-        │ a probe succeeds              recovery_timeout_s  │          │ a probe fails
-        │                                  has passed       ▼          │
-        └───────────────────────────────────────────── HALF_OPEN ──────┘
+    CLOSED ──── failure_threshold consecutive failures ────▶ OPEN
+      ▲                                                   │    ▲
+      │ a probe succeeds            recovery_timeout_s    ▼    │ a probe fails
+      └────────────────────────────────────────────── HALF_OPEN
 
-- **closed**: every call runs; a failure adds one to the count of consecutive failures, a
-  success resets it; at ``failure_threshold`` the circuit opens.
-- **open**: calls are answered CIRCUIT_OPEN without running the tool (retryable, with
-  ``retry_after_ms`` the time left until recovery, rounded up and at most ``MAX_RETRY_AFTER_MS``).
-  Outcomes recorded while open (calls admitted before it opened) do not move it.
-- **half_open**: up to ``half_open_max_calls`` probes run (the others get CIRCUIT_OPEN with
-  ``retry_after_ms`` 0); the first outcome closes the circuit or opens it again. Probe slots are
-  freed by any recorded outcome, and all of them at once when every slot has been held for
-  ``recovery_timeout_s`` (probes whose callers never came back).
+Open, a call is answered CIRCUIT_OPEN (retryable, ``retry_after_ms`` the time left, rounded up,
+at most ``MAX_RETRY_AFTER_MS``); outcomes of calls admitted before it opened do not move it.
+Half-open, up to ``half_open_max_calls`` probes run (the others get CIRCUIT_OPEN with
+``retry_after_ms`` 0), and every slot is freed once all have been held for ``recovery_timeout_s``
+(probes whose callers never came back). The failure predicate answers True, False or None (no
+evidence: nothing changes, but a probe slot is freed); ``default_is_failure`` counts every error
+but INVALID_PARAM and CIRCUIT_OPEN.
 
-What counts as a failure is a predicate over the response: True (a failure), False (a success)
-or None (no evidence: nothing changes, but a probe slot is freed). The default,
-``default_is_failure``, counts every error but INVALID_PARAM (the caller's mistake) and
-CIRCUIT_OPEN (the tool did not run).
-
-Every change happens under one lock; admitting a call of a closed circuit and recording a success
-of a tool with a clean record take none (a dict read is atomic: one that races a change sees the
-state just before or after it). State-change listeners get a ``StateChange`` outside the lock,
-one at a time and in order (perhaps on a thread already delivering changes), so that a listener
-may call the breaker; one that raises is logged on ``toolresponse.breaker``.
+Changes happen under one lock; admitting a call of a closed circuit and recording a success of a
+clean one take none (a dict read is atomic). Listeners get each ``StateChange`` outside the lock,
+in order, one at a time, so that a listener may call the breaker; one that raises is logged.
 """
 
 from __future__ import annotations
@@ -37,23 +26,13 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any, Final, Literal
 
 from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
-
-__all__ = [
-    "BreakerStatus",
-    "CircuitBreaker",
-    "CircuitState",
-    "FailurePredicate",
-    "StateChange",
-    "StateListener",
-    "default_is_failure",
-]
 
 _log = logging.getLogger("toolresponse.breaker")
 _log.addHandler(logging.NullHandler())
@@ -113,13 +92,7 @@ class BreakerStatus:
 
     def to_dict(self) -> dict[str, Any]:
         """The snapshot as JSON-ready values (the state as its string value)."""
-        return {
-            "tool_name": self.tool_name,
-            "state": self.state.value,
-            "consecutive_failures": self.consecutive_failures,
-            "recovery_in_s": self.recovery_in_s,
-            "probes_in_flight": self.probes_in_flight,
-        }
+        return {**asdict(self), "state": self.state.value}
 
 
 _NO_EVIDENCE: Final = frozenset({ErrorCode.INVALID_PARAM, ErrorCode.CIRCUIT_OPEN})
@@ -132,17 +105,15 @@ def default_is_failure(response: ToolResponse) -> bool | None:
     return None if response.code in _NO_EVIDENCE else True
 
 
+@dataclass(slots=True)
 class _Circuit:
     """The mutable state of one tool's circuit; changed only under the breaker's lock."""
 
-    __slots__ = ("failures", "half_open_at", "opened_at", "probes", "state")
-
-    def __init__(self) -> None:
-        self.state: CircuitState = _CLOSED
-        self.failures = 0
-        self.opened_at = 0.0
-        self.half_open_at = 0.0
-        self.probes = 0
+    state: CircuitState = _CLOSED
+    failures: int = 0
+    opened_at: float = 0.0
+    half_open_at: float = 0.0
+    probes: int = 0
 
 
 class CircuitBreaker:
@@ -152,20 +123,6 @@ class CircuitBreaker:
     response to answer with) and ``record`` with the response of every tool that ran. ``clock``
     returns monotonic seconds (``toolresponse.testing.FakeClock`` in tests).
     """
-
-    __slots__ = (
-        "_circuits",
-        "_clock",
-        "_default_predicate",
-        "_delivering",
-        "_is_failure",
-        "_listeners",
-        "_lock",
-        "_pending",
-        "failure_threshold",
-        "half_open_max_calls",
-        "recovery_timeout_s",
-    )
 
     def __init__(
         self,
@@ -338,14 +295,7 @@ class CircuitBreaker:
             self._change(tool_name, circuit, _OPEN, reason, circuit.opened_at)
 
     def _snapshot(self, tool_name: str, circuit: _Circuit | None) -> BreakerStatus:
-        if circuit is None:
-            return BreakerStatus(
-                tool_name=tool_name,
-                state=_CLOSED,
-                consecutive_failures=0,
-                recovery_in_s=None,
-                probes_in_flight=0,
-            )
+        circuit = circuit or _Circuit()
         now = self._refresh(tool_name, circuit)
         recovery_in_s = {
             _OPEN: circuit.opened_at + self.recovery_timeout_s - now,

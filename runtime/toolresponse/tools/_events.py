@@ -1,23 +1,18 @@
-"""Observability: one structured event per tool call, delivered to pluggable listeners.
-
-The registry builds a ``ToolCallEvent`` after every ``execute``/``aexecute``
-(including NOT_FOUND, INVALID_PARAM, TIMEOUT, CIRCUIT_OPEN and an access policy's denials) and
-calls each listener with it, in the order they were added, on the calling
-thread. A listener that raises is logged on the ``toolresponse`` logger and
-does not change the call's response. ``JsonlTraceWriter`` is one listener.
+"""One ``ToolCallEvent`` per call (refusals included), given to the registry's listeners in the
+order they were added, on the calling thread; a listener that raises is logged and changes no
+answer. ``JsonlTraceWriter`` is one listener.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._response import ToolResponse
 from ._breaker import CircuitState
-
-__all__ = ["ToolCallEvent", "ToolCallListener"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -38,12 +33,10 @@ class ToolCallEvent:
     response: ToolResponse = field(compare=False, repr=False)
     """The response the caller got."""
     denied_by: str | None = None
-    """The access rule that refused the call (``details.policy`` of the denial), or that hid the
-    tool from the caller (the call then answered NOT_FOUND, as an unknown tool's), or None."""
+    """The access rule that refused the call or hid the tool (then answered NOT_FOUND), or None."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The event as one JSON object (``event: "tool_call"``), every member present; and
-        ``denied_by`` when an access policy refused the call."""
+        """The event as one JSON object (``event: "tool_call"``), ``denied_by`` only when set."""
         record = {
             "event": "tool_call",
             "tool": self.tool,
@@ -59,7 +52,4 @@ class ToolCallEvent:
         return record
 
 
-class ToolCallListener(Protocol):
-    """Anything called with each ``ToolCallEvent``."""
-
-    def __call__(self, event: ToolCallEvent, /) -> None: ...
+ToolCallListener = Callable[[ToolCallEvent], None]

@@ -1,10 +1,7 @@
 """``load_registry("MODULE:FACTORY")``: the ToolRegistry a command line names, for every face that serves one.
 
-``MODULE`` is imported (a given directory first on the path, as for
-``python -m``) and ``FACTORY`` is looked up in it, a dotted path if need be: a
-``ToolRegistry``, or a function of no arguments that returns one, such as
-``toolresponse.demo.calculator:build_registry``. Every way this can fail raises
-``RegistryLoadError`` with a one-line reason.
+``FACTORY``, a dotted path in ``MODULE``, is a ``ToolRegistry`` or a function of no arguments
+that returns one; every way this can fail raises ``RegistryLoadError`` with a one-line reason.
 """
 
 from __future__ import annotations
@@ -19,23 +16,18 @@ from typing import Any
 from .._errors import RegistryLoadError
 from ._registry import ToolRegistry
 
-__all__ = ["REGISTRY_EXAMPLE", "load_registry"]
-
 _SPEC = re.compile(
     r"^(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<attribute>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$"
 )
 REGISTRY_EXAMPLE = "toolresponse.demo.calculator:build_registry"
-_EXAMPLE = REGISTRY_EXAMPLE
 
 
 def load_registry(spec: str, *, app_dir: str | None = None) -> ToolRegistry:
-    """The ToolRegistry that ``spec`` (``MODULE:REGISTRY``) names; raises ``RegistryLoadError``.
-
-    ``app_dir`` (if given) goes first on ``sys.path`` before the import.
-    """
+    """The ToolRegistry that ``spec`` (``MODULE:REGISTRY``) names, ``app_dir`` (if given) first on
+    ``sys.path``; raises ``RegistryLoadError``."""
     match = _SPEC.match(spec.strip())
     if match is None:
-        raise RegistryLoadError(f"{spec!r} is not MODULE:REGISTRY (for example {_EXAMPLE})")
+        raise RegistryLoadError(f"{spec!r} is not MODULE:REGISTRY (for example {REGISTRY_EXAMPLE})")
     module_name, attribute = match["module"], match["attribute"]
     if app_dir is not None:
         directory = os.path.abspath(app_dir)

@@ -20,15 +20,10 @@ a ``TypedDict``                        ``object`` with its keys (required ones r
 ``Annotated[X, {...}]``                X with those schema keywords merged (``minimum`` ...)
 =====================================  ==================================================
 
-A parameter with a default is optional (the default is shown when it is JSON);
-``**kwargs`` allows other members; ``*args`` is never filled. Parameter
-descriptions come from the docstring (``Args:`` sections or ``:param x:`` lines).
-A signature that cannot be described (positional-only parameters, an
-unsupported annotation) raises ``ToolDefinitionError`` when the tool is registered.
-
-``ParameterValidator`` compiles a schema once with jsonschema-rs (no network:
-``$ref``s must be local) and answers ``violations(params)`` with nothing in the
-common case, and only on failure walks every violation.
+A parameter with a default is optional (the default shown when it is JSON); ``**kwargs`` allows
+other members; ``*args`` is never filled; descriptions come from the docstring (``Args:`` or
+``:param x:``). A signature that cannot be described raises ``ToolDefinitionError``.
+``ParameterValidator`` compiles a schema once with jsonschema-rs (``$ref``s must be local).
 """
 
 from __future__ import annotations
@@ -50,13 +45,6 @@ from .._errors import ToolDefinitionError
 from .._violation import SchemaViolation
 from ..validation._engine import json_pointer
 from ..validation._jsondata import is_json_data
-
-__all__ = [
-    "ParameterValidator",
-    "docstring_summary",
-    "parameters_schema",
-    "return_schema",
-]
 
 T = TypeVar("T")
 
@@ -129,8 +117,7 @@ _BY_ORIGIN: dict[Any, _Handler] = {
     dict: _object,
     Mapping: _object,
 }
-"""The schema of an annotation by its origin (``list`` for ``list[int]``, ``typing.List`` and
-``list`` alike), from the annotation's arguments."""
+"""The schema of an annotation by its origin (``list`` for ``list[int]`` and ``typing.List``)."""
 
 
 def _lookup(table: dict[Any, T], annotation: Any) -> T | None:
@@ -242,7 +229,7 @@ def _signature(function: Callable[..., Any], where: str) -> inspect.Signature:
 
 
 def parameters_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any]:
-    """The JSON Schema (an object) of ``function``'s keyword parameters; see the module docstring."""
+    """The JSON Schema (an object) of ``function``'s keyword parameters (see the module docstring)."""
     where = f"tool {name or getattr(function, '__name__', repr(function))}"
     signature = _signature(function, where)
     hints = _hints(function, where)
@@ -280,12 +267,8 @@ def parameters_schema(function: Callable[..., Any], *, name: str | None = None) 
 
 
 def return_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any] | None:
-    """The schema of ``data`` for a function's return annotation, or None when it says nothing useful.
-
-    A function's value is wrapped as ``{"output": value}`` unless it is a dict,
-    which becomes ``data`` itself; an annotation that is missing, ``Any``,
-    ``None``, a ToolResponse or not describable gives no output schema.
-    """
+    """The schema of ``data`` for a function's return annotation (a value that is not a dict is
+    wrapped as ``{"output": value}``), or None when the annotation says nothing useful."""
     where = f"tool {name or getattr(function, '__name__', repr(function))}"
     annotation = _hints(function, where).get("return", inspect.Parameter.empty)
     if annotation is None or annotation is type(None):
@@ -304,11 +287,7 @@ def return_schema(function: Callable[..., Any], *, name: str | None = None) -> d
 
 
 def _keyword(error: Any) -> str:
-    path = list(error.schema_path)
-    for part in reversed(path):
-        if isinstance(part, str):
-            return part
-    return "schema"
+    return next((part for part in reversed(list(error.schema_path)) if isinstance(part, str)), "schema")
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,19 +299,18 @@ class ParameterValidator:
 
     @classmethod
     def compile(cls, schema: Mapping[str, Any], *, where: str) -> ParameterValidator:
-        """Compile ``schema`` (JSON Schema 2020-12 unless it says otherwise); raises
-        ``ToolDefinitionError`` for a schema that is not valid or not self-contained."""
+        """Compile ``schema``; raises ``ToolDefinitionError`` for one that is not valid or not
+        self-contained."""
         if not isinstance(schema, Mapping) or not is_json_data(dict(schema)):
             raise ToolDefinitionError(f"{where}: a schema must be a JSON object (a dict of JSON values)")
         plain = dict(schema)
-        if not jsonschema_rs.meta.is_valid(plain):
-            try:
-                jsonschema_rs.meta.validate(plain)
-            except jsonschema_rs.ValidationError as error:
-                pointer = json_pointer(error.instance_path) or '""'
-                raise ToolDefinitionError(
-                    f"{where}: not a valid JSON Schema at {pointer}: {error.message}"
-                ) from None
+        try:
+            jsonschema_rs.meta.validate(plain)
+        except jsonschema_rs.ValidationError as error:
+            pointer = json_pointer(error.instance_path) or '""'
+            raise ToolDefinitionError(
+                f"{where}: not a valid JSON Schema at {pointer}: {error.message}"
+            ) from None
         try:
             validator = jsonschema_rs.validator_for(plain, offline=True)
         except (jsonschema_rs.ValidationError, ValueError) as error:
@@ -352,8 +330,8 @@ class ParameterValidator:
     def violations(
         self, value: Any, *, limit: int | None = 20, schema_paths: bool = False
     ) -> tuple[SchemaViolation, ...]:
-        """Every way ``value`` (JSON data) breaks the schema, up to ``limit`` (None: all); empty when
-        valid. With ``schema_paths``, each names the failed keyword's place in the schema too."""
+        """Every way ``value`` breaks the schema, up to ``limit`` (None: all); with ``schema_paths``,
+        each names the failed keyword's place in the schema too."""
         if self._validator.is_valid(value):
             return ()
         found: list[SchemaViolation] = []

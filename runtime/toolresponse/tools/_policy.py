@@ -1,13 +1,9 @@
 """Access policies: who may call which tool with which arguments (``docs/security.md``).
 
-A policy is called with an ``AccessRequest`` (the caller's identity, the tool, whether it
-writes, the parsed parameters) and answers a ``Decision`` (allow, deny with ACCESS_DENIED or
-PERMISSION_DENIED, or ask a person), or None for no objection. The built-in ones: ``AllowList``
-and ``DenyList`` (tools by name or glob pattern, per caller pattern), ``ArgumentRule`` and
-``PathsWithin`` (a path parameter confined to a directory, symlinks resolved), ``ReadOnly``
-(refuses tools that write) and ``RequireApproval``. A policy with a ``may_list(caller, spec,
-writes)`` method can hide a tool from a caller: ``AllowList``, ``DenyList`` and ``ReadOnly``
-hide what they would refuse. ``AccessControl`` (``_access.py``) asks them.
+A policy is called with an ``AccessRequest`` and answers a ``Decision`` (allow, deny with
+ACCESS_DENIED or PERMISSION_DENIED, ask a person) or None (no objection). One with a
+``may_list(caller, spec, writes)`` method can hide a tool from a caller: ``AllowList``,
+``DenyList`` and ``ReadOnly`` hide what they would refuse. ``AccessControl`` asks them.
 """
 
 from __future__ import annotations
@@ -26,23 +22,6 @@ from toolresponse_generated import ErrorCode
 from ._answers import safe
 from ._prepared import ToolSpec
 
-__all__ = [
-    "DENIAL_CODES",
-    "LOCAL_CALLER",
-    "AccessRequest",
-    "AllowList",
-    "ApprovalRequest",
-    "Approver",
-    "ArgumentRule",
-    "Decision",
-    "DenyList",
-    "PathsWithin",
-    "Policy",
-    "ReadOnly",
-    "RequireApproval",
-    "Verdict",
-]
-
 LOCAL_CALLER: Final = "local"
 """The identity of a call made in-process (the registry's default ``caller``)."""
 
@@ -60,16 +39,12 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Decision:
-    """A policy's answer: allow, deny (with the code and the reason), or ask a person (and why).
-
-    ``rule`` names what decided, for ``details.policy`` and the event's ``denied_by``. Build one
-    with ``Decision.allow()``, ``Decision.deny(...)`` or ``Decision.ask(...)``.
-    """
+    """A policy's answer: ``Decision.allow()``, ``Decision.deny(...)`` or ``Decision.ask(...)``;
+    ``rule`` names what decided, for ``details.policy`` and the event's ``denied_by``."""
 
     verdict: Verdict
     reason: str = ""
     code: ErrorCode | None = None
-    """The denial's code (ACCESS_DENIED or PERMISSION_DENIED); None unless denied."""
     rule: str = "policy"
 
     def __post_init__(self) -> None:
@@ -111,9 +86,8 @@ class AccessRequest:
     """Who calls: a token's subject given by a face, ``"local"`` in-process."""
     tool: str
     params: dict[str, Any]
-    """The parsed parameters (they satisfy the tool's schema); a copy, so changing it changes nothing."""
+    """The parameters, valid; a copy."""
     writes: bool
-    """Whether the tool is marked as writing (changing state)."""
     spec: ToolSpec
     call_id: str | None = None
 
@@ -126,8 +100,7 @@ class Policy(Protocol):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ApprovalRequest:
-    """What the approval hook is asked: the call, why a policy wants a person to decide, and how
-    long the registry waits for the answer."""
+    """What the approval hook is asked: the call, why, and how long the registry waits."""
 
     request: AccessRequest
     reason: str
@@ -136,8 +109,7 @@ class ApprovalRequest:
 
 
 class Approver(Protocol):
-    """A person's decision on a call: True (approved), False (refused) or a ``Decision``; a plain
-    or an async function."""
+    """A person's decision on a call, plain or async: True, False or a ``Decision``."""
 
     def __call__(self, request: ApprovalRequest, /) -> bool | Decision | Awaitable[bool | Decision]: ...
 
@@ -154,22 +126,16 @@ def shown(value: Any) -> str:
 class _Glob:
     """Names or glob patterns (``fnmatch``, case-sensitive), one string or several, compiled once."""
 
-    __slots__ = ("_match", "patterns")
-
     def __init__(self, value: str | Iterable[str], what: str) -> None:
         items = (value,) if isinstance(value, str) else tuple(value)
         for item in items:
             if not isinstance(item, str) or not item:
                 raise TypeError(f"{what} must be non-empty strings (names or glob patterns), not {item!r}")
         self.patterns: tuple[str, ...] = items
-        if "*" in items:
-            self._match: Callable[[str], bool] = lambda name: True
-        else:
-            regex = re.compile("|".join(f"(?:{fnmatch.translate(item)})" for item in items) or "(?!)")
-            self._match = lambda name: regex.match(name) is not None
+        self._regex = re.compile("|".join(f"(?:{fnmatch.translate(item)})" for item in items) or "(?!)")
 
     def __call__(self, name: str) -> bool:
-        return self._match(name)
+        return self._regex.match(name) is not None
 
     def __repr__(self) -> str:
         return repr(list(self.patterns))
@@ -199,7 +165,6 @@ class _ToolList(_Scoped):
 
     rule: ClassVar[str]
     _REFUSAL: ClassVar[str]
-    """Where a refused tool stands, in the refusal's reason ("is on the deny-list")."""
 
     def __init__(
         self,
@@ -228,9 +193,8 @@ class _ToolList(_Scoped):
 
 
 class AllowList(_ToolList):
-    """Callers matching ``callers`` may call only the tools matching ``tools`` (the others are
-    hidden from them); other callers are not concerned. Asked directly, it refuses ACCESS_DENIED
-    unless ``code`` says otherwise."""
+    """Callers matching ``callers`` may call (and see) only the tools matching ``tools``; a
+    refusal is ACCESS_DENIED unless ``code`` says otherwise."""
 
     rule = "allow_list"
     _REFUSAL = "is not on the allow-list"
@@ -240,8 +204,8 @@ class AllowList(_ToolList):
 
 
 class DenyList(_ToolList):
-    """Callers matching ``callers`` may not call the tools matching ``tools``, which are hidden from
-    them; asked directly, it refuses ACCESS_DENIED unless ``code`` says otherwise."""
+    """Callers matching ``callers`` may not call (nor see) the tools matching ``tools``; a
+    refusal is ACCESS_DENIED unless ``code`` says otherwise."""
 
     rule = "deny_list"
     _REFUSAL = "is on the deny-list"
@@ -251,9 +215,8 @@ class DenyList(_ToolList):
 
 
 class ArgumentRule(_Scoped):
-    """A check of one parameter: ``check(value)`` returns None when the value is acceptable, else the
-    reason it is not (the call is then denied PERMISSION_DENIED). A call without the parameter is
-    not concerned."""
+    """A check of one parameter: ``check(value)`` returns None when the value is acceptable, else
+    why not (the call is then denied PERMISSION_DENIED); a call without the parameter passes."""
 
     def __init__(
         self,
@@ -287,15 +250,11 @@ class ArgumentRule(_Scoped):
 
 
 class PathsWithin(_Scoped):
-    """Path parameters confined to a directory: each parameter of a call that ``params`` names (a
-    string, or a list of strings) must name ``root`` or something under it once resolved, symlinks
-    followed (``Path.resolve()`` then ``is_relative_to``); else PERMISSION_DENIED.
-
-    ``params`` are names or glob patterns matched against the names of the call's top-level
-    parameters (``"*path"``: ``path``, ``src_path``, ``dest_path``); a name that holds a pattern's
-    characters (``backup[1]``) also matches itself. A relative path is resolved against ``base``
-    (default: the current directory at the time of the call). A tool that opens the path later
-    follows the links as they are then: a directory others can change is no boundary here.
+    """Path parameters confined to a directory: each top-level parameter whose name ``params``
+    matches (names or glob patterns; a name matches itself too) holds a path or a list of paths
+    that, resolved against ``base`` (default: the current directory) with symlinks followed, is
+    ``root`` or under it; else PERMISSION_DENIED. A tool that opens the path later follows the
+    links as they are then: a directory others can change is no boundary here.
     """
 
     def __init__(
@@ -354,8 +313,7 @@ def _directory(value: Any, what: str) -> Path:
 
 
 class ReadOnly:
-    """Callers matching ``callers`` may not call tools marked as writing, which are hidden from them;
-    asked directly, it refuses PERMISSION_DENIED."""
+    """Callers matching ``callers`` may not call (nor see) tools marked as writing."""
 
     rule: ClassVar[str] = "read_only"
 
@@ -376,8 +334,8 @@ class ReadOnly:
 
 
 class RequireApproval(_Scoped):
-    """A person approves each call of the tools matching ``tools`` (of the callers matching
-    ``callers``; with ``writes_only``, of the tools marked as writing only) before it runs."""
+    """A person approves each call of the tools matching ``tools`` by the callers matching
+    ``callers`` (with ``writes_only``, of the tools marked as writing only) before it runs."""
 
     def __init__(
         self,

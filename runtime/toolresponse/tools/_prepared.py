@@ -1,35 +1,22 @@
 """``PreparedTool``: a tool checked and compiled for calling, and the guarded, timed call itself.
 
-A call always answers with a valid ToolResponse:
+A call always answers a valid ToolResponse: INVALID_PARAM for parameters that are not a JSON
+object or break the schema; EXECUTION_ERROR for what the tool raises (only ``KeyboardInterrupt``
+and ``SystemExit`` propagate), for a result that is not a ToolResponse and for data that breaks
+the output schema; TIMEOUT (``details.reason`` ``not_started`` when no thread of the tool was
+free all along); INTERNAL_ERROR for a bug in this runtime. The answer gets ``stats.time_ms`` and
+``context``, and unless ``mask`` is off, secrets masked in what it echoes.
 
-* parameters that are not a JSON object (or JSON text of one) or that break the parameters
-  schema: INVALID_PARAM naming each violation;
-* an exception from the tool: EXECUTION_ERROR with its type and message in ``details``. Only
-  ``KeyboardInterrupt`` and ``SystemExit`` propagate; any other ``BaseException`` a tool raises
-  is its failure like any other;
-* a result that is not a real ToolResponse, or data that breaks the output schema:
-  EXECUTION_ERROR naming the problem;
-* no answer within the timeout: TIMEOUT (``details.reason`` ``not_started`` when the call
-  waited for one of the tool's threads all along and never ran);
-* a bug in this runtime: INTERNAL_ERROR.
-
-The answer gets ``stats.time_ms`` (the injected ``clock``) and ``context`` (``tool_name``,
-``params_input`` with secrets masked unless ``mask`` is off, ``call_id``). An error answer never
-repeats the value of a secret-named parameter (unless ``mask`` is off).
-
-Where a tool runs: a synchronous tool called synchronously without a timeout, and a
-``cooperative`` tool (one that only waits on work done elsewhere and keeps its own deadline),
-run in the caller's thread or task; every other call runs on one of the tool's threads
-(``ToolThreads``), an asynchronous tool on that thread's own event loop.
+A synchronous tool called synchronously without a timeout, and a ``cooperative`` tool, run in
+the caller's thread or task; every other call runs on one of the tool's threads.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import re
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -59,18 +46,8 @@ from ._answers import (
     wrap_value,
 )
 from ._params import ParameterValidator
-from ._threads import DEFAULT_MAX_THREADS, INTERRUPTS, AsyncWait, Job, Raised, ToolThreads, Wait
+from ._threads import DEFAULT_MAX_THREADS, INTERRUPTS, AsyncWait, Job, Raised, ToolThreads, Wait, called
 from ._trace import mask_params
-
-__all__ = [
-    "NAME_PATTERN",
-    "PreparedTool",
-    "Runs",
-    "ToolSpec",
-    "call_id_of",
-    "check_max_threads",
-    "check_timeout",
-]
 
 Clock = Callable[[], float]
 
@@ -87,9 +64,8 @@ Outcome = ToolResponse | Success
 
 @dataclass(frozen=True, slots=True)
 class Runs:
-    """How a tool runs: its synchronous ``run``, its asynchronous ``arun`` (either may be None),
-    and the plain ``function`` behind them, when they only call it and wrap its value (the call
-    paths then call it directly, so that its answer is built once)."""
+    """A tool's ``run`` and ``arun`` (either may be None), and the plain ``function`` behind them
+    when they only call it and wrap its value (then called directly, its answer built once)."""
 
     run: Callable[[dict[str, Any]], Any] | None
     arun: Callable[[dict[str, Any]], Awaitable[Any]] | None
@@ -108,18 +84,11 @@ class ToolSpec:
     is_async: bool
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON data: ``name``, ``description``, ``parameters``, and ``output_schema`` and
+        """JSON data: ``name``, ``description``, ``parameters``; ``output_schema`` and
         ``timeout_s`` when set."""
-        result: dict[str, Any] = {
-            "name": self.name,
-            "description": self.description,
-            "parameters": self.parameters,
-        }
-        if self.output_schema is not None:
-            result["output_schema"] = self.output_schema
-        if self.timeout_s is not None:
-            result["timeout_s"] = self.timeout_s
-        return result
+        optional = {"output_schema": self.output_schema, "timeout_s": self.timeout_s}
+        result = {"name": self.name, "description": self.description, "parameters": self.parameters}
+        return result | {key: value for key, value in optional.items() if value is not None}
 
 
 def check_timeout(value: Any, where: str) -> float | None:
@@ -153,40 +122,8 @@ def _object_schema(schema: Any, where: str, what: str) -> ParameterValidator:
     return validator
 
 
-def _coroutine_of(
-    function: Callable[..., Any], params: dict[str, Any]
-) -> Callable[[], Coroutine[Any, Any, Any]]:
-    """What makes the coroutine of a plain (coroutine) function's call: its value, awaited when
-    it is awaitable."""
-
-    async def invoke() -> Any:
-        value = function(**params)
-        return await value if inspect.isawaitable(value) else value
-
-    return invoke
-
-
 class PreparedTool:
     """A tool checked and compiled for calling: its name, schemas, timeout and how to run it."""
-
-    __slots__ = (
-        "_async_function",
-        "_async_run",
-        "_params_valid",
-        "_sync_function",
-        "_sync_run",
-        "call_timeout_s",
-        "cooperative",
-        "description",
-        "mask",
-        "name",
-        "output",
-        "params",
-        "spec",
-        "threads",
-        "timeout_s",
-        "tool",
-    )
 
     def __init__(
         self,
@@ -237,9 +174,8 @@ class PreparedTool:
     # -- parameters and results ---------------------------------------------------------------
 
     def arguments(self, params: Any) -> tuple[dict[str, Any] | ToolResponse, Any]:
-        """The call's parameters checked against the schema (or the INVALID_PARAM answer), and
-        what ``context.params_input`` records: a copy the tool cannot change, or None when the
-        parameters cannot be shown as JSON."""
+        """The parameters checked (or the INVALID_PARAM answer), and what ``context.params_input``
+        records: a copy the tool cannot change, or None when they cannot be shown as JSON."""
         if type(params) is dict:  # the common case: checked and copied for the record in one walk
             record = plain_object_copy(params)
             if record is not NOT_PLAIN and self._params_valid(params):
@@ -251,7 +187,6 @@ class PreparedTool:
         return parsed, to_json_data(parsed) if record is NOT_PLAIN else record
 
     def parse(self, params: Any) -> dict[str, Any] | ToolResponse:
-        """The call's parameters as a dict that satisfies the schema, or the INVALID_PARAM answer."""
         if type(params) is not dict:
             params = self._as_dict(params)
             if isinstance(params, ToolResponse):
@@ -267,7 +202,6 @@ class PreparedTool:
         return invalid_params(self.name, self.params.violations(params, limit=_MAX_VIOLATIONS))
 
     def _as_dict(self, params: Any) -> dict[str, Any] | ToolResponse:
-        """Parameters given as None, JSON text or a mapping as a dict, or the INVALID_PARAM answer."""
         if params is None:
             return {}
         if isinstance(params, Mapping):
@@ -287,8 +221,8 @@ class PreparedTool:
         return parsed
 
     def checked(self, result: Any) -> ToolResponse:
-        """The tool's result as a response: a ToolResponse whose data fits the output schema; a
-        copy, as the tool may still hold the response and change its dicts."""
+        """The tool's result as a response whose data fits the output schema; a copy, as the tool
+        may still hold the response and change its dicts."""
         if not is_response(result):
             return not_a_response(self.name, result)
         owned = owned_response(result)
@@ -306,7 +240,7 @@ class PreparedTool:
 
     def _function_value(self, value: Any, *, awaited: bool) -> Outcome:
         """A plain function's value, checked: its text and data when it is JSON as it is (built
-        into the answer once, by ``finish``), else the response ``wrap_value`` makes of it."""
+        into the answer by ``finish``), else the response ``wrap_value`` makes of it."""
         plain = plain_success(value)
         if plain is None:
             try:
@@ -321,9 +255,8 @@ class PreparedTool:
     def finish(
         self, outcome: Outcome, params_input: Any, call_id: str | None, time_ms: float
     ) -> ToolResponse:
-        """The answer: ``outcome`` with ``stats.time_ms`` and ``context`` filled in, the tool's other
-        members kept; unless ``mask`` is off, ``params_input`` recorded with its secrets masked, and
-        an error's secrets masked, the values of secret-named parameters among them."""
+        """The answer: ``outcome`` with ``stats.time_ms`` and ``context`` filled in, secrets masked
+        unless ``mask`` is off."""
         context: dict[str, Any] = {"tool_name": self.name}
         if params_input is not None:
             context["params_input"] = mask_params(params_input) if self.mask else params_input
@@ -342,17 +275,15 @@ class PreparedTool:
     # -- running --------------------------------------------------------------------------------
 
     def _job(self, params: dict[str, Any]) -> Job:
-        """The run on one of the tool's threads: the synchronous run, else the coroutine."""
         sync_run, function, async_run = self._sync_run, self._async_function, self._async_run
         if sync_run is not None:
             return self.threads.submit(lambda: sync_run(params))
         if function is not None:
-            return self.threads.submit(_coroutine_of(function, params), coroutine=True)
+            return self.threads.submit(lambda: called(function, **params), coroutine=True)
         assert async_run is not None
         return self.threads.submit(lambda: async_run(params), coroutine=True)
 
     def _outcome(self, result: Any) -> Outcome:
-        """A job's result, checked (what the tool raised as EXECUTION_ERROR; ``INTERRUPTS`` raised)."""
         if isinstance(result, Raised):
             if isinstance(result.error, INTERRUPTS):
                 raise result.error
@@ -362,16 +293,15 @@ class PreparedTool:
         return self.checked(result)
 
     def _timed_out(self, job: Job, timeout_s: float) -> ToolResponse:
-        """TIMEOUT; a call that waited for a thread all along (all busy) never runs, and says so.
-        A coroutine is cancelled; a synchronous call runs on, like a tool that hangs."""
+        """TIMEOUT; a call still waiting for a thread never runs and says so; a coroutine is
+        cancelled; a synchronous call runs on."""
         if job.queued and job.cancel():
             return timeout_error(self.name, timeout_s, waiting_for_thread=self.threads.limit)
         job.stop()
         return timeout_error(self.name, timeout_s)
 
     def _body_from_thread(self, params: dict[str, Any], timeout_s: float | None, wait: Wait) -> Outcome:
-        """The tool's body (``run``/``arun``) run for a caller in a thread, ``wait`` waiting for it
-        under ``timeout_s``."""
+        """The tool's body run for a caller in a thread, waited for under ``timeout_s``."""
         sync_run = self._sync_run
         if sync_run is not None and (timeout_s is None or self.cooperative):
             try:
@@ -391,8 +321,8 @@ class PreparedTool:
     async def _body_from_task(
         self, params: dict[str, Any], timeout_s: float | None, async_wait: AsyncWait
     ) -> Outcome:
-        """The tool's body run for a caller in an asyncio task, ``async_wait`` waiting for it
-        under ``timeout_s``, never on the caller's loop (but for a cooperative tool)."""
+        """The tool's body run for a caller in an asyncio task, never on the caller's loop (but
+        for a cooperative tool), waited for under ``timeout_s``."""
         async_run = self._async_run
         if self.cooperative and async_run is not None:
             try:
@@ -419,8 +349,7 @@ class PreparedTool:
     def execute(
         self, params: Any, call_id: str | None, timeout_s: float | None, clock: Clock, wait: Wait
     ) -> ToolResponse:
-        """One synchronous call: parameters checked, the tool run under ``timeout_s``, the answer
-        timed and its context filled in; always a valid ToolResponse."""
+        """One synchronous call: always a valid ToolResponse."""
         start = clock()
         params_input: Any = None
         try:

@@ -24,46 +24,24 @@ from typing import Any
 
 from ._prepared import ToolSpec
 
-__all__ = ["PROVIDERS", "tool_schemas"]
 
-
-def _described(entry: dict[str, Any], spec: ToolSpec) -> dict[str, Any]:
+def _entry(spec: ToolSpec, parameters: str, output: str | None = None) -> dict[str, Any]:
+    """``name``, ``description`` unless empty, the parameters schema under ``parameters`` and,
+    when the tool declares one, the output schema under ``output``."""
+    entry: dict[str, Any] = {"name": spec.name}
     if spec.description:
         entry["description"] = spec.description
-    return entry
-
-
-def _openai(spec: ToolSpec) -> dict[str, Any]:
-    function = _described({"name": spec.name}, spec)
-    function["parameters"] = copy.deepcopy(spec.parameters)
-    return {"type": "function", "function": function}
-
-
-def _openai_responses(spec: ToolSpec) -> dict[str, Any]:
-    entry = _described({"type": "function", "name": spec.name}, spec)
-    entry["parameters"] = copy.deepcopy(spec.parameters)
-    return entry
-
-
-def _anthropic(spec: ToolSpec) -> dict[str, Any]:
-    entry = _described({"name": spec.name}, spec)
-    entry["input_schema"] = copy.deepcopy(spec.parameters)
-    return entry
-
-
-def _mcp(spec: ToolSpec) -> dict[str, Any]:
-    entry = _described({"name": spec.name}, spec)
-    entry["inputSchema"] = copy.deepcopy(spec.parameters)
-    if spec.output_schema is not None:
-        entry["outputSchema"] = copy.deepcopy(spec.output_schema)
+    entry[parameters] = copy.deepcopy(spec.parameters)
+    if output is not None and spec.output_schema is not None:
+        entry[output] = copy.deepcopy(spec.output_schema)
     return entry
 
 
 _FORMATS: dict[str, Callable[[ToolSpec], dict[str, Any]]] = {
-    "openai": _openai,
-    "openai-responses": _openai_responses,
-    "anthropic": _anthropic,
-    "mcp": _mcp,
+    "openai": lambda spec: {"type": "function", "function": _entry(spec, "parameters")},
+    "openai-responses": lambda spec: {"type": "function", **_entry(spec, "parameters")},
+    "anthropic": lambda spec: _entry(spec, "input_schema"),
+    "mcp": lambda spec: _entry(spec, "inputSchema", "outputSchema"),
 }
 
 PROVIDERS: tuple[str, ...] = tuple(_FORMATS)

@@ -1,15 +1,10 @@
 """``ToolRegistry``: named tools, called so that every answer is a valid ToolResponse.
 
-A call goes: look the tool up (an unknown name is NOT_FOUND with the nearest names among the
-tools the caller may see, and never reaches the breaker); ask the access policies, if any (a
-tool hidden from the caller is answered as an unknown name; a denial, or a person's refusal, is
-answered without running the tool or telling the breaker); ask the breaker (``admit``: a
-refusal is answered without running the tool); check the parameters, run the tool under its
-timeout, check its result (``PreparedTool``); tell the breaker (``record``) and the listeners
-(``ToolCallEvent``); answer. ``KeyboardInterrupt`` and ``SystemExit`` propagate; anything else
-that goes wrong inside the registry itself is INTERNAL_ERROR.
-
-The registry is safe to share between threads: registration is locked, and a call only reads.
+A call goes: look the tool up (an unknown name, or one hidden from the caller, is NOT_FOUND with
+the nearest names the caller may see); ask the access policies (a denial runs nothing and is not
+told to the breaker); ask the breaker (``admit``); run the call (``PreparedTool``); tell the
+breaker (``record``) and the listeners (``ToolCallEvent``). Registration is locked; a call only
+reads, so the registry is safe to share between threads.
 """
 
 from __future__ import annotations
@@ -36,8 +31,6 @@ from ._threads import DEFAULT_MAX_THREADS, AsyncWait, Wait, real_async_wait, rea
 from ._tool import FunctionTool, Tool
 from ._trace import mask_params
 
-__all__ = ["Breaker", "ToolRegistry"]
-
 _log = logging.getLogger("toolresponse")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -53,27 +46,16 @@ class Breaker(Protocol):
     def state(self, tool_name: str, /) -> CircuitState: ...
 
 
-def tool_writes(tool: Tool) -> bool:
-    """Whether a tool is marked as writing: its ``writes`` attribute, or a ``writes = True``
-    attribute on the function a FunctionTool wraps."""
-    return tool.writes is True or getattr(getattr(tool, "function", None), "writes", False) is True
-
-
 class ToolRegistry:
     """Named tools with one guarded way to call them.
 
-    ``breaker`` (a ``CircuitBreaker``, or anything with ``admit``/``record``/``state``) guards
-    each tool; ``default_timeout_s`` applies to tools without their own; ``clock`` (monotonic
-    seconds) times the calls; ``wait`` and ``async_wait`` are how ``execute`` and ``aexecute``
-    wait for a tool under its timeout (real time by default; ``toolresponse.testing.FakeClock``).
-    ``access`` holds the policies every call is checked against (``AccessControl``).
-
-    ``max_threads_per_tool`` caps the threads each tool runs on (a sync tool under a timeout or
-    called by ``aexecute``, an async tool always); a call that finds them all busy waits for one
-    within its timeout and is answered TIMEOUT (``details.reason`` ``not_started``) if none
-    frees. ``mask`` (on by default) masks secrets in what the answers echo:
-    ``context.params_input``, and every error answer (a violation, the exception text), where
-    the values of secret-named parameters are masked too.
+    ``breaker`` guards each tool; ``default_timeout_s`` applies to tools without their own;
+    ``clock`` (monotonic seconds) times the calls; ``wait`` and ``async_wait`` wait for a tool
+    under its timeout (``toolresponse.testing.FakeClock`` has fake ones); ``access`` holds the
+    policies every call is checked against. ``max_threads_per_tool`` caps the threads each tool
+    runs on (a call that finds them all busy for its whole timeout is answered TIMEOUT,
+    ``details.reason`` ``not_started``). ``mask`` (on by default) masks secrets in what the
+    answers echo, the values of secret-named parameters among them.
     """
 
     def __init__(
@@ -133,13 +115,10 @@ class ToolRegistry:
         timeout_s: float | None = None,
         writes: bool | None = None,
     ) -> Tool:
-        """Register a ``Tool`` (or a Tool subclass, instantiated without arguments) or a plain
-        function; ``name``, ``description`` and ``timeout_s`` override the tool's own; ``writes``
-        marks the tool as writing, for ``ReadOnly`` policies (default: the tool's ``writes``).
-
-        Returns the registered tool (a ``FunctionTool`` for a function). Raises
-        ``ToolDefinitionError`` for a name already taken or a definition that does not hold.
-        """
+        """Register a ``Tool`` (a Tool subclass is instantiated) or a plain function, and return
+        it (a ``FunctionTool`` for a function); ``name``, ``description`` and ``timeout_s``
+        override the tool's own, ``writes`` its ``writes``. Raises ``ToolDefinitionError`` for a
+        name already taken or a definition that does not hold."""
         tool: Tool
         if isinstance(tool_or_function, Tool):
             tool = tool_or_function
@@ -160,7 +139,11 @@ class ToolRegistry:
         with self._lock:
             if prepared.name in self._tools:
                 raise ToolDefinitionError(f"a tool named {prepared.name!r} is already registered")
-            if tool_writes(tool) if writes is None else writes:
+            if writes is None:  # the tool's ``writes``, or a ``writes = True`` on a FunctionTool's function
+                writes = (
+                    tool.writes is True or getattr(getattr(tool, "function", None), "writes", False) is True
+                )
+            if writes:
                 self._writing = self._writing | {prepared.name}  # before the tool can be called
             self._tools = {**self._tools, prepared.name: prepared}
         return tool
@@ -237,15 +220,12 @@ class ToolRegistry:
         return prepared.spec
 
     def list_tools(self, *, caller: str | None = None) -> list[ToolSpec]:
-        """Every tool's name, description, parameters, output schema and timeout, in order; with
-        ``caller``, only the tools the access policies let that caller see (a deny-list or an
-        allow-list hides a tool; an argument rule or an approval does not)."""
+        """Every tool's ``ToolSpec``, in order; with ``caller``, only the tools the access policies
+        let that caller see."""
         specs = [prepared.spec for prepared in self._tools.values()]
         return specs if caller is None else self._visible(caller, specs)
 
     def _visible(self, caller: Any, specs: list[ToolSpec]) -> list[ToolSpec]:
-        """The tools ``caller`` may see: all without access policies; with policies, none for a
-        caller that is not an identity."""
         return specs if self._access is None else [spec for spec in specs if self._shown(caller, spec)]
 
     def _shown(self, caller: Any, spec: ToolSpec) -> bool:
@@ -280,8 +260,7 @@ class ToolRegistry:
         known: bool,
         denied_by: str | None = None,
     ) -> ToolResponse:
-        """``response``, after the listeners (if any) have been told (``known``: a registered tool;
-        ``denied_by``: the access rule that refused the call)."""
+        """``response``, once the listeners are told (``known``: a registered tool)."""
         if not self._listeners:
             return response
         tool = name if type(name) is str else safe(repr(name), 200)
@@ -313,9 +292,8 @@ class ToolRegistry:
     def execute(
         self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
     ) -> ToolResponse:
-        """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None for none) on
-        behalf of ``caller`` (the identity the access policies are asked about). Always returns a
-        ToolResponse that validates against the schema."""
+        """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None) on behalf of
+        ``caller``; always a ToolResponse that validates against the schema."""
         if call_id is not None:
             call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
@@ -330,8 +308,7 @@ class ToolRegistry:
     async def aexecute(
         self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
     ) -> ToolResponse:
-        """The asynchronous form of ``execute``: async tools are awaited (and cancelled on timeout),
-        sync tools run in a worker thread so the event loop is never blocked."""
+        """The asynchronous form of ``execute``: the event loop is never blocked."""
         if call_id is not None:
             call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
@@ -348,9 +325,8 @@ class ToolRegistry:
     def _admit(
         self, name: Any, params: Any, call_id: str | None, caller: Any, approved: Any = None
     ) -> PreparedTool | ToolResponse | PendingApproval:
-        """The tool to run; or, when the call may not run (an unknown tool, a policy's denial, the
-        breaker's refusal), the answer, already told to the listeners; or the approval a policy
-        asked for (``approved``: the tool a person approved, not asked about again)."""
+        """The tool to run; or the answer of a call that may not run, told to the listeners; or
+        the approval a policy asked for (``approved``: the tool a person approved)."""
         prepared = self._tools.get(name) if type(name) is str else None
         if prepared is None:
             return self._told(name, call_id, self._not_found(name, params, call_id, caller), known=False)
@@ -373,8 +349,7 @@ class ToolRegistry:
         return prepared
 
     def _refusal(self, prepared: PreparedTool, params: Any, call_id: str | None) -> ToolResponse | None:
-        """The breaker's refusal of a call, with stats and context filled in (the breaker's own
-        failure as INTERNAL_ERROR), or None when it may run."""
+        """The breaker's refusal of a call (its own failure as INTERNAL_ERROR), or None."""
         assert self._breaker is not None
         params_input: Any = None
         try:
@@ -389,7 +364,6 @@ class ToolRegistry:
         return prepared.finish(refusal, params_input, call_id, 0.0)
 
     def _ran(self, prepared: PreparedTool, call_id: str | None, response: ToolResponse) -> ToolResponse:
-        """The answer of a call that ran: its outcome told to the breaker and the listeners."""
         if self._breaker is not None:
             try:
                 self._breaker.record(prepared.name, response)
@@ -409,8 +383,7 @@ class ToolRegistry:
         pending: PendingApproval,
         answer: Denial | None,
     ) -> PreparedTool | ToolResponse:
-        """After a person answered: the refusal, told to the listeners; or the approved call
-        admitted (the breaker asked) like any other."""
+        """After a person answered: the refusal, or the approved call admitted like any other."""
         if answer is None:
             admitted = self._admit(name, params, call_id, caller, approved=pending.prepared)
             if not isinstance(admitted, PendingApproval):
@@ -420,36 +393,28 @@ class ToolRegistry:
         return self._told(name, call_id, answer.response, known=True, denied_by=answer.rule)
 
     def _not_found(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
-        """NOT_FOUND for a tool ``caller`` cannot call, naming (and suggesting) only the tools it
-        may see: the same answer for a tool that is not registered and for one hidden from it."""
+        """NOT_FOUND naming (and suggesting) only the tools ``caller`` may see: the same answer for
+        a tool that is not registered and for one hidden from it."""
         start = self._clock()
         try:
-            response = self._unknown_tool(name, params, call_id, caller)
+            specs = self._visible(caller, [prepared.spec for prepared in self._tools.values()])
+            names = [spec.name for spec in specs]
+            shown = safe(name if isinstance(name, str) else repr(name), 200)
+            near = suggestions(shown, names)
+            text = f"No tool named {shown!r}."
+            if near:
+                phrase = did_you_mean(near)
+                text += f" {phrase[0].upper()}{phrase[1:]}"
+            text += f" Available tools: {', '.join(names[:30])}." if names else " No tools are registered."
+            context: dict[str, Any] = {"tool_name": shown} if isinstance(name, str) and shown else {}
+            params_input = params_input_of(params)
+            if params_input is not None:
+                context["params_input"] = mask_params(params_input) if self._mask else params_input
+            if call_id is not None:
+                context["call_id"] = call_id
+            details = {"tool": shown, "suggestions": near, "available": names[:100]}
+            response = ToolResponse.error(ErrorCode.NOT_FOUND, text, details=details, context=context)
         except Exception as error:
             response = internal_error(str(type(name).__name__), error)
         time_ms = (self._clock() - start) * 1000.0
-        return with_call_info(
-            response, {"time_ms": time_ms if time_ms > 0.0 else 0.0}, response.context or {}
-        )
-
-    def _unknown_tool(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
-        names = [
-            spec.name for spec in self._visible(caller, [prepared.spec for prepared in self._tools.values()])
-        ]
-        shown = safe(name if isinstance(name, str) else repr(name), 200)
-        near = suggestions(shown, names)
-        text = f"No tool named {shown!r}."
-        if near:
-            phrase = did_you_mean(near)
-            text += f" {phrase[0].upper()}{phrase[1:]}"
-        text += f" Available tools: {', '.join(names[:30])}." if names else " No tools are registered."
-        context: dict[str, Any] = {}
-        if isinstance(name, str) and shown:
-            context["tool_name"] = shown
-        params_input = params_input_of(params)
-        if params_input is not None:
-            context["params_input"] = mask_params(params_input) if self._mask else params_input
-        if call_id is not None:
-            context["call_id"] = call_id
-        details = {"tool": shown, "suggestions": near, "available": names[:100]}
-        return ToolResponse.error(ErrorCode.NOT_FOUND, text, details=details, context=context)
+        return with_call_info(response, {"time_ms": max(0.0, time_ms)}, response.context or {})

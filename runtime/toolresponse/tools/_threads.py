@@ -1,21 +1,15 @@
 """The threads a tool runs on, and how a call waits for them under a timeout.
 
 ``ToolThreads`` keeps at most ``limit`` daemon threads per tool, started on demand and ended
-after ``idle_s`` seconds without work. A call runs there under a copy of its caller's
-``contextvars`` context; an asynchronous tool runs on the thread's own event loop, so that one
-which blocks (``time.sleep`` in ``async def``) blocks neither the caller's loop nor another
-tool. A call whose caller stopped waiting (a timeout) cannot be stopped if it is synchronous and
-keeps its thread until it returns; a coroutine is cancelled. A call submitted while every thread
-is busy waits for one (``Job.queued``); under a timeout it can then be cancelled before it runs.
+after ``idle_s`` seconds without work; a call runs under a copy of its caller's ``contextvars``
+context, an asynchronous tool on the thread's own event loop (one that blocks blocks no one
+else). A timed-out coroutine is cancelled; a synchronous call keeps its thread until it returns;
+a call still waiting for a thread (``Job.queued``) can be cancelled before it runs.
 
-Why not the standard library's ``ThreadPoolExecutor``: its workers are joined when the
-interpreter exits, so one tool that hangs would hold the process forever; it does not tell a
-call that waited for a worker from one that got one at once (the TIMEOUT answer says which);
-and its threads never retire. anyio's worker threads need an event loop in the caller, which a
-synchronous ``execute`` has not.
-
-``Wait`` and ``AsyncWait`` are how a synchronous and an asynchronous caller wait for a job under
-a timeout; the defaults wait in real time, ``toolresponse.testing.FakeClock`` on a fake clock.
+Not ``ThreadPoolExecutor``: its workers are joined at interpreter exit (one hung tool would hold
+the process forever), it cannot tell a queued call from a started one (the TIMEOUT answer says
+which), and its threads never retire. anyio's worker threads need an event loop in the caller,
+which a synchronous ``execute`` has not.
 """
 
 from __future__ import annotations
@@ -24,24 +18,12 @@ import asyncio
 import collections
 import contextlib
 import contextvars
+import inspect
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar
-
-__all__ = [
-    "DEFAULT_MAX_THREADS",
-    "INTERRUPTS",
-    "AsyncWait",
-    "Job",
-    "Raised",
-    "ToolThreads",
-    "Wait",
-    "captured",
-    "real_async_wait",
-    "real_wait",
-]
 
 T = TypeVar("T")
 
@@ -55,18 +37,27 @@ _THREAD = threading.local()
 """A worker thread's own event loop, made the first time it runs a coroutine."""
 
 
+def is_async(function: Any) -> bool:
+    """Whether calling ``function`` (a coroutine function, or an object whose ``__call__`` is one)
+    makes a coroutine."""
+    call = getattr(function, "__call__", None)  # noqa: B004 - the method itself is looked at
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)
+
+
+async def called(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """``function``'s value, awaited when it is awaitable (a plain function may return one)."""
+    value = function(*args, **kwargs)
+    return await value if inspect.isawaitable(value) else value
+
+
 class Wait(Protocol):
-    """How a synchronous call waits for a job: ``wait(future, timeout_s)`` is its result (or
-    raises what it raised), or ``TimeoutError`` once ``timeout_s`` passes; the future is not
-    cancelled. The default is ``future.result(timeout_s)``."""
+    """``wait(future, timeout_s)``: its result, or ``TimeoutError`` (the future not cancelled)."""
 
     def __call__(self, future: Future[T], timeout_s: float, /) -> T: ...
 
 
 class AsyncWait(Protocol):
-    """How an asynchronous call waits: ``await async_wait(awaitable, timeout_s)`` is its result,
-    or, once ``timeout_s`` passes, the awaitable is cancelled and ``TimeoutError`` raised. The
-    default is ``asyncio.timeout`` on the running loop."""
+    """``await async_wait(awaitable, timeout_s)``: its result, or ``TimeoutError`` (cancelled)."""
 
     def __call__(self, awaitable: Awaitable[T], timeout_s: float, /) -> Awaitable[T]: ...
 
@@ -82,15 +73,15 @@ async def real_async_wait(awaitable: Awaitable[T], timeout_s: float, /) -> T:
 
 @dataclass(frozen=True, slots=True)
 class Raised:
-    """An exception a tool raised, carried out of its thread or task as a value (some, such as
-    ``GeneratorExit``, cannot cross an ``await`` intact); the caller decides what propagates."""
+    """An exception a tool raised, carried out of its thread or task as a value (``GeneratorExit``
+    cannot cross an ``await`` intact); the caller decides what propagates."""
 
     error: BaseException
 
 
 async def captured(make: Callable[[], Awaitable[T]]) -> T | Raised:
-    """``make()``'s coroutine awaited, made only once the task runs (a task cancelled before its
-    first step leaves no coroutine never awaited), what it raises as a ``Raised``."""
+    """``make()``'s coroutine, made once the task runs (so that a task cancelled before its first
+    step leaves no coroutine never awaited), awaited; what it raises as a ``Raised``."""
     try:
         return await make()
     except asyncio.CancelledError:
@@ -100,8 +91,7 @@ async def captured(make: Callable[[], Awaitable[T]]) -> T | Raised:
 
 
 class Job(Future[Any]):
-    """One call handed to ``ToolThreads``: ``work()`` run on a worker thread, or, for a
-    coroutine, awaited on that thread's event loop. Its result is the value or a ``Raised``."""
+    """``work()`` run on a worker thread (a coroutine awaited on its loop): the value or a ``Raised``."""
 
     queued = False
     """Whether every thread was busy (and the cap reached) when it was submitted."""
@@ -141,8 +131,7 @@ class Job(Future[Any]):
             self._task = None
 
     def stop(self) -> None:
-        """Cancel a coroutine's run, at its next ``await`` (at once when it has not begun); a
-        synchronous call runs on."""
+        """Cancel a coroutine's run at its next ``await``; a synchronous call runs on."""
         with self._lock:
             self._stopped = True
             if self._task is not None:
@@ -165,7 +154,6 @@ class ToolThreads:
         self._started = 0
 
     def submit(self, work: Callable[[], Any], *, coroutine: bool = False) -> Job:
-        """Run ``work`` (with ``coroutine``: await what it makes) on one of the threads."""
         job = Job(work, coroutine)
         with self._ready:
             self._jobs.append(job)
@@ -186,7 +174,7 @@ class ToolThreads:
         return job
 
     def _next(self) -> Job | None:
-        """The next job, or None when none came for ``idle_s`` (the thread then ends)."""
+        """The next job, or None when none came for ``idle_s``."""
         with self._ready:
             while not self._jobs:
                 self._idle += 1

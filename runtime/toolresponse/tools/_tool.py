@@ -1,24 +1,15 @@
 """``Tool``: the base class of tools, and ``FunctionTool``: a plain function as a tool.
 
-A tool is a subclass of ``Tool`` that overrides ``run(params)`` (a synchronous tool) or ``async
-arun(params)`` (an asynchronous one) and returns a ``ToolResponse``; it declares ``name``,
-``description``, ``parameters`` (a JSON Schema object) and optionally ``output_schema`` (a JSON
-Schema of ``data``) and ``timeout_s``. A plain function becomes a ``FunctionTool``: its
-parameters schema comes from its signature, it is called with keyword arguments, and its value
-is wrapped (``wrap_value``).
-
-``Tool.execute(params)`` and ``await Tool.aexecute(params)`` are the timed, guarded entry points
-(``run``/``arun`` are the tool's body, what they call); they always return a valid ToolResponse
-(``_prepared.py`` lists every answer and where a call runs).
-How a call waits under a timeout is injected: ``wait`` and ``async_wait`` wait in real time by
-default, ``FakeClock.wait`` and ``FakeClock.async_wait`` (``toolresponse.testing``) on a fake
-clock. An async tool runs on a thread's own event loop: it must not rely on objects bound to the
-caller's loop.
+A tool overrides ``run(params)`` or ``async arun(params)``, its body, and declares ``name``,
+``description``, ``parameters`` (a JSON Schema object) and perhaps ``output_schema`` and
+``timeout_s``. ``execute``/``aexecute`` are the timed, guarded call (``_prepared.py`` lists its
+answers); how it waits under a timeout is injected (``toolresponse.testing.FakeClock`` waits on
+a fake clock). An async tool runs on a thread's own event loop: it must not rely on objects bound
+to the caller's loop.
 """
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -29,9 +20,7 @@ from .._response import ToolResponse
 from ._answers import wrap_sync_value, wrap_value
 from ._params import docstring_summary, parameters_schema, return_schema
 from ._prepared import PreparedTool, Runs, call_id_of
-from ._threads import AsyncWait, Wait, real_async_wait, real_wait
-
-__all__ = ["FunctionTool", "Tool", "prepared_of"]
+from ._threads import AsyncWait, Wait, called, is_async, real_async_wait, real_wait
 
 Clock = Callable[[], float]
 
@@ -43,9 +32,8 @@ EMPTY_PARAMETERS: Final[Mapping[str, Any]] = MappingProxyType(
 class Tool:
     """Base class of tools: override ``run`` (synchronous) or ``arun`` (asynchronous).
 
-    Class attributes declare the tool; the constructor's keyword arguments override them per
-    instance. ``parameters`` defaults to an object with no members. The definition is checked
-    and its schemas compiled the first time the tool is called or registered.
+    Class attributes declare the tool, the constructor's keyword arguments override them; the
+    definition is checked the first time the tool is called or registered.
     """
 
     name: str = ""
@@ -54,13 +42,10 @@ class Tool:
     output_schema: Mapping[str, Any] | None = None
     timeout_s: float | None = None
     writes: bool = False
-    """Whether the tool changes state (``ReadOnly`` policies refuse such tools); ``register(...,
-    writes=True)`` marks one registration so without changing the class."""
+    """Whether the tool changes state (``ReadOnly`` policies refuse such tools)."""
     cooperative: bool = False
-    """Whether the tool only waits on work done elsewhere (another process, another event loop)
-    and keeps its own deadline, so that it never blocks the thread or loop it is called on: the
-    registry then calls it there, without the hop to a thread of its own (an MCP tool). Its
-    ``timeout_s`` is then the tool's to keep."""
+    """Whether the tool only waits on work done elsewhere and keeps its own ``timeout_s`` (an MCP
+    tool): it is then called in the caller's thread or task, without the hop to a thread."""
 
     def __init__(
         self,
@@ -96,7 +81,6 @@ class Tool:
         return type(self).run is Tool.run and type(self).arun is not Tool.arun
 
     def _runs(self) -> Runs:
-        """The implementations this tool overrides."""
         kind = type(self)
         return Runs(
             self.run if kind.run is not Tool.run else None,
@@ -115,9 +99,8 @@ class Tool:
         clock: Clock = time.monotonic,
         wait: Wait = real_wait,
     ) -> ToolResponse:
-        """Call the tool on ``params`` (a dict, or JSON text of an object) and always answer with a
-        valid ToolResponse; ``timeout_s`` defaults to the tool's own. ``clock`` times the call;
-        ``wait`` waits for the answer under the timeout (see ``Wait``)."""
+        """Call the tool on ``params`` (a dict, or JSON text of an object): always a valid
+        ToolResponse; ``timeout_s`` defaults to the tool's own."""
         prepared = prepared_of(self)
         timeout = prepared.call_timeout_s if timeout_s is None else timeout_s
         return prepared.execute(params, call_id_of(call_id), timeout, clock, wait)
@@ -131,7 +114,7 @@ class Tool:
         clock: Clock = time.monotonic,
         async_wait: AsyncWait = real_async_wait,
     ) -> ToolResponse:
-        """The asynchronous form of ``execute``; ``async_wait`` waits for the answer under the timeout."""
+        """The asynchronous form of ``execute``."""
         prepared = prepared_of(self)
         timeout = prepared.call_timeout_s if timeout_s is None else timeout_s
         return await prepared.aexecute(params, call_id_of(call_id), timeout, clock, async_wait)
@@ -156,10 +139,9 @@ def prepared_of(tool: Tool) -> PreparedTool:
 
 
 class FunctionTool(Tool):
-    """A plain function (or coroutine function) as a tool: its parameters schema from the
-    signature (``parameters_schema``), its description from the docstring's first paragraph, its
-    output schema from the return annotation (``return_schema``); called with keyword arguments,
-    its value wrapped by ``wrap_value``."""
+    """A plain or coroutine function as a tool: its parameters schema from the signature, its
+    description from the docstring, its output schema from the return annotation; called with
+    keyword arguments, its value wrapped by ``wrap_value``."""
 
     def __init__(
         self,
@@ -180,17 +162,14 @@ class FunctionTool(Tool):
             timeout_s=timeout_s,
         )
         self.function = function
-        self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-            getattr(function, "__call__", None)  # noqa: B004
-        )
+        self._is_async = is_async(function)
 
     @property
     def is_async(self) -> bool:
         return self._is_async
 
     def _runs(self) -> Runs:
-        """The function's own run, called directly when this class's ``run``/``arun`` is not
-        overridden (so that its value is built into the answer once)."""
+        """The function itself too, when a subclass does not override ``run``/``arun``."""
         kind = type(self)
         if self._is_async:
             plain = kind.arun is FunctionTool.arun
@@ -201,7 +180,4 @@ class FunctionTool(Tool):
         return wrap_sync_value(self.name, self.function(**params))
 
     async def arun(self, params: dict[str, Any]) -> ToolResponse:
-        value = self.function(**params)
-        if inspect.isawaitable(value):
-            value = await value
-        return wrap_value(value)
+        return wrap_value(await called(self.function, **params))

@@ -1,28 +1,18 @@
 """The one secret masker (``mask_secrets``), and a JSONL trace writer that uses it.
 
-``mask_secrets(value)`` returns a copy of a JSON-like value in which
-
-* the value of every member whose name says it holds a secret is ``"***"`` (``api_key``,
-  ``authorization``, ``password``, ``token``, ``secret``, ``cookie``, ``credentials``,
-  ``private_key`` in any case and spelling: ``x-api-key``, ``clientSecret``, ``APIKey``,
-  ``db.password``); counts such as ``prompt_tokens`` are kept (``is_secret_name``);
-* inside every string, self-identifying key formats are masked, keeping a short prefix
-  (OpenAI/Anthropic ``sk-``, Stripe ``sk_live_``, GitHub ``ghp_``/``github_pat_``, GitLab
-  ``glpat-``, Hugging Face ``hf_``, npm, PyPI, Slack, AWS ``AKIA``, Google ``AIza``, JSON Web
-  Tokens, PEM private keys, ``Bearer``/``Token``/``Basic`` credentials, passwords in URLs), and
-  so are named values: a secret name followed by its value in assignments, JSON, YAML and query
-  text (any value), command-line options (``--api-key VALUE``: the next word) and prose
-  (``password hunter2``: only a value of six characters or more that looks like a credential,
-  so that ``token limit`` and ``password reset`` are kept).
-
-The patterns follow each provider's published token format (``detect-secrets`` costs about
-0.9 ms a string, this masker a few microseconds, and flags prose). Most strings stop at one
-pre-filter of every pattern's literals.
+``mask_secrets(value)`` copies a JSON-like value with the value of every secret-named member
+(``is_secret_name``: ``api_key``, ``Authorization``, ``clientSecret``, ``db.password``; not
+``prompt_tokens``) replaced by ``"***"``, and inside every string the self-identifying key
+formats masked, a short prefix kept (``sk-``, ``ghp_``, ``AKIA``, JSON Web Tokens, PEM private
+keys, ``Bearer`` credentials, passwords in URLs ...), and so are named values: a secret name
+followed by its value in assignments, JSON, YAML, query text, command-line options (``--api-key
+VALUE``) and prose (``password hunter2``: only a value of six characters or more that looks like
+a credential, so that ``token limit`` is kept). The patterns follow each provider's published
+token format; most strings stop at one pre-filter of every pattern's literals.
 
 ``JsonlTraceWriter(target)`` writes one masked JSON object per line to a path (appended to
-unless ``mode="w"``) or an open text stream, under a lock, flushing each record; as a registry
-listener it writes ``ToolCallEvent.to_dict()``. Values that are not JSON are written as text
-(a trace never fails a call).
+unless ``mode="w"``) or a text stream, under a lock, flushing each record; as a registry
+listener it writes ``ToolCallEvent.to_dict()``. A value that is not JSON is written as text.
 """
 
 from __future__ import annotations
@@ -41,8 +31,6 @@ from .._errors import JsonValueError
 from ..validation import to_json_data
 from ..validation._jsondata import MAX_VALUE_DEPTH
 from ._events import ToolCallEvent
-
-__all__ = ["MASK", "JsonlTraceWriter", "is_secret_name", "mask_params", "mask_secrets", "secret_values"]
 
 MASK = "***"
 """What a secret is replaced by."""
@@ -97,14 +85,9 @@ _NAME_SEPARATORS = re.compile(r"[-.\s]+")
 
 @functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
-    """Whether a member named ``name`` holds a secret (``api_key``, ``Authorization``, ``accessToken`` ...).
-
-    The name is compared in snake case: camelCase words are split
-    (``clientSecret`` is ``client_secret``, ``APIKey`` is ``api_key``) and
-    ``-``, ``.`` and spaces read as ``_``. Exact names (``token``, ``secret``,
-    ``password`` ...) and suffixes (``github_token``, ``db_password``) count;
-    words that merely contain one (``max_tokens``, ``secretary``) do not.
-    """
+    """Whether a member named ``name`` holds a secret: in snake case (``clientSecret`` is
+    ``client_secret``; ``-``, ``.`` and spaces read as ``_``), a secret name or one ending in a
+    secret word (``db_password``); ``max_tokens`` and ``secretary`` are not."""
     key = _NAME_SEPARATORS.sub("_", _CAMEL_BOUNDARY.sub("_", name)).lower()
     return key in _SECRET_NAMES or key.endswith(_SECRET_SUFFIXES)
 
@@ -251,13 +234,11 @@ _GATE = re.compile(
 _ALL_STEMS = tuple(stem for stems, _, _ in _KEY_FORMATS for stem in stems) + _NAME_STEMS
 
 
-def _mask_text(text: str) -> str:
-    if len(text) <= _SHORT:
-        return _mask_short(text)
-    return _mask_any(text)
-
-
 _SHORT = 64
+
+
+def _mask_text(text: str) -> str:
+    return _mask_short(text) if len(text) <= _SHORT else _mask_any(text)
 
 
 @functools.lru_cache(maxsize=2048)
@@ -414,12 +395,10 @@ class JsonlTraceWriter:
     ) -> None:
         self._lock = threading.Lock()
         self._mask = mask
+        self._owned = isinstance(target, str | os.PathLike)
         if isinstance(target, str | os.PathLike):
-            self._stream: IO[str] = open(target, mode, encoding="utf-8")  # noqa: SIM115 - closed by close()
-            self._owned = True
-        else:
-            self._stream = target
-            self._owned = False
+            target = open(target, mode, encoding="utf-8")  # noqa: SIM115 - closed by close()
+        self._stream = target
         self._closed = False
 
     def write(self, record: Mapping[str, Any]) -> None:
