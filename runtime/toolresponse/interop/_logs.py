@@ -19,20 +19,18 @@ A judge is all a dialect adds, so ``validate --from`` has every mode of
 from __future__ import annotations
 
 import dataclasses
-import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import IO, Any, TextIO
+from typing import Any
 
 from .._errors import DialectError, ResponseValidationError
 from .._violation import SchemaViolation, best_match
-from ..validation import Judge, expand, is_valid, report, validate
+from ..validation import Judge, is_valid, validate
 from ..validation._checks import RESPONSE_JUDGE
-from ..validation._report import Format
-from ._dialects import Dialect, dialect
+from ._dialects import RESPONSE, Dialect, dialect
 
-__all__ = ["DialectJudge", "judge_of", "record_violations", "validate_dialect"]
+__all__ = ["DialectJudge", "judge_of", "record_violations"]
 
 
 def _layered(violations: Iterable[SchemaViolation], prefix: str) -> tuple[SchemaViolation, ...]:
@@ -41,7 +39,7 @@ def _layered(violations: Iterable[SchemaViolation], prefix: str) -> tuple[Schema
 
 def record_violations(chosen: Dialect, value: Any) -> tuple[SchemaViolation, ...]:
     """What is wrong with one decoded record of ``chosen``, layer by layer (empty: nothing)."""
-    if chosen.shape_name is not None:
+    if chosen.name != RESPONSE:
         shape = chosen.shape
         if not shape.is_valid(value):
             return shape.violations(value)
@@ -55,7 +53,7 @@ def record_violations(chosen: Dialect, value: Any) -> tuple[SchemaViolation, ...
         wire = value
     if is_valid(wire):
         return ()
-    return _layered(validate(wire).errors, "" if chosen.shape_name is None else "mapped ToolResponse: ")
+    return _layered(validate(wire).errors, "" if chosen.name == RESPONSE else "mapped ToolResponse: ")
 
 
 @cache
@@ -84,7 +82,7 @@ class DialectJudge(Judge):
     dialect_name: str
 
     def __post_init__(self) -> None:
-        if dialect(self.dialect_name).shape_name is None:
+        if dialect(self.dialect_name).name == RESPONSE:
             message = f"{self.dialect_name!r} records are ToolResponses: judge them with RESPONSE_JUDGE"
             raise ValueError(message)
 
@@ -99,31 +97,4 @@ class DialectJudge(Judge):
 
 def judge_of(name: str) -> Judge:
     """The judge of records of dialect ``name``; ``ValueError`` for an unknown name."""
-    return RESPONSE_JUDGE if dialect(name).shape_name is None else DialectJudge(name)
-
-
-def validate_dialect(
-    name: str,
-    paths: Sequence[str],
-    *,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-    stdin: IO[bytes] | None = None,
-    output_format: Format = "text",
-    first: bool = False,
-    quiet: bool = False,
-    jobs: int = 1,
-) -> int:
-    """``toolresponse validate --from NAME PATH...``: check logs of dialect ``name``, write the
-    validator's report, return its exit status. ``ValueError`` for an unknown dialect."""
-    return report(
-        expand(paths),
-        out=sys.stdout if out is None else out,
-        err=sys.stderr if err is None else err,
-        stdin=sys.stdin.buffer if stdin is None else stdin,
-        output_format=output_format,
-        first=first,
-        quiet=quiet,
-        jobs=jobs,
-        judge=judge_of(name),
-    )
+    return RESPONSE_JUDGE if dialect(name).name == RESPONSE else DialectJudge(name)

@@ -71,6 +71,7 @@ __all__ = [
     "CONTENT_MEMBER",
     "MCP_META_KEY",
     "MCP_RESULT_SHAPE",
+    "MCP_SHAPE",
     "PARTIAL_MARKER",
     "STRUCTURED_MEMBER",
     "TOOL_FAILURE_KEY",
@@ -109,6 +110,7 @@ maximum)."""
 
 # MCP_RESULT_SHAPE (what from_mcp accepts) and TOOL_FAILURE_SHAPE (a ToolFailure member it reads a
 # code from) are JSON Schemas in schema/v1/interop, which the TypeScript package reads too.
+MCP_SHAPE: Final = MCP_RESULT_SHAPE
 
 
 # -- ToolResponse -> CallToolResult ----------------------------------------------------------
