@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._response import ToolResponse
 from ..tools._policy import LOCAL_CALLER
-from ._carry import agreeing, context_call_id, is_response_wire
+from ._carry import agreeing, context_value, is_response_wire
 from ._offered import offered_tools
 from ._shape import Shape, record_schema
 from ._text import inferred, model_text
@@ -100,7 +100,7 @@ def to_langchain(
     record: dict[str, Any] = {
         "type": "tool",
         "content": model_text(response) if text is None else text,
-        "tool_call_id": (context_call_id(response) or "") if tool_call_id is None else tool_call_id,
+        "tool_call_id": (context_value(response, "call_id") or "") if tool_call_id is None else tool_call_id,
         "status": "error" if response.is_error else "success",
         "artifact": response.to_dict(),
     }

@@ -7,20 +7,10 @@
      "is_error": false}
 
 (``model_dump(mode="json")``; llama-index-core 0.12.0 wrote a ``content`` string where ``blocks``
-are.) ``is_error`` says error or not; there is no code and no partial state, but
-``raw_output`` holds any value beside the text the model reads:
-
-- ``to_llamaindex(response)``: one text block with the model text, ``raw_output`` the whole
-  response, ``raw_input`` ``context.params_input`` (when it is an object), ``tool_name``
-  ``context.tool_name`` (or the ``tool_name`` given; without either, ``DialectError``).
-  ``from_llamaindex`` gives that response back exactly, when its status agrees with
-  ``is_error``; one that contradicts it is refused with ``DialectError`` at ``/is_error``.
-- A record without it (written by LlamaIndex) is read as its text blocks joined by line breaks,
-  an error when ``is_error`` is true (coded as every dialect codes an error's text: ``_text``);
-  ``raw_output`` is kept in ``data.raw_output``, other blocks in ``data.blocks``, ``raw_input``
-  in ``context.params_input``. A successful ``FunctionTool``'s text is ``str()`` of what it
-  returned, a Python repr for a dict (``{'temp_c': 21.5}``): it stays text, never parsed (the
-  value itself is ``raw_output``).
+are.) ``to_llamaindex`` writes the model text, ``raw_output`` the whole response (which must agree
+with ``is_error``), ``raw_input`` ``context.params_input``. A record without one is read from its
+text blocks (``_text``), ``raw_output`` kept in ``data.raw_output``, other blocks in
+``data.blocks``, ``raw_input`` in ``context.params_input``; a Python repr text stays text.
 """
 
 from __future__ import annotations
@@ -29,8 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import TOOL_NAME, agreeing, blocks_wire, is_response_wire, record_context, tool_name_or_context
-from ._shape import Shape, dumped, record_schema
+from ._carry import TOOL_NAME, agreeing, blocks_wire, is_response_wire, record_context, required, text_parts
+from ._shape import Shape, dumped, record_schema, text_or_blocks
 from ._text import model_text
 
 __all__ = ["LLAMAINDEX_SHAPE", "from_llamaindex", "to_llamaindex", "wire_from_llamaindex"]
@@ -39,16 +29,7 @@ LLAMAINDEX_SHAPE: dict[str, Any] = record_schema(
     "LlamaIndex ToolOutput",
     ["tool_name"],
     {
-        "blocks": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["block_type"],
-                "properties": {"block_type": {"type": "string"}},
-                "if": {"properties": {"block_type": {"const": "text"}}},
-                "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
-            },
-        },
+        "blocks": text_or_blocks({"type": "string"}, "text", "block_type")["anyOf"][1],
         "content": {"type": "string"},
         "tool_name": TOOL_NAME,
         "raw_input": {"type": "object"},
@@ -68,7 +49,7 @@ def to_llamaindex(response: ToolResponse, *, tool_name: str | None = None) -> di
     params = (response.context or {}).get("params_input")
     return {
         "blocks": [{"block_type": "text", "text": model_text(response)}],
-        "tool_name": tool_name_or_context(tool_name, response, dialect="llamaindex", member="tool_name"),
+        "tool_name": required(response, "tool_name", tool_name, dialect="llamaindex", member="tool_name"),
         "raw_input": params if isinstance(params, dict) else {},
         "raw_output": response.to_dict(),
         "is_error": response.is_error,
@@ -83,9 +64,7 @@ def wire_from_llamaindex(record: Mapping[str, Any]) -> dict[str, Any]:
         return dict(
             agreeing("llamaindex", raw_output, is_error=is_error, flag=flag, carrier="its raw_output")
         )
-    blocks = record.get("blocks", [])
-    texts = [block["text"] for block in blocks if block["block_type"] == "text"]
-    others = [block for block in blocks if block["block_type"] != "text"]
+    texts, others = text_parts(record.get("blocks", []), "text", "block_type")
     context = record_context(None, record["tool_name"])
     wire = blocks_wire(
         [record["content"]] if "content" in record else texts, others, is_error=is_error, context=context
@@ -98,9 +77,6 @@ def wire_from_llamaindex(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_llamaindex(record: Any) -> ToolResponse:
-    """The ToolResponse of a ``ToolOutput``, as its JSON or the object itself (see the module
-    docstring).
-
-    Raises ``DialectError("llamaindex", ...)`` for a record that is not a ``ToolOutput``, and
-    ``ResponseValidationError`` when its ``raw_output`` is a ToolResponse that is not valid."""
+    """The ToolResponse of a ``ToolOutput``, its JSON or the object itself; ``DialectError`` for any
+    other record."""
     return ToolResponse.from_dict(wire_from_llamaindex(SHAPE.checked(dumped("llamaindex", record))))

@@ -63,7 +63,7 @@ from toolresponse_generated import (
 from .._errors import DialectError, ResponseValidationError
 from .._response import ToolResponse
 from .._violation import SchemaViolation
-from ._carry import agreeing, context_call_id
+from ._carry import agreeing, context_value
 from ._shape import Shape
 from ._text import infer_code, model_text, stated_text, text_error
 
@@ -154,7 +154,7 @@ def _tool_failure(response: ToolResponse, info: ErrorInfo, clock: Callable[[], f
         failure["retryable"] = retryable
         if retryable and info.retry_after_ms is not None:
             failure["retryNotBefore"] = min(_now_ms(clock) + info.retry_after_ms, _SAFE_INTEGER)
-    failure["correlationId"] = context_call_id(response) or str(uuid.uuid4())
+    failure["correlationId"] = context_value(response, "call_id") or str(uuid.uuid4())
     return failure
 
 

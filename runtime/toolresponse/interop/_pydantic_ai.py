@@ -54,14 +54,7 @@ from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
 from ..tools._policy import DENIAL_CODES, LOCAL_CALLER
-from ._carry import (
-    CALL_ID,
-    agreeing,
-    call_id_or_context,
-    is_response_wire,
-    record_context,
-    tool_name_or_context,
-)
+from ._carry import CALL_ID, agreeing, is_response_wire, record_context, required
 from ._offered import OfferedTool, offered_tools
 from ._outcomes import DENIED, INTERRUPTED
 from ._shape import Shape, dumped, record_schema
@@ -158,15 +151,13 @@ def outcome_for(response: ToolResponse) -> str:
 def to_pydantic_ai(
     response: ToolResponse, *, tool_call_id: str | None = None, tool_name: str | None = None
 ) -> dict[str, Any]:
-    """The ``ToolReturnPart`` of ``response``, as pydantic-ai writes one (see the module docstring).
-
-    ``tool_call_id`` defaults to ``context.call_id`` and ``tool_name`` to ``context.tool_name``;
-    without either, ``DialectError``."""
+    """The ``ToolReturnPart`` of ``response``, as pydantic-ai writes one; ``tool_call_id`` and
+    ``tool_name`` default to the response's context."""
     return {
         "part_kind": "tool-return",
-        "tool_name": tool_name_or_context(tool_name, response, dialect="pydantic-ai", member="tool_name"),
-        "tool_call_id": call_id_or_context(
-            tool_call_id, response, dialect="pydantic-ai", member="tool_call_id"
+        "tool_name": required(response, "tool_name", tool_name, dialect="pydantic-ai", member="tool_name"),
+        "tool_call_id": required(
+            response, "call_id", tool_call_id, dialect="pydantic-ai", member="tool_call_id"
         ),
         "content": model_text(response),
         "metadata": response.to_dict(),

@@ -54,14 +54,14 @@ def record_schema(title: str, required: list[str], properties: dict[str, Any], *
     }
 
 
-def text_or_blocks(block_type: dict[str, Any], text_type: str) -> dict[str, Any]:
-    """The schema of content that is a string or a list of blocks, each an object whose ``type`` has
+def text_or_blocks(block_type: dict[str, Any], text_type: str, key: str = "type") -> dict[str, Any]:
+    """The schema of content that is a string or a list of blocks, each an object whose ``key`` has
     the schema ``block_type``; a block of type ``text_type`` has a string ``text``."""
     block = {
         "type": "object",
-        "required": ["type"],
-        "properties": {"type": block_type},
-        "if": {"properties": {"type": {"const": text_type}}},
+        "required": [key],
+        "properties": {key: block_type},
+        "if": {"properties": {key: {"const": text_type}}},
         "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
     }
     return {"anyOf": [{"type": "string"}, {"type": "array", "items": block}]}

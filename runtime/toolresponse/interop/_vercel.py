@@ -12,20 +12,11 @@ A ``tool-error`` part, in a step's content when a tool threw (never sent to the 
     {"type": "tool-error", "toolCallId": "call_1", "toolName": "get_weather", "input": {...},
      "error": ...}
 
-The output's type says error or not (``error-*``) and denied; there is no code
-and no partial state. ``to_vercel`` writes ``json`` with the whole response,
-``error-json`` for an error (its ``error_info``, the code, in it); with
-``carry=False``, ``text`` or ``error-text`` with the model text. A denial
-(``_outcomes.DENIED``) is written ``execution-denied``, its message the reason,
-when that loses nothing (with ``carry=False``, always). ``from_vercel`` gives a
-carried response back exactly; one whose status contradicts the output's type
-is refused with ``DialectError`` at ``/output/type``. ``execution-denied`` is
-the DENIED outcome (PERMISSION_DENIED, ``details.outcome`` "denied"), its reason
-the message. Other values are read by ``_carry.foreign_wire`` (a text as
-``_text`` reads one; ``content`` items as text items joined, the others in
-``data.blocks``); a ``tool-error`` is an error read from its ``error`` so, its
-``input`` in ``context.params_input``. The id and the tool name go to
-``context``; ``providerOptions`` and a ``tool-error``'s metadata are not read.
+The output's type says error (``error-*``) or denied. ``to_vercel`` writes ``json`` (``error-json``)
+with the whole response, or with ``carry=False`` ``text`` (``error-text``) with the model text; a
+denial (``_outcomes.DENIED``) is ``execution-denied`` when that loses nothing. Other values are
+read by ``_carry.foreign_wire``; a ``tool-error`` is an error, its ``input`` in
+``context.params_input``.
 """
 
 from __future__ import annotations
@@ -34,16 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import (
-    CALL_ID,
-    TOOL_NAME,
-    blocks_wire,
-    call_id_or_context,
-    record_context,
-    slot_wire,
-    text_parts,
-    tool_name_or_context,
-)
+from ._carry import CALL_ID, TOOL_NAME, blocks_wire, record_context, required, slot_wire, text_parts
 from ._outcomes import DENIED
 from ._shape import Shape, record_schema, text_or_blocks
 from ._text import model_text
@@ -114,14 +96,12 @@ SHAPE = Shape("vercel", VERCEL_SHAPE)
 def to_vercel(
     response: ToolResponse, *, toolCallId: str | None = None, toolName: str | None = None, carry: bool = True
 ) -> dict[str, Any]:
-    """The ``tool-result`` part of ``response`` (see the module docstring for its output).
-
-    ``toolCallId`` defaults to ``context.call_id`` and ``toolName`` to
-    ``context.tool_name``; without either, ``DialectError``."""
+    """The ``tool-result`` part of ``response``; ``toolCallId`` and ``toolName`` default to the
+    response's context."""
     record: dict[str, Any] = {
         "type": "tool-result",
-        "toolCallId": call_id_or_context(toolCallId, response, dialect="vercel", member="toolCallId"),
-        "toolName": tool_name_or_context(toolName, response, dialect="vercel", member="toolName"),
+        "toolCallId": required(response, "call_id", toolCallId, dialect="vercel", member="toolCallId"),
+        "toolName": required(response, "tool_name", toolName, dialect="vercel", member="toolName"),
     }
     info = response.error_info
     if info is not None and DENIED.of(response):
@@ -160,8 +140,6 @@ def wire_from_vercel(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_vercel(record: Mapping[str, Any]) -> ToolResponse:
-    """The ToolResponse a ``tool-result`` or ``tool-error`` part holds (see the module docstring).
-
-    Raises ``DialectError("vercel", ...)`` for a record that is neither, and
-    ``ResponseValidationError`` when the response it carries is not valid."""
+    """The ToolResponse a ``tool-result`` or ``tool-error`` part holds; ``DialectError`` for any
+    other record."""
     return ToolResponse.from_dict(wire_from_vercel(SHAPE.checked(record)))
