@@ -1,19 +1,11 @@
 """``convert``: records of one dialect to another, streamed, each bad record reported and skipped.
 
-Inputs are read as ``validate`` reads them (``validation.decoded_records``). Each
-readable record goes through ToolResponse: ``from_<source>`` then
-``to_<target>``; the output is one record per line (JSON lines), or with
-``output_format="json"`` one JSON array, written as the records come. A record
-that cannot be converted (not I-JSON, not in its dialect's shape, or mapping to
-an invalid ToolResponse) is reported on ``err`` as
-``FILE:LINE[:COLUMN]: POINTER: [layer] MESSAGE [KEYWORD]`` and left out; the
-rest are converted. A target whose records answer a tool call by its id
-(``Dialect.call_id``) takes it from the response's ``context.call_id``, one
-whose records name the tool (``Dialect.tool_name``) from ``context.tool_name``;
-a response without it is such a record (``/context/call_id``,
-``/context/tool_name``), never written with an empty one. Exit status: 0 all
-converted, 1 some record left out, 2 an input could not be read (the others are
-still converted).
+Inputs are read as ``validate`` reads them; each record goes through ToolResponse (``from_<source>``
+then ``to_<target>``) and is written as a JSON line (``output_format="json"``: one array). A record
+that cannot be converted (not I-JSON, not in its shape, mapping to an invalid response, a target
+needing a call id or tool name the response's context lacks) is reported on ``err`` as
+``FILE:LINE[:COLUMN]: POINTER: [layer] MESSAGE [KEYWORD]`` and left out. Exit status: 0 all
+converted, 1 some record left out, 2 an input could not be read.
 """
 
 from __future__ import annotations

@@ -5,33 +5,12 @@
     {"status": "error", "text": "...", "data": {}, "error": {"code": "NOT_FOUND", "message": "..."},
      "stats": {"time_ms": 3}, "context": {"tool_name": "read_file", "params_input": {...}}}
 
-The differences from ToolResponse v1, and what each converter does with them:
-
-========================  ==================================  ===========================================
-HelloAgents 1.0 / 1.0.1   ToolResponse v1                     conversion
-========================  ==================================  ===========================================
-``error``                 ``error_info``                      renamed both ways
-error ``code``: any str   one of the 15 standard codes        read as is: a code that is not standard
-                                                              makes the record invalid (the validator
-                                                              names the nearest code), never guessed
-``error``: a free dict    ``code``, ``message``, and          read: the members of those names as
-(``code``, ``message``,   ``details``, ``retryable``,         themselves, any other kept in ``details``
-any other member)         ``retry_after_ms``                  under its own name; written: ``code`` and
-                                                              ``message`` only
-``data`` always written   absent means ``{}``                 read: ``{}`` either way; written always
-``stats``/``context``     null or absent when unset           read as absent; written only when non-empty
-only when non-empty
-``time_ms``: a number     a number >= 0                       read as is; written rounded to an integer
-(its timing: an integer)                                      (what its timing writes)
-``context.input`` (plain  ``context.params_input``            read: renamed; written: ``params_input``
-function)                                                     (what its ``Tool.run_with_timing`` writes)
-no ``x-`` members         ``x-`` extensions                   written: dropped; read: absent
-========================  ==================================  ===========================================
-
-So ``from_helloagents(to_helloagents(r))`` is ``r`` less ``details``,
-``retryable``, ``retry_after_ms`` and ``x-`` members, with ``time_ms``
-rounded; everything HelloAgents writes is read without loss, its
-``ToolResponse`` objects too (through their ``to_dict()``).
+``error`` is ``error_info`` (read: its other members kept in ``details``; written: ``code`` and
+``message`` only), ``context.input`` is ``context.params_input``, ``time_ms`` is written rounded,
+``data`` always written, ``stats`` / ``context`` only when non-empty, ``x-`` members dropped; an
+error code that is not standard makes the record invalid, never guessed. So
+``from_helloagents(to_helloagents(r))`` is ``r`` less ``details``, ``retryable``,
+``retry_after_ms`` and ``x-`` members, with ``time_ms`` rounded (docs/migrating.md has the table).
 """
 
 from __future__ import annotations
@@ -115,13 +94,8 @@ def wire_from_helloagents(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_helloagents(record: Any) -> ToolResponse:
-    """The ToolResponse of a HelloAgents 1.0 / 1.0.1 dict, or of its ``ToolResponse`` object (any
-    object with a ``to_dict()`` method is read as the dict that method gives).
-
-    Raises ``DialectError("helloagents", ...)`` for a record not in its shape
-    (or a value that is not JSON in it), and ``ResponseValidationError`` when
-    the mapped response is not valid (an error code that is not standard, an
-    empty error message, ...)."""
+    """The ToolResponse of a HelloAgents 1.0 / 1.0.1 dict, or of an object with a ``to_dict()``
+    method (its ``ToolResponse``); ``DialectError`` for any other record."""
     if not isinstance(record, Mapping) and callable(getattr(record, "to_dict", None)):
         record = record.to_dict()
     return ToolResponse.from_dict(wire_from_helloagents(SHAPE.checked(record)))

@@ -1,19 +1,9 @@
-"""Logs in any dialect: each record judged in two layers, through the validator's bulk API.
+"""Logs in any dialect, judged through the validator's bulk API in two layers.
 
-Inputs are read as ``toolresponse validate`` reads them (``validation.expand``
-and its readers: files, directories, ``-``, URLs, ``.gz``/``.zst``; I-JSON
-checked first, a syntax error, a duplicate name or a noncharacter reported
-with its line and column). What differs is the ``Judge``: ``DialectJudge``
-decides on each record in two layers, and every violation's message says which
-layer it comes from:
-
-1. ``<dialect> record: ...``: the record against the dialect's own shape (the
-   pointer is into the record, the keyword the shape's rule that failed);
-2. ``mapped ToolResponse: ...``: the ToolResponse the record maps to, against
-   the v1 schema (the pointer is into that response: ``/error_info/code``).
-
-A judge is all a dialect adds, so ``validate --from`` has every mode of
-``validate``: ``--jobs``, a Dask cluster, every report format.
+``DialectJudge`` checks each record against its dialect's shape (``<dialect> record: ...``, the
+pointer into the record), then the ToolResponse it maps to against the v1 schema (``mapped
+ToolResponse: ...``, the pointer into the response). A judge is all a dialect adds, so
+``validate --from`` has every mode of ``validate`` (``--jobs``, Dask, every report format).
 """
 
 from __future__ import annotations

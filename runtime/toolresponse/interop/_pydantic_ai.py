@@ -1,46 +1,17 @@
 """pydantic-ai: the ``ToolReturnPart`` of a message history (and the stored ``RetryPromptPart``),
 and registry tools as pydantic-ai tools.
 
-A record is one part as pydantic-ai writes it (an item of a ``ModelRequest``'s ``parts`` in
-``ModelMessagesTypeAdapter.dump_python(messages, mode="json")``)::
+A record is one part as pydantic-ai writes it (``ModelMessagesTypeAdapter.dump_python(messages,
+mode="json")``)::
 
     {"part_kind": "tool-return", "tool_name": "get_weather", "tool_call_id": "call_1",
      "content": "...", "metadata": {...}, "outcome": "failed", "retry": null, ...}
 
-``outcome`` (absent before pydantic-ai 1.67: success) is the record's own word: ``success`` is a
-success (a partial result by its ``PARTIAL:`` prefix), any other outcome an error, coded by the
-text's stated code (``ERROR CODE: ...``), else by the outcome:
-
-===========  ===================================================================================
-outcome      code, when the text states none
-===========  ===================================================================================
-failed       inferred from the text (``_text``), else EXECUTION_ERROR
-retried      INVALID_PARAM for ``retry.cause`` ``validation_error``, NOT_FOUND for
-             ``unknown_tool`` / ``unavailable_tool``; else as failed
-denied       PERMISSION_DENIED (``_outcomes.DENIED``)
-interrupted  EXECUTION_ERROR (``_outcomes.INTERRUPTED``)
-===========  ===================================================================================
-
-and ``details.outcome`` names any outcome but failed (``details.retry`` keeps ``retry``).
-
-- ``to_pydantic_ai(response)``: ``content`` the model text, ``metadata`` the whole response
-  (pydantic-ai keeps it for the application and never sends it to the model), ``outcome`` as
-  ``outcome_for`` says. ``from_pydantic_ai`` gives that response back exactly, when its status
-  agrees with the outcome (an error exactly for an outcome other than success); one that
-  contradicts it is refused with ``DialectError`` at ``/outcome``.
-- A record without it (written by pydantic-ai itself) is read as above: a string ``content`` is
-  the text; other content is kept in ``data.content`` and its text is its JSON; foreign
-  ``metadata`` is kept in ``data.metadata``; ``tool_call_id`` and ``tool_name`` go to
-  ``context``.
-- A ``retry-prompt`` part (deprecated in 2.60, still in stored histories) is read as pydantic-ai
-  loads it: the ``retried`` return of its tool, validation errors (a list) with cause
-  ``validation_error``. One without ``tool_name`` answers no tool call and is refused.
-- ``as_pydantic_ai_tools(registry, caller=...)``: one pydantic-ai ``Tool`` per tool that caller
-  may see (``LOCAL_CALLER`` by default: ``_offered``), each call through the registry as that
-  caller; the answer takes the outcome ``outcome_for`` gives (a success its
-  ``metadata`` too).
-
-pydantic-ai is imported only by ``as_pydantic_ai_tools``.
+``to_pydantic_ai`` writes the model text as ``content``, the whole response as ``metadata`` (never
+sent to the model) and the ``outcome`` ``outcome_for`` gives. A part without such metadata is read
+from its text (``_text``), an error for any outcome but ``success``, coded by the outcome where
+the text states no code (``_outcomes``; a retry's cause); docs/migrating.md, "From pydantic-ai",
+has the table. pydantic-ai is imported only by ``as_pydantic_ai_tools``.
 """
 
 from __future__ import annotations
@@ -131,10 +102,8 @@ _CAUSE_CODES: Final = {
 
 def outcome_for(response: ToolResponse) -> str:
     """The ``outcome`` of ``response``: ``success`` for a success or a partial result; for an
-    error, the one ``details.outcome`` names (``denied``, ``interrupted``, ``retried``), else
-    ``denied`` for an access policy's denial (ACCESS_DENIED or PERMISSION_DENIED with
-    ``details.policy``: a deliberate refusal, not a failure), ``retried`` for INVALID_PARAM (the
-    model must correct its arguments, as pydantic-ai answers arguments that fail its validation),
+    error, the one ``details.outcome`` names, else ``denied`` for an access policy's denial
+    (``details.policy``), ``retried`` for INVALID_PARAM (the model must correct its arguments),
     else ``failed``."""
     info = response.error_info
     if info is None:
@@ -198,11 +167,8 @@ def wire_from_pydantic_ai(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_pydantic_ai(record: Any) -> ToolResponse:
-    """The ToolResponse of a ``ToolReturnPart`` (or a stored ``RetryPromptPart``), as its JSON or
-    the part itself (see the module docstring).
-
-    Raises ``DialectError("pydantic-ai", ...)`` for a record that is not such a part, and
-    ``ResponseValidationError`` when its metadata is a ToolResponse that is not valid."""
+    """The ToolResponse of a ``ToolReturnPart`` (or a stored ``RetryPromptPart``), its JSON or the
+    part itself; ``DialectError`` for any other record."""
     return ToolResponse.from_dict(wire_from_pydantic_ai(SHAPE.checked(dumped("pydantic-ai", record))))
 
 
@@ -211,21 +177,9 @@ def from_pydantic_ai(record: Any) -> ToolResponse:
 
 def as_pydantic_ai_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) -> list[Tool[Any]]:
     """One pydantic-ai ``Tool`` per tool of ``registry`` that ``caller`` may see, in its order
-    (needs pydantic-ai); a tool the access policies hide from the caller is not offered.
-
-    Each tool's arguments are described by the registry's JSON Schema and checked by the registry;
-    a call runs through ``registry.aexecute`` as ``caller``, with the tool call's id as ``call_id``, and its
-    response reaches pydantic-ai as the outcome ``outcome_for`` gives, the model text as content:
-
-    - success (a partial result too): a ``ToolReturn`` whose ``metadata`` is the whole response;
-    - ``failed``: ``ToolFailed``, which ends this call and not the run;
-    - ``retried`` (INVALID_PARAM): ``ModelRetry``, which counts against the tool's retries (past
-      them pydantic-ai ends the run with ``UnexpectedModelBehavior``, as for its own validation);
-    - ``denied``: ``ToolDenied``.
-
-    pydantic-ai gives an error's part no metadata, so its code reaches the history in the text
-    (``ERROR CODE: message``), where ``from_pydantic_ai`` reads it.
-    """
+    (needs pydantic-ai). A call runs through the registry as ``caller`` with the tool call's id and
+    answers by ``outcome_for``: a ``ToolReturn`` with the response as ``metadata``, ``ToolFailed``,
+    ``ModelRetry`` (``retried``) or ``ToolDenied``; the model text is the content."""
     try:
         from pydantic_ai import ModelRetry, RunContext, Tool, ToolDenied, ToolFailed
         from pydantic_ai.messages import ToolReturn

@@ -1,13 +1,9 @@
 """A dialect's record shape (a JSON Schema 2020-12 dict) checked by the package's fast engine.
 
-Every dialect module declares the shape of one record as plain data (``record_schema`` writes
-what every shape has: an object of known members and no others; ``text_or_blocks`` the content
-that is a text or a list of typed blocks) and checks records against it here:
-``Shape(name, schema)`` compiles the schema on first use, as a tool's parameters are compiled
-(``ParameterValidator``: jsonschema-rs); ``shape.violations(record)`` lists what is wrong
-(JSON pointer into the record, the keyword that failed, a message, the schema path), and
-``shape.checked(record)`` gives the record as JSON data or raises ``DialectError`` naming the
-dialect.
+Each dialect declares its record's shape as data (``record_schema``, ``text_or_blocks``);
+``Shape(name, schema)`` compiles it on first use (jsonschema-rs, as a tool's parameters are),
+``violations`` lists what is wrong (pointer, keyword, message, schema path) and ``checked`` gives
+the record as JSON data or raises ``DialectError`` naming the dialect.
 """
 
 from __future__ import annotations
