@@ -17,7 +17,8 @@ from typing import Any
 
 from .._response import ToolResponse
 from ._carry import CALL_ID, record_context, required, text_parts, text_wire, written
-from ._shape import Shape, record_schema, text_or_blocks
+from ._dialects import dialect
+from ._shape import record_schema, text_or_blocks
 
 __all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
 
@@ -34,8 +35,6 @@ ANTHROPIC_SHAPE: dict[str, Any] = record_schema(
     },
 )
 """One ``tool_result`` block (``ToolResultBlockParam``)."""
-
-SHAPE = Shape("anthropic", ANTHROPIC_SHAPE)
 
 
 def to_anthropic(
@@ -67,4 +66,4 @@ def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def from_anthropic(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse a ``tool_result`` block holds; ``DialectError`` for any other record."""
-    return ToolResponse.from_dict(wire_from_anthropic(SHAPE.checked(record)))
+    return dialect("anthropic").read(record)

@@ -17,7 +17,8 @@ from typing import Any
 
 from .._response import ToolResponse
 from ._carry import TOOL_NAME, carried_text, context_value, record_context, required, text_wire
-from ._shape import Shape, dumped, record_schema
+from ._dialects import dialect
+from ._shape import dumped, record_schema
 
 __all__ = ["AUTOGEN_SHAPE", "from_autogen", "to_autogen", "wire_from_autogen"]
 
@@ -32,8 +33,6 @@ AUTOGEN_SHAPE: dict[str, Any] = record_schema(
     },
 )
 """One ``FunctionExecutionResult`` (``name`` since autogen-core 0.4.8)."""
-
-SHAPE = Shape("autogen", AUTOGEN_SHAPE)
 
 
 def to_autogen(
@@ -74,4 +73,4 @@ def wire_from_autogen(record: Mapping[str, Any]) -> dict[str, Any]:
 def from_autogen(record: Any) -> ToolResponse:
     """The ToolResponse of a ``FunctionExecutionResult``, its JSON or the object itself;
     ``DialectError`` for any other record."""
-    return ToolResponse.from_dict(wire_from_autogen(SHAPE.checked(dumped("autogen", record))))
+    return dialect("autogen").read(dumped("autogen", record))

@@ -18,7 +18,8 @@ from typing import Any
 
 from .._response import ToolResponse
 from ._carry import CALL_ID, blocks_wire, foreign_wire, is_response_wire, record_context, required, slot_wire
-from ._shape import Shape, record_schema
+from ._dialects import dialect
+from ._shape import record_schema
 from ._text import model_text
 
 __all__ = ["BEDROCK_SHAPE", "from_bedrock", "to_bedrock", "wire_from_bedrock"]
@@ -53,8 +54,6 @@ BEDROCK_SHAPE: dict[str, Any] = record_schema(
     },
 )
 """One ``ToolResultBlock`` (the value of a content block's ``toolResult`` member)."""
-
-SHAPE = Shape("bedrock", BEDROCK_SHAPE)
 
 
 def to_bedrock(
@@ -92,4 +91,4 @@ def wire_from_bedrock(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def from_bedrock(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse a ``toolResult`` block holds; ``DialectError`` for any other record."""
-    return ToolResponse.from_dict(wire_from_bedrock(SHAPE.checked(record)))
+    return dialect("bedrock").read(record)

@@ -88,6 +88,12 @@ class Dialect:
 
         return Shape(self.name, bundled_schema() if self.name == RESPONSE else self._attribute("", "_SHAPE"))
 
+    def read(self, record: Any) -> ToolResponse:
+        """The response of ``record``: its shape checked (else ``DialectError``), then mapped."""
+        from .._response import ToolResponse
+
+        return ToolResponse.from_dict(self.wire(self.shape.checked(record)))
+
     @cached_property
     def wire(self) -> Callable[[Any], Any]:
         """A record known to have the shape, as the ToolResponse wire object it maps to (unchecked)."""

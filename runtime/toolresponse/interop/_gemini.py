@@ -33,7 +33,8 @@ from ._carry import (
     slot_wire,
     text_parts,
 )
-from ._shape import Shape, record_schema, text_or_blocks
+from ._dialects import dialect
+from ._shape import record_schema, text_or_blocks
 from ._text import model_text
 
 __all__ = [
@@ -75,9 +76,6 @@ GEMINI_INTERACTIONS_SHAPE: dict[str, Any] = record_schema(
     },
 )
 """One ``function_result`` step (``interactions.FunctionResultStep``)."""
-
-SHAPE = Shape("gemini", GEMINI_SHAPE)
-INTERACTIONS = Shape("gemini-interactions", GEMINI_INTERACTIONS_SHAPE)
 
 
 def _outcome(response: ToolResponse, carry: bool) -> Any:
@@ -146,9 +144,9 @@ def wire_from_gemini_interactions(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def from_gemini(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse a ``FunctionResponse`` holds; ``DialectError`` for any other record."""
-    return ToolResponse.from_dict(wire_from_gemini(SHAPE.checked(record)))
+    return dialect("gemini").read(record)
 
 
 def from_gemini_interactions(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse an Interactions ``function_result`` holds (see ``from_gemini``)."""
-    return ToolResponse.from_dict(wire_from_gemini_interactions(INTERACTIONS.checked(record)))
+    return dialect("gemini-interactions").read(record)

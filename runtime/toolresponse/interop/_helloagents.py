@@ -20,7 +20,8 @@ from typing import Any
 
 from .._response import ToolResponse
 from ._carry import error_info_of
-from ._shape import Shape, record_schema
+from ._dialects import dialect
+from ._shape import record_schema
 
 __all__ = ["HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents", "wire_from_helloagents"]
 
@@ -51,8 +52,6 @@ HELLOAGENTS_SHAPE: dict[str, Any] = record_schema(
     },
 )
 """One HelloAgents 1.0 / 1.0.1 ``ToolResponse.to_dict()`` (or its JSON)."""
-
-SHAPE = Shape("helloagents", HELLOAGENTS_SHAPE)
 
 
 def to_helloagents(response: ToolResponse) -> dict[str, Any]:
@@ -98,4 +97,4 @@ def from_helloagents(record: Any) -> ToolResponse:
     method (its ``ToolResponse``); ``DialectError`` for any other record."""
     if not isinstance(record, Mapping) and callable(getattr(record, "to_dict", None)):
         record = record.to_dict()
-    return ToolResponse.from_dict(wire_from_helloagents(SHAPE.checked(record)))
+    return dialect("helloagents").read(record)

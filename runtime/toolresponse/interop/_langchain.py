@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._response import ToolResponse
 from ..tools._policy import LOCAL_CALLER
 from ._carry import agreeing, blocks_wire, context_value, is_response_wire, record_context
+from ._dialects import dialect
 from ._offered import offered_tools
-from ._shape import Shape, record_schema
+from ._shape import record_schema
 from ._text import model_text
 
 if TYPE_CHECKING:
@@ -65,8 +66,6 @@ LANGCHAIN_SHAPE: dict[str, Any] = record_schema(
     },
 )
 """One ``ToolMessage`` as its fields (``ToolMessage.model_dump()``, or the dict it is built from)."""
-
-SHAPE = Shape("langchain", LANGCHAIN_SHAPE)
 
 _Artifact = TypeVar("_Artifact")
 
@@ -149,7 +148,7 @@ def from_langchain(record: Any) -> ToolResponse:
         if isinstance(artifact, ToolResponse):
             return _agreeing(artifact, getattr(record, "status", "success"))
         record = record.model_dump()
-    return ToolResponse.from_dict(wire_from_langchain(SHAPE.checked(record)))
+    return dialect("langchain").read(record)
 
 
 # -- the saved form: messages_to_dict ------------------------------------------------------
@@ -163,8 +162,6 @@ LANGCHAIN_DICT_SHAPE: dict[str, Any] = record_schema(
     },
 )
 """One ``ToolMessage`` as ``messages_to_dict`` saves it: ``{"type": "tool", "data": its fields}``."""
-
-DICT_SHAPE = Shape("langchain-dict", LANGCHAIN_DICT_SHAPE)
 
 
 def to_langchain_dict(
@@ -181,7 +178,7 @@ def wire_from_langchain_dict(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def from_langchain_dict(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse of a ``ToolMessage`` saved by ``messages_to_dict`` (as ``from_langchain``)."""
-    return ToolResponse.from_dict(wire_from_langchain_dict(DICT_SHAPE.checked(record)))
+    return dialect("langchain-dict").read(record)
 
 
 # -- registry tools as LangChain tools ------------------------------------------------------

@@ -20,7 +20,8 @@ from typing import Any
 
 from .._response import ToolResponse
 from ._carry import TOOL_NAME, agreeing, blocks_wire, is_response_wire, record_context, required, text_parts
-from ._shape import Shape, dumped, record_schema, text_or_blocks
+from ._dialects import dialect
+from ._shape import dumped, record_schema, text_or_blocks
 from ._text import model_text
 
 __all__ = ["LLAMAINDEX_SHAPE", "from_llamaindex", "to_llamaindex", "wire_from_llamaindex"]
@@ -39,8 +40,6 @@ LLAMAINDEX_SHAPE: dict[str, Any] = record_schema(
     oneOf=[{"required": ["blocks"]}, {"required": ["content"]}],
 )
 """One ``ToolOutput`` (its ``blocks``, or the ``content`` of llama-index-core 0.12.0)."""
-
-SHAPE = Shape("llamaindex", LLAMAINDEX_SHAPE)
 
 
 def to_llamaindex(response: ToolResponse, *, tool_name: str | None = None) -> dict[str, Any]:
@@ -79,4 +78,4 @@ def wire_from_llamaindex(record: Mapping[str, Any]) -> dict[str, Any]:
 def from_llamaindex(record: Any) -> ToolResponse:
     """The ToolResponse of a ``ToolOutput``, its JSON or the object itself; ``DialectError`` for any
     other record."""
-    return ToolResponse.from_dict(wire_from_llamaindex(SHAPE.checked(dumped("llamaindex", record))))
+    return dialect("llamaindex").read(dumped("llamaindex", record))

@@ -35,6 +35,7 @@ from .._errors import DialectError, ResponseValidationError
 from .._response import ToolResponse
 from .._violation import SchemaViolation
 from ._carry import agreeing, context_value, text_parts
+from ._dialects import dialect
 from ._shape import Shape
 from ._text import infer_code, model_text, stated_text, text_error
 
@@ -132,7 +133,6 @@ def _now_ms(clock: Callable[[], float]) -> int:
 # -- CallToolResult -> ToolResponse ----------------------------------------------------------
 
 
-SHAPE: Final = Shape(_DIALECT, MCP_RESULT_SHAPE)
 _META_POINTER: Final = "/_meta/" + MCP_META_KEY.replace("~", "~0").replace("/", "~1")
 
 
@@ -145,7 +145,7 @@ def from_mcp(
     ``CallToolResult``, or does not make a valid ToolResponse (pointers into the record).
     ``shape_known=True``: the caller vouches for the record's shape (the MCP SDK validated it),
     so only the response it makes is checked."""
-    wire = wire_from_mcp(record if shape_known else SHAPE.checked(record), clock=clock)
+    wire = wire_from_mcp(record if shape_known else dialect(_DIALECT).shape.checked(record), clock=clock)
     try:
         return ToolResponse.from_dict(wire)
     except ResponseValidationError as error:

@@ -22,7 +22,8 @@ from typing import Any
 
 from .._response import ToolResponse
 from ._carry import CALL_ID, carried_text, record_context, required, text_parts, text_wire
-from ._shape import Shape, record_schema, text_or_blocks
+from ._dialects import dialect
+from ._shape import record_schema, text_or_blocks
 
 __all__ = [
     "OPENAI_CHAT_SHAPE",
@@ -70,9 +71,6 @@ OPENAI_RESPONSES_SHAPE: dict[str, Any] = record_schema(
 )
 """One Responses API ``function_call_output`` input item (``FunctionCallOutput``)."""
 
-CHAT = Shape("openai-chat", OPENAI_CHAT_SHAPE)
-RESPONSES = Shape("openai-responses", OPENAI_RESPONSES_SHAPE)
-
 
 def to_openai_chat(
     response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None, carry: bool = True
@@ -118,9 +116,9 @@ def wire_from_openai_responses(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def from_openai_chat(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse a Chat Completions tool message holds; ``DialectError`` for any other record."""
-    return ToolResponse.from_dict(wire_from_openai_chat(CHAT.checked(record)))
+    return dialect("openai-chat").read(record)
 
 
 def from_openai_responses(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse a Responses API ``function_call_output`` item holds (see ``from_openai_chat``)."""
-    return ToolResponse.from_dict(wire_from_openai_responses(RESPONSES.checked(record)))
+    return dialect("openai-responses").read(record)

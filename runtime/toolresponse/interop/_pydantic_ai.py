@@ -26,9 +26,10 @@ from toolresponse_generated import ErrorCode
 from .._response import ToolResponse
 from ..tools._policy import DENIAL_CODES, LOCAL_CALLER
 from ._carry import CALL_ID, agreeing, is_response_wire, record_context, required
+from ._dialects import dialect
 from ._offered import OfferedTool, offered_tools
 from ._outcomes import DENIED, INTERRUPTED
-from ._shape import Shape, dumped, record_schema
+from ._shape import dumped, record_schema
 from ._text import inferred, model_text
 
 if TYPE_CHECKING:
@@ -83,8 +84,6 @@ PYDANTIC_AI_SHAPE: dict[str, Any] = record_schema(
 )
 """One ``ToolReturnPart`` as pydantic-ai writes it (``outcome`` since 1.67, ``retried`` since 2.60),
 or one ``RetryPromptPart`` of a tool (pydantic-ai before 2.60)."""
-
-SHAPE = Shape("pydantic-ai", PYDANTIC_AI_SHAPE)
 
 _OUTCOMES: Final = {outcome.name: outcome for outcome in (DENIED, INTERRUPTED)}
 _NAMED: Final = (*_OUTCOMES, "retried")
@@ -169,7 +168,7 @@ def wire_from_pydantic_ai(record: Mapping[str, Any]) -> dict[str, Any]:
 def from_pydantic_ai(record: Any) -> ToolResponse:
     """The ToolResponse of a ``ToolReturnPart`` (or a stored ``RetryPromptPart``), its JSON or the
     part itself; ``DialectError`` for any other record."""
-    return ToolResponse.from_dict(wire_from_pydantic_ai(SHAPE.checked(dumped("pydantic-ai", record))))
+    return dialect("pydantic-ai").read(dumped("pydantic-ai", record))
 
 
 # -- registry tools as pydantic-ai tools ----------------------------------------------------

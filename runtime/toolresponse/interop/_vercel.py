@@ -26,8 +26,9 @@ from typing import Any
 
 from .._response import ToolResponse
 from ._carry import CALL_ID, TOOL_NAME, blocks_wire, record_context, required, slot_wire, text_parts
+from ._dialects import dialect
 from ._outcomes import DENIED
-from ._shape import Shape, record_schema, text_or_blocks
+from ._shape import record_schema, text_or_blocks
 from ._text import model_text
 
 __all__ = ["VERCEL_SHAPE", "from_vercel", "to_vercel", "wire_from_vercel"]
@@ -90,8 +91,6 @@ VERCEL_SHAPE: dict[str, Any] = record_schema(
 )
 """One ``ToolResultPart`` (AI SDK 5 to 7) or ``tool-error`` content part."""
 
-SHAPE = Shape("vercel", VERCEL_SHAPE)
-
 
 def to_vercel(
     response: ToolResponse, *, toolCallId: str | None = None, toolName: str | None = None, carry: bool = True
@@ -142,4 +141,4 @@ def wire_from_vercel(record: Mapping[str, Any]) -> dict[str, Any]:
 def from_vercel(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse a ``tool-result`` or ``tool-error`` part holds; ``DialectError`` for any
     other record."""
-    return ToolResponse.from_dict(wire_from_vercel(SHAPE.checked(record)))
+    return dialect("vercel").read(record)
