@@ -3,12 +3,11 @@
 ::
 
     {"toolUseId": "tooluse_1", "status": "success",
-     "content": [{"text": "..."}, {"json": {...}}]}   each block one of text, json, image, document,
-                                                      video, searchResult
+     "content": [{"text": "..."}, {"json": {...}}]}   blocks: text, json, image, document, video,
+                                                      searchResult
 
-``status`` says error or not; a ``json`` block holds the whole response after the model text
-(``_carry.slot_wire``). A block without one is read from its text blocks (``_text``), a lone
-``json`` block by ``_carry.foreign_wire``; other blocks are kept in ``data.blocks``.
+The whole response rides in a ``json`` block after the model text; a lone foreign ``json`` block
+is read by ``_carry.foreign_wire``, other blocks kept in ``data.blocks``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,14 @@
 """Google Gemini: the ``FunctionResponse`` (generateContent) and the Interactions API ``function_result``.
 
-``FunctionResponse``::
+::
 
     {"id": "call_1", "name": "get_weather", "response": {"output": ...}}      or {"error": ...}
-
-The Interactions step::
-
     {"type": "function_result", "call_id": "call_1", "name": "get_weather", "is_error": false,
      "result": ...}                           result: an object, a text, or text / image / ... items
 
 The whole response rides in ``response.output`` (``response.error`` for an error) or ``result``
-(``_carry.slot_wire``; ``carry=False``: the model text). A foreign value is read by
-``_carry.foreign_wire``, Interactions items as text items joined and the others in ``data.blocks``;
-a FunctionResponse's ``parts`` go to ``data.parts``. ``will_continue`` and ``scheduling`` are not
-read.
+(``carry=False``: the model text); a foreign value is read by ``_carry.foreign_wire``, items as
+``_carry.blocks_wire`` reads them, a FunctionResponse's ``parts`` kept in ``data.parts``.
 """
 
 from __future__ import annotations

@@ -5,12 +5,9 @@
     {"status": "error", "text": "...", "data": {}, "error": {"code": "NOT_FOUND", "message": "..."},
      "stats": {"time_ms": 3}, "context": {"tool_name": "read_file", "params_input": {...}}}
 
-``error`` is ``error_info`` (read: its other members kept in ``details``; written: ``code`` and
-``message`` only), ``context.input`` is ``context.params_input``, ``time_ms`` is written rounded,
-``data`` always written, ``stats`` / ``context`` only when non-empty, ``x-`` members dropped; an
-error code that is not standard makes the record invalid, never guessed. So
 ``from_helloagents(to_helloagents(r))`` is ``r`` less ``details``, ``retryable``,
-``retry_after_ms`` and ``x-`` members, with ``time_ms`` rounded (docs/migrating.md has the table).
+``retry_after_ms`` and ``x-`` members, with ``time_ms`` rounded; a code that is not standard is
+never guessed (docs/migrating.md, "From HelloAgents 1.0", has the table).
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """LangChain: the ``ToolMessage`` (as a record and as the real class), and registry tools as LangChain tools.
 
-A ``ToolMessage`` has ``status`` ("success" | "error") and ``artifact``, a value kept beside the
-message and never sent to the model, so nothing rides in the text: ``to_langchain`` gives the
-message's fields (``content`` the model text, ``status`` "error" exactly for an error, ``artifact``
-the whole response, ``name`` the tool), ``from_langchain`` reads them back (an artifact that
-contradicts ``status`` is refused at ``/status``), and a message without such an artifact is read
-from its text (``_text``), a foreign artifact kept in ``data.artifact`` and blocks that are not
-text in ``data.blocks``. ``to_langchain_dict`` / ``from_langchain_dict``: the same in the form
-``messages_to_dict`` saves. ``as_langchain_tools``: the registry's tools a caller may see
-(``_offered``), each call through the registry. langchain-core is imported only by
-``to_langchain_message`` and ``as_langchain_tools``.
+A ``ToolMessage`` has ``status`` and ``artifact`` (kept beside the message, never sent to the
+model), so nothing rides in the text: ``content`` is the model text, ``artifact`` the whole
+response; a foreign artifact is kept in ``data.artifact``. ``*_dict``: the same in the form
+``messages_to_dict`` saves. ``as_langchain_tools``: a registry's tools for a caller (``_offered``).
+langchain-core is imported only by ``to_langchain_message`` and ``as_langchain_tools``.
 """
 
 from __future__ import annotations

@@ -6,11 +6,9 @@
      "raw_input": {"args": [], "kwargs": {"city": "Paris"}}, "raw_output": {"temp_c": 21.5},
      "is_error": false}
 
-(``model_dump(mode="json")``; llama-index-core 0.12.0 wrote a ``content`` string where ``blocks``
-are.) ``to_llamaindex`` writes the model text, ``raw_output`` the whole response (which must agree
-with ``is_error``), ``raw_input`` ``context.params_input``. A record without one is read from its
-text blocks (``_text``), ``raw_output`` kept in ``data.raw_output``, other blocks in
-``data.blocks``, ``raw_input`` in ``context.params_input``; a Python repr text stays text.
+(llama-index-core 0.12.0 wrote a ``content`` string.) ``raw_output`` holds the whole response,
+``raw_input`` ``context.params_input``; a foreign record's ``raw_output`` is kept in
+``data.raw_output`` and its Python repr text stays text.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ parameter, for ``retryNotBefore``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import time
@@ -150,12 +151,7 @@ def from_mcp(
         return ToolResponse.from_dict(wire)
     except ResponseValidationError as error:
         located = tuple(
-            SchemaViolation(
-                pointer=_relocated(violation.pointer, _META_POINTER),
-                keyword=violation.keyword,
-                message=violation.message,
-                schema_path=violation.schema_path,
-            )
+            dataclasses.replace(violation, pointer=_relocated(violation.pointer, _META_POINTER))
             for violation in error.errors
         )
         raise DialectError(_DIALECT, located) from None

@@ -1,17 +1,14 @@
 """pydantic-ai: the ``ToolReturnPart`` of a message history (and the stored ``RetryPromptPart``),
 and registry tools as pydantic-ai tools.
 
-A record is one part as pydantic-ai writes it (``ModelMessagesTypeAdapter.dump_python(messages,
-mode="json")``)::
+::
 
     {"part_kind": "tool-return", "tool_name": "get_weather", "tool_call_id": "call_1",
      "content": "...", "metadata": {...}, "outcome": "failed", "retry": null, ...}
 
-``to_pydantic_ai`` writes the model text as ``content``, the whole response as ``metadata`` (never
-sent to the model) and the ``outcome`` ``outcome_for`` gives. A part without such metadata is read
-from its text (``_text``), an error for any outcome but ``success``, coded by the outcome where
-the text states no code (``_outcomes``; a retry's cause); docs/migrating.md, "From pydantic-ai",
-has the table. pydantic-ai is imported only by ``as_pydantic_ai_tools``.
+``content`` is the model text, ``metadata`` the whole response (never sent to the model),
+``outcome`` the record's own word (``outcome_for``); a part without such metadata is an error for
+any outcome but ``success``, coded as docs/migrating.md ("From pydantic-ai") tabulates.
 """
 
 from __future__ import annotations

@@ -51,9 +51,8 @@ NO_TEXT: Final = "The tool reported an error without saying why."
 def model_text(response: ToolResponse) -> str:
     """What a reader of text alone gets of ``response``: its text, its status stated (see above)."""
     info = response.error_info
-    if info is None:
-        return _stating(response.status.value, response.text, None, None)
-    return _stating(response.status.value, response.text, info.code.value, info.message)
+    code, message = (None, None) if info is None else (info.code.value, info.message)
+    return _stating(response.status.value, response.text, code, message)
 
 
 def wire_model_text(wire: Mapping[str, Any]) -> str | None:

@@ -1,21 +1,16 @@
 """Vercel AI SDK: the ``tool-result`` part of a tool message, and the ``tool-error`` part of a step.
 
-A ``ToolResultPart`` (the content of a ``ModelMessage`` of role ``tool``)::
+::
 
     {"type": "tool-result", "toolCallId": "call_1", "toolName": "get_weather",
-     "output": {"type": "json", "value": ...}}
-        output types: text, json, error-text, error-json (a value), execution-denied (a reason;
-        AI SDK 6 and later), content (text and media items)
-
-A ``tool-error`` part, in a step's content when a tool threw (never sent to the model)::
-
+     "output": {"type": "json", "value": ...}}       also text, error-text, error-json,
+                                                     execution-denied (a reason), content
     {"type": "tool-error", "toolCallId": "call_1", "toolName": "get_weather", "input": {...},
      "error": ...}
 
-The output's type says error (``error-*``) or denied. ``to_vercel`` writes ``json`` (``error-json``)
-with the whole response, or with ``carry=False`` ``text`` (``error-text``) with the model text; a
-denial (``_outcomes.DENIED``) is ``execution-denied`` when that loses nothing. Other values are
-read by ``_carry.foreign_wire``; a ``tool-error`` is an error, its ``input`` in
+The whole response rides in a ``json`` (``error-json``) output (``carry=False``: ``text`` or
+``error-text``, the model text); a denial (``_outcomes.DENIED``) is ``execution-denied``. Other
+values are read by ``_carry.foreign_wire``; a ``tool-error`` is an error, its ``input`` in
 ``context.params_input``.
 """
 
