@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Literal, TextIO
+from typing import IO, Literal, TextIO
 
 import orjson
 
@@ -22,7 +22,7 @@ from .._violation import SchemaViolation
 from ..validation import expand
 from ..validation._checks import decoded_records
 from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
-from ._dialects import Dialect, dialect
+from ._dialects import dialect
 from ._logs import record_violations
 
 __all__ = ["ConvertReport", "convert"]
@@ -65,10 +65,6 @@ def _problem_lines(source: str, record_line: int | None, errors: Sequence[Schema
     return "".join(lines)
 
 
-def _converted(source: Dialect, target: Dialect, value: Any) -> Any:
-    return target.to(source.from_(value))
-
-
 def convert(
     source_dialect: str,
     target_dialect: str,
@@ -89,29 +85,21 @@ def convert(
     for chunk in decoded_records(expand(paths), stdin=stdin):
         written: list[str] = []
         for line, value in zip(chunk.lines, chunk.values, strict=True):
+            errors: Sequence[SchemaViolation]
             try:
-                record = _converted(source, target, value)
-                text = dumps(record).decode("utf-8")
+                text = dumps(target.to(source.from_(value))).decode("utf-8")
             except ResponseValidationError as error:
-                result.invalid += 1
                 errors = record_violations(source, value) or error.errors
-                err.write(_problem_lines(chunk.source, line, errors))
-                continue
             except orjson.JSONEncodeError as error:  # a value I-JSON cannot hold (an integer past 64 bits)
-                result.invalid += 1
-                unwritable = SchemaViolation(
-                    pointer="",
-                    keyword="json",
-                    message=f"the converted record cannot be written as JSON: {error}",
-                )
-                err.write(_problem_lines(chunk.source, line, (unwritable,)))
-                continue
-            if output_format == "json":
-                written.append(separator + text)
-                separator = ",\n"
+                message = f"the converted record cannot be written as JSON: {error}"
+                errors = (SchemaViolation(pointer="", keyword="json", message=message),)
             else:
-                written.append(text + "\n")
-            result.converted += 1
+                written.append(separator + text if output_format == "json" else text + "\n")
+                separator = ",\n" if output_format == "json" else ""
+                result.converted += 1
+                continue
+            result.invalid += 1
+            err.write(_problem_lines(chunk.source, line, errors))
         if written:
             out.write("".join(written))
         for problem in chunk.problems:

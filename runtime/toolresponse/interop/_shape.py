@@ -9,6 +9,7 @@ the record as JSON data or raises ``DialectError`` naming the dialect.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -84,30 +85,28 @@ def dumped(dialect: str, record: Any) -> Any:
     return record
 
 
+@dataclasses.dataclass(eq=False)
 class Shape:
     """The shape of one record of ``dialect``; ``schema`` is a JSON Schema 2020-12 dict."""
 
-    def __init__(self, dialect: str, schema: Mapping[str, Any]) -> None:
-        self.dialect = dialect
-        self.schema = schema
-        self._validator: ParameterValidator | None = None
+    dialect: str
+    schema: Mapping[str, Any]
 
-    def _compiled(self) -> ParameterValidator:
-        if self._validator is None:
-            self._validator = ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
-        return self._validator
+    @functools.cached_property
+    def _validator(self) -> ParameterValidator:
+        return ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
 
     def is_valid(self, record: Any) -> bool:
         """Whether ``record`` (decoded JSON) has the dialect's shape: the verdict alone."""
-        return self._compiled().is_valid(record)
+        return self._validator.is_valid(record)
 
     def verdict(self) -> Callable[[Any], bool]:
         """The compiled ``is_valid`` itself, for loops over many records."""
-        return self._compiled().verdict()
+        return self._validator.verdict()
 
     def violations(self, record: Any) -> tuple[SchemaViolation, ...]:
         """Every way ``record`` breaks the shape (empty when it has it)."""
-        found = self._compiled().violations(record, limit=None, schema_paths=True)
+        found = self._validator.violations(record, limit=None, schema_paths=True)
         prefix = f"{self.dialect} record: "
         # Most relevant first, as the validator orders them: an unknown member usually explains a
         # missing one. Each message is cut (``cut``), as the ToolResponse layer's are short.
