@@ -20,8 +20,6 @@ from ._carry import CALL_ID, record_context, required, text_parts, text_wire, wr
 from ._dialects import dialect
 from ._shape import record_schema, text_or_blocks
 
-__all__ = ["ANTHROPIC_SHAPE", "from_anthropic", "to_anthropic", "wire_from_anthropic"]
-
 ANTHROPIC_SHAPE: dict[str, Any] = record_schema(
     "Anthropic tool_result content block",
     ["type", "tool_use_id"],

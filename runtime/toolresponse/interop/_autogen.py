@@ -20,8 +20,6 @@ from ._carry import TOOL_NAME, carried_text, context_value, record_context, requ
 from ._dialects import dialect
 from ._shape import dumped, record_schema
 
-__all__ = ["AUTOGEN_SHAPE", "from_autogen", "to_autogen", "wire_from_autogen"]
-
 AUTOGEN_SHAPE: dict[str, Any] = record_schema(
     "AutoGen FunctionExecutionResult",
     ["content", "call_id"],

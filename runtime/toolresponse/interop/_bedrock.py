@@ -21,8 +21,6 @@ from ._dialects import dialect
 from ._shape import record_schema
 from ._text import model_text
 
-__all__ = ["BEDROCK_SHAPE", "from_bedrock", "to_bedrock", "wire_from_bedrock"]
-
 _OBJECT = {"type": "object"}
 
 BEDROCK_SHAPE: dict[str, Any] = record_schema(

@@ -28,24 +28,6 @@ from .._violation import SchemaViolation
 from ._shape import cut
 from ._text import inferred, model_text, wire_model_text
 
-__all__ = [
-    "CALL_ID",
-    "TOOL_NAME",
-    "agreeing",
-    "blocks_wire",
-    "carried_text",
-    "context_value",
-    "error_info_of",
-    "foreign_wire",
-    "is_response_wire",
-    "record_context",
-    "required",
-    "slot_wire",
-    "text_parts",
-    "text_wire",
-    "written",
-]
-
 _Carried = TypeVar("_Carried")
 
 TRAILER_START = "<toolresponse>"

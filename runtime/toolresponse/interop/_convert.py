@@ -25,8 +25,6 @@ from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
 from ._dialects import dialect
 from ._logs import record_violations
 
-__all__ = ["ConvertReport", "convert"]
-
 OutputFormat = Literal["jsonl", "json"]
 
 

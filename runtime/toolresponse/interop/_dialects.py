@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from .._response import ToolResponse
     from ._shape import Shape
 
-__all__ = ["DIALECTS", "RESPONSE", "Dialect", "dialect", "from_toolresponse", "to_toolresponse"]
-
 
 def to_toolresponse(response: ToolResponse) -> dict[str, Any]:
     """The response itself, as its wire object."""

@@ -32,17 +32,6 @@ from ._dialects import dialect
 from ._shape import record_schema, text_or_blocks
 from ._text import model_text
 
-__all__ = [
-    "GEMINI_INTERACTIONS_SHAPE",
-    "GEMINI_SHAPE",
-    "from_gemini",
-    "from_gemini_interactions",
-    "to_gemini",
-    "to_gemini_interactions",
-    "wire_from_gemini",
-    "wire_from_gemini_interactions",
-]
-
 GEMINI_SHAPE: dict[str, Any] = record_schema(
     "Google Gemini FunctionResponse",
     ["name", "response"],

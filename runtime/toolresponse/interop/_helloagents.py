@@ -20,8 +20,6 @@ from ._carry import error_info_of
 from ._dialects import dialect
 from ._shape import record_schema
 
-__all__ = ["HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents", "wire_from_helloagents"]
-
 _OBJECT_OR_NULL = {"type": ["object", "null"]}
 
 HELLOAGENTS_SHAPE: dict[str, Any] = record_schema(

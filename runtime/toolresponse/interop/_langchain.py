@@ -27,19 +27,6 @@ if TYPE_CHECKING:
 
     from ..tools._registry import ToolRegistry
 
-__all__ = [
-    "LANGCHAIN_DICT_SHAPE",
-    "LANGCHAIN_SHAPE",
-    "as_langchain_tools",
-    "from_langchain",
-    "from_langchain_dict",
-    "to_langchain",
-    "to_langchain_dict",
-    "to_langchain_message",
-    "wire_from_langchain",
-    "wire_from_langchain_dict",
-]
-
 LANGCHAIN_SHAPE: dict[str, Any] = record_schema(
     "LangChain ToolMessage",
     ["content", "tool_call_id"],

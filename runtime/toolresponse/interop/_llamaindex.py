@@ -22,8 +22,6 @@ from ._dialects import dialect
 from ._shape import dumped, record_schema, text_or_blocks
 from ._text import model_text
 
-__all__ = ["LLAMAINDEX_SHAPE", "from_llamaindex", "to_llamaindex", "wire_from_llamaindex"]
-
 LLAMAINDEX_SHAPE: dict[str, Any] = record_schema(
     "LlamaIndex ToolOutput",
     ["tool_name"],

@@ -20,8 +20,6 @@ from ..validation import Judge, is_valid, validate
 from ..validation._checks import RESPONSE_JUDGE
 from ._dialects import RESPONSE, Dialect, dialect
 
-__all__ = ["DialectJudge", "judge_of", "record_violations"]
-
 
 def _layered(violations: Iterable[SchemaViolation], prefix: str) -> tuple[SchemaViolation, ...]:
     return tuple(dataclasses.replace(v, message=prefix + v.message) for v in violations)

@@ -40,21 +40,6 @@ from ._dialects import dialect
 from ._shape import Shape
 from ._text import infer_code, model_text, stated_text, text_error
 
-__all__ = [
-    "CONTENT_MEMBER",
-    "MCP_META_KEY",
-    "MCP_RESULT_SHAPE",
-    "MCP_SHAPE",
-    "PARTIAL_MARKER",
-    "STRUCTURED_MEMBER",
-    "TOOL_FAILURE_KEY",
-    "TOOL_FAILURE_SHAPE",
-    "from_mcp",
-    "from_mcp_error",
-    "to_mcp",
-    "wire_from_mcp",
-]
-
 MCP_META_KEY: Final = "dev.toolresponse/response"
 """The ``_meta`` key of the whole response: reverse DNS of the schema's ``$id`` host
 (``toolresponse.dev``), then ``/response``."""

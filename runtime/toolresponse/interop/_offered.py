@@ -14,8 +14,6 @@ if TYPE_CHECKING:
     from .._response import ToolResponse
     from ..tools._registry import ToolRegistry
 
-__all__ = ["OfferedTool", "offered_tools"]
-
 
 @dataclass(frozen=True)
 class OfferedTool:

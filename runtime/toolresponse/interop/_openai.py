@@ -21,17 +21,6 @@ from ._carry import CALL_ID, carried_text, record_context, required, text_parts,
 from ._dialects import dialect
 from ._shape import record_schema, text_or_blocks
 
-__all__ = [
-    "OPENAI_CHAT_SHAPE",
-    "OPENAI_RESPONSES_SHAPE",
-    "from_openai_chat",
-    "from_openai_responses",
-    "to_openai_chat",
-    "to_openai_responses",
-    "wire_from_openai_chat",
-    "wire_from_openai_responses",
-]
-
 _TEXT_PART = {
     "type": "object",
     "required": ["type", "text"],

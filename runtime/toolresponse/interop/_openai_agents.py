@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
     from ..tools._registry import ToolRegistry
 
-__all__ = ["as_openai_agents_tools"]
-
 
 def _custom_data(context: FunctionToolCustomDataContext) -> dict[str, Any] | None:
     """The response of the output the tool answered (None when something replaced it)."""

@@ -16,8 +16,6 @@ from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
 
-__all__ = ["DENIED", "INTERRUPTED", "Outcome"]
-
 
 @dataclass(frozen=True)
 class Outcome:

@@ -34,15 +34,6 @@ if TYPE_CHECKING:
 
     from ..tools._registry import ToolRegistry
 
-__all__ = [
-    "PYDANTIC_AI_SHAPE",
-    "as_pydantic_ai_tools",
-    "from_pydantic_ai",
-    "outcome_for",
-    "to_pydantic_ai",
-    "wire_from_pydantic_ai",
-]
-
 _RETRY_CAUSES = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"]
 _RETRY_PROMPT_MEMBERS = ["part_kind", "content", "tool_name", "tool_call_id", "timestamp"]
 

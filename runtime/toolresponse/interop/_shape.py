@@ -20,8 +20,6 @@ from ..tools._params import ParameterValidator
 from ..validation import to_json_data
 from ..validation._jsondata import MAX_VALUE_DEPTH
 
-__all__ = ["MESSAGE_LIMIT", "RECORD_DEPTH", "Shape", "cut", "dumped", "record_schema", "text_or_blocks"]
-
 RECORD_DEPTH = MAX_VALUE_DEPTH + 5
 """The deepest nesting of a record: a response (a member two levels deeper than its value) inside a
 dialect's record (up to three more: a Bedrock json block, content then block then ``json``)."""

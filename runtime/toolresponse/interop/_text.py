@@ -20,18 +20,6 @@ from toolresponse_generated import INFERENCE_RULES, ErrorCode
 
 from .._response import ToolResponse
 
-__all__ = [
-    "INFERENCE_TABLE",
-    "NO_TEXT",
-    "TextError",
-    "infer_code",
-    "inferred",
-    "model_text",
-    "stated_text",
-    "text_error",
-    "wire_model_text",
-]
-
 _CODES: Final = {code.value: code for code in ErrorCode}
 # "ERROR NOT_FOUND: ..." (ours); "[NOT_FOUND]: ..." (HelloAgents 1.0's agent); "❌ 错误 [NOT_FOUND]: ..."
 # (HelloAgents 1.0.1's to_model_text).

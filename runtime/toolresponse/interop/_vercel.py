@@ -26,8 +26,6 @@ from ._outcomes import DENIED
 from ._shape import record_schema, text_or_blocks
 from ._text import model_text
 
-__all__ = ["VERCEL_SHAPE", "from_vercel", "to_vercel", "wire_from_vercel"]
-
 _OBJECT = {"type": "object"}
 _ITEMS = text_or_blocks({"type": "string"}, "text")["anyOf"][1]
 
