@@ -146,10 +146,8 @@ def _split(content: str) -> tuple[str, Any] | None:
 def _carried_response(
     dialect: str, texts: Sequence[str], *, call_id: Any, is_error: bool | None, text_at: str
 ) -> dict[str, Any] | None:
-    """The wire object a record's ``texts`` carry in a trailer bound to ``call_id`` (one text as
-    ``carried_text`` writes it, or the model text and the trailer alone), or None. One that
-    contradicts ``is_error`` (the record's ``is_error``; None: no flag) or whose model text is not
-    the text before it (at ``text_at``) is refused with ``DialectError``."""
+    """The wire object ``texts`` carry in a trailer bound to ``call_id`` (``written``'s layout), or
+    None; ``DialectError`` when it contradicts ``is_error`` (None: no flag) or the text before it."""
     if len(texts) == 1:
         found = _split(texts[0])
     elif len(texts) == 2:
@@ -241,8 +239,7 @@ _ERROR_INFO_MEMBERS: Final = tuple(member.name for member in dataclasses.fields(
 
 def error_info_of(error: Mapping[str, Any]) -> dict[str, Any]:
     """``error_info`` of another framework's error object: its members of ``error_info``'s names as
-    themselves, any other kept in ``details`` under its own name (an explicit ``details`` member wins
-    a clash); ``ToolResponse.from_dict`` then judges it (a code that is not one of the 15 ...)."""
+    themselves, any other kept in ``details`` (an explicit ``details`` member wins a clash)."""
     info = {name: error[name] for name in _ERROR_INFO_MEMBERS if name in error}
     others = {name: value for name, value in error.items() if name not in _ERROR_INFO_MEMBERS}
     if others:
@@ -252,12 +249,10 @@ def error_info_of(error: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def foreign_wire(value: Any, *, is_error: bool, context: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The wire object of a JSON value another framework wrote as a call's outcome (an error when
-    ``is_error``, the record's flag): a string is read as text (``_text.inferred``); an error object
-    with one of the 15 codes and a message is that error (``error_info_of``); any other value is read
-    as its compact JSON text (an error's, as its ``message`` when it has one; ``{}`` and null as no
-    text) and kept in ``data``: a success's object as ``data`` itself, any other value but ``{}``
-    and null under ``data.result`` or ``data.error``."""
+    """The wire object of a JSON value another framework wrote as a call's outcome: a string read as
+    text, an error object with one of the 15 codes and a message as that error, any other value as
+    its compact JSON text (an error's message if it has one), kept in ``data`` (``data.result`` or
+    ``data.error`` but for a success's object)."""
     if isinstance(value, str):
         return inferred(value, is_error=is_error, context=context)
     message = value.get("message") if is_error and isinstance(value, Mapping) else None

@@ -1,8 +1,8 @@
 """The dialect table: every format a tool result can be converted from and to, by name.
 
 One row per dialect: its name, description and the module that maps it (imported on first use,
-its functions found by name). The CLI (``convert``, ``validate --from``) and the agent find dialects here;
-loading the table loads none of the dialects' modules (nor the response).
+its functions found by name). The CLI (``convert``, ``validate --from``) and the agent find
+dialects here; loading the table loads none of the dialects' modules (nor the response).
 """
 
 from __future__ import annotations
@@ -36,10 +36,6 @@ def from_toolresponse(record: Any) -> ToolResponse:
         raise DialectError("toolresponse", error.errors) from None
 
 
-def _same(record: Any) -> Any:
-    return record
-
-
 RESPONSE = "toolresponse"
 """The dialect whose records are ToolResponses themselves."""
 
@@ -54,12 +50,9 @@ class Dialect:
     description: str
     module: str
     call_id: str | None = None
-    """The record's member (and ``to_``'s keyword) holding the id of the tool call it answers, for a
-    dialect whose records need one: ``to_`` refuses a response without ``context.call_id`` unless
-    it is given there."""
+    """The record's member (and ``to_``'s keyword) holding the tool call's id, where it is required."""
     tool_name: str | None = None
-    """The record's member (and ``to_``'s keyword) naming the tool, for a dialect whose records need
-    one: ``to_`` refuses a response without ``context.tool_name`` unless it is given there."""
+    """The record's member (and ``to_``'s keyword) naming the tool, where it is required."""
 
     def _attribute(self, prefix: str, suffix: str = "") -> Any:
         stem = self.name.replace("-", "_")
@@ -95,7 +88,9 @@ class Dialect:
     @cached_property
     def wire(self) -> Callable[[Any], Any]:
         """A record known to have the shape, as the ToolResponse wire object it maps to (unchecked)."""
-        function: Callable[[Any], Any] = _same if self.name == RESPONSE else self._attribute("wire_from_")
+        if self.name == RESPONSE:
+            return lambda record: record
+        function: Callable[[Any], Any] = self._attribute("wire_from_")
         return function
 
 

@@ -9,8 +9,9 @@ langchain-core is imported only by ``to_langchain_message`` and ``as_langchain_t
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._response import ToolResponse
@@ -70,14 +71,12 @@ def to_langchain(
     return record
 
 
-LANGCHAIN_EXTRA_HINT = "install langchain-core: pip install 'toolresponse[langchain]'"
-
-
 def _langchain_core(what: str) -> None:
     try:
         import langchain_core  # noqa: F401  (present or not: that is the question here)
     except ImportError as error:
-        raise ImportError(f"{what} needs langchain-core; {LANGCHAIN_EXTRA_HINT}") from error
+        hint = "install langchain-core: pip install 'toolresponse[langchain]'"
+        raise ImportError(f"{what} needs langchain-core; {hint}") from error
 
 
 def to_langchain_message(
@@ -168,6 +167,16 @@ def from_langchain_dict(record: Mapping[str, Any]) -> ToolResponse:
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolresponse_langchain_call_id")
 
 
+@contextlib.contextmanager
+def _call_id(kwargs: Mapping[str, Any]) -> Iterator[None]:
+    """The id of the tool call being run, for ``_run`` / ``_arun`` (LangChain does not pass it)."""
+    token = _CALL_ID.set(kwargs.get("tool_call_id"))
+    try:
+        yield
+    finally:
+        _CALL_ID.reset(token)
+
+
 def as_langchain_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) -> list[BaseTool]:
     """One LangChain tool per tool of ``registry`` that ``caller`` may see, in its order (needs
     langchain-core). A call runs through the registry as ``caller`` with the tool call's id, and
@@ -195,18 +204,12 @@ def as_langchain_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) ->
         """The ``OfferedTool`` this tool calls (``offered_tools``)."""
 
         def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
-            token = _CALL_ID.set(kwargs.get("tool_call_id"))
-            try:
+            with _call_id(kwargs):
                 return marked(super().run(tool_input, *args, **kwargs))
-            finally:
-                _CALL_ID.reset(token)
 
         async def arun(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
-            token = _CALL_ID.set(kwargs.get("tool_call_id"))
-            try:
+            with _call_id(kwargs):
                 return marked(await super().arun(tool_input, *args, **kwargs))
-            finally:
-                _CALL_ID.reset(token)
 
         def _run(self, *args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
             response = self.offered.execute(kwargs, call_id=_CALL_ID.get(None))

@@ -28,9 +28,9 @@ def _layered(violations: Iterable[SchemaViolation], prefix: str) -> tuple[Schema
 def record_violations(chosen: Dialect, value: Any) -> tuple[SchemaViolation, ...]:
     """What is wrong with one decoded record of ``chosen``, layer by layer (empty: nothing)."""
     if chosen.name != RESPONSE:
-        shape = chosen.shape
-        if not shape.is_valid(value):
-            return shape.violations(value)
+        found = chosen.shape.violations(value)
+        if found:
+            return found
         try:
             wire = chosen.wire(value)
         except DialectError as error:  # a mapping that checks the record on its own (from_)

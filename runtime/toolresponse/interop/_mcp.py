@@ -125,12 +125,9 @@ _META_POINTER: Final = "/_meta/" + MCP_META_KEY.replace("~", "~0").replace("/", 
 def from_mcp(
     record: Mapping[str, Any], *, shape_known: bool = False, clock: Callable[[], float] = time.time
 ) -> ToolResponse:
-    """The ToolResponse that the ``CallToolResult`` ``record`` (wire JSON) carries.
-
-    Raises ``DialectError("mcp", violations)`` for a record that is not a valid
-    ``CallToolResult``, or does not make a valid ToolResponse (pointers into the record).
-    ``shape_known=True``: the caller vouches for the record's shape (the MCP SDK validated it),
-    so only the response it makes is checked."""
+    """The ToolResponse that the ``CallToolResult`` ``record`` (wire JSON) carries; ``DialectError``
+    for a record that is not one or makes no valid response (pointers into the record).
+    ``shape_known=True``: the caller vouches for the shape (the MCP SDK checked it)."""
     wire = wire_from_mcp(record if shape_known else dialect(_DIALECT).shape.checked(record), clock=clock)
     try:
         return ToolResponse.from_dict(wire)

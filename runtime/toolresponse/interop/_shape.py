@@ -63,11 +63,8 @@ def text_or_blocks(block_type: dict[str, Any], text_type: str, key: str = "type"
 
 
 def dumped(dialect: str, record: Any) -> Any:
-    """``record`` as JSON data when it is a library's object rather than its JSON: a pydantic model
-    (LlamaIndex's ``ToolOutput``, AutoGen's ``FunctionExecutionResult``: ``model_dump(mode="json")``)
-    or a dataclass pydantic serialises (pydantic-ai's parts, through a ``TypeAdapter``); anything
-    else as it is. An object pydantic cannot write as JSON (a member holding an exception ...)
-    raises ``DialectError`` naming ``dialect``."""
+    """``record`` as JSON data when it is a library's pydantic model (``model_dump(mode="json")``) or
+    a dataclass pydantic serialises (pydantic-ai's parts); ``DialectError`` when pydantic cannot."""
     if isinstance(record, Mapping):
         return record
     try:
@@ -93,10 +90,6 @@ class Shape:
     @functools.cached_property
     def _validator(self) -> ParameterValidator:
         return ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
-
-    def is_valid(self, record: Any) -> bool:
-        """Whether ``record`` (decoded JSON) has the dialect's shape: the verdict alone."""
-        return self._validator.is_valid(record)
 
     def verdict(self) -> Callable[[Any], bool]:
         """The compiled ``is_valid`` itself, for loops over many records."""
