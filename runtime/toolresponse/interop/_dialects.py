@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from .._response import ToolResponse
@@ -62,14 +62,12 @@ class Dialect:
     @cached_property
     def to(self) -> Callable[..., Any]:
         """``to_<dialect>(response, ...)``: the record of a response."""
-        function: Callable[..., Any] = self._attribute("to_")
-        return function
+        return cast("Callable[..., Any]", self._attribute("to_"))
 
     @cached_property
     def from_(self) -> Callable[[Any], ToolResponse]:
         """``from_<dialect>(record)``: the response of a record; raises ``DialectError``."""
-        function: Callable[[Any], ToolResponse] = self._attribute("from_")
-        return function
+        return cast("Callable[[Any], ToolResponse]", self._attribute("from_"))
 
     @cached_property
     def shape(self) -> Shape:
@@ -90,8 +88,7 @@ class Dialect:
         """A record known to have the shape, as the ToolResponse wire object it maps to (unchecked)."""
         if self.name == RESPONSE:
             return lambda record: record
-        function: Callable[[Any], Any] = self._attribute("wire_from_")
-        return function
+        return cast("Callable[[Any], Any]", self._attribute("wire_from_"))
 
 
 _INTEROP = "toolresponse.interop."

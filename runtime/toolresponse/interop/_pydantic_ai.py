@@ -88,10 +88,9 @@ _CAUSE_CODES: Final = {
 
 
 def outcome_for(response: ToolResponse) -> str:
-    """The ``outcome`` of ``response``: ``success`` for a success or a partial result; for an
-    error, the one ``details.outcome`` names, else ``denied`` for an access policy's denial
-    (``details.policy``), ``retried`` for INVALID_PARAM (the model must correct its arguments),
-    else ``failed``."""
+    """The ``outcome`` of ``response``: ``success`` for a non-error; for an error the one
+    ``details.outcome`` names, else ``denied`` for an access policy's denial (``details.policy``),
+    ``retried`` for INVALID_PARAM (the model must correct its arguments), else ``failed``."""
     info = response.error_info
     if info is None:
         return "success"

@@ -44,9 +44,8 @@ def model_text(response: ToolResponse) -> str:
 
 
 def wire_model_text(wire: Mapping[str, Any]) -> str | None:
-    """``model_text`` of the ToolResponse wire object ``wire`` (decoded JSON, not yet validated);
-    None when it lacks what the text is made of: a status, a text and, for an error, the code
-    and message of its ``error_info``, all strings."""
+    """``model_text`` of the wire object ``wire`` (not yet validated); None when it lacks a string
+    status, text or (for an error) ``error_info`` code and message."""
     status, text = wire.get("status"), wire.get("text")
     if not isinstance(status, str) or not isinstance(text, str):
         return None
@@ -70,9 +69,8 @@ def _stating(status: str, text: str, code: str | None, message: str | None) -> s
 
 
 def stated_text(shown: str, code: str, message: str) -> str:
-    """The text of an error response coded ``code`` with ``message``, from the ``shown`` text that
-    ``model_text`` made of it (``shown`` itself when it does not begin with that error's header:
-    written before the code was stated)."""
+    """The text of an error coded ``code`` with ``message`` from its model text ``shown`` (``shown``
+    itself when it does not begin with that error's header)."""
     header = f"ERROR {code}: {message}"
     if shown == header:
         return message
@@ -82,9 +80,8 @@ def stated_text(shown: str, code: str, message: str) -> str:
 # -- the code inferred from third-party text --------------------------------------------------
 
 INFERENCE_TABLE: Final = INFERENCE_RULES
-"""How a third-party error's text is coded: the rules of ``schema/v1/interop/text-inference.json``
-(each a signal, a pattern, whether case is ignored, a code), most specific first; the TypeScript
-package reads the same table."""
+"""How a third-party error's text is coded: ``schema/v1/interop/text-inference.json``, most specific
+rule first (the TypeScript package reads the same table)."""
 
 _COMPILED: Final = tuple((rule.signal, rule.regex, rule.code) for rule in INFERENCE_TABLE)
 
