@@ -300,7 +300,7 @@ def _error(
 
 # -- JSON-RPC errors answering tools/call ----------------------------------------------------
 
-_JSONRPC_CODES: Final = {
+_JSONRPC_CODES: Final[dict[float, ErrorCode]] = {
     -32601: ErrorCode.NOT_FOUND,  # method not found
     -32603: ErrorCode.INTERNAL_ERROR,  # internal error
     -32700: ErrorCode.INTERNAL_ERROR,  # parse error
@@ -320,7 +320,7 @@ def from_mcp_error(error: Mapping[str, Any], *, tool: str | None = None) -> Tool
     if number == _INVALID_PARAMS:
         code = ErrorCode.NOT_FOUND if _UNKNOWN_TOOL.search(message) else ErrorCode.INVALID_PARAM
     else:
-        known = _JSONRPC_CODES.get(number) if isinstance(number, int) else None
+        known = _JSONRPC_CODES.get(number) if isinstance(number, (int, float)) else None
         code = known or ErrorCode.EXECUTION_ERROR
     details: dict[str, Any] = {"source": "mcp", "jsonrpc_code": number if isinstance(number, int) else None}
     if "data" in error:

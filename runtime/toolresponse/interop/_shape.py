@@ -91,6 +91,10 @@ class Shape:
     def _validator(self) -> ParameterValidator:
         return ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
 
+    def is_valid(self, record: Any) -> bool:
+        """Whether ``record`` (decoded JSON) has the dialect's shape: the verdict alone."""
+        return self._validator.is_valid(record)
+
     def verdict(self) -> Callable[[Any], bool]:
         """The compiled ``is_valid`` itself, for loops over many records."""
         return self._validator.verdict()
