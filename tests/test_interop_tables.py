@@ -13,8 +13,8 @@ import pytest
 from test_drift import GENERATED, TS_GENERATED, check, copy_checkout, edit_json, ts_check, ts_checkout
 from test_http_binding_generated import GENERATOR
 
-from toolresponse.interop._mcp import MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE
 from toolresponse.interop._text import INFERENCE_TABLE
+from toolresponse_generated import MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE
 
 __all__ = ["ts_checkout"]  # the fixture, for the TypeScript drift test
 

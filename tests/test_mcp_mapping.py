@@ -26,15 +26,13 @@ from toolresponse.interop import from_mcp, from_mcp_error, to_mcp
 from toolresponse.interop._mcp import (
     CONTENT_MEMBER,
     MCP_META_KEY,
-    MCP_RESULT_SHAPE,
     PARTIAL_MARKER,
     STRUCTURED_MEMBER,
     TOOL_FAILURE_KEY,
-    TOOL_FAILURE_SHAPE,
 )
 from toolresponse.interop._text import INFERENCE_TABLE, infer_code
 from toolresponse.tools._params import ParameterValidator
-from toolresponse_generated import ERROR_CODE_INFO
+from toolresponse_generated import ERROR_CODE_INFO, MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE
 
 VALID = [(name, data) for name, data, valid, _ in CASES if valid]
 SHAPE = ParameterValidator.compile(MCP_RESULT_SHAPE, where="test")

@@ -3,19 +3,11 @@
 ::
 
     {"toolUseId": "tooluse_1", "status": "success",
-     "content": [{"text": "..."}, {"json": {...}}]}   each block one of text, json, image, document,
-                                                      video, searchResult
+     "content": [{"text": "..."}, {"json": {...}}]}   blocks: text, json, image, document, video,
+                                                      searchResult
 
-``status`` (``success`` | ``error``; absent: success) says error or not, and a
-``json`` block holds any JSON; there is no partial state. ``to_bedrock`` writes
-a text block with the model text and, unless ``carry=False``, a ``json`` block
-with the whole response (an error's ``error_info``, its code, in it), which
-``from_bedrock`` gives back exactly; one whose status contradicts ``status`` is
-refused with ``DialectError`` at ``/status``. A block without one (written by
-another framework) is read as its text blocks joined, an error when ``status``
-is ``error`` (coded as every dialect codes an error's text: ``_text``), a lone
-``json`` block as ``_carry.foreign_wire`` reads it; other blocks are kept in
-``data.blocks`` and the id in ``context.call_id``.
+The whole response rides in a ``json`` block after the model text; a lone foreign ``json`` block
+is read by ``_carry.foreign_wire``, other blocks kept in ``data.blocks``.
 """
 
 from __future__ import annotations
@@ -24,19 +16,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import (
-    CALL_ID,
-    blocks_wire,
-    call_id_or_context,
-    foreign_wire,
-    is_response_wire,
-    record_context,
-    slot_wire,
-)
-from ._shape import Shape, record_schema
+from ._carry import CALL_ID, blocks_wire, foreign_wire, is_response_wire, record_context, required, slot_wire
+from ._dialects import dialect
+from ._shape import record_schema
 from ._text import model_text
-
-__all__ = ["BEDROCK_SHAPE", "from_bedrock", "to_bedrock", "wire_from_bedrock"]
 
 _OBJECT = {"type": "object"}
 
@@ -69,23 +52,17 @@ BEDROCK_SHAPE: dict[str, Any] = record_schema(
 )
 """One ``ToolResultBlock`` (the value of a content block's ``toolResult`` member)."""
 
-SHAPE = Shape("bedrock", BEDROCK_SHAPE)
-
 
 def to_bedrock(
     response: ToolResponse, *, toolUseId: str | None = None, text: str | None = None, carry: bool = True
 ) -> dict[str, Any]:
-    """The ``toolResult`` block of ``response``; ``status`` is ``error`` exactly for an error.
-
-    ``toolUseId`` defaults to ``context.call_id``; without either, ``DialectError``;
-    ``text`` is what the model reads (default ``model_text(response)``); with
-    ``carry`` the whole response follows in a ``json`` block.
-    """
+    """The ``toolResult`` block of ``response``: ``toolUseId`` defaults to ``context.call_id``,
+    ``text`` to the model text; with ``carry`` the whole response follows in a ``json`` block."""
     content: list[dict[str, Any]] = [{"text": model_text(response) if text is None else text}]
     if carry:
         content.append({"json": response.to_dict()})
     return {
-        "toolUseId": call_id_or_context(toolUseId, response, dialect="bedrock", member="toolUseId"),
+        "toolUseId": required(response, "call_id", toolUseId, dialect="bedrock", member="toolUseId"),
         "content": content,
         "status": "error" if response.is_error else "success",
     }
@@ -110,9 +87,5 @@ def wire_from_bedrock(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_bedrock(record: Mapping[str, Any]) -> ToolResponse:
-    """The ToolResponse a ``toolResult`` block holds (see the module docstring).
-
-    Raises ``DialectError("bedrock", ...)`` for a record that is not a
-    ``toolResult`` block, and ``ResponseValidationError`` when the response it
-    carries is not valid."""
-    return ToolResponse.from_dict(wire_from_bedrock(SHAPE.checked(record)))
+    """The ToolResponse a ``toolResult`` block holds; ``DialectError`` for any other record."""
+    return dialect("bedrock").read(record)

@@ -1,26 +1,18 @@
 """``convert``: records of one dialect to another, streamed, each bad record reported and skipped.
 
-Inputs are read as ``validate`` reads them (``validation.decoded_records``). Each
-readable record goes through ToolResponse: ``from_<source>`` then
-``to_<target>``; the output is one record per line (JSON lines), or with
-``output_format="json"`` one JSON array, written as the records come. A record
-that cannot be converted (not I-JSON, not in its dialect's shape, or mapping to
-an invalid ToolResponse) is reported on ``err`` as
-``FILE:LINE[:COLUMN]: POINTER: [layer] MESSAGE [KEYWORD]`` and left out; the
-rest are converted. A target whose records answer a tool call by its id
-(``Dialect.call_id``) takes it from the response's ``context.call_id``, one
-whose records name the tool (``Dialect.tool_name``) from ``context.tool_name``;
-a response without it is such a record (``/context/call_id``,
-``/context/tool_name``), never written with an empty one. Exit status: 0 all
-converted, 1 some record left out, 2 an input could not be read (the others are
-still converted).
+Inputs are read as ``validate`` reads them; each record goes through ToolResponse (``from_<source>``
+then ``to_<target>``) and is written as a JSON line (``output_format="json"``: one array). A record
+that cannot be converted (not I-JSON, not in its shape, mapping to an invalid response, a target
+needing a call id or tool name the response's context lacks) is reported on ``err`` as
+``FILE:LINE[:COLUMN]: POINTER: [layer] MESSAGE [KEYWORD]`` and left out. Exit status: 0 all
+converted, 1 some record left out, 2 an input could not be read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Literal, TextIO
+from typing import IO, Literal, TextIO
 
 import orjson
 
@@ -30,10 +22,8 @@ from .._violation import SchemaViolation
 from ..validation import expand
 from ..validation._checks import decoded_records
 from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
-from ._dialects import Dialect, dialect
+from ._dialects import dialect
 from ._logs import record_violations
-
-__all__ = ["ConvertReport", "convert"]
 
 OutputFormat = Literal["jsonl", "json"]
 
@@ -73,10 +63,6 @@ def _problem_lines(source: str, record_line: int | None, errors: Sequence[Schema
     return "".join(lines)
 
 
-def _converted(source: Dialect, target: Dialect, value: Any) -> Any:
-    return target.to(source.from_(value))
-
-
 def convert(
     source_dialect: str,
     target_dialect: str,
@@ -97,29 +83,21 @@ def convert(
     for chunk in decoded_records(expand(paths), stdin=stdin):
         written: list[str] = []
         for line, value in zip(chunk.lines, chunk.values, strict=True):
+            errors: Sequence[SchemaViolation]
             try:
-                record = _converted(source, target, value)
-                text = dumps(record).decode("utf-8")
+                text = dumps(target.to(source.from_(value))).decode("utf-8")
             except ResponseValidationError as error:
-                result.invalid += 1
                 errors = record_violations(source, value) or error.errors
-                err.write(_problem_lines(chunk.source, line, errors))
-                continue
             except orjson.JSONEncodeError as error:  # a value I-JSON cannot hold (an integer past 64 bits)
-                result.invalid += 1
-                unwritable = SchemaViolation(
-                    pointer="",
-                    keyword="json",
-                    message=f"the converted record cannot be written as JSON: {error}",
-                )
-                err.write(_problem_lines(chunk.source, line, (unwritable,)))
-                continue
-            if output_format == "json":
-                written.append(separator + text)
-                separator = ",\n"
+                message = f"the converted record cannot be written as JSON: {error}"
+                errors = (SchemaViolation(pointer="", keyword="json", message=message),)
             else:
-                written.append(text + "\n")
-            result.converted += 1
+                written.append(separator + text if output_format == "json" else text + "\n")
+                separator = ",\n" if output_format == "json" else ""
+                result.converted += 1
+                continue
+            result.invalid += 1
+            err.write(_problem_lines(chunk.source, line, errors))
         if written:
             out.write("".join(written))
         for problem in chunk.problems:

@@ -1,26 +1,14 @@
 """Google Gemini: the ``FunctionResponse`` (generateContent) and the Interactions API ``function_result``.
 
-``FunctionResponse``::
+::
 
     {"id": "call_1", "name": "get_weather", "response": {"output": ...}}      or {"error": ...}
-
-``response`` is an object: an ``error`` member says the call failed (its details), else
-``output`` is the output (neither: the whole ``response`` is). The Interactions step::
-
     {"type": "function_result", "call_id": "call_1", "name": "get_weather", "is_error": false,
      "result": ...}                           result: an object, a text, or text / image / ... items
 
-Neither has a code or a partial state. ``to_gemini`` puts the whole response in
-``response.output``, or in ``response.error`` for an error (its ``error_info``,
-the code, in it); ``to_gemini_interactions`` puts it in ``result``, ``is_error``
-true exactly for an error; with ``carry=False`` the model text goes there
-instead. ``from_`` gives a carried response back exactly; one whose status
-contradicts the record's flag (``error`` present or not, ``is_error``) is
-refused with ``DialectError`` at the flag. A value written by another framework
-is read by ``_carry.foreign_wire``, Interactions items as text items joined and
-the others in ``data.blocks``; the call id and name go to ``context``, a
-FunctionResponse's multimodal ``parts`` to ``data.parts``. ``will_continue``
-and ``scheduling`` (non-blocking calls) are not read.
+The whole response rides in ``response.output`` (``response.error`` for an error) or ``result``
+(``carry=False``: the model text); a foreign value is read by ``_carry.foreign_wire``, items as
+``_carry.blocks_wire`` reads them, a FunctionResponse's ``parts`` kept in ``data.parts``.
 """
 
 from __future__ import annotations
@@ -33,27 +21,16 @@ from ._carry import (
     CALL_ID,
     TOOL_NAME,
     blocks_wire,
-    call_id_or_context,
-    context_call_id,
+    context_value,
     is_response_wire,
     record_context,
+    required,
     slot_wire,
     text_parts,
-    tool_name_or_context,
 )
-from ._shape import Shape, record_schema, text_or_blocks
+from ._dialects import dialect
+from ._shape import record_schema, text_or_blocks
 from ._text import model_text
-
-__all__ = [
-    "GEMINI_INTERACTIONS_SHAPE",
-    "GEMINI_SHAPE",
-    "from_gemini",
-    "from_gemini_interactions",
-    "to_gemini",
-    "to_gemini_interactions",
-    "wire_from_gemini",
-    "wire_from_gemini_interactions",
-]
 
 GEMINI_SHAPE: dict[str, Any] = record_schema(
     "Google Gemini FunctionResponse",
@@ -84,9 +61,6 @@ GEMINI_INTERACTIONS_SHAPE: dict[str, Any] = record_schema(
 )
 """One ``function_result`` step (``interactions.FunctionResultStep``)."""
 
-SHAPE = Shape("gemini", GEMINI_SHAPE)
-INTERACTIONS = Shape("gemini-interactions", GEMINI_INTERACTIONS_SHAPE)
-
 
 def _outcome(response: ToolResponse, carry: bool) -> Any:
     return response.to_dict() if carry else model_text(response)
@@ -95,16 +69,14 @@ def _outcome(response: ToolResponse, carry: bool) -> Any:
 def to_gemini(
     response: ToolResponse, *, name: str | None = None, id: str | None = None, carry: bool = True
 ) -> dict[str, Any]:
-    """The ``FunctionResponse`` of ``response``: ``response.error`` for an error, else ``output``.
-
-    ``name`` defaults to ``context.tool_name`` (without either, ``DialectError``), ``id`` to
-    ``context.call_id`` (left out without either); with ``carry`` the slot holds the whole
-    response, else the model text (``model_text``)."""
+    """The ``FunctionResponse`` of ``response``: ``response.error`` for an error, else ``output``,
+    holding the whole response (``carry=False``: the model text); ``name`` (required) and ``id``
+    (left out without one) default to the response's context."""
     record: dict[str, Any] = {}
-    call_id = context_call_id(response) if id is None else id
+    call_id = context_value(response, "call_id") if id is None else id
     if call_id:
         record["id"] = call_id
-    record["name"] = tool_name_or_context(name, response, dialect="gemini", member="name")
+    record["name"] = required(response, "tool_name", name, dialect="gemini", member="name")
     record["response"] = {"error" if response.is_error else "output": _outcome(response, carry)}
     return record
 
@@ -112,16 +84,14 @@ def to_gemini(
 def to_gemini_interactions(
     response: ToolResponse, *, call_id: str | None = None, name: str | None = None, carry: bool = True
 ) -> dict[str, Any]:
-    """The Interactions ``function_result`` of ``response``; ``is_error`` true exactly for an error.
-
-    ``call_id`` defaults to ``context.call_id`` (without either, ``DialectError``), ``name`` to
-    ``context.tool_name`` (left out without either); ``carry`` as ``to_gemini``."""
+    """The Interactions ``function_result`` of ``response``; ``call_id`` (required) and ``name``
+    (left out without one) default to the response's context; ``carry`` as ``to_gemini``."""
     record: dict[str, Any] = {
         "type": "function_result",
-        "call_id": call_id_or_context(call_id, response, dialect="gemini-interactions", member="call_id"),
+        "call_id": required(response, "call_id", call_id, dialect="gemini-interactions", member="call_id"),
     }
-    tool = (response.context or {}).get("tool_name") if name is None else name
-    if isinstance(tool, str) and tool:
+    tool = context_value(response, "tool_name") if name is None else name
+    if tool:
         record["name"] = tool
     record["result"] = _outcome(response, carry)
     record["is_error"] = response.is_error
@@ -157,14 +127,10 @@ def wire_from_gemini_interactions(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_gemini(record: Mapping[str, Any]) -> ToolResponse:
-    """The ToolResponse a ``FunctionResponse`` holds (see the module docstring).
-
-    Raises ``DialectError("gemini", ...)`` for a record that is not a
-    ``FunctionResponse``, and ``ResponseValidationError`` when the response it
-    carries is not valid."""
-    return ToolResponse.from_dict(wire_from_gemini(SHAPE.checked(record)))
+    """The ToolResponse a ``FunctionResponse`` holds; ``DialectError`` for any other record."""
+    return dialect("gemini").read(record)
 
 
 def from_gemini_interactions(record: Mapping[str, Any]) -> ToolResponse:
     """The ToolResponse an Interactions ``function_result`` holds (see ``from_gemini``)."""
-    return ToolResponse.from_dict(wire_from_gemini_interactions(INTERACTIONS.checked(record)))
+    return dialect("gemini-interactions").read(record)

@@ -5,33 +5,9 @@
     {"status": "error", "text": "...", "data": {}, "error": {"code": "NOT_FOUND", "message": "..."},
      "stats": {"time_ms": 3}, "context": {"tool_name": "read_file", "params_input": {...}}}
 
-The differences from ToolResponse v1, and what each converter does with them:
-
-========================  ==================================  ===========================================
-HelloAgents 1.0 / 1.0.1   ToolResponse v1                     conversion
-========================  ==================================  ===========================================
-``error``                 ``error_info``                      renamed both ways
-error ``code``: any str   one of the 15 standard codes        read as is: a code that is not standard
-                                                              makes the record invalid (the validator
-                                                              names the nearest code), never guessed
-``error``: a free dict    ``code``, ``message``, and          read: the members of those names as
-(``code``, ``message``,   ``details``, ``retryable``,         themselves, any other kept in ``details``
-any other member)         ``retry_after_ms``                  under its own name; written: ``code`` and
-                                                              ``message`` only
-``data`` always written   absent means ``{}``                 read: ``{}`` either way; written always
-``stats``/``context``     null or absent when unset           read as absent; written only when non-empty
-only when non-empty
-``time_ms``: a number     a number >= 0                       read as is; written rounded to an integer
-(its timing: an integer)                                      (what its timing writes)
-``context.input`` (plain  ``context.params_input``            read: renamed; written: ``params_input``
-function)                                                     (what its ``Tool.run_with_timing`` writes)
-no ``x-`` members         ``x-`` extensions                   written: dropped; read: absent
-========================  ==================================  ===========================================
-
-So ``from_helloagents(to_helloagents(r))`` is ``r`` less ``details``,
-``retryable``, ``retry_after_ms`` and ``x-`` members, with ``time_ms``
-rounded; everything HelloAgents writes is read without loss, its
-``ToolResponse`` objects too (through their ``to_dict()``).
+``from_helloagents(to_helloagents(r))`` is ``r`` less ``details``, ``retryable``,
+``retry_after_ms`` and ``x-`` members, with ``time_ms`` rounded; a code that is not standard is
+never guessed (docs/migrating.md, "From HelloAgents 1.0", has the table).
 """
 
 from __future__ import annotations
@@ -41,9 +17,8 @@ from typing import Any
 
 from .._response import ToolResponse
 from ._carry import error_info_of
-from ._shape import Shape, record_schema
-
-__all__ = ["HELLOAGENTS_SHAPE", "from_helloagents", "to_helloagents", "wire_from_helloagents"]
+from ._dialects import dialect
+from ._shape import record_schema
 
 _OBJECT_OR_NULL = {"type": ["object", "null"]}
 
@@ -72,8 +47,6 @@ HELLOAGENTS_SHAPE: dict[str, Any] = record_schema(
     },
 )
 """One HelloAgents 1.0 / 1.0.1 ``ToolResponse.to_dict()`` (or its JSON)."""
-
-SHAPE = Shape("helloagents", HELLOAGENTS_SHAPE)
 
 
 def to_helloagents(response: ToolResponse) -> dict[str, Any]:
@@ -115,13 +88,8 @@ def wire_from_helloagents(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_helloagents(record: Any) -> ToolResponse:
-    """The ToolResponse of a HelloAgents 1.0 / 1.0.1 dict, or of its ``ToolResponse`` object (any
-    object with a ``to_dict()`` method is read as the dict that method gives).
-
-    Raises ``DialectError("helloagents", ...)`` for a record not in its shape
-    (or a value that is not JSON in it), and ``ResponseValidationError`` when
-    the mapped response is not valid (an error code that is not standard, an
-    empty error message, ...)."""
+    """The ToolResponse of a HelloAgents 1.0 / 1.0.1 dict, or of an object with a ``to_dict()``
+    method (its ``ToolResponse``); ``DialectError`` for any other record."""
     if not isinstance(record, Mapping) and callable(getattr(record, "to_dict", None)):
         record = record.to_dict()
-    return ToolResponse.from_dict(wire_from_helloagents(SHAPE.checked(record)))
+    return dialect("helloagents").read(record)

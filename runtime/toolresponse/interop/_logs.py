@@ -1,38 +1,24 @@
-"""Logs in any dialect: each record judged in two layers, through the validator's bulk API.
+"""Logs in any dialect, judged through the validator's bulk API in two layers.
 
-Inputs are read as ``toolresponse validate`` reads them (``validation.expand``
-and its readers: files, directories, ``-``, URLs, ``.gz``/``.zst``; I-JSON
-checked first, a syntax error, a duplicate name or a noncharacter reported
-with its line and column). What differs is the ``Judge``: ``DialectJudge``
-decides on each record in two layers, and every violation's message says which
-layer it comes from:
-
-1. ``<dialect> record: ...``: the record against the dialect's own shape (the
-   pointer is into the record, the keyword the shape's rule that failed);
-2. ``mapped ToolResponse: ...``: the ToolResponse the record maps to, against
-   the v1 schema (the pointer is into that response: ``/error_info/code``).
-
-A judge is all a dialect adds, so ``validate --from`` has every mode of
-``validate``: ``--jobs``, a Dask cluster, every report format.
+``DialectJudge`` checks each record against its dialect's shape (``<dialect> record: ...``, the
+pointer into the record), then the ToolResponse it maps to against the v1 schema (``mapped
+ToolResponse: ...``, the pointer into the response). A judge is all a dialect adds, so
+``validate --from`` has every mode of ``validate`` (``--jobs``, Dask, every report format).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import IO, Any, TextIO
+from typing import Any
 
 from .._errors import DialectError, ResponseValidationError
 from .._violation import SchemaViolation, best_match
-from ..validation import Judge, expand, is_valid, report, validate
+from ..validation import Judge, is_valid, validate
 from ..validation._checks import RESPONSE_JUDGE
-from ..validation._report import Format
-from ._dialects import Dialect, dialect
-
-__all__ = ["DialectJudge", "judge_of", "record_violations", "validate_dialect"]
+from ._dialects import RESPONSE, Dialect, dialect
 
 
 def _layered(violations: Iterable[SchemaViolation], prefix: str) -> tuple[SchemaViolation, ...]:
@@ -41,10 +27,10 @@ def _layered(violations: Iterable[SchemaViolation], prefix: str) -> tuple[Schema
 
 def record_violations(chosen: Dialect, value: Any) -> tuple[SchemaViolation, ...]:
     """What is wrong with one decoded record of ``chosen``, layer by layer (empty: nothing)."""
-    if chosen.shape_name is not None:
-        shape = chosen.shape
-        if not shape.is_valid(value):
-            return shape.violations(value)
+    if chosen.name != RESPONSE:
+        found = chosen.shape.violations(value)
+        if found:
+            return found
         try:
             wire = chosen.wire(value)
         except DialectError as error:  # a mapping that checks the record on its own (from_)
@@ -55,7 +41,7 @@ def record_violations(chosen: Dialect, value: Any) -> tuple[SchemaViolation, ...
         wire = value
     if is_valid(wire):
         return ()
-    return _layered(validate(wire).errors, "" if chosen.shape_name is None else "mapped ToolResponse: ")
+    return _layered(validate(wire).errors, "" if chosen.name == RESPONSE else "mapped ToolResponse: ")
 
 
 @cache
@@ -84,7 +70,7 @@ class DialectJudge(Judge):
     dialect_name: str
 
     def __post_init__(self) -> None:
-        if dialect(self.dialect_name).shape_name is None:
+        if dialect(self.dialect_name).name == RESPONSE:
             message = f"{self.dialect_name!r} records are ToolResponses: judge them with RESPONSE_JUDGE"
             raise ValueError(message)
 
@@ -99,31 +85,4 @@ class DialectJudge(Judge):
 
 def judge_of(name: str) -> Judge:
     """The judge of records of dialect ``name``; ``ValueError`` for an unknown name."""
-    return RESPONSE_JUDGE if dialect(name).shape_name is None else DialectJudge(name)
-
-
-def validate_dialect(
-    name: str,
-    paths: Sequence[str],
-    *,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-    stdin: IO[bytes] | None = None,
-    output_format: Format = "text",
-    first: bool = False,
-    quiet: bool = False,
-    jobs: int = 1,
-) -> int:
-    """``toolresponse validate --from NAME PATH...``: check logs of dialect ``name``, write the
-    validator's report, return its exit status. ``ValueError`` for an unknown dialect."""
-    return report(
-        expand(paths),
-        out=sys.stdout if out is None else out,
-        err=sys.stderr if err is None else err,
-        stdin=sys.stdin.buffer if stdin is None else stdin,
-        output_format=output_format,
-        first=first,
-        quiet=quiet,
-        jobs=jobs,
-        judge=judge_of(name),
-    )
+    return RESPONSE_JUDGE if dialect(name).name == RESPONSE else DialectJudge(name)

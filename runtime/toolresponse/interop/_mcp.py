@@ -1,47 +1,19 @@
 """The MCP binding's mapping, written once: ToolResponse <-> MCP ``CallToolResult``, as plain data.
 
-``to_mcp(response)`` is the ``CallToolResult`` (JSON, camelCase as on the wire)
-that a server sends for a response; ``from_mcp(record)`` is the response a
-client reads from any server's ``CallToolResult``; ``from_mcp_error(error)``
-is the response for a JSON-RPC error answering ``tools/call``. Nothing here
-imports the MCP SDK: the faces (``toolresponse.mcp``) turn the SDK's models
-into dicts (``model_dump(by_alias=True)``) and back.
-
-``docs/mcp-binding.md`` is the normative text; in short:
-
-* ``content`` is one text block (``text``; a partial result's begins with
-  ``PARTIAL_MARKER``; an error's is its model text, ``ERROR <CODE>: <message>``
-  and the text, so that a client that reads only the text keeps the code;
-  ``from_mcp`` takes the marker or the header out again); ``structuredContent`` is ``data`` for a success or a
-  partial result, always (``{}`` when empty), and absent for an error;
-  ``isError`` is true exactly for status error; ``_meta[MCP_META_KEY]`` holds
-  the rest of the response (status, error_info, stats, context, x- members,
-  and an error's data), so that ``from_mcp(to_mcp(r)) == r``.
-* An error result also carries ``_meta[TOOL_FAILURE_KEY]``, the MCP ToolFailure
-  member (an open MCP proposal, SEP-3313, that MCP clients may read): the class and
-  code of the error's code in the schema's table (``ERROR_CODE_INFO[code].mcp_tool_failure``,
-  class ``reliability`` whenever the response is retryable), ``retryable`` for that
-  class, ``retryNotBefore`` (Unix epoch ms: now + ``retry_after_ms``) for a retryable
-  one, and ``correlationId`` (``context.call_id``, else a new UUID4).
-* A result without our key: success (or partial, when its first text block
-  begins with the marker), text from the text blocks, data from
-  ``structuredContent`` (a value that is not an object under
-  ``STRUCTURED_MEMBER``), other blocks kept under ``CONTENT_MEMBER``; an error
-  is coded from a well-formed ToolFailure member (``TOOL_FAILURE_SHAPE``) when it
-  has one: its ``code`` through the same table read backwards (``TOOL_FAILURE_CODES``),
-  else when it names one of the 15 codes, else what its words signal, else its class;
-  its retryability and ``retryNotBefore`` become ``retryable`` and ``retry_after_ms``.
-  Without one (or with a malformed one, which ``details`` names), the code is read
-  from the text as every dialect reads an error's text (``_text.text_error``: the
-  code it states at its start, else the one its words signal, ``infer_code``), else
-  EXECUTION_ERROR, the original text kept but for a stated code.
-
-Time is a parameter: ``to_mcp`` and ``from_mcp`` take ``clock``, the seconds since the Unix
-epoch (``time.time`` by default), for ``retryNotBefore``.
+``to_mcp(response)`` is the ``CallToolResult`` (wire JSON, camelCase) a server sends,
+``from_mcp(record)`` the response a client reads from any server's result, ``from_mcp_error`` the
+response for a JSON-RPC error answering ``tools/call``. ``docs/mcp-binding.md`` is the normative
+text: one text block (the model text; a partial result's begins with ``PARTIAL_MARKER``),
+``structuredContent`` the data of a non-error, ``isError``, the rest of the response in
+``_meta[MCP_META_KEY]`` and an error's ToolFailure member (SEP-3313) in
+``_meta[TOOL_FAILURE_KEY]``; a result without our key is read from its ToolFailure member or its
+text (``_text``). Nothing here imports the MCP SDK. ``clock`` (seconds since the Unix epoch) is a
+parameter, for ``retryNotBefore``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import time
@@ -63,23 +35,10 @@ from toolresponse_generated import (
 from .._errors import DialectError, ResponseValidationError
 from .._response import ToolResponse
 from .._violation import SchemaViolation
-from ._carry import agreeing, context_call_id
+from ._carry import agreeing, context_value, text_parts
+from ._dialects import dialect
 from ._shape import Shape
 from ._text import infer_code, model_text, stated_text, text_error
-
-__all__ = [
-    "CONTENT_MEMBER",
-    "MCP_META_KEY",
-    "MCP_RESULT_SHAPE",
-    "PARTIAL_MARKER",
-    "STRUCTURED_MEMBER",
-    "TOOL_FAILURE_KEY",
-    "TOOL_FAILURE_SHAPE",
-    "from_mcp",
-    "from_mcp_error",
-    "to_mcp",
-    "wire_from_mcp",
-]
 
 MCP_META_KEY: Final = "dev.toolresponse/response"
 """The ``_meta`` key of the whole response: reverse DNS of the schema's ``$id`` host
@@ -109,16 +68,14 @@ maximum)."""
 
 # MCP_RESULT_SHAPE (what from_mcp accepts) and TOOL_FAILURE_SHAPE (a ToolFailure member it reads a
 # code from) are JSON Schemas in schema/v1/interop, which the TypeScript package reads too.
+MCP_SHAPE: Final = MCP_RESULT_SHAPE
 
 
 # -- ToolResponse -> CallToolResult ----------------------------------------------------------
 
 
 def to_mcp(response: ToolResponse, *, clock: Callable[[], float] = time.time) -> dict[str, Any]:
-    """The ``CallToolResult`` (wire JSON) that carries ``response``; ``from_mcp`` gives it back.
-
-    An error's ``_meta`` also holds its ToolFailure member (``TOOL_FAILURE_KEY``); ``clock`` gives
-    the seconds since the Unix epoch its ``retryNotBefore`` counts from."""
+    """The ``CallToolResult`` (wire JSON) that carries ``response``; ``from_mcp`` gives it back."""
     wire = response.to_dict()
     is_error = response.status is ToolStatus.ERROR
     # An error's data (rare) rides in _meta: it is not the tool's output, and clients check
@@ -140,10 +97,8 @@ def to_mcp(response: ToolResponse, *, clock: Callable[[], float] = time.time) ->
 
 
 def _tool_failure(response: ToolResponse, info: ErrorInfo, clock: Callable[[], float]) -> dict[str, Any]:
-    """The ToolFailure member of an error: the class and code of its code in the schema's table,
-    but class ``reliability`` whenever the response is retryable (the proposal retries nothing
-    else); ``retryable`` for that class; ``retryNotBefore`` (now + ``retry_after_ms``) when it is
-    retryable; ``correlationId`` the call's id, else a new UUID4 (the proposal requires one)."""
+    """The ToolFailure member of an error (docs/mcp-binding.md): class ``reliability`` whenever the
+    response is retryable (the proposal retries nothing else), a UUID4 without a call id."""
     entry = ERROR_CODE_INFO[info.code].mcp_tool_failure
     retryable = response.is_retryable
     kind = _RELIABILITY if retryable else entry.failure_class.value
@@ -152,49 +107,33 @@ def _tool_failure(response: ToolResponse, info: ErrorInfo, clock: Callable[[], f
         failure["retryable"] = retryable
         if retryable and info.retry_after_ms is not None:
             failure["retryNotBefore"] = min(_now_ms(clock) + info.retry_after_ms, _SAFE_INTEGER)
-    failure["correlationId"] = context_call_id(response) or str(uuid.uuid4())
+    failure["correlationId"] = context_value(response, "call_id") or str(uuid.uuid4())
     return failure
 
 
 def _now_ms(clock: Callable[[], float]) -> int:
-    """The clock's time to the nearest millisecond since the Unix epoch (nearest, not floored: a
-    time given in milliseconds and turned into seconds comes back as itself)."""
+    """The clock's time in milliseconds, rounded (not floored: milliseconds made seconds come back)."""
     return round(clock() * 1000)
 
 
 # -- CallToolResult -> ToolResponse ----------------------------------------------------------
 
 
-SHAPE: Final = Shape(_DIALECT, MCP_RESULT_SHAPE)
 _META_POINTER: Final = "/_meta/" + MCP_META_KEY.replace("~", "~0").replace("/", "~1")
 
 
 def from_mcp(
     record: Mapping[str, Any], *, shape_known: bool = False, clock: Callable[[], float] = time.time
 ) -> ToolResponse:
-    """The ToolResponse that the ``CallToolResult`` ``record`` (wire JSON) carries; ``clock`` gives
-    the seconds since the Unix epoch that a ToolFailure's ``retryNotBefore`` is counted down from.
-
-    Raises ``DialectError("mcp", violations)`` for a record that is not a valid
-    ``CallToolResult`` (``MCP_RESULT_SHAPE``), or whose ``_meta[MCP_META_KEY]`` does not
-    make a valid ToolResponse (each violation's pointer then points into the record).
-
-    ``shape_known=True`` is for a caller that vouches for the record's shape: decoded JSON
-    already checked as a ``CallToolResult`` (the MCP SDK's validated result, rebuilt as a
-    dict). The shape check is then skipped; the response the record makes is checked all the
-    same, so a server's bad ``_meta`` is still a ``DialectError``.
-    """
-    wire = wire_from_mcp(record if shape_known else SHAPE.checked(record), clock=clock)
+    """The ToolResponse that the ``CallToolResult`` ``record`` (wire JSON) carries; ``DialectError``
+    for a record that is not one or makes no valid response (pointers into the record).
+    ``shape_known=True``: the caller vouches for the shape (the MCP SDK checked it)."""
+    wire = wire_from_mcp(record if shape_known else dialect(_DIALECT).shape.checked(record), clock=clock)
     try:
         return ToolResponse.from_dict(wire)
     except ResponseValidationError as error:
         located = tuple(
-            SchemaViolation(
-                pointer=_relocated(violation.pointer, _META_POINTER),
-                keyword=violation.keyword,
-                message=violation.message,
-                schema_path=violation.schema_path,
-            )
+            dataclasses.replace(violation, pointer=_relocated(violation.pointer, _META_POINTER))
             for violation in error.errors
         )
         raise DialectError(_DIALECT, located) from None
@@ -202,32 +141,12 @@ def from_mcp(
 
 def wire_from_mcp(record: Mapping[str, Any], *, clock: Callable[[], float] = time.time) -> dict[str, Any]:
     """The ToolResponse wire object of a ``CallToolResult`` already known to have its shape
-    (unchecked: ``from_mcp`` checks both sides; ``validate --from mcp`` checks the result).
-
-    It runs once per record of ``validate --from mcp``: the common case (one text block, an
-    object or nothing as ``structuredContent``) takes no detour. A result whose ``resultType`` is
-    ``input_required`` is refused (``DialectError`` at ``/resultType``): the server asks for more
-    input before the tool answers, so it is not the call's outcome."""
+    (unchecked). A result whose ``resultType`` is ``input_required`` is refused (``DialectError``
+    at ``/resultType``): the server asks for more input, so it is not the call's outcome."""
     if record.get("resultType") == _INPUT_REQUIRED:
         raise DialectError(_DIALECT, (_NOT_AN_OUTCOME,))
-    content = record["content"]
-    others: list[dict[str, Any]] = []
-    if len(content) == 1 and content[0]["type"] == "text":
-        texts = [content[0]["text"]]
-    else:
-        texts = []
-        for block in content:
-            if block["type"] == "text":
-                texts.append(block["text"])
-            else:
-                others.append(block)
-    structured = record.get("structuredContent")
-    if structured is None and not others:
-        data: dict[str, Any] = {}
-    elif not others and isinstance(structured, dict) and CONTENT_MEMBER not in structured:
-        data = structured  # the record's own object, unchanged
-    else:
-        data = _data(structured, others)
+    texts, others = text_parts(record["content"], "text")
+    data = _data(record.get("structuredContent"), others)
     meta = record.get("_meta")
     carried = meta.get(MCP_META_KEY) if meta else None
     is_error = record.get("isError", False)
@@ -319,8 +238,7 @@ _BY_CLASS: Final = {
 
 def _failure_code(failure: Mapping[str, Any]) -> tuple[ErrorCode, dict[str, Any]]:
     """The code a well-formed ToolFailure stands for, and what ``details`` says of where it came
-    from: its ``code`` in the schema's table read backwards, else its ``code`` as one of ours
-    (any case, ``-`` for ``_``), else what the words of its ``code`` signal, else its class's."""
+    from: the schema's table, one of ours (any case, ``-`` for ``_``), its words, else its class."""
     code: str = failure["code"]
     known = TOOL_FAILURE_CODES.get(code) or _CODES.get(code.strip().upper().replace("-", "_"))
     if known is not None:
@@ -332,8 +250,7 @@ def _failure_code(failure: Mapping[str, Any]) -> tuple[ErrorCode, dict[str, Any]
 
 
 def _ignored(failure: Any) -> list[dict[str, Any]] | None:
-    """Why the ToolFailure member ``failure`` is not read (its first violations, each at its
-    pointer into the record); None when it is well-formed."""
+    """Why the ToolFailure member ``failure`` is not read (its first violations); None: well-formed."""
     found = _FAILURE_SHAPE.violations(failure)
     if not found:
         return None
@@ -350,9 +267,8 @@ def _ignored(failure: Any) -> list[dict[str, Any]] | None:
 def _error(
     text: str, data: dict[str, Any], meta: Mapping[str, Any] | None, clock: Callable[[], float]
 ) -> dict[str, Any]:
-    """Status error for a third-party ``isError`` result: coded from its ToolFailure member when
-    that is well-formed, else from the text as every dialect codes it (``text_error``: a stated
-    code, else an inferred one); the member, read or not, is kept in ``details.tool_failure``."""
+    """Status error for a third-party ``isError`` result: coded from its well-formed ToolFailure
+    member, else from its text (``text_error``); the member is kept in ``details.tool_failure``."""
     read = text_error(text, is_error=True)
     assert read is not None  # an error flag always makes an error
     details: dict[str, Any] = {"source": "mcp"}
@@ -384,30 +300,28 @@ def _error(
 
 # -- JSON-RPC errors answering tools/call ----------------------------------------------------
 
-PARSE_ERROR: Final = -32700
-INVALID_REQUEST: Final = -32600
-METHOD_NOT_FOUND: Final = -32601
-INVALID_PARAMS: Final = -32602
-INTERNAL_ERROR: Final = -32603
+_JSONRPC_CODES: Final[dict[float, ErrorCode]] = {
+    -32601: ErrorCode.NOT_FOUND,  # method not found
+    -32603: ErrorCode.INTERNAL_ERROR,  # internal error
+    -32700: ErrorCode.INTERNAL_ERROR,  # parse error
+    -32600: ErrorCode.INTERNAL_ERROR,  # invalid request
+}
+_INVALID_PARAMS: Final = -32602
 _UNKNOWN_TOOL = re.compile(r"(?i)unknown tool|tool .*not found|no tool|not found")
 
 
 def from_mcp_error(error: Mapping[str, Any], *, tool: str | None = None) -> ToolResponse:
     """The response for a JSON-RPC error object (``code``, ``message``, ``data``) that answered
-    ``tools/call``: invalid params -> INVALID_PARAM (NOT_FOUND when it names an unknown tool),
-    method not found -> NOT_FOUND, internal error -> INTERNAL_ERROR, anything else ->
-    EXECUTION_ERROR; the server's code and message are kept in ``details``."""
+    ``tools/call``: invalid params -> INVALID_PARAM (NOT_FOUND naming an unknown tool), method not
+    found -> NOT_FOUND, internal, parse or request error -> INTERNAL_ERROR, else EXECUTION_ERROR."""
     number = error.get("code")
     text = error.get("message")
     message = text if isinstance(text, str) and text.strip() else "The MCP server answered with an error."
-    if number == INVALID_PARAMS:
+    if number == _INVALID_PARAMS:
         code = ErrorCode.NOT_FOUND if _UNKNOWN_TOOL.search(message) else ErrorCode.INVALID_PARAM
-    elif number == METHOD_NOT_FOUND:
-        code = ErrorCode.NOT_FOUND
-    elif number in (INTERNAL_ERROR, PARSE_ERROR, INVALID_REQUEST):
-        code = ErrorCode.INTERNAL_ERROR
     else:
-        code = ErrorCode.EXECUTION_ERROR
+        known = _JSONRPC_CODES.get(number) if isinstance(number, (int, float)) else None
+        code = known or ErrorCode.EXECUTION_ERROR
     details: dict[str, Any] = {"source": "mcp", "jsonrpc_code": number if isinstance(number, int) else None}
     if "data" in error:
         details["jsonrpc_data"] = error["data"]

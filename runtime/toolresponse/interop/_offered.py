@@ -1,11 +1,8 @@
 """The tools of a registry that a framework's adapter offers a model: those its caller may see.
 
-Every adapter (``as_langchain_tools``, ``as_pydantic_ai_tools``, ``as_openai_agents_tools``)
-makes its framework's tools from ``offered_tools(registry, caller=...)``: one ``OfferedTool`` per
-tool that the registry's access policies let ``caller`` see (``list_tools(caller=...)``, as the
-HTTP and MCP listings and the agent's own offer are made), so a hidden tool's name, description
-and parameters never reach the model; and each call runs through the registry as that caller
-(``execute`` / ``aexecute``), so the policies decide it as they decide a call on any other face.
+Every adapter (LangChain, pydantic-ai, OpenAI Agents SDK) offers ``offered_tools(registry,
+caller=...)``, as the HTTP and MCP listings are made, so a hidden tool never reaches the model,
+and runs each call through the registry as that caller, so the policies decide it.
 """
 
 from __future__ import annotations
@@ -16,8 +13,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .._response import ToolResponse
     from ..tools._registry import ToolRegistry
-
-__all__ = ["OfferedTool", "offered_tools"]
 
 
 @dataclass(frozen=True)

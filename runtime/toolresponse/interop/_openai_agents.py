@@ -1,17 +1,10 @@
 """Registry tools as OpenAI Agents SDK (``openai-agents``) ``FunctionTool``s.
 
-The SDK gives a tool's result no status and no code: the model gets the ``output`` of a Responses
-``function_call_output`` item, a string. So each tool answers exactly the ``output`` that the
-``openai-responses`` dialect writes for the registry's response (``to_openai_responses``): the model
-text (``ERROR CODE: message`` for an error) and, unless ``carry=False``, the whole response as a
-trailer line; a run's ``to_input_list()`` is then a log that ``from_openai_responses`` (and
-``toolresponse convert --from openai-responses``) reads back. The response also rides where the
-SDK keeps data of its own that the model never sees: the output item's ``custom_data``
-(``ToolCallOutputItem.custom_data`` in ``result.new_items``) is the response's wire object, read
-back from the output by that same dialect (without the trailer: the status and code its text
-states).
-
-openai-agents is imported only by ``as_openai_agents_tools``.
+The SDK gives a tool's result no status and no code: each tool answers the ``output`` that
+``to_openai_responses`` writes (the model text and the trailer), so a run's ``to_input_list()`` is
+a log ``from_openai_responses`` reads back; the output item's ``custom_data`` (which the model
+never sees) is the response's wire object. openai-agents is imported only by
+``as_openai_agents_tools``.
 """
 
 from __future__ import annotations
@@ -29,8 +22,6 @@ if TYPE_CHECKING:
 
     from ..tools._registry import ToolRegistry
 
-__all__ = ["as_openai_agents_tools"]
-
 
 def _custom_data(context: FunctionToolCustomDataContext) -> dict[str, Any] | None:
     """The response of the output the tool answered (None when something replaced it)."""
@@ -45,15 +36,8 @@ def as_openai_agents_tools(
     registry: ToolRegistry, *, caller: str = LOCAL_CALLER, carry: bool = True
 ) -> list[Tool]:
     """One openai-agents ``FunctionTool`` per tool of ``registry`` that ``caller`` may see, in its
-    order (needs openai-agents); a tool the access policies hide from the caller is not offered.
-
-    Each tool's ``params_json_schema`` is the registry's JSON Schema as it is
-    (``strict_json_schema=False``: strict mode would rewrite it, every property required), and the
-    registry checks the arguments; a call runs through ``registry.aexecute`` as ``caller``, with the
-    tool call's id as ``call_id`` and answers the output and ``custom_data`` of the module docstring. The
-    registry answers every call, so the SDK's failure handler (which turns an exception into one
-    fixed sentence) never runs.
-    """
+    order (needs openai-agents), its schema the registry's as it is (strict mode would rewrite it);
+    a call runs through the registry as ``caller`` with the tool call's id."""
     try:
         from agents import FunctionTool
     except ImportError as error:

@@ -1,19 +1,9 @@
 """Outcomes other frameworks name that ToolResponse has no status for: each an error, its code chosen once.
 
-=============  ===================  ====================================================================
-outcome        code                 why this code
-=============  ===================  ====================================================================
-``denied``     PERMISSION_DENIED    what this package answers when a person refuses a call
-                                    (``RequireApproval``: approval ``refused``); what was asked is
-                                    refused, not who asked (that is ACCESS_DENIED)
-``interrupted`` EXECUTION_ERROR     the call was cut off before it answered (a run stopped); no time
-                                    limit was reached, so it is no TIMEOUT
-=============  ===================  ====================================================================
-
-An outcome's response says which it is in ``error_info.details.outcome`` (``"denied"``,
-``"interrupted"``), so that a dialect that has the outcome (Vercel's ``execution-denied``
-output, pydantic-ai's ``denied`` / ``interrupted``) writes it back. Every dialect reads and
-writes these outcomes through ``DENIED`` and ``INTERRUPTED``.
+``denied`` is PERMISSION_DENIED (what ``RequireApproval`` answers when a person refuses a call),
+``interrupted`` EXECUTION_ERROR (cut off before it answered, no time limit reached); the response
+names its outcome in ``error_info.details.outcome`` so that a dialect that has it writes it back
+(docs/migrating.md, "Denied and interrupted calls").
 """
 
 from __future__ import annotations
@@ -25,8 +15,6 @@ from typing import Any, Final
 from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
-
-__all__ = ["DENIED", "INTERRUPTED", "Outcome"]
 
 
 @dataclass(frozen=True)

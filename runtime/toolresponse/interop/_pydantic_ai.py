@@ -1,46 +1,14 @@
 """pydantic-ai: the ``ToolReturnPart`` of a message history (and the stored ``RetryPromptPart``),
 and registry tools as pydantic-ai tools.
 
-A record is one part as pydantic-ai writes it (an item of a ``ModelRequest``'s ``parts`` in
-``ModelMessagesTypeAdapter.dump_python(messages, mode="json")``)::
+::
 
     {"part_kind": "tool-return", "tool_name": "get_weather", "tool_call_id": "call_1",
      "content": "...", "metadata": {...}, "outcome": "failed", "retry": null, ...}
 
-``outcome`` (absent before pydantic-ai 1.67: success) is the record's own word: ``success`` is a
-success (a partial result by its ``PARTIAL:`` prefix), any other outcome an error, coded by the
-text's stated code (``ERROR CODE: ...``), else by the outcome:
-
-===========  ===================================================================================
-outcome      code, when the text states none
-===========  ===================================================================================
-failed       inferred from the text (``_text``), else EXECUTION_ERROR
-retried      INVALID_PARAM for ``retry.cause`` ``validation_error``, NOT_FOUND for
-             ``unknown_tool`` / ``unavailable_tool``; else as failed
-denied       PERMISSION_DENIED (``_outcomes.DENIED``)
-interrupted  EXECUTION_ERROR (``_outcomes.INTERRUPTED``)
-===========  ===================================================================================
-
-and ``details.outcome`` names any outcome but failed (``details.retry`` keeps ``retry``).
-
-- ``to_pydantic_ai(response)``: ``content`` the model text, ``metadata`` the whole response
-  (pydantic-ai keeps it for the application and never sends it to the model), ``outcome`` as
-  ``outcome_for`` says. ``from_pydantic_ai`` gives that response back exactly, when its status
-  agrees with the outcome (an error exactly for an outcome other than success); one that
-  contradicts it is refused with ``DialectError`` at ``/outcome``.
-- A record without it (written by pydantic-ai itself) is read as above: a string ``content`` is
-  the text; other content is kept in ``data.content`` and its text is its JSON; foreign
-  ``metadata`` is kept in ``data.metadata``; ``tool_call_id`` and ``tool_name`` go to
-  ``context``.
-- A ``retry-prompt`` part (deprecated in 2.60, still in stored histories) is read as pydantic-ai
-  loads it: the ``retried`` return of its tool, validation errors (a list) with cause
-  ``validation_error``. One without ``tool_name`` answers no tool call and is refused.
-- ``as_pydantic_ai_tools(registry, caller=...)``: one pydantic-ai ``Tool`` per tool that caller
-  may see (``LOCAL_CALLER`` by default: ``_offered``), each call through the registry as that
-  caller; the answer takes the outcome ``outcome_for`` gives (a success its
-  ``metadata`` too).
-
-pydantic-ai is imported only by ``as_pydantic_ai_tools``.
+``content`` is the model text, ``metadata`` the whole response (never sent to the model),
+``outcome`` the record's own word (``outcome_for``); a part without such metadata is an error for
+any outcome but ``success``, coded as docs/migrating.md ("From pydantic-ai") tabulates.
 """
 
 from __future__ import annotations
@@ -54,32 +22,17 @@ from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
 from ..tools._policy import DENIAL_CODES, LOCAL_CALLER
-from ._carry import (
-    CALL_ID,
-    agreeing,
-    call_id_or_context,
-    is_response_wire,
-    record_context,
-    tool_name_or_context,
-)
+from ._carry import CALL_ID, agreeing, is_response_wire, record_context, required
+from ._dialects import dialect
 from ._offered import OfferedTool, offered_tools
 from ._outcomes import DENIED, INTERRUPTED
-from ._shape import Shape, dumped, record_schema
+from ._shape import dumped, record_schema
 from ._text import inferred, model_text
 
 if TYPE_CHECKING:
     from pydantic_ai import Tool
 
     from ..tools._registry import ToolRegistry
-
-__all__ = [
-    "PYDANTIC_AI_SHAPE",
-    "as_pydantic_ai_tools",
-    "from_pydantic_ai",
-    "outcome_for",
-    "to_pydantic_ai",
-    "wire_from_pydantic_ai",
-]
 
 _RETRY_CAUSES = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"]
 _RETRY_PROMPT_MEMBERS = ["part_kind", "content", "tool_name", "tool_call_id", "timestamp"]
@@ -120,8 +73,6 @@ PYDANTIC_AI_SHAPE: dict[str, Any] = record_schema(
 """One ``ToolReturnPart`` as pydantic-ai writes it (``outcome`` since 1.67, ``retried`` since 2.60),
 or one ``RetryPromptPart`` of a tool (pydantic-ai before 2.60)."""
 
-SHAPE = Shape("pydantic-ai", PYDANTIC_AI_SHAPE)
-
 _OUTCOMES: Final = {outcome.name: outcome for outcome in (DENIED, INTERRUPTED)}
 _NAMED: Final = (*_OUTCOMES, "retried")
 """The outcomes an error's ``details.outcome`` may name (``failed`` is every other error's)."""
@@ -137,12 +88,9 @@ _CAUSE_CODES: Final = {
 
 
 def outcome_for(response: ToolResponse) -> str:
-    """The ``outcome`` of ``response``: ``success`` for a success or a partial result; for an
-    error, the one ``details.outcome`` names (``denied``, ``interrupted``, ``retried``), else
-    ``denied`` for an access policy's denial (ACCESS_DENIED or PERMISSION_DENIED with
-    ``details.policy``: a deliberate refusal, not a failure), ``retried`` for INVALID_PARAM (the
-    model must correct its arguments, as pydantic-ai answers arguments that fail its validation),
-    else ``failed``."""
+    """The ``outcome`` of ``response``: ``success`` for a non-error; for an error the one
+    ``details.outcome`` names, else ``denied`` for an access policy's denial (``details.policy``),
+    ``retried`` for INVALID_PARAM (the model must correct its arguments), else ``failed``."""
     info = response.error_info
     if info is None:
         return "success"
@@ -158,15 +106,13 @@ def outcome_for(response: ToolResponse) -> str:
 def to_pydantic_ai(
     response: ToolResponse, *, tool_call_id: str | None = None, tool_name: str | None = None
 ) -> dict[str, Any]:
-    """The ``ToolReturnPart`` of ``response``, as pydantic-ai writes one (see the module docstring).
-
-    ``tool_call_id`` defaults to ``context.call_id`` and ``tool_name`` to ``context.tool_name``;
-    without either, ``DialectError``."""
+    """The ``ToolReturnPart`` of ``response``, as pydantic-ai writes one; ``tool_call_id`` and
+    ``tool_name`` default to the response's context."""
     return {
         "part_kind": "tool-return",
-        "tool_name": tool_name_or_context(tool_name, response, dialect="pydantic-ai", member="tool_name"),
-        "tool_call_id": call_id_or_context(
-            tool_call_id, response, dialect="pydantic-ai", member="tool_call_id"
+        "tool_name": required(response, "tool_name", tool_name, dialect="pydantic-ai", member="tool_name"),
+        "tool_call_id": required(
+            response, "call_id", tool_call_id, dialect="pydantic-ai", member="tool_call_id"
         ),
         "content": model_text(response),
         "metadata": response.to_dict(),
@@ -207,12 +153,9 @@ def wire_from_pydantic_ai(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_pydantic_ai(record: Any) -> ToolResponse:
-    """The ToolResponse of a ``ToolReturnPart`` (or a stored ``RetryPromptPart``), as its JSON or
-    the part itself (see the module docstring).
-
-    Raises ``DialectError("pydantic-ai", ...)`` for a record that is not such a part, and
-    ``ResponseValidationError`` when its metadata is a ToolResponse that is not valid."""
-    return ToolResponse.from_dict(wire_from_pydantic_ai(SHAPE.checked(dumped("pydantic-ai", record))))
+    """The ToolResponse of a ``ToolReturnPart`` (or a stored ``RetryPromptPart``), its JSON or the
+    part itself; ``DialectError`` for any other record."""
+    return dialect("pydantic-ai").read(dumped("pydantic-ai", record))
 
 
 # -- registry tools as pydantic-ai tools ----------------------------------------------------
@@ -220,21 +163,9 @@ def from_pydantic_ai(record: Any) -> ToolResponse:
 
 def as_pydantic_ai_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) -> list[Tool[Any]]:
     """One pydantic-ai ``Tool`` per tool of ``registry`` that ``caller`` may see, in its order
-    (needs pydantic-ai); a tool the access policies hide from the caller is not offered.
-
-    Each tool's arguments are described by the registry's JSON Schema and checked by the registry;
-    a call runs through ``registry.aexecute`` as ``caller``, with the tool call's id as ``call_id``, and its
-    response reaches pydantic-ai as the outcome ``outcome_for`` gives, the model text as content:
-
-    - success (a partial result too): a ``ToolReturn`` whose ``metadata`` is the whole response;
-    - ``failed``: ``ToolFailed``, which ends this call and not the run;
-    - ``retried`` (INVALID_PARAM): ``ModelRetry``, which counts against the tool's retries (past
-      them pydantic-ai ends the run with ``UnexpectedModelBehavior``, as for its own validation);
-    - ``denied``: ``ToolDenied``.
-
-    pydantic-ai gives an error's part no metadata, so its code reaches the history in the text
-    (``ERROR CODE: message``), where ``from_pydantic_ai`` reads it.
-    """
+    (needs pydantic-ai). A call runs through the registry as ``caller`` with the tool call's id and
+    answers by ``outcome_for``: a ``ToolReturn`` with the response as ``metadata``, ``ToolFailed``,
+    ``ModelRetry`` (``retried``) or ``ToolDenied``; the model text is the content."""
     try:
         from pydantic_ai import ModelRetry, RunContext, Tool, ToolDenied, ToolFailed
         from pydantic_ai.messages import ToolReturn

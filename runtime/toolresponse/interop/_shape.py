@@ -1,18 +1,15 @@
 """A dialect's record shape (a JSON Schema 2020-12 dict) checked by the package's fast engine.
 
-Every dialect module declares the shape of one record as plain data (``record_schema`` writes
-what every shape has: an object of known members and no others; ``text_or_blocks`` the content
-that is a text or a list of typed blocks) and checks records against it here:
-``Shape(name, schema)`` compiles the schema on first use, as a tool's parameters are compiled
-(``ParameterValidator``: jsonschema-rs); ``shape.violations(record)`` lists what is wrong
-(JSON pointer into the record, the keyword that failed, a message, the schema path), and
-``shape.checked(record)`` gives the record as JSON data or raises ``DialectError`` naming the
-dialect.
+Each dialect declares its record's shape as data (``record_schema``, ``text_or_blocks``);
+``Shape(name, schema)`` compiles it on first use (jsonschema-rs, as a tool's parameters are),
+``violations`` lists what is wrong (pointer, keyword, message, schema path) and ``checked`` gives
+the record as JSON data or raises ``DialectError`` naming the dialect.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -22,8 +19,6 @@ from .._violation import SchemaViolation, relevance
 from ..tools._params import ParameterValidator
 from ..validation import to_json_data
 from ..validation._jsondata import MAX_VALUE_DEPTH
-
-__all__ = ["MESSAGE_LIMIT", "RECORD_DEPTH", "Shape", "cut", "dumped", "record_schema", "text_or_blocks"]
 
 RECORD_DEPTH = MAX_VALUE_DEPTH + 5
 """The deepest nesting of a record: a response (a member two levels deeper than its value) inside a
@@ -54,25 +49,22 @@ def record_schema(title: str, required: list[str], properties: dict[str, Any], *
     }
 
 
-def text_or_blocks(block_type: dict[str, Any], text_type: str) -> dict[str, Any]:
-    """The schema of content that is a string or a list of blocks, each an object whose ``type`` has
+def text_or_blocks(block_type: dict[str, Any], text_type: str, key: str = "type") -> dict[str, Any]:
+    """The schema of content that is a string or a list of blocks, each an object whose ``key`` has
     the schema ``block_type``; a block of type ``text_type`` has a string ``text``."""
     block = {
         "type": "object",
-        "required": ["type"],
-        "properties": {"type": block_type},
-        "if": {"properties": {"type": {"const": text_type}}},
+        "required": [key],
+        "properties": {key: block_type},
+        "if": {"properties": {key: {"const": text_type}}},
         "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
     }
     return {"anyOf": [{"type": "string"}, {"type": "array", "items": block}]}
 
 
 def dumped(dialect: str, record: Any) -> Any:
-    """``record`` as JSON data when it is a library's object rather than its JSON: a pydantic model
-    (LlamaIndex's ``ToolOutput``, AutoGen's ``FunctionExecutionResult``: ``model_dump(mode="json")``)
-    or a dataclass pydantic serialises (pydantic-ai's parts, through a ``TypeAdapter``); anything
-    else as it is. An object pydantic cannot write as JSON (a member holding an exception ...)
-    raises ``DialectError`` naming ``dialect``."""
+    """``record`` as JSON data when it is a library's pydantic model (``model_dump(mode="json")``) or
+    a dataclass pydantic serialises (pydantic-ai's parts); ``DialectError`` when pydantic cannot."""
     if isinstance(record, Mapping):
         return record
     try:
@@ -88,30 +80,28 @@ def dumped(dialect: str, record: Any) -> Any:
     return record
 
 
+@dataclasses.dataclass(eq=False)
 class Shape:
     """The shape of one record of ``dialect``; ``schema`` is a JSON Schema 2020-12 dict."""
 
-    def __init__(self, dialect: str, schema: Mapping[str, Any]) -> None:
-        self.dialect = dialect
-        self.schema = schema
-        self._validator: ParameterValidator | None = None
+    dialect: str
+    schema: Mapping[str, Any]
 
-    def _compiled(self) -> ParameterValidator:
-        if self._validator is None:
-            self._validator = ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
-        return self._validator
+    @functools.cached_property
+    def _validator(self) -> ParameterValidator:
+        return ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
 
     def is_valid(self, record: Any) -> bool:
         """Whether ``record`` (decoded JSON) has the dialect's shape: the verdict alone."""
-        return self._compiled().is_valid(record)
+        return self._validator.is_valid(record)
 
     def verdict(self) -> Callable[[Any], bool]:
         """The compiled ``is_valid`` itself, for loops over many records."""
-        return self._compiled().verdict()
+        return self._validator.verdict()
 
     def violations(self, record: Any) -> tuple[SchemaViolation, ...]:
         """Every way ``record`` breaks the shape (empty when it has it)."""
-        found = self._compiled().violations(record, limit=None, schema_paths=True)
+        found = self._validator.violations(record, limit=None, schema_paths=True)
         prefix = f"{self.dialect} record: "
         # Most relevant first, as the validator orders them: an unknown member usually explains a
         # missing one. Each message is cut (``cut``), as the ToolResponse layer's are short.

@@ -1,35 +1,13 @@
 """What a text alone says of a response: one convention, written and read by every dialect.
 
-Many readers see nothing but a result's text: a model, and clients that log only the text (the
-openai-agents MCP client keeps the text blocks of a ``CallToolResult`` and drops ``isError`` and
-``_meta``). So every dialect with no member for an error's code writes the **model text**
-(``model_text``), which states the status in words a reader recognises:
-
-- an error: ``ERROR <CODE>: <message>``, then the response's text on the next lines when it is
-  not the message (the agent's feedback begins the same way);
-- a partial result: ``PARTIAL: <text>`` (MCP's text block: ``[partial result] <text>``, the
-  binding's marker);
-- a success: its text, as it is.
-
-Reading text back (``inferred`` and ``text_error``, for every dialect, MCP's text blocks included):
-
-1. where the record has an error flag (MCP ``isError``, Anthropic ``is_error``, LangChain
-   ``status``), the flag decides error or not; a success whose text begins like an error stays
-   a success;
-2. an error's code is the one its text **states** at its very start: ``ERROR <CODE>:`` (ours),
-   ``[<CODE>]:`` (HelloAgents 1.0's agent) or ``❌ 错误 [<CODE>]:`` (HelloAgents 1.0.1's model
-   text), with one of the 15 codes; the response's text is what follows;
-3. else the code the record's own outcome implies, where it has one beside its error flag
-   (pydantic-ai's ``denied`` is PERMISSION_DENIED: ``_outcomes``);
-4. else the code is **inferred** from the words of third-party text (``infer_code``: errno
-   names, HTTP statuses, phrases), the same for every dialect, and ``details`` says so;
-5. else EXECUTION_ERROR.
-
-Without a flag (OpenAI's tool messages), text is an error when it states a code, or when it
-**opens as failures do**: ``Error`` as its first word, ``An error occurred``, an exception's name
-with ``:`` or ``(`` (``FileNotFoundError: ...``, the bare ``Exception: ...``), ``Traceback (most
-recent call last)``; any other text is a success (``Failed to fetch ...`` too), or a partial result
-by its marker.
+A model, and clients that log only a result's text, see nothing else, so every dialect with no
+member for an error's code writes the **model text**: ``ERROR <CODE>: <message>`` (then the text
+when it is not the message) for an error, ``PARTIAL: <text>`` for a partial result, the text
+itself for a success. Read back (``inferred``, ``text_error``): the record's error flag decides
+error or not (without one, a stated code or a text that opens as failures do); the code is the one
+the text states (``ERROR <CODE>:``, HelloAgents' ``[<CODE>]:`` or ``❌ 错误 [<CODE>]:``), else the
+one the record's outcome implies, else the one its words signal (``infer_code``), else
+EXECUTION_ERROR. docs/migrating.md, "Errors in text: one convention", is the full account.
 """
 
 from __future__ import annotations
@@ -41,18 +19,6 @@ from typing import Any, Final, NamedTuple
 from toolresponse_generated import INFERENCE_RULES, ErrorCode
 
 from .._response import ToolResponse
-
-__all__ = [
-    "INFERENCE_TABLE",
-    "NO_TEXT",
-    "TextError",
-    "infer_code",
-    "inferred",
-    "model_text",
-    "stated_text",
-    "text_error",
-    "wire_model_text",
-]
 
 _CODES: Final = {code.value: code for code in ErrorCode}
 # "ERROR NOT_FOUND: ..." (ours); "[NOT_FOUND]: ..." (HelloAgents 1.0's agent); "❌ 错误 [NOT_FOUND]: ..."
@@ -73,15 +39,13 @@ NO_TEXT: Final = "The tool reported an error without saying why."
 def model_text(response: ToolResponse) -> str:
     """What a reader of text alone gets of ``response``: its text, its status stated (see above)."""
     info = response.error_info
-    if info is None:
-        return _stating(response.status.value, response.text, None, None)
-    return _stating(response.status.value, response.text, info.code.value, info.message)
+    code, message = (None, None) if info is None else (info.code.value, info.message)
+    return _stating(response.status.value, response.text, code, message)
 
 
 def wire_model_text(wire: Mapping[str, Any]) -> str | None:
-    """``model_text`` of the ToolResponse wire object ``wire`` (decoded JSON, not yet validated);
-    None when it lacks what the text is made of: a status, a text and, for an error, the code
-    and message of its ``error_info``, all strings."""
+    """``model_text`` of the wire object ``wire`` (not yet validated); None when it lacks a string
+    status, text or (for an error) ``error_info`` code and message."""
     status, text = wire.get("status"), wire.get("text")
     if not isinstance(status, str) or not isinstance(text, str):
         return None
@@ -105,9 +69,8 @@ def _stating(status: str, text: str, code: str | None, message: str | None) -> s
 
 
 def stated_text(shown: str, code: str, message: str) -> str:
-    """The text of an error response coded ``code`` with ``message``, from the ``shown`` text that
-    ``model_text`` made of it (``shown`` itself when it does not begin with that error's header:
-    written before the code was stated)."""
+    """The text of an error coded ``code`` with ``message`` from its model text ``shown`` (``shown``
+    itself when it does not begin with that error's header)."""
     header = f"ERROR {code}: {message}"
     if shown == header:
         return message
@@ -117,9 +80,8 @@ def stated_text(shown: str, code: str, message: str) -> str:
 # -- the code inferred from third-party text --------------------------------------------------
 
 INFERENCE_TABLE: Final = INFERENCE_RULES
-"""How a third-party error's text is coded: the rules of ``schema/v1/interop/text-inference.json``
-(each a signal, a pattern, whether case is ignored, a code), most specific first; the TypeScript
-package reads the same table."""
+"""How a third-party error's text is coded: ``schema/v1/interop/text-inference.json``, most specific
+rule first (the TypeScript package reads the same table)."""
 
 _COMPILED: Final = tuple((rule.signal, rule.regex, rule.code) for rule in INFERENCE_TABLE)
 
@@ -158,10 +120,8 @@ class TextError(NamedTuple):
 
 
 def text_error(text: str, *, is_error: bool | None, implied: ErrorCode | None = None) -> TextError | None:
-    """The error ``text`` stands for, or None when it stands for none: the flag ``is_error`` decides
-    (None: the dialect has none, and the text decides); the code is the one the text states, else
-    ``implied`` (the code the record's own outcome implies: a denial ...), else the one its words
-    signal, else EXECUTION_ERROR (see the module docstring)."""
+    """The error ``text`` stands for, or None (see the module docstring): ``is_error`` None means the
+    dialect has no flag; ``implied`` is the code the record's own outcome implies."""
     if is_error is False:
         return None
     stated = _STATED.match(text)
@@ -189,10 +149,8 @@ def inferred(
     context: Mapping[str, Any] | None,
     implied: ErrorCode | None = None,
 ) -> dict[str, Any]:
-    """The ToolResponse wire object of a record that carries no response (written by another
-    framework, or without its trailer): an error by ``text_error`` (``implied`` as there), else a
-    partial result when the text begins with a partial marker (kept in the text), else a success;
-    ``context`` as given."""
+    """The ToolResponse wire object of a record that carries no response: an error by
+    ``text_error``, else a partial result by its marker (kept in the text), else a success."""
     error = text_error(text, is_error=is_error, implied=implied)
     wire: dict[str, Any]
     if error is not None:

@@ -1,31 +1,17 @@
 """Vercel AI SDK: the ``tool-result`` part of a tool message, and the ``tool-error`` part of a step.
 
-A ``ToolResultPart`` (the content of a ``ModelMessage`` of role ``tool``)::
+::
 
     {"type": "tool-result", "toolCallId": "call_1", "toolName": "get_weather",
-     "output": {"type": "json", "value": ...}}
-        output types: text, json, error-text, error-json (a value), execution-denied (a reason;
-        AI SDK 6 and later), content (text and media items)
-
-A ``tool-error`` part, in a step's content when a tool threw (never sent to the model)::
-
+     "output": {"type": "json", "value": ...}}       also text, error-text, error-json,
+                                                     execution-denied (a reason), content
     {"type": "tool-error", "toolCallId": "call_1", "toolName": "get_weather", "input": {...},
      "error": ...}
 
-The output's type says error or not (``error-*``) and denied; there is no code
-and no partial state. ``to_vercel`` writes ``json`` with the whole response,
-``error-json`` for an error (its ``error_info``, the code, in it); with
-``carry=False``, ``text`` or ``error-text`` with the model text. A denial
-(``_outcomes.DENIED``) is written ``execution-denied``, its message the reason,
-when that loses nothing (with ``carry=False``, always). ``from_vercel`` gives a
-carried response back exactly; one whose status contradicts the output's type
-is refused with ``DialectError`` at ``/output/type``. ``execution-denied`` is
-the DENIED outcome (PERMISSION_DENIED, ``details.outcome`` "denied"), its reason
-the message. Other values are read by ``_carry.foreign_wire`` (a text as
-``_text`` reads one; ``content`` items as text items joined, the others in
-``data.blocks``); a ``tool-error`` is an error read from its ``error`` so, its
-``input`` in ``context.params_input``. The id and the tool name go to
-``context``; ``providerOptions`` and a ``tool-error``'s metadata are not read.
+The whole response rides in a ``json`` (``error-json``) output (``carry=False``: ``text`` or
+``error-text``, the model text); a denial (``_outcomes.DENIED``) is ``execution-denied``. Other
+values are read by ``_carry.foreign_wire``; a ``tool-error`` is an error, its ``input`` in
+``context.params_input``.
 """
 
 from __future__ import annotations
@@ -34,21 +20,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import (
-    CALL_ID,
-    TOOL_NAME,
-    blocks_wire,
-    call_id_or_context,
-    record_context,
-    slot_wire,
-    text_parts,
-    tool_name_or_context,
-)
+from ._carry import CALL_ID, TOOL_NAME, blocks_wire, record_context, required, slot_wire, text_parts
+from ._dialects import dialect
 from ._outcomes import DENIED
-from ._shape import Shape, record_schema, text_or_blocks
+from ._shape import record_schema, text_or_blocks
 from ._text import model_text
-
-__all__ = ["VERCEL_SHAPE", "from_vercel", "to_vercel", "wire_from_vercel"]
 
 _OBJECT = {"type": "object"}
 _ITEMS = text_or_blocks({"type": "string"}, "text")["anyOf"][1]
@@ -108,20 +84,16 @@ VERCEL_SHAPE: dict[str, Any] = record_schema(
 )
 """One ``ToolResultPart`` (AI SDK 5 to 7) or ``tool-error`` content part."""
 
-SHAPE = Shape("vercel", VERCEL_SHAPE)
-
 
 def to_vercel(
     response: ToolResponse, *, toolCallId: str | None = None, toolName: str | None = None, carry: bool = True
 ) -> dict[str, Any]:
-    """The ``tool-result`` part of ``response`` (see the module docstring for its output).
-
-    ``toolCallId`` defaults to ``context.call_id`` and ``toolName`` to
-    ``context.tool_name``; without either, ``DialectError``."""
+    """The ``tool-result`` part of ``response``; ``toolCallId`` and ``toolName`` default to the
+    response's context."""
     record: dict[str, Any] = {
         "type": "tool-result",
-        "toolCallId": call_id_or_context(toolCallId, response, dialect="vercel", member="toolCallId"),
-        "toolName": tool_name_or_context(toolName, response, dialect="vercel", member="toolName"),
+        "toolCallId": required(response, "call_id", toolCallId, dialect="vercel", member="toolCallId"),
+        "toolName": required(response, "tool_name", toolName, dialect="vercel", member="toolName"),
     }
     info = response.error_info
     if info is not None and DENIED.of(response):
@@ -160,8 +132,6 @@ def wire_from_vercel(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_vercel(record: Mapping[str, Any]) -> ToolResponse:
-    """The ToolResponse a ``tool-result`` or ``tool-error`` part holds (see the module docstring).
-
-    Raises ``DialectError("vercel", ...)`` for a record that is neither, and
-    ``ResponseValidationError`` when the response it carries is not valid."""
-    return ToolResponse.from_dict(wire_from_vercel(SHAPE.checked(record)))
+    """The ToolResponse a ``tool-result`` or ``tool-error`` part holds; ``DialectError`` for any
+    other record."""
+    return dialect("vercel").read(record)
