@@ -273,7 +273,7 @@ class Agent:
             match effect:
                 case _Complete():
                     try:
-                        return self.model.complete(state.messages, state.tools), None
+                        return self._complete(state.messages, state.tools), None
                     except Exception as exc:
                         return None, exc
                 case _Execute(call, arguments):
@@ -313,7 +313,7 @@ class Agent:
             match effect:
                 case _Complete():
                     try:
-                        return await self.model.acomplete(state.messages, state.tools), None
+                        return await self._acomplete(state.messages, state.tools), None
                     except Exception as exc:
                         return None, exc
                 case _Execute(call, arguments):
@@ -330,6 +330,14 @@ class Agent:
             return await drive(self._turns(state))
         finally:
             state.trace.close()
+
+    # One model call each: what ``toolresponse.otel`` makes a chat span of, whatever the model.
+
+    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        return self.model.complete(messages, tools)
+
+    async def _acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        return await self.model.acomplete(messages, tools)
 
     # -- the loop, written once ----------------------------------------------------------------
 

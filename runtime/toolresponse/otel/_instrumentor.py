@@ -36,6 +36,8 @@ _TARGETS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
     (ToolRegistry, "aexecute", _tools.start),
     (Agent, "run", _agent.start_run),
     (Agent, "arun", _agent.start_run),
+    (Agent, "_complete", _agent.start_chat),
+    (Agent, "_acomplete", _agent.start_chat),
     (McpToolService, "aexecute", _mcp.start_served),
     (McpConnection, "aexecute", _mcp.mark_remote),
     (McpConnection, "execute", _mcp.mark_remote),
@@ -72,4 +74,3 @@ class ToolResponseInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             setattr(cls, attribute, original)
         type(self)._originals = {}
         _tools.unwatch_breakers()
-        _agent.unwrap_models()
