@@ -1,30 +1,11 @@
 """What the agent's tool calls did, per tool, from its traces (``toolresponse report``).
 
-For each tool: calls, success/partial/error counts, errors by code, p50/p95/max
-``time_ms`` (nearest rank: p95 of 20 calls is the 19th fastest), circuit-breaker
-trips (transitions to open) and denials (calls refused ACCESS_DENIED or
-PERMISSION_DENIED, by an access policy, a person or the tool itself, and calls
-of a tool an access policy hid from the caller, which the caller reads as
-NOT_FOUND and the registry's trace names the rule of); for the whole trace:
-runs and how they ended, model calls, tokens and duration. ``--html`` writes
-the same as one self-contained HTML page (inline CSS and SVG, no script,
-nothing fetched) with a latency chart per tool.
-
-Every line the agent writes is read, however odd its members: a tool name
-that is null, empty or not text is counted under ``(unnamed)`` or its JSON
-text; a ``time_ms`` or ``duration_ms`` that is not a number >= 0 leaves the
-call untimed; a usage count is read as a number, a string of digits too, and
-clamped to 2**53 - 1 (``MAX_TOKEN_COUNT``), anything else counts 0. A line
-that still cannot be read (not JSON, not an object, no ``event``, a status
-or error code the protocol does not have) is kept in ``TraceSummary.skipped``
-as a ``TraceFormatError`` with its file and line, and the rest is summarised.
-A file of which no line could be read is no trace: ``TraceSummary.unread()``
-names it, and the command refuses it.
-
-Text taken from a trace (tool names, outcomes, codes) is shown with control
-characters, bidirectional controls, lone surrogates and backslashes escaped
-(``printable``), so that a tool name cannot retitle, recolour or reorder the
-terminal; the HTML page is escaped as HTML besides.
+Per tool: calls, statuses, errors by code, p50/p95/max ``time_ms`` (nearest rank), breaker trips
+and denials; for the whole trace: runs and how they ended, model calls, tokens and duration; as
+text, or as one self-contained HTML page (inline CSS and SVG, no script) with a latency chart per
+tool. Denials are the calls refused (ACCESS_DENIED, PERMISSION_DENIED, or a rule named in
+``denied_by``). How odd lines are read, skipped and shown (``printable``): docs/observability.md,
+"Reading traces".
 """
 
 from __future__ import annotations
@@ -165,11 +146,6 @@ class TraceSummary:
 # -- reading -----------------------------------------------------------------------------------
 
 
-def _shown(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return shortened(text, limit)
-
-
 class _Line:
     """One record's members as the report reads them, failing with the file and line."""
 
@@ -206,9 +182,11 @@ class _Line:
         """The tool and its call, of a ``tool_result`` (the agent's) or ``tool_call`` (the registry's)."""
         status, code, denied_by = (self.record.get(name) for name in ("status", "code", "denied_by"))
         if status not in _STATUSES:
-            raise self.fail(f"'status' must be one of {', '.join(_STATUSES)}, not {_shown(status)}")
+            raise self.fail(
+                f"'status' must be one of {', '.join(_STATUSES)}, not {shortened(repr(status), 60)}"
+            )
         if status == "error" and code not in _CODES:
-            raise self.fail(f"'code' must be a ToolResponse v1 error code, not {_shown(code)}")
+            raise self.fail(f"'code' must be a ToolResponse v1 error code, not {shortened(repr(code), 60)}")
         return self.tool(), ToolCall(
             status=str(status),
             code=code if isinstance(code, str) else None,
@@ -338,17 +316,8 @@ def overview(summary: TraceSummary) -> list[str]:
 
 
 _COLUMNS = (
-    "tool",
-    "calls",
-    "success",
-    "partial",
-    "error",
-    "p50 ms",
-    "p95 ms",
-    "max ms",
-    "trips",
-    "errors by code",
-)
+    "tool", "calls", "success", "partial", "error", "p50 ms", "p95 ms", "max ms", "trips", "errors by code",
+)  # fmt: skip
 
 
 def tool_rows(summary: TraceSummary) -> list[list[str]]:
