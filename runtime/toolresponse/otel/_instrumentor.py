@@ -1,12 +1,7 @@
-"""``ToolResponseInstrumentor``: the instrumentation packaged the way OpenTelemetry's are.
-
-A ``BaseInstrumentor`` (a singleton) registered under the
-``opentelemetry_instrumentor`` entry point as ``toolresponse``, so that
-``opentelemetry-instrument`` turns it on without a code change. ``instrument``
-wraps the methods of ``_TARGETS`` in place (so that registries and agents made
-before it are instrumented too); ``uninstrument`` puts the originals back and
-takes the breaker listener off every breaker it was given. ``capture_content``
-left as None follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``.
+"""``ToolResponseInstrumentor``: a ``BaseInstrumentor``, registered under the
+``opentelemetry_instrumentor`` entry point so that ``opentelemetry-instrument`` turns it on.
+``instrument`` wraps the methods of ``_TARGETS`` in place (objects made before are instrumented
+too); ``uninstrument`` puts them back and takes the breaker listener off every breaker.
 """
 
 from __future__ import annotations
