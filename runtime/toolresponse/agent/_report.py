@@ -15,10 +15,10 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolresponse_generated import ErrorCode, ToolStatus
 
@@ -36,15 +36,13 @@ UNNAMED = "(unnamed)"
 """What a tool is called in the report when its trace gives it no name (null, missing, empty)."""
 
 
-@dataclass
-class ToolCall:
+class ToolCall(NamedTuple):
     """One recorded execution of a tool (an attempt: a retried call counts each time)."""
 
     status: str
     code: str | None
     time_ms: float | None
-    denied_by: str | None = None
-    """The access rule that refused the call, when the trace names one."""
+    denied_by: str | None = None  # the access rule that refused the call, when the trace names one
 
     @property
     def refused(self) -> bool:
@@ -76,7 +74,7 @@ class ToolSummary:
     @property
     def denied(self) -> int:
         """The calls refused: ACCESS_DENIED or PERMISSION_DENIED, or an access rule named."""
-        return sum(1 for call in self.calls if call.refused)
+        return sum(self.denied_by_rule.values())
 
     @property
     def denied_by_rule(self) -> dict[str, int]:
@@ -205,50 +203,30 @@ def _count(value: Any) -> int:
     return MAX_TOKEN_COUNT if value >= MAX_TOKEN_COUNT else int(value)
 
 
-def _tool_result(summary: TraceSummary, line: _Line) -> None:
-    tool, call = line.tool_call()
-    summary.tool(tool).calls.append(call)
-
-
-def _breaker(summary: TraceSummary, line: _Line) -> None:
-    if line.record.get("to") == "open":
-        summary.tool(line.tool()).breaker_trips += 1
-
-
-def _model_output(summary: TraceSummary, line: _Line) -> None:
-    summary.model_calls += 1
-    usage = line.record.get("usage")
-    if isinstance(usage, Mapping):
-        summary.prompt_tokens += _count(usage.get("prompt_tokens"))
-        summary.completion_tokens += _count(usage.get("completion_tokens"))
-
-
-def _run_end(summary: TraceSummary, line: _Line) -> None:
-    summary.outcomes[line.label("outcome")] += 1
-    summary.duration_ms += line.amount("duration_ms") or 0.0
-
-
-def _increment(attribute: str) -> Callable[[TraceSummary, _Line], None]:
-    def add(summary: TraceSummary, line: _Line) -> None:
-        tool = summary.tool(line.tool())
-        setattr(tool, attribute, getattr(tool, attribute) + 1)
-
-    return add
-
-
-_EVENTS: dict[str, Callable[[TraceSummary, _Line], None]] = {
-    "tool_result": _tool_result,
-    "breaker": _breaker,
-    "tool_retry": _increment("retries"),
-    "tool_blocked": _increment("blocked"),
-    "model_output": _model_output,
-    # "code" since model errors are said in the protocol's codes; older traces have "kind".
-    "model_error": lambda summary, line: summary.model_errors.update(
-        [line.label("code" if "code" in line.record else "kind")]
-    ),
-    "run_end": _run_end,
-}
-"""What each event adds; other events (run_start, tool_request, any a later version adds) carry nothing."""
+def _add(summary: TraceSummary, line: _Line) -> None:
+    """What an event adds; others (run_start, tool_request, any a later version adds) add nothing."""
+    record = line.record
+    match line.event:
+        case "tool_result":
+            tool, call = line.tool_call()
+            summary.tool(tool).calls.append(call)
+        case "breaker" if record.get("to") == "open":
+            summary.tool(line.tool()).breaker_trips += 1
+        case "tool_retry":
+            summary.tool(line.tool()).retries += 1
+        case "tool_blocked":
+            summary.tool(line.tool()).blocked += 1
+        case "model_output":
+            summary.model_calls += 1
+            usage = record.get("usage")
+            if isinstance(usage, Mapping):
+                summary.prompt_tokens += _count(usage.get("prompt_tokens"))
+                summary.completion_tokens += _count(usage.get("completion_tokens"))
+        case "model_error":  # "code" since model errors are said in the protocol's codes; before, "kind"
+            summary.model_errors[line.label("code" if "code" in record else "kind")] += 1
+        case "run_end":
+            summary.outcomes[line.label("outcome")] += 1
+            summary.duration_ms += line.amount("duration_ms") or 0.0
 
 
 def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
@@ -270,8 +248,7 @@ def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
                     registry_calls.append((*line.tool_call(), record.get("breaker_state")))
                 else:
                     agent_results |= line.event == "tool_result"
-                    if (add := _EVENTS.get(line.event)) is not None:
-                        add(summary, line)
+                    _add(summary, line)
             except TraceFormatError as exc:
                 summary.skipped.append(exc)
             else:
