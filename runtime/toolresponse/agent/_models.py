@@ -168,8 +168,8 @@ class OpenAIChatModel:
             "max_retries": max_retries,
         }
         self._timeout_s = timeout_s
-        self._temperature = temperature
-        self._extra_body = dict(extra_body) if extra_body else None
+        settings = {"temperature": temperature, "extra_body": dict(extra_body) if extra_body else None}
+        self._settings = {name: value for name, value in settings.items() if value is not None}
         self._client: openai.OpenAI | None = None
         self._async_client: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI] | None = None
 
@@ -197,14 +197,8 @@ class OpenAIChatModel:
         return self._async_client[1]
 
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model, "messages": [dict(message) for message in messages]}
-        if tools:
-            request["tools"] = [dict(tool) for tool in tools]
-        if self._temperature is not None:
-            request["temperature"] = self._temperature
-        if self._extra_body:
-            request["extra_body"] = self._extra_body
-        return request
+        request = {"model": self.model, "messages": [dict(message) for message in messages], **self._settings}
+        return request | {"tools": [dict(tool) for tool in tools]} if tools else request
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> ModelReply:
         import openai
@@ -267,26 +261,23 @@ class OpenAIChatModel:
         message = getattr(choice, "message", None)
         if message is None:
             raise ModelError("the reply's first choice has no message", code=ErrorCode.API_ERROR)
-        raw_calls = getattr(message, "tool_calls", None)
-        calls = [
-            _tool_call(index, call)
-            for index, call in enumerate(raw_calls if isinstance(raw_calls, Sequence) else ())
-        ]
-        usage = getattr(completion, "usage", None)
-        finish_reason = getattr(choice, "finish_reason", None)
-        model = getattr(completion, "model", None)
-        return checked_reply(
-            ModelReply(
-                content=getattr(message, "content", None),
-                tool_calls=tuple(calls),
-                usage=TokenUsage(
-                    prompt_tokens=getattr(usage, "prompt_tokens", 0) if usage is not None else 0,
-                    completion_tokens=getattr(usage, "completion_tokens", 0) if usage is not None else 0,
-                ),
-                finish_reason=finish_reason if isinstance(finish_reason, str) else None,
-                model=model if isinstance(model, str) else None,
-            )
+        calls = getattr(message, "tool_calls", None)
+        usage = getattr(completion, "usage", None)  # None: getattr below answers 0
+        finish_reason, model = getattr(choice, "finish_reason", None), getattr(completion, "model", None)
+        reply = ModelReply(
+            content=getattr(message, "content", None),
+            tool_calls=tuple(
+                _tool_call(index, call)
+                for index, call in enumerate(calls if isinstance(calls, Sequence) else ())
+            ),
+            usage=TokenUsage(
+                prompt_tokens=getattr(usage, "prompt_tokens", 0),
+                completion_tokens=getattr(usage, "completion_tokens", 0),
+            ),
+            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+            model=model if isinstance(model, str) else None,
         )
+        return checked_reply(reply)
 
 
 MAX_TOKEN_COUNT = 2**53 - 1
