@@ -110,10 +110,7 @@ _watched_lock = threading.Lock()
 
 
 def _watch(registry: ToolRegistry) -> None:
-    try:
-        if registry in _watched:
-            return
-    except TypeError:  # a registry that cannot be weakly referenced: no breaker events
+    if registry in _watched:  # a ToolRegistry: weakly referable, its subclasses too
         return
     breaker: Any = registry.breaker
     with _watched_lock:
