@@ -1,18 +1,10 @@
-r"""The agent: a chat model calling ToolRegistry tools, with each response's status deciding what next.
+"""The agent: a chat model calling ToolRegistry tools, each response's status deciding what next.
 
-``Agent(registry, model).run(task)`` (or ``await ... .arun(task)``) returns an
-``AgentResult``: the answer, how the run ended (``answered``, ``max_steps``,
-``model_error``), every step and every ToolResponse with its data.
-
-``OpenAIChatModel`` works with any OpenAI-compatible server through the
-official ``openai`` client, the optional extra ``toolresponse[agent]``;
-importing this package does not import ``openai``.
-
-A custom ``ChatModel`` answers with a ``ModelReply`` (its ``ToolCall``\ s and
-``TokenUsage``); ``RetryPolicy`` says how often a retryable failure is tried again.
-``summarise`` / ``render_text`` / ``render_html`` are ``toolresponse report``: the
-per-tool summary of agent traces. The exceptions (``AgentError``, ``ModelError``)
-are declared at the top level with the rest of the tree.
+``Agent(registry, model).run(task)`` (or ``arun``) returns an ``AgentResult``: the answer, how the
+run ended (``RunOutcome``), every step and every ToolResponse. ``OpenAIChatModel`` speaks to any
+OpenAI-compatible server through ``openai`` (the extra ``toolresponse[agent]``, imported only
+when a model is built); a custom ``ChatModel`` answers with a ``ModelReply``. ``summarise`` and
+``render_text``/``render_html`` are ``toolresponse report``.
 """
 
 import lazy_loader

@@ -7,26 +7,16 @@ One run (``Agent.run(task)`` or ``await Agent.arun(task)``)::
     repeat up to max_steps times:
         reply = model(messages, tools)          # model errors: retried with backoff, else "model_error"
         no tool calls in the reply  ->  "answered" with its text ("incomplete" if it was cut off)
-        run the reply's tool calls concurrently (at most max_parallel_tools at once),
-            each through the registry (and so its breaker):
-            - a retryable error is retried by the loop first (bounded backoff, honouring retry_after_ms);
-            - a call that already failed twice with the same arguments (after those retries) is not run again;
-            - a refused call (ACCESS_DENIED, PERMISSION_DENIED: a policy, a person) is never retried,
-              and the same call is not run again;
-            - calls past max_tool_calls_per_step (32) in one reply are not run: RATE_LIMIT, "ask again";
+        run the reply's tool calls concurrently (at most max_parallel_tools at once), each through
+        the registry: a retryable error is retried first (bounded backoff, honouring
+        retry_after_ms unless longer than the loop may wait); a call that already failed twice
+        with the same arguments, or was refused (ACCESS_DENIED, PERMISSION_DENIED), is not run
+        again; calls past max_tool_calls_per_step in one reply are not run (RATE_LIMIT)
         append one tool message per call, in the model's order, written from the status
     "max_steps"
 
-The result keeps every step, every ToolResponse (each attempt, with its
-``data``) and the conversation; the model reads only the tool messages.
-
-A retryable error whose ``retry_after_ms`` is longer than the loop may wait
-(``RetryPolicy.max_total_wait_s``) is given to the model at once; so is
-CIRCUIT_OPEN from an open circuit, with the time it must wait.
-
-The loop is written once, as generators that yield what they need done (a
-model call, a tool call, a wait, several tool calls at once); ``run`` does
-those things with threads and ``arun`` with tasks.
+The loop is written once, as generators that yield what they need done (a model call, a tool
+call, a wait, several tool calls at once); ``run`` does those with threads, ``arun`` with tasks.
 """
 
 from __future__ import annotations
@@ -95,14 +85,9 @@ class RunOutcome(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCallRecord:
-    """One tool call of the model and what came of it.
-
-    ``attempts`` holds the response of every execution (more than one when the
-    loop retried a retryable error) and ``response`` the one the model's
-    message was written from. A call the loop did not run (the
-    repeated-failure guard, the limit of calls per turn) has ``executed``
-    False, no attempts, and as ``response`` the failure that stands for it.
-    """
+    """One tool call of the model and what came of it: the response of every execution
+    (``attempts``) and the one the model's message was written from; a call the loop did not run
+    has ``executed`` False, no attempts, and as ``response`` the failure that stands for it."""
 
     call: ToolCall
     response: ToolResponse
@@ -273,7 +258,7 @@ class Agent:
             match effect:
                 case _Complete():
                     try:
-                        return self.model.complete(state.messages, state.tools), None
+                        return self._complete(state.messages, state.tools), None
                     except Exception as exc:
                         return None, exc
                 case _Execute(call, arguments):
@@ -313,7 +298,7 @@ class Agent:
             match effect:
                 case _Complete():
                     try:
-                        return await self.model.acomplete(state.messages, state.tools), None
+                        return await self._acomplete(state.messages, state.tools), None
                     except Exception as exc:
                         return None, exc
                 case _Execute(call, arguments):
@@ -330,6 +315,14 @@ class Agent:
             return await drive(self._turns(state))
         finally:
             state.trace.close()
+
+    # One model call each: what ``toolresponse.otel`` makes a chat span of, whatever the model.
+
+    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        return self.model.complete(messages, tools)
+
+    async def _acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        return await self.model.acomplete(messages, tools)
 
     # -- the loop, written once ----------------------------------------------------------------
 

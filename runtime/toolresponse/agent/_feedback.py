@@ -1,29 +1,11 @@
 """What the model reads after a tool call: the response's status decides the message.
 
-- **success**: the response's text, as it is.
-- **partial**: the text, marked as incomplete, with why (from the response's
-  text and its ``data`` members ``returned``/``total``/``truncated``/``reason``),
-  so that the model never takes a truncated result for the whole.
-- **error**: ``ERROR CODE: message`` (``interop.model_text``, the one convention
-  of every dialect), then what to do next, by kind:
-
-  ========================  ==============================================================
-  kind                      what the model is told
-  ========================  ==============================================================
-  unknown tool              the tools that do exist, by exact name
-  CIRCUIT_OPEN              not to call this tool again before the circuit's recovery time
-  ACCESS_DENIED,            that the call was refused (by a policy, a person, or no approval
-  PERMISSION_DENIED         in time) and did not run, why, and not to make it again
-  parameter (INVALID_*)     to fix the arguments, each violation listed
-  retryable                 the loop already retried it (how often, how long); come back later
-  anything else             the code's meaning; not to repeat the same call unchanged
-  ========================  ==============================================================
-
-- a call the loop refused to run again (it failed twice with the same
-  arguments, or was refused once): to change strategy.
-
-The meaning of each code and its category come from the schema
-(``ERROR_CODE_INFO``); only the advice is the agent's own.
+A success is its text; a partial result is its text marked incomplete, with why (from ``data``:
+``returned``/``total``/``truncated``/``reason``), so that a truncated result is never taken for
+the whole; an error is ``ERROR CODE: message`` (``interop.model_text``) and what to do next, by
+kind: the tools that exist (unknown tool), when to come back (CIRCUIT_OPEN), not to ask again
+(a refusal), each violation (parameter errors), what the loop already retried (retryable), else
+the code's meaning from the schema (``ERROR_CODE_INFO``) and a next step for its category.
 """
 
 from __future__ import annotations
@@ -114,6 +96,10 @@ def is_denial(response: ToolResponse) -> bool:
 # retries and seconds waited, and returns what follows the ``ERROR CODE: message`` header.
 
 
+def _details(response: ToolResponse) -> Mapping[str, Any]:
+    return (response.error_info.details if response.error_info else None) or {}
+
+
 def _circuit_open(response: ToolResponse, tool: str, retries: int, waited_s: float) -> str:
     after = response.retry_after_ms
     when = f"for the next {_seconds(after)}" if after else "until it has recovered"
@@ -125,8 +111,7 @@ def _circuit_open(response: ToolResponse, tool: str, retries: int, waited_s: flo
 
 def _denied(response: ToolResponse, tool: str, retries: int, waited_s: float) -> str:
     """That the call did not run, who refused it and why, and what instead."""
-    details = response.error_info.details if response.error_info else None
-    details = details or {}
+    details = _details(response)
     approval = details.get("approval")
     asked = approval is not None or details.get("policy") == "approval"
     if approval == "timed_out":
@@ -158,7 +143,7 @@ def _denied(response: ToolResponse, tool: str, retries: int, waited_s: float) ->
 
 
 def _bad_arguments(response: ToolResponse, tool: str, retries: int, waited_s: float) -> str:
-    details = response.error_info.details if response.error_info else None
+    details = _details(response)
     lines = violations(details)
     if not lines:
         return f"{_shown(details)}\nFix the arguments (see the tool's parameters) and call {tool!r} again."
@@ -175,7 +160,7 @@ def _temporary(response: ToolResponse, tool: str, retries: int, waited_s: float)
     after = response.retry_after_ms
     later = f" It may succeed again after {_seconds(after)}." if after else ""
     return (
-        f"{_shown(response.error_info.details if response.error_info else None)}\nThis error is "
+        f"{_shown(_details(response))}\nThis error is "
         f"temporary. {done}{later} Do not call it again right away: continue with something else, "
         "or answer with what you have."
     )
@@ -185,7 +170,7 @@ def _other(response: ToolResponse, tool: str, retries: int, waited_s: float) -> 
     assert response.code is not None
     info = ERROR_CODE_INFO[response.code]
     return (
-        f"{_shown(response.error_info.details if response.error_info else None)}\n{response.code.value} "
+        f"{_shown(_details(response))}\n{response.code.value} "
         f"means: {info.description} Do not repeat the same call unchanged: "
         f"{_NEXT_STEP_BY_CATEGORY[info.category]}."
     )

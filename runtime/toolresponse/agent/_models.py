@@ -1,15 +1,8 @@
-"""Chat models: a small protocol, a normalised reply, and an OpenAI-compatible model.
+"""Chat models: the ``ChatModel`` protocol, the normalised ``ModelReply``, and ``OpenAIChatModel``.
 
-A chat model takes OpenAI-format messages (the lingua franca of tool calling:
-``{"role": ..., "content": ...}``, assistant ``tool_calls``, ``tool`` results
-with ``tool_call_id``) and the tools in OpenAI function format, and returns a
-:class:`ModelReply`. A failed call raises :class:`ModelError` with a kind that
-says whether it may be retried; the agent loop owns the retrying.
-
-``OpenAIChatModel`` talks to any OpenAI-compatible server (OpenAI, vLLM,
-Ollama, llama.cpp) through the official ``openai`` client, which is the
-optional extra ``toolresponse[agent]``: it is imported only when a model is
-built, never when ``toolresponse`` is imported.
+Messages and tools are in OpenAI's format (the lingua franca of tool calling). A failed call
+raises ``ModelError``, which says whether it may be retried; the agent loop does the retrying.
+``openai`` (the extra ``toolresponse[agent]``) is imported only when a model is built.
 """
 
 from __future__ import annotations
@@ -44,10 +37,8 @@ AGENT_EXTRA_HINT = "install the optional extra: pip install 'toolresponse[agent]
 class ToolCall:
     """One tool call the model asked for; ``arguments`` is the raw JSON text the model wrote.
 
-    ``problem`` says why the call cannot be run as the model sent it (its
-    arguments were a JSON object, null or missing instead of JSON text, or it
-    had no function name); such a call is answered INVALID_FORMAT without
-    running any tool. ``arguments`` then holds what was sent, as JSON text.
+    ``problem`` says why the call cannot be run as sent (arguments not JSON text, no function
+    name): it is answered INVALID_FORMAT without running a tool.
     """
 
     id: str
@@ -177,8 +168,8 @@ class OpenAIChatModel:
             "max_retries": max_retries,
         }
         self._timeout_s = timeout_s
-        self._temperature = temperature
-        self._extra_body = dict(extra_body) if extra_body else None
+        settings = {"temperature": temperature, "extra_body": dict(extra_body) if extra_body else None}
+        self._settings = {name: value for name, value in settings.items() if value is not None}
         self._client: openai.OpenAI | None = None
         self._async_client: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI] | None = None
 
@@ -206,14 +197,8 @@ class OpenAIChatModel:
         return self._async_client[1]
 
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model, "messages": [dict(message) for message in messages]}
-        if tools:
-            request["tools"] = [dict(tool) for tool in tools]
-        if self._temperature is not None:
-            request["temperature"] = self._temperature
-        if self._extra_body:
-            request["extra_body"] = self._extra_body
-        return request
+        request = {"model": self.model, "messages": [dict(message) for message in messages], **self._settings}
+        return request | {"tools": [dict(tool) for tool in tools]} if tools else request
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> ModelReply:
         import openai
@@ -276,26 +261,23 @@ class OpenAIChatModel:
         message = getattr(choice, "message", None)
         if message is None:
             raise ModelError("the reply's first choice has no message", code=ErrorCode.API_ERROR)
-        raw_calls = getattr(message, "tool_calls", None)
-        calls = [
-            _tool_call(index, call)
-            for index, call in enumerate(raw_calls if isinstance(raw_calls, Sequence) else ())
-        ]
-        usage = getattr(completion, "usage", None)
-        finish_reason = getattr(choice, "finish_reason", None)
-        model = getattr(completion, "model", None)
-        return checked_reply(
-            ModelReply(
-                content=getattr(message, "content", None),
-                tool_calls=tuple(calls),
-                usage=TokenUsage(
-                    prompt_tokens=getattr(usage, "prompt_tokens", 0) if usage is not None else 0,
-                    completion_tokens=getattr(usage, "completion_tokens", 0) if usage is not None else 0,
-                ),
-                finish_reason=finish_reason if isinstance(finish_reason, str) else None,
-                model=model if isinstance(model, str) else None,
-            )
+        calls = getattr(message, "tool_calls", None)
+        usage = getattr(completion, "usage", None)  # None: getattr below answers 0
+        finish_reason, model = getattr(choice, "finish_reason", None), getattr(completion, "model", None)
+        reply = ModelReply(
+            content=getattr(message, "content", None),
+            tool_calls=tuple(
+                _tool_call(index, call)
+                for index, call in enumerate(calls if isinstance(calls, Sequence) else ())
+            ),
+            usage=TokenUsage(
+                prompt_tokens=getattr(usage, "prompt_tokens", 0),
+                completion_tokens=getattr(usage, "completion_tokens", 0),
+            ),
+            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+            model=model if isinstance(model, str) else None,
         )
+        return checked_reply(reply)
 
 
 MAX_TOKEN_COUNT = 2**53 - 1
@@ -316,17 +298,8 @@ def _tool_call(index: int, call: Any) -> ToolCall:
 def checked_reply(reply: ModelReply) -> ModelReply:
     """``reply`` with every member of the type it is declared with; what had to change is in ``notes``.
 
-    The agent passes every model's reply through this, so that a plugged-in
-    model or an odd OpenAI-compatible server cannot make the loop raise:
-
-    * ``content`` given as a list of parts becomes their text joined (parts
-      without text are left out); anything else that is not text, None;
-    * a tool call whose ``arguments`` are not text (a JSON object, null,
-      missing) or that has no function name gets a ``problem`` (the agent
-      answers it INVALID_FORMAT); an object is kept as its JSON text;
-    * a usage count that is not an integer >= 0 (``"many"``, null, -1, 2.5,
-      true) counts 0; a float with an integral value counts as that integer;
-      one above :data:`MAX_TOKEN_COUNT` is clamped to it.
+    Every model's reply goes through this, so that no plugged-in model or odd server can make the
+    loop raise; docs/observability.md ("Replies the agent repairs") lists what is repaired.
     """
     notes = list(reply.notes)
     content = reply.content

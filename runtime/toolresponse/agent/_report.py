@@ -1,30 +1,11 @@
 """What the agent's tool calls did, per tool, from its traces (``toolresponse report``).
 
-For each tool: calls, success/partial/error counts, errors by code, p50/p95/max
-``time_ms`` (nearest rank: p95 of 20 calls is the 19th fastest), circuit-breaker
-trips (transitions to open) and denials (calls refused ACCESS_DENIED or
-PERMISSION_DENIED, by an access policy, a person or the tool itself, and calls
-of a tool an access policy hid from the caller, which the caller reads as
-NOT_FOUND and the registry's trace names the rule of); for the whole trace:
-runs and how they ended, model calls, tokens and duration. ``--html`` writes
-the same as one self-contained HTML page (inline CSS and SVG, no script,
-nothing fetched) with a latency chart per tool.
-
-Every line the agent writes is read, however odd its members: a tool name
-that is null, empty or not text is counted under ``(unnamed)`` or its JSON
-text; a ``time_ms`` or ``duration_ms`` that is not a number >= 0 leaves the
-call untimed; a usage count is read as a number, a string of digits too, and
-clamped to 2**53 - 1 (``MAX_TOKEN_COUNT``), anything else counts 0. A line
-that still cannot be read (not JSON, not an object, no ``event``, a status
-or error code the protocol does not have) is kept in ``TraceSummary.skipped``
-as a ``TraceFormatError`` with its file and line, and the rest is summarised.
-A file of which no line could be read is no trace: ``TraceSummary.unread()``
-names it, and the command refuses it.
-
-Text taken from a trace (tool names, outcomes, codes) is shown with control
-characters, bidirectional controls, lone surrogates and backslashes escaped
-(``printable``), so that a tool name cannot retitle, recolour or reorder the
-terminal; the HTML page is escaped as HTML besides.
+Per tool: calls, statuses, errors by code, p50/p95/max ``time_ms`` (nearest rank), breaker trips
+and denials; for the whole trace: runs and how they ended, model calls, tokens and duration; as
+text, or as one self-contained HTML page (inline CSS and SVG, no script) with a latency chart per
+tool. Denials are the calls refused (ACCESS_DENIED, PERMISSION_DENIED, or a rule named in
+``denied_by``). How odd lines are read, skipped and shown (``printable``): docs/observability.md,
+"Reading traces".
 """
 
 from __future__ import annotations
@@ -34,10 +15,10 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolresponse_generated import ErrorCode, ToolStatus
 
@@ -55,15 +36,13 @@ UNNAMED = "(unnamed)"
 """What a tool is called in the report when its trace gives it no name (null, missing, empty)."""
 
 
-@dataclass
-class ToolCall:
+class ToolCall(NamedTuple):
     """One recorded execution of a tool (an attempt: a retried call counts each time)."""
 
     status: str
     code: str | None
     time_ms: float | None
-    denied_by: str | None = None
-    """The access rule that refused the call, when the trace names one."""
+    denied_by: str | None = None  # the access rule that refused the call, when the trace names one
 
     @property
     def refused(self) -> bool:
@@ -95,7 +74,7 @@ class ToolSummary:
     @property
     def denied(self) -> int:
         """The calls refused: ACCESS_DENIED or PERMISSION_DENIED, or an access rule named."""
-        return sum(1 for call in self.calls if call.refused)
+        return sum(self.denied_by_rule.values())
 
     @property
     def denied_by_rule(self) -> dict[str, int]:
@@ -165,11 +144,6 @@ class TraceSummary:
 # -- reading -----------------------------------------------------------------------------------
 
 
-def _shown(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return shortened(text, limit)
-
-
 class _Line:
     """One record's members as the report reads them, failing with the file and line."""
 
@@ -206,9 +180,11 @@ class _Line:
         """The tool and its call, of a ``tool_result`` (the agent's) or ``tool_call`` (the registry's)."""
         status, code, denied_by = (self.record.get(name) for name in ("status", "code", "denied_by"))
         if status not in _STATUSES:
-            raise self.fail(f"'status' must be one of {', '.join(_STATUSES)}, not {_shown(status)}")
+            raise self.fail(
+                f"'status' must be one of {', '.join(_STATUSES)}, not {shortened(repr(status), 60)}"
+            )
         if status == "error" and code not in _CODES:
-            raise self.fail(f"'code' must be a ToolResponse v1 error code, not {_shown(code)}")
+            raise self.fail(f"'code' must be a ToolResponse v1 error code, not {shortened(repr(code), 60)}")
         return self.tool(), ToolCall(
             status=str(status),
             code=code if isinstance(code, str) else None,
@@ -227,50 +203,30 @@ def _count(value: Any) -> int:
     return MAX_TOKEN_COUNT if value >= MAX_TOKEN_COUNT else int(value)
 
 
-def _tool_result(summary: TraceSummary, line: _Line) -> None:
-    tool, call = line.tool_call()
-    summary.tool(tool).calls.append(call)
-
-
-def _breaker(summary: TraceSummary, line: _Line) -> None:
-    if line.record.get("to") == "open":
-        summary.tool(line.tool()).breaker_trips += 1
-
-
-def _model_output(summary: TraceSummary, line: _Line) -> None:
-    summary.model_calls += 1
-    usage = line.record.get("usage")
-    if isinstance(usage, Mapping):
-        summary.prompt_tokens += _count(usage.get("prompt_tokens"))
-        summary.completion_tokens += _count(usage.get("completion_tokens"))
-
-
-def _run_end(summary: TraceSummary, line: _Line) -> None:
-    summary.outcomes[line.label("outcome")] += 1
-    summary.duration_ms += line.amount("duration_ms") or 0.0
-
-
-def _increment(attribute: str) -> Callable[[TraceSummary, _Line], None]:
-    def add(summary: TraceSummary, line: _Line) -> None:
-        tool = summary.tool(line.tool())
-        setattr(tool, attribute, getattr(tool, attribute) + 1)
-
-    return add
-
-
-_EVENTS: dict[str, Callable[[TraceSummary, _Line], None]] = {
-    "tool_result": _tool_result,
-    "breaker": _breaker,
-    "tool_retry": _increment("retries"),
-    "tool_blocked": _increment("blocked"),
-    "model_output": _model_output,
-    # "code" since model errors are said in the protocol's codes; older traces have "kind".
-    "model_error": lambda summary, line: summary.model_errors.update(
-        [line.label("code" if "code" in line.record else "kind")]
-    ),
-    "run_end": _run_end,
-}
-"""What each event adds; other events (run_start, tool_request, any a later version adds) carry nothing."""
+def _add(summary: TraceSummary, line: _Line) -> None:
+    """What an event adds; others (run_start, tool_request, any a later version adds) add nothing."""
+    record = line.record
+    match line.event:
+        case "tool_result":
+            tool, call = line.tool_call()
+            summary.tool(tool).calls.append(call)
+        case "breaker" if record.get("to") == "open":
+            summary.tool(line.tool()).breaker_trips += 1
+        case "tool_retry":
+            summary.tool(line.tool()).retries += 1
+        case "tool_blocked":
+            summary.tool(line.tool()).blocked += 1
+        case "model_output":
+            summary.model_calls += 1
+            usage = record.get("usage")
+            if isinstance(usage, Mapping):
+                summary.prompt_tokens += _count(usage.get("prompt_tokens"))
+                summary.completion_tokens += _count(usage.get("completion_tokens"))
+        case "model_error":  # "code" since model errors are said in the protocol's codes; before, "kind"
+            summary.model_errors[line.label("code" if "code" in record else "kind")] += 1
+        case "run_end":
+            summary.outcomes[line.label("outcome")] += 1
+            summary.duration_ms += line.amount("duration_ms") or 0.0
 
 
 def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
@@ -292,8 +248,7 @@ def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
                     registry_calls.append((*line.tool_call(), record.get("breaker_state")))
                 else:
                     agent_results |= line.event == "tool_result"
-                    if (add := _EVENTS.get(line.event)) is not None:
-                        add(summary, line)
+                    _add(summary, line)
             except TraceFormatError as exc:
                 summary.skipped.append(exc)
             else:
@@ -338,17 +293,8 @@ def overview(summary: TraceSummary) -> list[str]:
 
 
 _COLUMNS = (
-    "tool",
-    "calls",
-    "success",
-    "partial",
-    "error",
-    "p50 ms",
-    "p95 ms",
-    "max ms",
-    "trips",
-    "errors by code",
-)
+    "tool", "calls", "success", "partial", "error", "p50 ms", "p95 ms", "max ms", "trips", "errors by code",
+)  # fmt: skip
 
 
 def tool_rows(summary: TraceSummary) -> list[list[str]]:

@@ -26,12 +26,9 @@ class RetryPolicy:
     max_total_wait_s: float = 30.0
 
     def __post_init__(self) -> None:
-        if (
-            isinstance(self.max_retries, bool)
-            or not isinstance(self.max_retries, int)
-            or self.max_retries < 0
-        ):
-            raise ValueError(f"max_retries must be an int >= 0, not {self.max_retries!r}")
+        retries = self.max_retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ValueError(f"max_retries must be an int >= 0, not {retries!r}")
         for name in ("initial_delay_s", "max_delay_s", "max_total_wait_s"):
             value = getattr(self, name)
             if not is_finite_number(value) or value < 0:
@@ -47,9 +44,5 @@ class RetryPolicy:
         """The wait before the next retry, or None when the policy allows no more retries."""
         if retries_done >= self.max_retries:
             return None
-        wait = self.backoff_s(retries_done)
-        if hint_s is not None and hint_s > wait:
-            wait = hint_s
-        if waited_s + wait > self.max_total_wait_s:
-            return None
-        return wait
+        wait = max(self.backoff_s(retries_done), hint_s or 0.0)
+        return None if waited_s + wait > self.max_total_wait_s else wait

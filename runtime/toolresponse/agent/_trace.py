@@ -20,14 +20,8 @@ breaker         tool, from, to, reason, consecutive_failures
 run_end         outcome, reason, answer, steps, tool_calls, usage, duration_ms
 ==============  =====================================================================================
 
-Secrets are masked in every event (``mask_secrets``), the model's argument
-text in ``model_output`` included: JSON text member by member (written back
-compactly), other text as text.
-
-``toolresponse report`` also reads the registry's own trace (``JsonlTraceWriter``
-added as a ``ToolRegistry`` listener: ``tool_call`` events with status, code,
-time_ms and breaker_state); in a file that has agent ``tool_result`` events
-those are ignored, so that a call is never counted twice.
+Secrets are masked in every event, the model's argument text too (docs/observability.md,
+"Masking"); the report's reading of both traces is in docs/observability.md as well.
 """
 
 from __future__ import annotations
@@ -196,14 +190,11 @@ def _masked(arguments: str) -> str:
 def read_trace(
     path: str | os.PathLike[str], *, on_error: Callable[[TraceFormatError], None] | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each record of a JSONL trace file with its line number; blank lines are skipped.
+    """Each record of a JSONL trace file with its line number, blank lines skipped.
 
-    A line that is not a JSON object with a string ``event`` (not UTF-8, not
-    JSON, nested too deeply to read) is a :class:`TraceFormatError` naming
-    the file and line: given to ``on_error`` and skipped when it is given,
-    raised otherwise. A file that cannot be read is always raised. An integer
-    of more digits than Python converts (4300) is read as infinity, so that
-    the line is still read.
+    A line that is not a JSON object with a string ``event`` is a ``TraceFormatError`` naming
+    the file and line, given to ``on_error`` (and skipped) when there is one, else raised; so is a
+    file that cannot be read. An integer too long for Python (4300 digits) is read as infinity.
     """
     name = os.fspath(path)
     try:

@@ -1,14 +1,11 @@
 """A scripted OpenAI-compatible chat server on loopback: the agent demo's model, and the tests'.
 
-Not API. ``ScriptedChatServer(script)`` answers ``POST /v1/chat/completions`` on
-127.0.0.1 (a free port, a background thread, the standard library's HTTP
-server), so that the official ``openai`` client talks to it as to any server.
-Each request gets the next step of a list, or what a callable returns for the
-request's messages. A step is a ``ScriptedReply`` (text and/or tool calls), a
-``ScriptedCompletion`` (a body sent as given, however odd), a
-``ScriptedHTTPError`` (a status, OpenAI's error body, headers such as
-``Retry-After``) or a ``ScriptedDisconnect`` (the connection closes
-unanswered). Every request body is kept in ``requests``.
+Not API. ``ScriptedChatServer(script)`` answers ``POST /v1/chat/completions`` on 127.0.0.1 (a free
+port, a background thread), so that the official ``openai`` client talks to it as to any server.
+Each request gets the next step of a list, or what a callable returns for the request's messages:
+a ``ScriptedReply``, a ``ScriptedCompletion`` (a body sent as given, however odd), a
+``ScriptedHTTPError`` (OpenAI's error body) or a ``ScriptedDisconnect``. Every request body is
+kept in ``requests``.
 """
 
 from __future__ import annotations
@@ -78,14 +75,11 @@ class ScriptedChatServer(ThreadingHTTPServer):
         self.model = model
         self.requests: list[dict[str, Any]] = []
         self.base_url = f"http://127.0.0.1:{self.server_address[1]}/v1"
-        """What to give an OpenAI client."""
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def start(self) -> ScriptedChatServer:
-        self._thread = threading.Thread(
-            target=self.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
+        self._thread = threading.Thread(target=self.serve_forever, args=(0.01,), daemon=True)
         self._thread.start()
         return self
 
@@ -144,13 +138,13 @@ class ScriptedChatServer(ThreadingHTTPServer):
             "prompt_tokens": (len(json.dumps(body["messages"])) + 3) // 4 if prompt is None else prompt,
             "completion_tokens": (len(written) + 3) // 4 if completion is None else completion,
         }
-        finish = "tool_calls" if calls else "stop"
+        choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
         return {
             "id": f"chatcmpl-scripted-{index + 1}",
             "object": "chat.completion",
             "created": 0,
             "model": str(body.get("model") or self.model),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "choices": [{**choice, "logprobs": None}],
             "usage": {**usage, "total_tokens": sum(usage.values())},
         }
 
@@ -182,25 +176,19 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
-        status, headers, payload = (
-            200,
-            dict[str, str](),
-            step.body if isinstance(step, ScriptedCompletion) else {},
-        )
+        status, payload = 200, step.body if isinstance(step, ScriptedCompletion) else {}
+        headers: Mapping[str, str] = {}
         if isinstance(step, ScriptedHTTPError):
             kind = (
                 "rate_limit" if step.status == 429 else "server" if step.status >= 500 else "invalid_request"
             )
-            message = step.message or HTTPStatus(step.status).phrase
-            status, headers = step.status, dict(step.headers)
-            payload = {"error": {"message": message, "type": f"{kind}_error", "code": None, "param": None}}
+            status, headers = step.status, step.headers
+            error = {"message": step.message or HTTPStatus(step.status).phrase, "type": f"{kind}_error"}
+            payload = {"error": {**error, "code": None, "param": None}}
         data = json.dumps(payload).encode("utf-8")
         self.send_response(status)
-        for name, value in {
-            "Content-Type": "application/json",
-            "Content-Length": str(len(data)),
-            **headers,
-        }.items():
+        sent = {"Content-Type": "application/json", "Content-Length": str(len(data)), **headers}
+        for name, value in sent.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)

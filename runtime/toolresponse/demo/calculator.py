@@ -1,25 +1,13 @@
 """A calculator tool: every status of the protocol through the registry, and a breaker at work.
 
-The expression is parsed with ``ast`` and walked over tables of what is allowed:
-numbers, ``+ - * / // % **``, unary signs, parentheses, the ``CONSTANTS`` and the
-one-argument ``FUNCTIONS``; any other node is refused, and nothing is passed to
-``eval``. Sizes are checked before a power is computed (``9 ** 9 ** 9`` is
-refused at once) and every intermediate result must be a finite number of at
-most ``MAX_RESULT_DIGITS`` digits.
-
-The answers:
-
-- a result shown exactly: ``success``, ``data`` = ``{expression, result, result_text}``
-  (``result`` a JSON number every reader keeps exact: an integer within
-  +-(2**53 - 1), else a float; ``result_text`` the exact decimal text);
-- an integer of more than ``MAX_EXACT_DIGITS`` digits: in scientific notation
-  rounded half up to ``SIGNIFICANT_DIGITS`` digits, ``data`` adding ``digits``;
-  ``partial`` (with ``significant_digits`` and ``truncated: true``) unless the
-  rounding dropped only zeros;
-- ``INVALID_PARAM`` for an empty or too long expression, ``INVALID_FORMAT`` for
-  one that is not arithmetic the calculator takes, ``EXECUTION_ERROR`` for
-  division by zero, a domain error or a result too large: each with
-  ``details.reason``.
+The expression is parsed with ``ast`` and walked over tables of what is allowed (numbers,
+``+ - * / // % **``, unary signs, parentheses, ``CONSTANTS``, one-argument ``FUNCTIONS``);
+nothing reaches ``eval``. Sizes are checked before a power is computed, and every result must be
+finite with at most ``MAX_RESULT_DIGITS`` digits. An exact result is a success (``result`` a
+number every JSON reader keeps exact, ``result_text`` the exact text); an integer of more than
+``MAX_EXACT_DIGITS`` digits is shown rounded half up to ``SIGNIFICANT_DIGITS`` digits, partial
+unless the rounding dropped only zeros; a refusal is INVALID_PARAM, INVALID_FORMAT or
+EXECUTION_ERROR with ``details.reason``.
 """
 
 from __future__ import annotations
@@ -122,7 +110,7 @@ def _suggestion(name: str, known: Iterable[str]) -> str:
 
 
 class _Walk:
-    """The value of a parsed expression: one method per kind of node allowed (``_NODES``)."""
+    """The value of a parsed expression, refusing any node but those of arithmetic."""
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -134,10 +122,33 @@ class _Walk:
                 "too_deep",
                 limit=MAX_EXPRESSION_DEPTH,
             )
-        method = _NODES.get(type(node))
-        if method is None:
-            raise self.refuse(node, f"'{self.text(node)}' is not arithmetic")
-        return method(self, node, depth + 1)
+        depth += 1
+        match node:
+            case ast.Constant(value=int() | float() as number) if not isinstance(number, bool):
+                return self.checked(node, number)
+            case ast.Constant():
+                raise self.refuse(node, f"'{self.text(node)}' is not a real number")
+            case ast.BinOp(op=op) | ast.UnaryOp(op=op):
+                function = _OPERATORS.get(type(op))
+                if function is None:
+                    raise self.refuse(node, "This operator is not supported")
+                operands = [node.operand] if isinstance(node, ast.UnaryOp) else [node.left, node.right]
+                return self.apply(node, function, [self.value(operand, depth) for operand in operands])
+            case ast.Name(id=name) if name in CONSTANTS:
+                return CONSTANTS[name]
+            case ast.Name(id=name) if name in FUNCTIONS:
+                raise self.refuse(node, f"'{name}' is a function; call it as {name}(x)")
+            case ast.Name(id=name):
+                raise self.refuse(node, f"Unknown name '{name}'{_suggestion(name, CONSTANTS)}")
+            case ast.Call(func=ast.Name(id=name)) if name in FUNCTIONS:
+                if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
+                    raise self.refuse(node, f"Call {name} with one argument: {name}(x)")
+                return self.apply(node, FUNCTIONS[name], [self.value(node.args[0], depth)])
+            case ast.Call(func=function):
+                name = function.id if isinstance(function, ast.Name) else ""
+                unknown = f"Unknown function '{self.text(function)}'{_suggestion(name, FUNCTIONS)}"
+                raise self.refuse(node, unknown)
+        raise self.refuse(node, f"'{self.text(node)}' is not arithmetic")
 
     def text(self, node: ast.AST) -> str:
         return ast.get_source_segment(self.source, node) or ast.unparse(node)
@@ -150,35 +161,6 @@ class _Walk:
             "unsupported",
             position=position,
         )
-
-    def constant(self, node: ast.Constant, depth: int) -> Number:
-        if isinstance(node.value, bool) or not isinstance(node.value, int | float):
-            raise self.refuse(node, f"'{self.text(node)}' is not a real number")
-        return self.checked(node, node.value)
-
-    def operation(self, node: ast.BinOp | ast.UnaryOp, depth: int) -> Number:
-        function = _OPERATORS.get(type(node.op))
-        if function is None:
-            raise self.refuse(node, "This operator is not supported")
-        operands = (node.operand,) if isinstance(node, ast.UnaryOp) else (node.left, node.right)
-        return self.apply(node, function, [self.value(operand, depth) for operand in operands])
-
-    def name(self, node: ast.Name, depth: int) -> Number:
-        if node.id in CONSTANTS:
-            return CONSTANTS[node.id]
-        if node.id in FUNCTIONS:
-            raise self.refuse(node, f"'{node.id}' is a function; call it as {node.id}(x)")
-        raise self.refuse(node, f"Unknown name '{node.id}'{_suggestion(node.id, CONSTANTS)}")
-
-    def function_call(self, node: ast.Call, depth: int) -> Number:
-        name = node.func.id if isinstance(node.func, ast.Name) else ""
-        if name not in FUNCTIONS:
-            raise self.refuse(
-                node, f"Unknown function '{self.text(node.func)}'{_suggestion(name, FUNCTIONS)}"
-            )
-        if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
-            raise self.refuse(node, f"Call {name} with one argument: {name}(x)")
-        return self.apply(node, FUNCTIONS[name], [self.value(node.args[0], depth)])
 
     def apply(self, node: ast.AST, function: Callable[..., Number], arguments: list[Number]) -> Number:
         try:
@@ -198,15 +180,6 @@ class _Walk:
         if isinstance(value, int) and abs(value) >= _TOO_LARGE:
             raise _too_large(f"{decimal.Decimal(value).adjusted() + 1:,} digits")
         return value
-
-
-_NODES: Final[dict[type[ast.AST], Callable[[_Walk, Any, int], Number]]] = {
-    ast.Constant: _Walk.constant,
-    ast.BinOp: _Walk.operation,
-    ast.UnaryOp: _Walk.operation,
-    ast.Name: _Walk.name,
-    ast.Call: _Walk.function_call,
-}
 
 
 def evaluate(expression: str) -> Number:

@@ -1,20 +1,15 @@
 """The agent: an ``invoke_agent`` span per run, a ``chat {model}`` span per model call.
 
-The run's span is current for the whole run, so that its chat spans and the
-registry's tool spans are its children (docs/observability.md, "The agent",
-lists the attributes). A run that ends ``model_error`` is in error with the
-last failed chat's code as ``error.type``; ``max_steps`` with ``max_steps``.
-The chat spans come from wrapping the ``complete``/``acomplete`` of the
-model's class the first time an agent runs with it, so that any ``ChatModel``
-gets them.
+The run's span is current for the whole run, so that its chat spans (the agent's own
+``_complete``/``_acomplete``, whatever the model) and the registry's tool spans are its
+children (docs/observability.md, "The agent", lists the attributes). A run that ends
+``model_error`` is in error with the last failed chat's code as ``error.type``.
 """
 
 from __future__ import annotations
 
 import contextvars
-import inspect
 import json
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,15 +19,12 @@ from opentelemetry.trace import SpanKind
 from .._errors import ModelError
 from ..agent import ModelReply, OpenAIChatModel
 from . import _conventions as names
-from ._telemetry import Ending, Span, Telemetry, content_json, traced
+from ._telemetry import Ending, Span, Telemetry, content_json
 
 if TYPE_CHECKING:
     from ..agent import Agent, AgentResult
 
-_MARK = "__toolresponse_otel_original__"
-
 _RUN: contextvars.ContextVar[Span | None] = contextvars.ContextVar("toolresponse_otel_run", default=None)
-_CHAT: contextvars.ContextVar[Span | None] = contextvars.ContextVar("toolresponse_otel_chat", default=None)
 
 
 @dataclass(slots=True)
@@ -56,7 +48,6 @@ def _common(model: Any, operation: str) -> dict[str, Any]:
 
 def start_run(telemetry: Telemetry, agent: Agent, *args: Any, **kwargs: Any) -> Span:
     """The span of one ``run``/``arun``."""
-    _wrap_model_class(type(agent.model))
     state = _Run()
     attributes = _common(agent.model, "invoke_agent")
 
@@ -76,25 +67,15 @@ def start_run(telemetry: Telemetry, agent: Agent, *args: Any, **kwargs: Any) -> 
 
     duration = telemetry.agent_duration
     return Span(
-        telemetry,
-        "invoke_agent",
-        SpanKind.INTERNAL,
-        attributes,
-        duration,
-        attributes,
-        ending,
-        variable=_RUN,
-        state=state,
-    )
+        telemetry, "invoke_agent", SpanKind.INTERNAL, attributes, duration, attributes, ending,
+        variable=_RUN, state=state,
+    )  # fmt: skip
 
 
-def _start_chat(
-    telemetry: Telemetry, model: Any, messages: Sequence[Mapping[str, Any]], *args: Any, **kwargs: Any
-) -> Span | None:
-    if _CHAT.get() is not None:  # a subclass calling its base's wrapped method: one span, not two
-        return None
-    common = _common(model, "chat")
-    base_url = getattr(model, "base_url", None)
+def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[str, Any]], *args: Any) -> Span:
+    """The span of one model call of a run (``Agent._complete``/``_acomplete``)."""
+    common = _common(agent.model, "chat")
+    base_url = getattr(agent.model, "base_url", None)
     if isinstance(base_url, str) and base_url:
         common.update(names.server_attributes(base_url))
     attributes = dict(common)
@@ -133,51 +114,12 @@ def _start_chat(
 
     name = f"chat {common[names.REQUEST_MODEL]}"
     return Span(
-        telemetry, name, SpanKind.CLIENT, attributes, telemetry.chat_duration, common, ending, failure, _CHAT
+        telemetry, name, SpanKind.CLIENT, attributes, telemetry.chat_duration, common, ending, failure
     )
 
 
 def _count(value: Any) -> int:
     return value if type(value) is int and value >= 0 else 0
-
-
-# -- the model classes whose complete/acomplete are wrapped: for each attribute replaced, whether
-# the class defined it itself and that definition, so that uninstrument puts back what was there.
-
-_wrapped: dict[type, dict[str, tuple[bool, Any]]] = {}
-_wrapped_lock = threading.Lock()
-
-
-def _wrap_model_class(cls: type) -> None:
-    with _wrapped_lock:
-        if cls in _wrapped:
-            return
-        replaced: dict[str, tuple[bool, Any]] = {}
-        for attribute in ("complete", "acomplete"):
-            method = getattr(cls, attribute, None)
-            if not inspect.isfunction(method) or hasattr(method, _MARK):
-                continue  # absent, not a plain method, or inherited from a class already wrapped
-            wrapper = traced(method, _start_chat)
-            setattr(wrapper, _MARK, method)
-            own = vars(cls).get(attribute)
-            try:
-                setattr(cls, attribute, wrapper)
-            except (TypeError, AttributeError):  # a class that cannot be changed: no chat spans
-                continue
-            replaced[attribute] = (own is not None, own)
-        _wrapped[cls] = replaced
-
-
-def unwrap_models() -> None:
-    """Put back every model class's own ``complete``/``acomplete`` (``uninstrument``)."""
-    with _wrapped_lock:
-        for cls, replaced in _wrapped.items():
-            for attribute, (had_own, own) in replaced.items():
-                if had_own:
-                    setattr(cls, attribute, own)
-                else:
-                    delattr(cls, attribute)
-        _wrapped.clear()
 
 
 # -- messages in the conventions' format -----------------------------------------------------------

@@ -1,16 +1,9 @@
 """The names this instrumentation writes, and the content-capture setting.
 
-The GenAI semantic conventions followed are those of the OpenTelemetry
-``semantic-conventions-genai`` repository, release v0.1.0 (its first
-standalone release, built on semantic-conventions v1.45.0): the
-``gen_ai.execute_tool.internal``, ``gen_ai.invoke_agent.internal`` and
-``gen_ai.inference.client`` spans, the ``gen_ai.execute_tool.duration``,
-``gen_ai.invoke_agent.duration``, ``gen_ai.client.operation.duration`` and
-``gen_ai.client.token.usage`` metrics, and the MCP attributes. They are all
-of "development" stability; the names are kept here, in one place.
-
-Names under ``toolresponse.`` are this protocol's own (status, partial,
-retryability, breaker state), for what the conventions have no attribute for.
+They follow the GenAI semantic conventions of OpenTelemetry's ``semantic-conventions-genai``
+release v0.1.0 (on semantic-conventions v1.45.0), all of "development" stability, so they are
+kept here, in one place. Names under ``toolresponse.`` are this protocol's own, for what the
+conventions have no attribute for.
 """
 
 from __future__ import annotations
@@ -66,22 +59,17 @@ NETWORK_TRANSPORT: Final = "network.transport"
 NETWORK_PROTOCOL_NAME: Final = "network.protocol.name"
 
 STATUS: Final = "toolresponse.status"
-"""The response's status: success, partial or error."""
 PARTIAL: Final = "toolresponse.partial"
 RETRYABLE: Final = "toolresponse.retryable"
-"""Whether a retry may succeed (error responses only)."""
 RETRY_AFTER_MS: Final = "toolresponse.retry_after_ms"
 ERROR_CATEGORY: Final = "toolresponse.error.category"
 TIME_MS: Final = "toolresponse.time_ms"
-"""The response's ``stats.time_ms``, as the registry's clock measured it."""
 BREAKER_STATE: Final = "toolresponse.breaker.state"
-"""The tool's circuit after the call."""
 AGENT_OUTCOME: Final = "toolresponse.agent.outcome"
 AGENT_RUN_ID: Final = "toolresponse.agent.run_id"
 AGENT_STEPS: Final = "toolresponse.agent.steps"
 
 BREAKER_EVENT: Final = "toolresponse.breaker.state_change"
-"""The span event of a circuit transition during a tool call."""
 BREAKER_FROM: Final = "toolresponse.breaker.from"
 BREAKER_TO: Final = "toolresponse.breaker.to"
 BREAKER_REASON: Final = "toolresponse.breaker.reason"

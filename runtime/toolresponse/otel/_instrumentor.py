@@ -1,12 +1,7 @@
-"""``ToolResponseInstrumentor``: the instrumentation packaged the way OpenTelemetry's are.
-
-A ``BaseInstrumentor`` (a singleton) registered under the
-``opentelemetry_instrumentor`` entry point as ``toolresponse``, so that
-``opentelemetry-instrument`` turns it on without a code change. ``instrument``
-wraps the methods of ``_TARGETS`` in place (so that registries and agents made
-before it are instrumented too); ``uninstrument`` puts the originals back and
-takes the breaker listener off every breaker it was given. ``capture_content``
-left as None follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``.
+"""``ToolResponseInstrumentor``: a ``BaseInstrumentor``, registered under the
+``opentelemetry_instrumentor`` entry point so that ``opentelemetry-instrument`` turns it on.
+``instrument`` wraps the methods of ``_TARGETS`` in place (objects made before are instrumented
+too); ``uninstrument`` puts them back and takes the breaker listener off every breaker.
 """
 
 from __future__ import annotations
@@ -36,6 +31,8 @@ _TARGETS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
     (ToolRegistry, "aexecute", _tools.start),
     (Agent, "run", _agent.start_run),
     (Agent, "arun", _agent.start_run),
+    (Agent, "_complete", _agent.start_chat),
+    (Agent, "_acomplete", _agent.start_chat),
     (McpToolService, "aexecute", _mcp.start_served),
     (McpConnection, "aexecute", _mcp.mark_remote),
     (McpConnection, "execute", _mcp.mark_remote),
@@ -72,4 +69,3 @@ class ToolResponseInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             setattr(cls, attribute, original)
         type(self)._originals = {}
         _tools.unwatch_breakers()
-        _agent.unwrap_models()

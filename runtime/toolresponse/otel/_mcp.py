@@ -1,13 +1,10 @@
 """MCP: the MCP conventions' attributes on the tool spans of MCP calls (docs/observability.md, "MCP").
 
-``mcp_request`` makes every tool span started inside it (in this thread or
-task, and in the threads and tasks it starts) carry the request's attributes,
-as the conventions ask of an MCP instrumentation that finds the tool call
-traced already; it needs no OpenTelemetry package. This package's own MCP face
-is instrumented from here (the face sits below and cannot import this
-package): ``start_served`` serves each ``tools/call`` (``McpToolService.aexecute``)
-inside ``mcp_request``; ``mark_remote`` gives the tool span a remote tool's
-call runs in (``McpConnection.aexecute``/``execute``) the client's attributes.
+``mcp_request`` (no OpenTelemetry package needed) makes every tool span started inside it, in
+this task or thread and those it starts, carry the request's attributes. This package's own MCP
+face is instrumented from here, since it cannot import this package: ``start_served`` serves each
+``tools/call`` inside ``mcp_request``; ``mark_remote`` puts the client's attributes on the tool
+span a remote tool's call runs in.
 """
 
 from __future__ import annotations
@@ -96,23 +93,16 @@ def start_served(telemetry: Telemetry, service: McpToolService, request: McpTool
     )
 
 
-def remote_attributes(target: object) -> dict[str, Any]:
-    """The MCP client attributes of a call to the server ``target`` (a URL, or a command)."""
-    if not isinstance(target, str):
-        return {names.MCP_METHOD_NAME: "tools/call", names.NETWORK_TRANSPORT: "pipe"}
-    return {
-        names.MCP_METHOD_NAME: "tools/call",
-        names.NETWORK_TRANSPORT: "tcp",
-        names.NETWORK_PROTOCOL_NAME: "http",
-        **names.server_attributes(target),
-    }
-
-
 def mark_remote(telemetry: Telemetry, connection: McpConnection, *args: Any, **kwargs: Any) -> None:
     """A remote tool's call (``McpConnection.aexecute``/``execute``): the MCP client attributes on the
-    tool span it runs in; the call itself goes on untraced (it is in that span already)."""
+    tool span it runs in (the server is a URL, or a command on a pipe); the call goes on untraced."""
     from opentelemetry import trace  # only an instrumented process gets here
 
     span = trace.get_current_span()
     if span.is_recording():
-        span.set_attributes(remote_attributes(connection.target))
+        target = connection.target
+        transport = {names.NETWORK_TRANSPORT: "pipe"}
+        if isinstance(target, str):
+            transport = {names.NETWORK_TRANSPORT: "tcp", names.NETWORK_PROTOCOL_NAME: "http"}
+            transport.update(names.server_attributes(target))
+        span.set_attributes({names.MCP_METHOD_NAME: "tools/call", **transport})

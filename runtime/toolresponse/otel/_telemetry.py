@@ -1,17 +1,10 @@
 """What an instrumented process records with, and how one call is traced.
 
-``ToolResponseInstrumentor.instrument`` builds one ``Telemetry`` (the tracer,
-the instruments, the content setting) and installs it; the wrappers made by
-``traced`` read it on every call and, once ``uninstrument`` has removed it,
-call straight through (a wrapper someone kept a reference to stays harmless).
-Each traced call is a ``Span``: its span is current while the call runs, then
-ends with the call's outcome, and its duration goes to a histogram; recording
-never changes what the call returns or raises.
-
-Content (arguments, results, messages, and the texts that may quote them: an
-error's message, an exception's text, a tool name the caller chose) reaches a
-span only with content capture on, and is always masked with the trace
-writer's ``mask_secrets`` first.
+``instrument`` installs one ``Telemetry`` (tracer, instruments, content setting); the wrappers
+``traced`` makes read it on every call and call straight through once ``uninstrument`` removed
+it. Each traced call is a ``Span``, current while the call runs; recording never changes what the
+call returns or raises. Content (and any text that may quote it) reaches a span only with content
+capture on, always masked with ``mask_secrets``.
 """
 
 from __future__ import annotations

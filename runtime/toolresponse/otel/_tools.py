@@ -1,12 +1,9 @@
 """Tool calls as ``execute_tool`` spans and the ``gen_ai.execute_tool.duration`` metric.
 
-Every ``ToolRegistry.execute``/``aexecute`` is one INTERNAL span, whatever the
-answer, current while the registry runs the call (so that spans the tool makes
-nest under it), in error exactly when the response is; a circuit transition
-during the call is a span event. docs/observability.md ("Tool calls") lists
-the attributes. A name the registry does not have is whatever the caller sent:
-it names no span and no metric series (``_unknown``), and reaches the span's
-``gen_ai.tool.name`` only with content capture on.
+Every ``ToolRegistry.execute``/``aexecute`` is one INTERNAL span, current while the call runs,
+in error exactly when the response is; a circuit transition during the call is a span event
+(docs/observability.md, "Tool calls"). A name the registry does not have is the caller's choice:
+it names no span and no metric series (``_unknown``), and is recorded only with content capture.
 """
 
 from __future__ import annotations
@@ -113,10 +110,7 @@ _watched_lock = threading.Lock()
 
 
 def _watch(registry: ToolRegistry) -> None:
-    try:
-        if registry in _watched:
-            return
-    except TypeError:  # a registry that cannot be weakly referenced: no breaker events
+    if registry in _watched:  # a ToolRegistry: weakly referable, its subclasses too
         return
     breaker: Any = registry.breaker
     with _watched_lock:
