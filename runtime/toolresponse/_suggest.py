@@ -1,26 +1,9 @@
 """What the package says to a person: "did you mean", text safe for a terminal, a setting's number.
 
-"Did you mean ...?" is the one way the package finds the name a person most likely meant.
-
-``nearest(value, options)`` picks one option: the same letters and digits
-(``not-found`` for ``NOT_FOUND``) win; then the fewest typing slips (a swap
-counts as one), ties going to ``preferred`` options; then the closest spelling
-by ``difflib``. ``suggestions(value, options, limit=n)`` gives up to ``n``,
-nearest first and then the next closest spellings. ``did_you_mean`` words them,
-the same everywhere: ``did you mean NOT_FOUND?``, ``did you mean 'a' or 'b'?``.
-The validator, the registry (unknown tools) and the demo all use these.
-
-``printable(text)`` escapes C0 and C1 control characters (ESC, BEL, CR ...), the
-bidi controls that reorder what a line shows, lone surrogates and the backslash
-itself (so that an escape cannot be faked), as ``\\xNN`` or ``\\uNNNN``. Every
-text output of the package (reports, the validator's lines) writes names from
-inputs through it; JSON outputs are escaped by the JSON writer already.
-
-``shortened(text, limit)`` is the one way a message quotes a text of any length: at most
-``limit`` characters, valid Unicode, its end replaced by "…" when cut.
-
-``is_finite_number(value)`` is the one test of a number a setting holds (a
-timeout, a limit, a delay); the caller adds its bound and says it in its own message.
+Each is the one way the package does it: ``nearest`` / ``suggestions`` / ``did_you_mean`` find
+and word the name a person most likely meant (the validator, the registry, the demo),
+``printable`` escapes what a terminal would act on, ``shortened`` cuts a quoted text,
+``is_finite_number`` tests a setting's number (the caller adds its bound).
 """
 
 from __future__ import annotations
@@ -31,8 +14,6 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import TypeGuard
-
-__all__ = ["did_you_mean", "is_finite_number", "nearest", "printable", "suggestions"]
 
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
 _CLOSE = 0.6
@@ -79,7 +60,9 @@ def _nearest(value: str, options: tuple[str, ...], preferred: frozenset[str]) ->
 
 
 def nearest(value: str, options: Iterable[str], preferred: Iterable[str] = ()) -> str | None:
-    """The option ``value`` most likely meant, or None (see the module docstring)."""
+    """The option ``value`` most likely meant, or None: the same letters and digits (``not-found``
+    for ``NOT_FOUND``) win; then the fewest typing slips (a swap counts as one), ties going to
+    ``preferred`` options; then the closest spelling by ``difflib``."""
     return _nearest(value, tuple(options), frozenset(preferred))
 
 
@@ -116,7 +99,8 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` safe to print on a terminal: control, bidi and surrogate characters escaped."""
+    """``text`` safe to print on a terminal: C0 and C1 controls, bidi controls, lone surrogates
+    and the backslash itself (so that an escape cannot be faked) as ``\\xNN`` or ``\\uNNNN``."""
     return _UNSAFE.sub(_escape, text)
 
 
