@@ -57,42 +57,6 @@ def _info_dict(info: ErrorInfo) -> dict[str, Any]:
     }
 
 
-def _wire(
-    status: object,
-    text: object,
-    data: object,
-    error_info: object,
-    stats: object,
-    context: object,
-    extensions: object,
-) -> dict[str, Any]:
-    """The wire object of these members, made JSON; raises ``ResponseValidationError`` (the
-    schema's violations) or ``JsonValueError`` (a value with no JSON form)."""
-    wire: dict[str, Any] = {"status": status, "text": text}
-    if data is not None:
-        wire["data"] = data
-    if error_info is not None:  # any value but an ErrorInfo is left to the schema to judge
-        wire["error_info"] = _info_dict(error_info) if isinstance(error_info, ErrorInfo) else error_info
-    if stats is not None:
-        wire["stats"] = stats
-    if context is not None:
-        wire["context"] = context
-    if extensions:
-        if not isinstance(extensions, Mapping):
-            _reject("type", "extensions must be a dict of x- members")
-        for name, value in extensions.items():
-            if name in _CORE_MEMBERS:
-                _reject(
-                    "additionalProperties",
-                    f"extension member {name!r} is a member of the response, not an extension",
-                )
-            wire[name] = value
-    wire = _as_json(wire)
-    if not is_valid(wire):
-        raise ResponseValidationError(validate(wire).errors)
-    return wire
-
-
 def _reject(keyword: str, message: str) -> NoReturn:
     raise ResponseValidationError((SchemaViolation(pointer="", keyword=keyword, message=message),))
 
@@ -265,10 +229,29 @@ class ToolResponse:
         context: Mapping[str, Any] | None = None,
         extensions: Mapping[str, Any] | None = None,
     ) -> None:
-        wire = _wire(status, text, data, error_info, stats, context, extensions)
+        wire: dict[str, Any] = {"status": status, "text": text}
+        if data is not None:
+            wire["data"] = data
+        if error_info is not None:  # any value but an ErrorInfo is left to the schema to judge
+            wire["error_info"] = _info_dict(error_info) if isinstance(error_info, ErrorInfo) else error_info
+        if stats is not None:
+            wire["stats"] = stats
+        if context is not None:
+            wire["context"] = context
+        if extensions:
+            if not isinstance(extensions, Mapping):
+                _reject("type", "extensions must be a dict of x- members")
+            for name, value in extensions.items():
+                if name in _CORE_MEMBERS:
+                    _reject(
+                        "additionalProperties",
+                        f"extension member {name!r} is a member of the response, not an extension",
+                    )
+                wire[name] = value
+        wire = _as_json(wire)
+        if not is_valid(wire):
+            raise ResponseValidationError(validate(wire).errors)
         _set(self, "__dict__", _members(wire))
-
-    # -- factories -------------------------------------------------------------------------
 
     @classmethod
     def success(
@@ -322,8 +305,6 @@ class ToolResponse:
         )
         return cls(status=_ERROR, text=message, data=data, error_info=info, stats=stats, context=context)
 
-    # -- questions -------------------------------------------------------------------------
-
     @property
     def is_success(self) -> bool:
         return self.status is _SUCCESS
@@ -359,8 +340,6 @@ class ToolResponse:
         info = self.error_info
         return None if info is None else info.retry_after_ms
 
-    # -- derived responses -----------------------------------------------------------------
-
     def with_stats(self, **members: Any) -> ToolResponse:
         """A copy whose ``stats`` has ``members`` added or replaced; the others are kept."""
         return dataclasses.replace(self, stats={**(self.stats or {}), **members})
@@ -368,8 +347,6 @@ class ToolResponse:
     def with_context(self, **members: Any) -> ToolResponse:
         """A copy whose ``context`` has ``members`` added or replaced; the others are kept."""
         return dataclasses.replace(self, context={**(self.context or {}), **members})
-
-    # -- the wire format -------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The response as JSON data, unset members and empty ``data`` left out; nested values are

@@ -49,11 +49,10 @@ class FakeClock:
     clock) under a 0.2 s timeout is answered TIMEOUT whatever the threads' timing.
     """
 
-    __slots__ = ("_changed", "_lock", "_now_ns", "_sleeps", "_waiting", "_wakers")
+    __slots__ = ("_changed", "_now_ns", "_sleeps", "_waiting", "_wakers")
 
     def __init__(self, start: float = 0.0) -> None:
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
+        self._changed = threading.Condition(threading.Lock())  # its lock guards every member
         self._now_ns = _to_ns(start, "start", allow_negative=True)
         self._sleeps: list[float] = []
         self._waiting = 0
@@ -74,25 +73,25 @@ class FakeClock:
     @property
     def sleeps(self) -> tuple[float, ...]:
         """The durations passed to :meth:`sleep` and :meth:`asleep`, in order."""
-        with self._lock:
+        with self._changed:
             return tuple(self._sleeps)
 
     @property
     def waiting(self) -> int:
         """How many :meth:`wait` and :meth:`async_wait` calls are waiting on this clock now."""
-        with self._lock:
+        with self._changed:
             return self._waiting
 
     def advance(self, seconds: float) -> float:
         """Move the clock forward by ``seconds`` (finite, >= 0) and return the new time."""
         step = _to_ns(seconds, "seconds")
-        with self._lock:
+        with self._changed:
             return self._moved(step)
 
     def sleep(self, seconds: float) -> None:
         """A fake ``time.sleep``: advance the clock by ``seconds`` and return at once."""
         step = _to_ns(seconds, "seconds")
-        with self._lock:
+        with self._changed:
             self._sleeps.append(seconds)
             self._moved(step)
 
@@ -139,7 +138,7 @@ class FakeClock:
         """A fake ``asyncio.wait_for(awaitable, timeout_s)``: the awaitable's result, unless this
         clock passed the deadline (now + ``timeout_s``) first; then the awaitable is cancelled,
         awaited to its end, and ``TimeoutError`` is raised."""
-        with self._lock:
+        with self._changed:
             deadline = self._now_ns + _to_ns(timeout_s, "timeout_s")
         finished: list[int] = []
 
@@ -147,7 +146,7 @@ class FakeClock:
             try:
                 return await awaitable
             finally:
-                with self._lock:
+                with self._changed:
                     finished.append(self._now_ns)
 
         loop = asyncio.get_running_loop()
@@ -157,7 +156,7 @@ class FakeClock:
             self._changed.notify_all()
         try:
             while not task.done():
-                with self._lock:
+                with self._changed:
                     if self._now_ns >= deadline:
                         break
                     waker: asyncio.Future[None] = loop.create_future()
@@ -165,7 +164,7 @@ class FakeClock:
                 try:
                     await asyncio.wait((task, waker), return_when=asyncio.FIRST_COMPLETED)
                 finally:
-                    with self._lock:
+                    with self._changed:
                         self._wakers.discard((loop, waker))
         except BaseException:  # this wait was cancelled: so is what it waited for
             task.cancel()

@@ -468,13 +468,20 @@ class McpConnection:
         try:
             async with asyncio.timeout(self._call_timeout_s):
                 result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
-        except Exception as error:
-            response = self._call_failure(tool, leaf_error(error))
+        except Exception as caught:
+            failure = leaf_error(caught)
+            response = self._call_failure(tool, failure)
             if response is None:  # the connection broke: the next call makes a new one
                 self._client = None
                 if session is not None and not session.done():
                     session.cancel()
-                return self._closed_error() if self._closed else self._broken(tool, leaf_error(error))
+                if self._closed:
+                    return self._closed_error()
+                message = (
+                    f"The MCP server {self.description} went away during the call of tool {tool!r}: "
+                    f"{type(failure).__name__}: {failure}. The next call reconnects."
+                )
+                return self._failure(ErrorCode.NETWORK_ERROR, message, failure)
             if session is not None and session.done():  # the server answered, then ended
                 self._client = None
             return response
@@ -510,13 +517,6 @@ class McpConnection:
             why = f" ({error.error_count()} violations of the MCP result shape)."
             return self._invalid_result(tool, why, violations)
         return None
-
-    def _broken(self, tool: str, error: BaseException) -> ToolResponse:
-        message = (
-            f"The MCP server {self.description} went away during the call of tool {tool!r}: "
-            f"{type(error).__name__}: {error}. The next call reconnects."
-        )
-        return self._failure(ErrorCode.NETWORK_ERROR, message, error)
 
     async def _aclose(self) -> None:
         """Stop the session and wait for the server's end, cancelling it if that takes too long."""
