@@ -182,16 +182,10 @@ class ModelConfigError(AgentError):
 
 
 class ModelError(AgentError):
-    """One call to a chat model failed, said with the protocol's own error codes.
-
-    ``code`` is RATE_LIMIT (HTTP 429), TIMEOUT (no answer within the client's
-    timeout), NETWORK_ERROR (no HTTP answer at all: refused, reset, closed
-    mid-reply) or API_ERROR (any other HTTP error, or an answer that is not a
-    usable chat completion). ``retryable`` is the schema's default for the
-    code unless the failure says otherwise: a provider's 5xx, 408 or 409 is an
-    API_ERROR that may be retried. ``retry_after_s`` is the provider's own
-    hint (``Retry-After`` or ``retry-after-ms``), when it gave one.
-    """
+    """One call to a chat model failed: ``code`` is RATE_LIMIT (HTTP 429), TIMEOUT, NETWORK_ERROR
+    (no HTTP answer at all) or API_ERROR (any other HTTP error, or no usable chat completion).
+    ``retryable`` is the code's default unless the failure says otherwise (a provider's 5xx, 408
+    or 409 is a retryable API_ERROR); ``retry_after_s`` is the provider's own hint, if any."""
 
     def __init__(
         self,

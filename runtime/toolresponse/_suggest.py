@@ -54,9 +54,14 @@ def _nearest(value: str, options: tuple[str, ...], preferred: frozenset[str]) ->
             return favoured[0]
         ranked = difflib.get_close_matches(folded, [option.lower() for option in favoured], n=1, cutoff=0)
         return next(option for option in favoured if option.lower() == ranked[0])
+    close = _closest_spellings(value, options, 1)
+    return close[0] if close else None
+
+
+def _closest_spellings(value: str, options: Iterable[str], limit: int) -> list[str]:
     by_folded = {option.lower(): option for option in options}
-    close = difflib.get_close_matches(folded, list(by_folded), n=1, cutoff=_CLOSE)
-    return by_folded[close[0]] if close else None
+    close = difflib.get_close_matches(value.lower(), list(by_folded), n=limit, cutoff=_CLOSE)
+    return [by_folded[match] for match in close]
 
 
 def nearest(value: str, options: Iterable[str], preferred: Iterable[str] = ()) -> str | None:
@@ -72,10 +77,8 @@ def suggestions(value: str, options: Iterable[str], *, limit: int = 3) -> list[s
     first = _nearest(value, listed, frozenset())
     if first is None:
         return []
-    by_folded = {option.lower(): option for option in listed}
-    close = difflib.get_close_matches(value.lower(), list(by_folded), n=limit, cutoff=_CLOSE)
-    found = [first, *(by_folded[match] for match in close if by_folded[match] != first)]
-    return found[:limit]
+    close = _closest_spellings(value, listed, limit)
+    return [first, *(option for option in close if option != first)][:limit]
 
 
 def did_you_mean(options: Sequence[str], *, quote: Callable[[str], str] = repr) -> str:
