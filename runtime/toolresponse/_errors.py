@@ -20,13 +20,8 @@
 also ``ValueError``; ``ToolDefinitionError`` is also a ``TypeError``, as a bad
 definition is a programming mistake, found when the tool is registered.
 
-A tool's call never raises any of these to its caller: the registry answers
-every call with a ToolResponse; nor does the agent loop let a ``ModelError``
-escape: it retries the retryable ones and ends the run with a clear reason.
-
-This module is a leaf: it imports nothing of the package but the generated
-error codes and the ``SchemaViolation`` record (``McpConnectError`` carries a
-``ToolResponse``, named for the type checker only).
+A tool's call never raises any of these to its caller (the registry answers every call with a
+ToolResponse), nor does the agent loop let a ``ModelError`` escape.
 """
 
 from __future__ import annotations
@@ -43,27 +38,6 @@ from ._violation import SchemaViolation, best_match
 if TYPE_CHECKING:
     from ._response import ToolResponse
 
-__all__ = [
-    "AgentError",
-    "ConformanceError",
-    "ConformanceTokenError",
-    "DialectError",
-    "IJsonError",
-    "IJsonRule",
-    "JsonValueError",
-    "MalformedJsonError",
-    "McpConnectError",
-    "ModelConfigError",
-    "ModelError",
-    "RegistryLoadError",
-    "ResponseValidationError",
-    "ToolDefinitionError",
-    "ToolResponseError",
-    "TraceFormatError",
-    "describe_violations",
-    "warn_renamed",
-]
-
 
 def warn_renamed(old: str, new: str) -> None:
     """Warn the caller of a deprecated alias (``old``, a name of 1.x) that it is now ``new``."""
@@ -76,38 +50,19 @@ class ToolResponseError(Exception):
     """Base class of every exception the ``toolresponse`` runtime raises on purpose."""
 
 
-def _pointer_text(pointer: str) -> str:
-    return pointer or '""'
-
-
-def describe_violations(errors: Iterable[SchemaViolation], *, limit: int = 3) -> str:
-    """One line naming the first ``limit`` violations by JSON pointer and keyword."""
-    errors = tuple(errors)
-    shown = "; ".join(
-        f"at {_pointer_text(error.pointer)} [{error.keyword}]: {error.message}" for error in errors[:limit]
-    )
-    more = len(errors) - limit
-    return shown + (f"; and {more} more" if more > 0 else "")
-
-
 class ResponseValidationError(ToolResponseError, ValueError):
-    """A value that is not a valid ToolResponse v1.
-
-    ``errors`` lists every violation found, most relevant first, each with an
-    RFC 6901 JSON ``pointer`` into the response ("" is the whole response), the
-    schema ``keyword`` that failed and a ``message``; ``best`` is the one most
-    worth showing (``best_match``).
-    """
-
-    errors: tuple[SchemaViolation, ...]
+    """A value that is not a valid ToolResponse v1: ``errors`` lists every violation, most relevant
+    first (a JSON ``pointer``, "" for the whole, the failed ``keyword``, a ``message``), and
+    ``best`` is the one most worth showing (``best_match``)."""
 
     def __init__(self, errors: Iterable[SchemaViolation], *, what: str = "invalid ToolResponse") -> None:
         self.errors = tuple(errors)
         if not self.errors:
             raise ValueError("ResponseValidationError needs at least one violation")
-        count = len(self.errors)
-        noun = "violation" if count == 1 else "violations"
-        super().__init__(f"{what} ({count} {noun}): {describe_violations(self.errors)}")
+        count, whole = len(self.errors), '""'
+        shown = "; ".join(f"at {e.pointer or whole} [{e.keyword}]: {e.message}" for e in self.errors[:3])
+        more = f"; and {count - 3} more" if count > 3 else ""
+        super().__init__(f"{what} ({count} violation{'s' if count > 1 else ''}): {shown}{more}")
 
     @property
     def best(self) -> SchemaViolation:
@@ -118,15 +73,9 @@ class ResponseValidationError(ToolResponseError, ValueError):
 
 
 class JsonValueError(ResponseValidationError):
-    """A value that is not JSON (bytes, NaN, a cycle, an unknown type) and has no documented conversion.
-
-    ``pointer`` locates it (relative to the value that was being converted,
-    or into the response when raised while building one); ``type_name`` is
-    the offending Python type.
-    """
-
-    pointer: str
-    type_name: str
+    """A value that is not JSON (bytes, NaN, a cycle, an unknown type) and has no documented
+    conversion: ``pointer`` locates it (in the value converted, or the response being built),
+    ``type_name`` is its Python type."""
 
     def __init__(self, pointer: str, message: str, *, type_name: str, keyword: str = "type") -> None:
         self.pointer = pointer
@@ -138,8 +87,6 @@ class JsonValueError(ResponseValidationError):
 class MalformedJsonError(ToolResponseError, ValueError):
     """Text that is not I-JSON (RFC 7493): a syntax error, NaN or Infinity, a duplicate member
     name, invalid UTF-8 or a lone surrogate. ``reason`` says which, in a few words."""
-
-    reason: str
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -158,20 +105,9 @@ class IJsonRule(StrEnum):
 
 
 class IJsonError(MalformedJsonError):
-    """A text that is not I-JSON: the rule it breaks and where.
-
-    ``line`` and ``column`` are 1-based (the column counts characters; for text
-    that is not UTF-8 it counts the bytes of that line); ``offset`` is the
-    0-based position in the text (in bytes when the text is not UTF-8);
-    ``pointer`` is the RFC 6901 pointer of the offending member, or None.
-    """
-
-    rule: IJsonRule
-    detail: str
-    line: int
-    column: int
-    offset: int
-    pointer: str | None
+    """A text that is not I-JSON: the ``rule`` it breaks and where. ``line`` and ``column`` are
+    1-based (the column counts characters, or bytes in text that is not UTF-8), ``offset`` the
+    0-based position, ``pointer`` the JSON pointer of the offending member or None."""
 
     def __init__(
         self,
@@ -210,8 +146,6 @@ class ConformanceTokenError(ConformanceError):
     """The server answered the run's first request 401: it needs a bearer token, and the run has
     none (``token_given`` False) or not the one it accepts (True). Nothing else is checked."""
 
-    token_given: bool
-
     def __init__(self, message: str, *, token_given: bool) -> None:
         super().__init__(message)
         self.token_given = token_given
@@ -220,8 +154,6 @@ class ConformanceTokenError(ConformanceError):
 class McpConnectError(ToolResponseError):
     """An MCP server cannot be reached or listed when it is attached; ``response`` is the same
     failure as a ToolResponse (NETWORK_ERROR, TIMEOUT, ...), for faces that print one."""
-
-    response: ToolResponse
 
     def __init__(self, response: ToolResponse) -> None:
         super().__init__(response.text)
@@ -250,16 +182,10 @@ class ModelConfigError(AgentError):
 
 
 class ModelError(AgentError):
-    """One call to a chat model failed, said with the protocol's own error codes.
-
-    ``code`` is RATE_LIMIT (HTTP 429), TIMEOUT (no answer within the client's
-    timeout), NETWORK_ERROR (no HTTP answer at all: refused, reset, closed
-    mid-reply) or API_ERROR (any other HTTP error, or an answer that is not a
-    usable chat completion). ``retryable`` is the schema's default for the
-    code unless the failure says otherwise: a provider's 5xx, 408 or 409 is an
-    API_ERROR that may be retried. ``retry_after_s`` is the provider's own
-    hint (``Retry-After`` or ``retry-after-ms``), when it gave one.
-    """
+    """One call to a chat model failed: ``code`` is RATE_LIMIT (HTTP 429), TIMEOUT, NETWORK_ERROR
+    (no HTTP answer at all) or API_ERROR (any other HTTP error, or no usable chat completion).
+    ``retryable`` is the code's default unless the failure says otherwise (a provider's 5xx, 408
+    or 409 is a retryable API_ERROR); ``retry_after_s`` is the provider's own hint, if any."""
 
     def __init__(
         self,

@@ -1,19 +1,11 @@
 """``ToolResponse``: the runtime form of one tool result, always valid against the v1 schema.
 
-The members are those of the generated model (``toolresponse_generated.ToolResponse``)
-with three differences that the wire format needs: ``stats`` and ``context`` are
-plain dicts (the schema lets them carry free members beside ``time_ms``,
-``tool_name``, ``params_input`` and ``call_id``), ``data`` is never null, and
-top-level ``x-`` members (vendor extensions) are kept in ``extensions``.
-``error_info`` is the generated ``ErrorInfo``.
-
-Every instance is checked when it is built, by the schema itself: the members
-are made JSON with ``to_json_data``'s documented conversions (tuples, sets,
-enums, datetimes ...), put together as the wire object, and the validator's fast
-engine gives the verdict. An invalid response raises ``ResponseValidationError``
-with the very violations ``toolresponse.validate`` reports for that object (JSON
-pointer, keyword, the nearest valid value); nothing here restates a rule of the
-schema. So ``to_dict()`` and ``to_json()`` always give a response that validates.
+The members are the generated model's (``toolresponse_generated.ToolResponse``) but that
+``stats`` and ``context`` are plain dicts (free members), ``data`` is never null and top-level
+``x-`` members are kept in ``extensions``. Every instance is checked when it is built, by the
+schema itself (the validator's fast engine, after ``to_json_data``'s documented conversions): an
+invalid one raises ``ResponseValidationError`` with the violations ``validate`` reports, so
+``to_dict()`` and ``to_json()`` always give a valid response.
 """
 
 from __future__ import annotations
@@ -21,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import orjson
 
@@ -39,90 +31,40 @@ from .validation import is_valid, parse_ijson, to_json_data, validate
 from .validation._engine import json_pointer
 from .validation._jsondata import MAX_VALUE_DEPTH, NOT_PLAIN, is_unicode, plain_object_copy
 
-__all__ = ["ToolResponse", "loads_strict", "owned_response", "trusted_response", "with_call_info"]
-
 _SUCCESS = ToolStatus.SUCCESS
 _PARTIAL = ToolStatus.PARTIAL
 _ERROR = ToolStatus.ERROR
-_EXTENSION_PREFIX = "x-"
 # The members the schema names, from the generated model (anything else is an x- extension).
 _CORE_MEMBERS = frozenset(member.name for member in dataclasses.fields(ToolResponseModel))
 _ERROR_INFO_MEMBERS = tuple(member.name for member in dataclasses.fields(ErrorInfo))
 # Optional members of ErrorInfo (default None) are left out when unset; required ones never are.
-_ERROR_INFO_OPTIONAL = frozenset(
-    member.name for member in dataclasses.fields(ErrorInfo) if member.default is not dataclasses.MISSING
+_ERROR_INFO_REQUIRED = frozenset(
+    member.name for member in dataclasses.fields(ErrorInfo) if member.default is dataclasses.MISSING
 )
-_ERROR_INFO_OPTIONAL_ORDER = tuple(name for name in _ERROR_INFO_MEMBERS if name in _ERROR_INFO_OPTIONAL)
 # A whole response may nest two levels deeper than one of its members (MAX_VALUE_DEPTH).
 _RESPONSE_DEPTH = MAX_VALUE_DEPTH + 2
-_set = object.__setattr__
+_set = object.__setattr__  # a whole instance dict at once: a response is built on every call
 
 _MaybeObject = Mapping[str, Any] | None  # a JSON object member that may be absent
 
 
-def _wire_error_info(info: object) -> object:
-    """``error_info`` as the wire has it: the generated ``ErrorInfo`` (or a mapping) as an object
-    without its unset members; any other value as it is, for the schema to judge."""
-    if isinstance(info, ErrorInfo):
-        members = {name: getattr(info, name) for name in _ERROR_INFO_MEMBERS}
-        return {
-            name: value
-            for name, value in members.items()
-            if value is not None or name not in _ERROR_INFO_OPTIONAL
-        }
-    if isinstance(info, Mapping):
-        return dict(info)
-    return info
+def _info_dict(info: ErrorInfo) -> dict[str, Any]:
+    """``info`` as the wire has it: its unset optional members left out."""
+    return {
+        name: value
+        for name in _ERROR_INFO_MEMBERS
+        if (value := getattr(info, name)) is not None or name in _ERROR_INFO_REQUIRED
+    }
 
 
-def _wire(
-    status: object,
-    text: object,
-    data: object,
-    error_info: object,
-    stats: object,
-    context: object,
-    extensions: object,
-) -> dict[str, Any]:
-    """The wire object of these members, made JSON; raises ``ResponseValidationError`` (the
-    schema's violations) or ``JsonValueError`` (a value with no JSON form)."""
-    wire: dict[str, Any] = {"status": status, "text": text}
-    if data is not None:
-        wire["data"] = data
-    if error_info is not None:
-        wire["error_info"] = _wire_error_info(error_info)
-    if stats is not None:
-        wire["stats"] = stats
-    if context is not None:
-        wire["context"] = context
-    if extensions:
-        if not isinstance(extensions, Mapping):
-            raise ResponseValidationError(
-                (
-                    SchemaViolation(
-                        pointer="", keyword="type", message="extensions must be a dict of x- members"
-                    ),
-                )
-            )
-        for name, value in extensions.items():
-            if name in _CORE_MEMBERS:
-                message = f"extension member {name!r} is a member of the response, not an extension"
-                raise ResponseValidationError(
-                    (SchemaViolation(pointer="", keyword="additionalProperties", message=message),)
-                )
-            wire[name] = value
-    wire = _as_json(wire)
-    if not is_valid(wire):
-        raise ResponseValidationError(validate(wire).errors)
-    return wire
+def _reject(keyword: str, message: str) -> NoReturn:
+    raise ResponseValidationError((SchemaViolation(pointer="", keyword=keyword, message=message),))
 
 
 def _as_json(wire: dict[str, Any], *, strict: bool = False) -> dict[str, Any]:
-    """``wire`` with each member made JSON (``to_json_data``; with ``strict`` only values a JSON
-    decoder gives), each member nesting at most ``MAX_VALUE_DEPTH`` levels (``details`` too),
-    and every object and array a copy: the response owns its values, so a caller who changes
-    what it passed in afterwards changes nothing. Raises ``JsonValueError`` with the pointer
-    into the response."""
+    """``wire`` with each member made JSON (``to_json_data``; ``strict``: only what a JSON decoder
+    gives) nesting at most ``MAX_VALUE_DEPTH`` levels (``details`` too), every object and array a
+    copy the response owns. Raises ``JsonValueError`` with the pointer into the response."""
     converted: dict[str, Any] | None = None
     for name, value in wire.items():
         # error_info is one level above its details, which get the same depth as data.
@@ -138,8 +80,8 @@ def _as_json(wire: dict[str, Any], *, strict: bool = False) -> dict[str, Any]:
 
 def _owned(value: Any, levels: int) -> Any:
     """A copy of ``value`` when it is an object or array of plain JSON nesting at most ``levels``
-    levels (one walk checks and copies; scalars, immutable, are shared); else ``NOT_PLAIN``: a
-    scalar, or a value ``to_json_data`` converts (which builds new containers anyway)."""
+    levels (one walk checks and copies); else ``NOT_PLAIN`` (a scalar, or what ``to_json_data``
+    converts)."""
     if type(value) is not dict and type(value) is not list:
         return NOT_PLAIN
     # The value as the member of a one-member object, placed so that the value itself may nest
@@ -149,17 +91,18 @@ def _owned(value: Any, levels: int) -> Any:
 
 
 def _members(wire: Mapping[str, Any]) -> dict[str, Any]:
-    """The instance members of a valid wire object (its nested values are taken as they are)."""
+    """The instance members of a valid wire object."""
     info = wire.get("error_info")
     error_info = None
     if info is not None:
+        retry_after_ms = info.get("retry_after_ms")
         error_info = ErrorInfo(
             code=ErrorCode(info["code"]),
             message=info["message"],
             details=info.get("details"),
             retryable=info.get("retryable"),
             # A JSON integer may be written 1500.0; the schema counts it an integer, and so do we.
-            retry_after_ms=_integer(info.get("retry_after_ms")),
+            retry_after_ms=int(retry_after_ms) if type(retry_after_ms) is float else retry_after_ms,
         )
     return {
         "status": ToolStatus(wire["status"]),
@@ -172,24 +115,22 @@ def _members(wire: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _integer(value: Any) -> Any:
-    return int(value) if type(value) is float else value
-
-
 def _error_code(code: object) -> object:
     """``code`` as an ``ErrorCode`` when it is one or its exact string; anything else as it is,
     for the schema to explain."""
-    if type(code) is ErrorCode:
+    try:
+        return ErrorCode(code) if isinstance(code, str) else code
+    except ValueError:
         return code
-    if isinstance(code, str):
-        try:
-            return ErrorCode(code)
-        except ValueError:
-            return code
-    return code
 
 
 _T = TypeVar("_T", bound="ToolResponse")
+
+
+def _instance(cls: type[_T], members: dict[str, Any]) -> _T:
+    response = object.__new__(cls)
+    _set(response, "__dict__", members)
+    return response
 
 
 def trusted_response(
@@ -200,12 +141,10 @@ def trusted_response(
     stats: dict[str, Any] | None = None,
     context: dict[str, Any] | None = None,
 ) -> _T:
-    """A success or partial response of ``cls`` from members known to be valid, unchecked: the
-    fast path of the factories, and of the registry, which builds a plain function's answer
-    with its stats and context in one step. Not for members of unknown provenance."""
+    """A success or partial response from members known to be valid, unchecked: the fast path of
+    the factories and of the registry. Not for members of unknown provenance."""
     response = object.__new__(cls)
-    # Stored into the new instance's own dict, key by key: measurably cheaper than giving it a
-    # new dict, and this runs on every call of a plain function through the registry.
+    # Key by key into the instance's own dict: measurably cheaper than a new dict (every call).
     members = response.__dict__
     members["status"] = status
     members["text"] = text
@@ -218,12 +157,8 @@ def trusted_response(
 
 
 def owned_response(response: _T) -> _T | None:
-    """A copy of ``response`` whose objects and arrays are its own, or None when they are no
-    longer plain JSON (changed since the response was built).
-
-    For a response that someone else still holds (a tool's result): the answer built
-    from the copy does not change when the holder changes the response's dicts later.
-    """
+    """A copy of ``response`` (which someone else still holds: a tool's result) whose objects and
+    arrays are its own, or None when they are no longer plain JSON (changed since it was built)."""
     members = response.__dict__.copy()
     for name, levels in _OWNED_MEMBERS:
         value = members[name]
@@ -238,9 +173,7 @@ def owned_response(response: _T) -> _T | None:
         if details is NOT_PLAIN:
             return None
         members["error_info"] = dataclasses.replace(info, details=details)
-    copy = object.__new__(type(response))
-    _set(copy, "__dict__", members)
-    return copy
+    return _instance(type(response), members)
 
 
 # The members a response holds objects in, with how deep each may nest (an extension's value
@@ -254,28 +187,21 @@ _OWNED_MEMBERS = (
 
 
 def with_call_info(response: _T, stats: dict[str, Any], context: dict[str, Any]) -> _T:
-    """A copy of ``response`` with ``stats`` and ``context`` merged over its own, unchecked.
-
-    Only for the registry, whose members are JSON already (``time_ms`` >= 0, a
-    non-empty ``tool_name``, ``params_input`` checked, ``call_id`` a string).
-    """
-    copy = object.__new__(type(response))
+    """A copy of ``response`` with ``stats`` and ``context`` merged over its own, unchecked: only for
+    the registry, whose members are valid JSON already."""
     members = response.__dict__.copy()
     own = members["stats"]
     members["stats"] = {**own, **stats} if own else stats
     own = members["context"]
     members["context"] = {**own, **context} if own else context
-    _set(copy, "__dict__", members)
-    return copy
+    return _instance(type(response), members)
 
 
 @dataclass(frozen=True, kw_only=True, init=False)
 class ToolResponse:
     """The result of one tool call: a status, text for the model, structured data, and on error a
-    machine-readable ``error_info``. Build one with ``success``, ``partial`` or ``error``.
-
-    Instances are immutable and valid by construction (see the module docstring).
-    """
+    machine-readable ``error_info``. Build one with ``success``, ``partial`` or ``error``;
+    instances are immutable and valid by construction."""
 
     status: ToolStatus
     """How the call ended."""
@@ -303,12 +229,29 @@ class ToolResponse:
         context: Mapping[str, Any] | None = None,
         extensions: Mapping[str, Any] | None = None,
     ) -> None:
-        # One assignment of the instance dict instead of one frozen __setattr__ per member:
-        # a response is built on every tool call, and this halves the cost.
-        wire = _wire(status, text, data, error_info, stats, context, extensions)
+        wire: dict[str, Any] = {"status": status, "text": text}
+        if data is not None:
+            wire["data"] = data
+        if error_info is not None:  # any value but an ErrorInfo is left to the schema to judge
+            wire["error_info"] = _info_dict(error_info) if isinstance(error_info, ErrorInfo) else error_info
+        if stats is not None:
+            wire["stats"] = stats
+        if context is not None:
+            wire["context"] = context
+        if extensions:
+            if not isinstance(extensions, Mapping):
+                _reject("type", "extensions must be a dict of x- members")
+            for name, value in extensions.items():
+                if name in _CORE_MEMBERS:
+                    _reject(
+                        "additionalProperties",
+                        f"extension member {name!r} is a member of the response, not an extension",
+                    )
+                wire[name] = value
+        wire = _as_json(wire)
+        if not is_valid(wire):
+            raise ResponseValidationError(validate(wire).errors)
         _set(self, "__dict__", _members(wire))
-
-    # -- factories -------------------------------------------------------------------------
 
     @classmethod
     def success(
@@ -328,8 +271,7 @@ class ToolResponse:
     def _without_error(
         cls, status: ToolStatus, text: str, data: _MaybeObject, stats: _MaybeObject, context: _MaybeObject
     ) -> ToolResponse:
-        """What ``success`` and ``partial`` build: plain text and data (the common case) are
-        checked by one walk and taken as they are; anything else goes through every check."""
+        """Plain text and data (the common case) checked by one walk; anything else by every check."""
         if stats is None and context is None and type(text) is str and is_unicode(text):
             if data is None:
                 return trusted_response(cls, status, text, {})
@@ -352,10 +294,8 @@ class ToolResponse:
         context: Mapping[str, Any] | None = None,
         data: Mapping[str, Any] | None = None,
     ) -> ToolResponse:
-        """No valid result: ``code`` (an ``ErrorCode`` or its exact string) and ``message`` say why.
-
-        ``text`` is the message. ``retryable`` left as None means the code's default.
-        """
+        """No valid result: ``code`` (an ``ErrorCode`` or its exact string) and ``message`` (also
+        the ``text``) say why; ``retryable`` None means the code's default."""
         info = ErrorInfo(
             code=_error_code(code),  # type: ignore[arg-type]  # the schema explains a bad code
             message=message,
@@ -363,16 +303,7 @@ class ToolResponse:
             retryable=retryable,
             retry_after_ms=retry_after_ms,
         )
-        return cls(
-            status=_ERROR,
-            text=message,
-            data=data,
-            error_info=info,
-            stats=stats,
-            context=context,
-        )
-
-    # -- questions -------------------------------------------------------------------------
+        return cls(status=_ERROR, text=message, data=data, error_info=info, stats=stats, context=context)
 
     @property
     def is_success(self) -> bool:
@@ -409,8 +340,6 @@ class ToolResponse:
         info = self.error_info
         return None if info is None else info.retry_after_ms
 
-    # -- derived responses -----------------------------------------------------------------
-
     def with_stats(self, **members: Any) -> ToolResponse:
         """A copy whose ``stats`` has ``members`` added or replaced; the others are kept."""
         return dataclasses.replace(self, stats={**(self.stats or {}), **members})
@@ -419,24 +348,15 @@ class ToolResponse:
         """A copy whose ``context`` has ``members`` added or replaced; the others are kept."""
         return dataclasses.replace(self, context={**(self.context or {}), **members})
 
-    # -- the wire format -------------------------------------------------------------------
-
     def to_dict(self) -> dict[str, Any]:
-        """The response as JSON data: unset members are left out (never null), empty ``data`` too.
-
-        Nested values are shared with the response, not copied: do not mutate them.
-        """
+        """The response as JSON data, unset members and empty ``data`` left out; nested values are
+        shared with the response, not copied: do not mutate them."""
         result: dict[str, Any] = {"status": self.status.value, "text": self.text}
         if self.data:
             result["data"] = self.data
         info = self.error_info
         if info is not None:
-            error_info: dict[str, Any] = {"code": info.code.value, "message": info.message}
-            for name in _ERROR_INFO_OPTIONAL_ORDER:
-                value = getattr(info, name)
-                if value is not None:
-                    error_info[name] = value
-            result["error_info"] = error_info
+            result["error_info"] = {**_info_dict(info), "code": info.code.value}
         if self.stats is not None:
             result["stats"] = self.stats
         if self.context is not None:
@@ -455,12 +375,9 @@ class ToolResponse:
 
     @classmethod
     def from_dict(cls, obj: Any) -> ToolResponse:
-        """The response that the decoded JSON value ``obj`` is.
-
-        Raises ``ResponseValidationError`` (its ``errors`` name each JSON pointer) for
-        anything the schema rejects, and ``JsonValueError`` (a subclass) for a value
-        that no JSON decoder gives (a set, bytes, NaN, a tuple ...).
-        """
+        """The response that the decoded JSON value ``obj`` is: ``ResponseValidationError`` for
+        anything the schema rejects, ``JsonValueError`` (a subclass) for a value no JSON decoder
+        gives (a set, bytes, NaN, a tuple ...)."""
         if isinstance(obj, dict) and all(type(name) is str for name in obj):
             obj = _as_json(obj, strict=True)
         else:
@@ -468,24 +385,14 @@ class ToolResponse:
         result = validate(obj)
         if not result.valid:
             raise ResponseValidationError(result.errors)
-        response = object.__new__(cls)
-        _set(response, "__dict__", _members(obj))
-        return response
+        return _instance(cls, _members(obj))
 
     @classmethod
     def from_json(cls, source: str | bytes | bytearray | memoryview) -> ToolResponse:
-        """The response that the JSON text ``source`` holds.
-
-        Raises ``MalformedJsonError`` for text that is not I-JSON (a syntax error,
-        NaN or Infinity, a duplicate member name, invalid UTF-8) and
-        ``ResponseValidationError`` for a value the schema rejects.
-        """
+        """The response that the JSON text ``source`` holds: ``MalformedJsonError`` for text that is
+        not I-JSON, ``ResponseValidationError`` for a value the schema rejects."""
         return cls.from_dict(loads_strict(source))
 
 
-def loads_strict(source: str | bytes | bytearray | memoryview) -> Any:
-    """Parse I-JSON text (``toolresponse._ijson.parse_ijson``): raises ``MalformedJsonError``
-    naming the rule, line and column for a syntax error, NaN or Infinity, a duplicate member
-    name, invalid UTF-8, a lone surrogate or a byte order mark; ``TypeError`` for a value
-    that is not text."""
-    return parse_ijson(source)
+loads_strict = parse_ijson
+"""Parse I-JSON text: ``MalformedJsonError`` names the rule, line and column of any other text."""

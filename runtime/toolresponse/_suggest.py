@@ -1,26 +1,9 @@
 """What the package says to a person: "did you mean", text safe for a terminal, a setting's number.
 
-"Did you mean ...?" is the one way the package finds the name a person most likely meant.
-
-``nearest(value, options)`` picks one option: the same letters and digits
-(``not-found`` for ``NOT_FOUND``) win; then the fewest typing slips (a swap
-counts as one), ties going to ``preferred`` options; then the closest spelling
-by ``difflib``. ``suggestions(value, options, limit=n)`` gives up to ``n``,
-nearest first and then the next closest spellings. ``did_you_mean`` words them,
-the same everywhere: ``did you mean NOT_FOUND?``, ``did you mean 'a' or 'b'?``.
-The validator, the registry (unknown tools) and the demo all use these.
-
-``printable(text)`` escapes C0 and C1 control characters (ESC, BEL, CR ...), the
-bidi controls that reorder what a line shows, lone surrogates and the backslash
-itself (so that an escape cannot be faked), as ``\\xNN`` or ``\\uNNNN``. Every
-text output of the package (reports, the validator's lines) writes names from
-inputs through it; JSON outputs are escaped by the JSON writer already.
-
-``shortened(text, limit)`` is the one way a message quotes a text of any length: at most
-``limit`` characters, valid Unicode, its end replaced by "…" when cut.
-
-``is_finite_number(value)`` is the one test of a number a setting holds (a
-timeout, a limit, a delay); the caller adds its bound and says it in its own message.
+Each is the one way the package does it: ``nearest`` / ``suggestions`` / ``did_you_mean`` find
+and word the name a person most likely meant (the validator, the registry, the demo),
+``printable`` escapes what a terminal would act on, ``shortened`` cuts a quoted text,
+``is_finite_number`` tests a setting's number (the caller adds its bound).
 """
 
 from __future__ import annotations
@@ -31,8 +14,6 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import TypeGuard
-
-__all__ = ["did_you_mean", "is_finite_number", "nearest", "printable", "suggestions"]
 
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
 _CLOSE = 0.6
@@ -73,13 +54,20 @@ def _nearest(value: str, options: tuple[str, ...], preferred: frozenset[str]) ->
             return favoured[0]
         ranked = difflib.get_close_matches(folded, [option.lower() for option in favoured], n=1, cutoff=0)
         return next(option for option in favoured if option.lower() == ranked[0])
+    close = _closest_spellings(value, options, 1)
+    return close[0] if close else None
+
+
+def _closest_spellings(value: str, options: Iterable[str], limit: int) -> list[str]:
     by_folded = {option.lower(): option for option in options}
-    close = difflib.get_close_matches(folded, list(by_folded), n=1, cutoff=_CLOSE)
-    return by_folded[close[0]] if close else None
+    close = difflib.get_close_matches(value.lower(), list(by_folded), n=limit, cutoff=_CLOSE)
+    return [by_folded[match] for match in close]
 
 
 def nearest(value: str, options: Iterable[str], preferred: Iterable[str] = ()) -> str | None:
-    """The option ``value`` most likely meant, or None (see the module docstring)."""
+    """The option ``value`` most likely meant, or None: the same letters and digits (``not-found``
+    for ``NOT_FOUND``) win; then the fewest typing slips (a swap counts as one), ties going to
+    ``preferred`` options; then the closest spelling by ``difflib``."""
     return _nearest(value, tuple(options), frozenset(preferred))
 
 
@@ -89,10 +77,8 @@ def suggestions(value: str, options: Iterable[str], *, limit: int = 3) -> list[s
     first = _nearest(value, listed, frozenset())
     if first is None:
         return []
-    by_folded = {option.lower(): option for option in listed}
-    close = difflib.get_close_matches(value.lower(), list(by_folded), n=limit, cutoff=_CLOSE)
-    found = [first, *(by_folded[match] for match in close if by_folded[match] != first)]
-    return found[:limit]
+    close = _closest_spellings(value, listed, limit)
+    return [first, *(option for option in close if option != first)][:limit]
 
 
 def did_you_mean(options: Sequence[str], *, quote: Callable[[str], str] = repr) -> str:
@@ -116,7 +102,8 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` safe to print on a terminal: control, bidi and surrogate characters escaped."""
+    """``text`` safe to print on a terminal: C0 and C1 controls, bidi controls, lone surrogates
+    and the backslash itself (so that an escape cannot be faked) as ``\\xNN`` or ``\\uNNNN``."""
     return _UNSAFE.sub(_escape, text)
 
 

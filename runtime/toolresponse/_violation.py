@@ -14,15 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SchemaViolation", "best_match", "relevance"]
-
-# Ranks of the relevance order (lower is shown first): a value that is not an object at all,
-# then unknown members (a renamed member usually explains a missing one), then wrong values,
-# then missing members.
-_RANK_NOT_AN_OBJECT = 0
-_RANK_UNKNOWN_MEMBER = 1
-_RANK_VALUE = 2
-_RANK_MISSING_MEMBER = 3
+# The relevance order (lower is shown first): a value that is not an object at all (0), then
+# unknown members (a renamed member usually explains a missing one), then wrong values (2), then
+# missing members.
+_RANKS = {"additionalProperties": 1, "required": 3}
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -86,19 +81,13 @@ def _violation(
 
 def relevance(keyword: str, pointer: str) -> int:
     """The rank of a violation in the relevance order (lower is more relevant)."""
-    if keyword == "additionalProperties":
-        return _RANK_UNKNOWN_MEMBER
-    if keyword == "required":
-        return _RANK_MISSING_MEMBER
-    if keyword == "type" and not pointer:
-        return _RANK_NOT_AN_OBJECT
-    return _RANK_VALUE
+    return 0 if keyword == "type" and not pointer else _RANKS.get(keyword, 2)
 
 
 def best_match(violations: Iterable[SchemaViolation]) -> SchemaViolation | None:
     """The violation most worth showing: the most relevant, the first of those; None for none."""
     best: SchemaViolation | None = None
-    best_rank = _RANK_MISSING_MEMBER + 1
+    best_rank = 4
     for violation in violations:
         rank = relevance(violation.keyword, violation.pointer)
         if rank < best_rank:

@@ -1,19 +1,18 @@
 """Public helpers for testing code built on ``toolresponse``: a fake monotonic clock.
 
-Everything in the runtime that waits or measures time takes a ``clock`` (a
-function returning monotonic seconds) and, where it waits, a ``sleep``
-function or, under a timeout, a ``wait`` / ``async_wait`` function.
-:class:`FakeClock` is all of them, so that circuit breakers, timeouts and
-retry delays can be tested without a single real sleep::
+Everything in the runtime that waits or measures time takes a ``clock`` (monotonic seconds)
+and, where it waits, a ``sleep`` or, under a timeout, a ``wait`` / ``async_wait`` function.
+:class:`FakeClock` is all of them, so that breakers, timeouts and retry delays are tested
+without a real sleep::
 
     clock = FakeClock()
     breaker = CircuitBreaker(recovery_timeout_s=30, clock=clock)
     ...
     clock.advance(30)          # the circuit is now due for a half-open probe
 
-A timeout on the fake clock passes when the clock is advanced past it, by the
-test or by the tool itself; :meth:`FakeClock.advance_when_waiting`, run in a
-second thread, advances it once the call is waiting::
+A timeout on the fake clock passes when the clock is advanced past it, by the test or the tool
+itself; :meth:`FakeClock.advance_when_waiting`, in a second thread, advances it once the call
+waits::
 
     registry = ToolRegistry(clock=clock, wait=clock.wait)
     ...                        # a tool "hang" registered with timeout_s=0.2
@@ -33,8 +32,6 @@ import threading
 from collections.abc import Awaitable
 from typing import TypeVar
 
-__all__ = ["FakeClock"]
-
 T = TypeVar("T")
 
 _NS_PER_S = 1_000_000_000
@@ -43,28 +40,19 @@ _NS_PER_S = 1_000_000_000
 class FakeClock:
     """A monotonic clock that moves only when told to; thread-safe.
 
-    Calling the clock returns the current time in seconds (a ``float``, like
-    ``time.monotonic``). Time is kept as whole nanoseconds, so that advancing
-    by ``0.1`` ten times reads exactly ``1.0`` later: tests can compare
-    readings with ``==``.
-
-    :meth:`sleep` and :meth:`asleep` are the matching fake sleep functions:
-    they return at once, having advanced the clock by the requested time, and
-    record each request in :attr:`sleeps`.
-
-    :meth:`wait` and :meth:`async_wait` are the matching waits under a timeout
-    (the runtime's ``Wait`` and ``AsyncWait``): they wait for a result in real
-    time, but the timeout passes only on this clock, when it is advanced to the
-    deadline. A result that came after the deadline on this clock is a timeout
-    too, so that a tool which "takes" 10 s (advancing the clock by 10) under a
-    0.2 s timeout is answered TIMEOUT whatever the threads' timing.
+    Calling it returns the time in seconds (like ``time.monotonic``), kept as whole nanoseconds
+    so that advancing by ``0.1`` ten times reads exactly ``1.0`` later. :meth:`sleep` and
+    :meth:`asleep` advance it and return at once, recording each request in :attr:`sleeps`.
+    :meth:`wait` and :meth:`async_wait` (the runtime's ``Wait`` and ``AsyncWait``) wait for a
+    result in real time, but the timeout passes only on this clock; a result that came after
+    the deadline on this clock is a timeout too, so a tool that "takes" 10 s (advancing the
+    clock) under a 0.2 s timeout is answered TIMEOUT whatever the threads' timing.
     """
 
-    __slots__ = ("_changed", "_lock", "_now_ns", "_sleeps", "_waiting", "_wakers")
+    __slots__ = ("_changed", "_now_ns", "_sleeps", "_waiting", "_wakers")
 
     def __init__(self, start: float = 0.0) -> None:
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
+        self._changed = threading.Condition(threading.Lock())  # its lock guards every member
         self._now_ns = _to_ns(start, "start", allow_negative=True)
         self._sleeps: list[float] = []
         self._waiting = 0
@@ -85,54 +73,44 @@ class FakeClock:
     @property
     def sleeps(self) -> tuple[float, ...]:
         """The durations passed to :meth:`sleep` and :meth:`asleep`, in order."""
-        with self._lock:
+        with self._changed:
             return tuple(self._sleeps)
 
     @property
     def waiting(self) -> int:
         """How many :meth:`wait` and :meth:`async_wait` calls are waiting on this clock now."""
-        with self._lock:
+        with self._changed:
             return self._waiting
 
     def advance(self, seconds: float) -> float:
         """Move the clock forward by ``seconds`` (finite, >= 0) and return the new time."""
         step = _to_ns(seconds, "seconds")
-        with self._lock:
-            self._now_ns += step
-            self._moved()
-            return self._now_ns / _NS_PER_S
+        with self._changed:
+            return self._moved(step)
 
     def sleep(self, seconds: float) -> None:
         """A fake ``time.sleep``: advance the clock by ``seconds`` and return at once."""
         step = _to_ns(seconds, "seconds")
-        with self._lock:
-            self._now_ns += step
+        with self._changed:
             self._sleeps.append(seconds)
-            self._moved()
+            self._moved(step)
 
     def advance_when_waiting(self, seconds: float, count: int = 1, timeout_s: float = 10.0) -> float:
         """Once ``count`` waits are in progress on this clock, advance it by ``seconds``; return
-        the new time.
-
-        This blocks in real time, so it runs in another thread than the waiting
-        call. ``timeout_s`` (real seconds) only keeps a broken test from hanging:
-        when fewer than ``count`` waits begin within it, ``TimeoutError`` is raised.
+        the new time. This blocks in real time (run it in another thread than the waiting call);
+        ``TimeoutError`` when fewer than ``count`` waits begin within ``timeout_s`` real seconds.
         """
         step = _to_ns(seconds, "seconds")
         with self._changed:
             if not self._changed.wait_for(lambda: self._waiting >= count, timeout_s):
                 raise TimeoutError(f"{self._waiting} of {count} waits began on the fake clock")
-            self._now_ns += step
-            self._moved()
-            return self._now_ns / _NS_PER_S
+            return self._moved(step)
 
     def wait(self, future: concurrent.futures.Future[T], timeout_s: float, /) -> T:
         """A fake ``future.result(timeout_s)``: the future's result once it is done, unless this
-        clock passed the deadline (now + ``timeout_s``) first; then ``TimeoutError``.
-
-        The future is not cancelled, as with the real wait. Waiting itself never
-        moves the clock: something else must advance it (see
-        :meth:`advance_when_waiting`), or the wait lasts until the future is done.
+        clock passed the deadline (now + ``timeout_s``) first; then ``TimeoutError`` (the future
+        is not cancelled, as with the real wait). Waiting never moves the clock: something else
+        must advance it (:meth:`advance_when_waiting`), or the wait lasts until the future is done.
         """
         finished: list[int] = []
 
@@ -160,7 +138,7 @@ class FakeClock:
         """A fake ``asyncio.wait_for(awaitable, timeout_s)``: the awaitable's result, unless this
         clock passed the deadline (now + ``timeout_s``) first; then the awaitable is cancelled,
         awaited to its end, and ``TimeoutError`` is raised."""
-        with self._lock:
+        with self._changed:
             deadline = self._now_ns + _to_ns(timeout_s, "timeout_s")
         finished: list[int] = []
 
@@ -168,7 +146,7 @@ class FakeClock:
             try:
                 return await awaitable
             finally:
-                with self._lock:
+                with self._changed:
                     finished.append(self._now_ns)
 
         loop = asyncio.get_running_loop()
@@ -178,7 +156,7 @@ class FakeClock:
             self._changed.notify_all()
         try:
             while not task.done():
-                with self._lock:
+                with self._changed:
                     if self._now_ns >= deadline:
                         break
                     waker: asyncio.Future[None] = loop.create_future()
@@ -186,7 +164,7 @@ class FakeClock:
                 try:
                     await asyncio.wait((task, waker), return_when=asyncio.FIRST_COMPLETED)
                 finally:
-                    with self._lock:
+                    with self._changed:
                         self._wakers.discard((loop, waker))
         except BaseException:  # this wait was cancelled: so is what it waited for
             task.cancel()
@@ -202,12 +180,14 @@ class FakeClock:
             task.exception()  # retrieved, so that asyncio does not log it as never retrieved
         raise TimeoutError(f"no result within {timeout_s:g} s on the fake clock")
 
-    def _moved(self) -> None:
-        """Wake every wait on this clock (called with the lock held, after the time changed)."""
+    def _moved(self, step: int) -> float:
+        """Advance by ``step`` ns and wake every wait on this clock (called with the lock held)."""
+        self._now_ns += step
         self._changed.notify_all()
         for loop, waker in self._wakers:
             with contextlib.suppress(RuntimeError):  # a closed loop: nothing waits there any more
                 loop.call_soon_threadsafe(_wake, waker)
+        return self._now_ns / _NS_PER_S
 
     async def asleep(self, seconds: float) -> None:
         """A fake ``asyncio.sleep``: advance the clock, then yield to the event loop once."""

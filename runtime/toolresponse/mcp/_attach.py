@@ -1,10 +1,9 @@
 """``attach(registry, target)``: each tool of an MCP server registered in a ToolRegistry.
 
 Each remote tool becomes an ``McpTool``: a ``Tool`` whose parameters schema is the remote
-``inputSchema``, so the registry checks the arguments, applies the breaker, tells the listeners
-and answers with a ToolResponse, sync (``execute``) and async (``aexecute``) alike; its call is
-the connection's (``McpConnection.execute``), under the connection's timeout. The tools stay
-registered when the server dies, so a model meets a retryable error, never a vanished tool.
+``inputSchema`` (the registry checks the arguments, applies the breaker and tells the listeners)
+and whose call is the connection's ``execute``. The tools stay registered when the server dies,
+so a model meets a retryable error, never a vanished tool.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, TextIO
+from typing import Any, Final, TextIO, TypedDict, Unpack
 
 from .._errors import ToolDefinitionError
 from .._response import ToolResponse
@@ -21,12 +20,20 @@ from ..tools._registry import ToolRegistry
 from ..tools._tool import Tool
 from ._client import DEFAULT_TIMEOUT_S, McpConnection
 
-__all__ = ["McpTool", "aattach", "attach", "connect", "local_name"]
-
 _log = logging.getLogger("toolresponse.mcp")
 
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _PERMISSIVE: Final[dict[str, Any]] = {"type": "object"}
+
+
+class ConnectOptions(TypedDict, total=False):
+    """``McpConnection``'s options, which ``connect``, ``attach`` and ``aattach`` pass on."""
+
+    token: str | None
+    env: Mapping[str, str] | None
+    cwd: str | None
+    connect_timeout_s: float | None
+    stderr: TextIO | None
 
 
 class McpTool(Tool):
@@ -68,26 +75,12 @@ def local_name(remote: str, prefix: str = "") -> str:
 
 
 def connect(
-    target: str | Sequence[str],
-    *,
-    token: str | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    connect_timeout_s: float | None = None,
-    stderr: TextIO | None = None,
+    target: str | Sequence[str], *, timeout_s: float = DEFAULT_TIMEOUT_S, **options: Unpack[ConnectOptions]
 ) -> McpConnection:
     """A connection to the MCP server ``target`` (made on first use); ``timeout_s`` bounds each
-    call, ``connect_timeout_s`` (default ``timeout_s``) connecting and listing."""
-    return McpConnection(
-        target,
-        token=token,
-        env=env,
-        cwd=cwd,
-        call_timeout_s=timeout_s,
-        connect_timeout_s=connect_timeout_s,
-        stderr=stderr,
-    )
+    call, ``connect_timeout_s`` (default ``timeout_s``) connecting and listing; ``token``, ``env``,
+    ``cwd`` and ``stderr`` are ``McpConnection``'s."""
+    return McpConnection(target, call_timeout_s=timeout_s, **options)
 
 
 def attach(
@@ -96,16 +89,13 @@ def attach(
     *,
     prefix: str = "",
     timeout_s: float = DEFAULT_TIMEOUT_S,
-    token: str | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    connect_timeout_s: float | None = None,
-    stderr: TextIO | None = None,
+    **options: Unpack[ConnectOptions],
 ) -> McpConnection:
     """Connect to the MCP server ``target`` and register each of its tools in ``registry`` (named
     by ``local_name``, ``prefix`` first); returns the connection, which the tools keep open until
     it is closed. ``connect_timeout_s`` (default ``timeout_s``) bounds connecting and listing
-    together, ``timeout_s`` each call; the other options are ``McpConnection``'s.
+    together, ``timeout_s`` each call; ``token``, ``env``, ``cwd`` and ``stderr`` are
+    ``McpConnection``'s.
 
     Raises ``McpConnectError`` when the server cannot be reached or listed in time, and
     ``ToolDefinitionError`` when a name is already taken in ``registry``; either way nothing is
@@ -113,7 +103,9 @@ def attach(
     are the same (``get.time`` and ``get_time``), the first is registered, the others are
     skipped with a warning.
     """
-    connection = _connection(target, token, env, cwd, timeout_s, connect_timeout_s, stderr)
+    connection = (
+        target if isinstance(target, McpConnection) else connect(target, timeout_s=timeout_s, **options)
+    )
     try:
         connection.wait_on_loop(aattach(registry, connection, prefix=prefix, timeout_s=timeout_s))
     except BaseException:
@@ -129,14 +121,12 @@ async def aattach(
     *,
     prefix: str = "",
     timeout_s: float = DEFAULT_TIMEOUT_S,
-    token: str | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    connect_timeout_s: float | None = None,
-    stderr: TextIO | None = None,
+    **options: Unpack[ConnectOptions],
 ) -> McpConnection:
     """The asynchronous form of ``attach``, for a caller on an event loop (which it never blocks)."""
-    connection = _connection(target, token, env, cwd, timeout_s, connect_timeout_s, stderr)
+    connection = (
+        target if isinstance(target, McpConnection) else connect(target, timeout_s=timeout_s, **options)
+    )
     try:
         _register_all(registry, connection, await connection.alist_tools(), prefix, timeout_s)
     except BaseException:  # closed in a thread: closing waits for the server to end
@@ -144,29 +134,6 @@ async def aattach(
             await asyncio.to_thread(connection.close)
         raise
     return connection
-
-
-def _connection(
-    target: str | Sequence[str] | McpConnection,
-    token: str | None,
-    env: Mapping[str, str] | None,
-    cwd: str | None,
-    timeout_s: float,
-    connect_timeout_s: float | None,
-    stderr: TextIO | None,
-) -> McpConnection:
-    """``target`` itself when it is a connection, else a new connection to it."""
-    if isinstance(target, McpConnection):
-        return target
-    return connect(
-        target,
-        token=token,
-        env=env,
-        cwd=cwd,
-        timeout_s=timeout_s,
-        connect_timeout_s=connect_timeout_s,
-        stderr=stderr,
-    )
 
 
 def _register_all(
@@ -177,7 +144,9 @@ def _register_all(
     timeout_s: float,
 ) -> None:
     """Register each listed tool, or none: a name already taken is found before any is registered,
-    and a registration that fails takes back those made before it."""
+    and a registration that fails takes back those made before it. An ``inputSchema`` the registry
+    cannot compile (a remote ``$ref``, an unknown draft) is replaced by ``{"type": "object"}``: the
+    server checks the arguments itself."""
     chosen: dict[str, Mapping[str, Any]] = {}
     for entry in listing:
         remote = str(entry["name"])
@@ -200,28 +169,18 @@ def _register_all(
     registered: list[str] = []
     try:
         for name, entry in chosen.items():
-            _register(registry, connection, entry, name, timeout_s)
+            try:
+                registry.register(McpTool(connection, entry, name=name, timeout_s=timeout_s))
+            except ToolDefinitionError as error:
+                if name in registry:
+                    raise
+                _log.warning(
+                    "MCP tool %r: its input schema is not usable here (%s); arguments unchecked", name, error
+                )
+                permissive = {**entry, "inputSchema": _PERMISSIVE}
+                registry.register(McpTool(connection, permissive, name=name, timeout_s=timeout_s))
             registered.append(name)
     except BaseException:
         for name in registered:
             registry.unregister(name)
         raise
-
-
-def _register(
-    registry: ToolRegistry, connection: McpConnection, entry: Mapping[str, Any], name: str, timeout_s: float
-) -> None:
-    """Register one listed remote tool; an ``inputSchema`` the registry cannot compile (a remote
-    ``$ref``, an unknown draft) is replaced by ``{"type": "object"}``: the server checks the
-    arguments itself."""
-    try:
-        registry.register(McpTool(connection, entry, name=name, timeout_s=timeout_s))
-    except ToolDefinitionError as error:
-        if name in registry:
-            raise
-        _log.warning(
-            "MCP tool %r: its input schema is not usable here (%s); arguments unchecked", name, error
-        )
-        registry.register(
-            McpTool(connection, {**entry, "inputSchema": _PERMISSIVE}, name=name, timeout_s=timeout_s)
-        )

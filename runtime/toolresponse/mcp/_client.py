@@ -1,24 +1,16 @@
 """``McpConnection``: one MCP server (a stdio command or a streamable-HTTP URL), through the SDK.
 
-Every answer is a ToolResponse: ``from_mcp(result)`` (``toolresponse.interop``), a JSON-RPC
-error ``from_mcp_error``, and a failure of the connection NETWORK_ERROR (retryable), but for
-what no retry mends: a command that does not exist is NOT_FOUND, one that may not be run
-PERMISSION_DENIED, an HTTP 401 or 403 ACCESS_DENIED (a 403 with the server's own reason), a URL
-answering 404 or 405 NOT_FOUND (not an MCP endpoint). Each answer names the server with its
-secrets masked (``mask_secrets``).
+Every answer is a ToolResponse with the server's secrets masked: ``from_mcp(result)``, a
+JSON-RPC error ``from_mcp_error``, a failure of the connection NETWORK_ERROR (retryable) but
+for what no retry mends (a missing command NOT_FOUND, one that may not run PERMISSION_DENIED,
+HTTP 401 or 403 ACCESS_DENIED, a URL answering 404 or 405 NOT_FOUND), and past a timeout
+(``connect_timeout_s`` for connecting and listing, ``call_timeout_s`` for a call) TIMEOUT.
 
-Every wait is bounded: connecting and listing the tools together by ``connect_timeout_s``, each
-call by ``call_timeout_s``, a call's reconnecting by ``connect_timeout_s``; past it the answer is
-TIMEOUT, and a server process started for a connection that timed out is stopped.
-
-The SDK's client lives on one event loop for the connection's life: an anyio
-``BlockingPortal``'s, in a daemon thread. Calls are handed to it with
-``asyncio.run_coroutine_threadsafe`` (one round trip; the portal's ``start_task_soon`` takes
-two) from a thread (``execute``) or another event loop (``aexecute``); a caller that stops waiting
-cancels the remote call. When the server dies, the calls in flight answer NETWORK_ERROR and the
-next call reconnects, once. ``close()`` (or the end of a ``with`` block,
-or the interpreter's exit) stops the server and the loop; the calls in flight then, and every
-call after, answer NETWORK_ERROR, not retryable, saying that the connection is closed.
+The SDK's client lives on one event loop for the connection's life, an anyio ``BlockingPortal``'s
+in a daemon thread; calls are handed to it with ``asyncio.run_coroutine_threadsafe`` (one round
+trip; the portal's ``start_task_soon`` takes two). A caller that stops waiting cancels the
+remote call. When the server dies, the calls in flight answer NETWORK_ERROR and the next call
+reconnects; after ``close()`` every call answers NETWORK_ERROR, not retryable.
 """
 
 from __future__ import annotations
@@ -29,6 +21,8 @@ import contextlib
 import logging
 import shlex
 import sys
+import threading
+import time
 import weakref
 from collections.abc import Awaitable, Coroutine, Mapping, Sequence
 from typing import Any, Final, TextIO, TypeVar
@@ -41,9 +35,6 @@ from .._errors import DialectError, McpConnectError, warn_renamed
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools._trace import mask_secrets
-from ._loop import Loop, result, running_loop
-
-__all__ = ["DEFAULT_TIMEOUT_S", "MCP_EXTRA_HINT", "McpConnection", "require_sdk"]
 
 T = TypeVar("T")
 
@@ -51,8 +42,9 @@ _log = logging.getLogger("toolresponse.mcp")
 
 DEFAULT_TIMEOUT_S: Final = 30.0
 """A request's timeout when none is given: a call, or ``attach``'s connecting and listing."""
-MCP_EXTRA_HINT: Final = "pip install 'toolresponse[mcp]'"
 _CLOSE_TIMEOUT_S: Final = 10.0
+_POLL_S: Final = 0.25
+"""The longest a thread blocks at once on a call: a Ctrl-C landing just before is acted on then."""
 _HTTP_FAILURES: Final = frozenset({401, 403, 404, 405})
 """HTTP answers no retry mends: a token missing or refused, a Host refused, a URL that is no MCP endpoint."""
 _CONNECTION_CLOSED: Final = -32000
@@ -66,7 +58,8 @@ def require_sdk() -> None:
         import mcp  # noqa: F401
     except ImportError as missing:
         raise ImportError(
-            f"MCP needs the optional extra 'mcp' ({missing.name or 'mcp'} is not installed): {MCP_EXTRA_HINT}"
+            f"MCP needs the optional extra 'mcp' ({missing.name or 'mcp'} is not installed):"
+            " pip install 'toolresponse[mcp]'"
         ) from None
 
 
@@ -98,9 +91,71 @@ def _record(result: Any) -> dict[str, Any]:
 
 
 def _masked(response: ToolResponse) -> ToolResponse:
-    """An error with secrets masked in its text, message and details (a server's error may quote a
-    key, a connection's failure the URL it was given)."""
+    """An error with secrets masked (a server's error may quote a key, a failure the URL given)."""
     return ToolResponse.from_dict(mask_secrets(response.to_dict())) if response.is_error else response
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+async def _awaited(awaitable: Awaitable[T]) -> T:
+    return await awaitable
+
+
+class _Loop:
+    """The connection's event loop: a ``BlockingPortal``'s, taking work until ``stop``."""
+
+    def __init__(self) -> None:
+        from anyio.from_thread import start_blocking_portal
+
+        self._portal_cm = start_blocking_portal(name="toolresponse-mcp-client")
+        self._portal = self._portal_cm.__enter__()
+        self.loop: asyncio.AbstractEventLoop = self._portal.call(asyncio.get_running_loop)
+        self._lock = threading.Lock()
+        self.stopped = False
+
+    def submit(self, awaitable: Awaitable[T]) -> concurrent.futures.Future[T]:
+        """Run ``awaitable`` on the loop; ``RuntimeError`` once stopped (``stop``'s lock: nothing is
+        handed over after what it cancels)."""
+        coroutine = awaitable if isinstance(awaitable, Coroutine) else _awaited(awaitable)
+        with self._lock:
+            if not self.stopped:
+                return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        coroutine.close()
+        raise RuntimeError("the MCP connection's loop has stopped")
+
+    def stop(self) -> None:
+        """Cancel what runs on the loop and end it, waiting for that unless called on the loop."""
+        with self._lock:
+            if self.stopped:
+                return
+            self.stopped = True
+        if running_loop() is self.loop:  # the loop ends once the coroutine calling this returns
+            self.loop.create_task(self._portal.stop(cancel_remaining=True))
+            return
+        self._portal.call(self._portal.stop, True)
+        self._portal_cm.__exit__(None, None, None)
+
+
+def _result(future: concurrent.futures.Future[T], timeout_s: float | None) -> T:
+    """``future.result(timeout_s)``, blocking ``_POLL_S`` at most at a time; the future is cancelled
+    when the wait ends without its result (a timeout, an interrupt)."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    try:
+        while True:
+            left = _POLL_S if deadline is None else min(_POLL_S, deadline - time.monotonic())
+            try:
+                return future.result(max(left, 0.0))
+            except TimeoutError:
+                if future.done() or (deadline is not None and time.monotonic() >= deadline):
+                    raise  # the work's own TimeoutError, or this wait's
+    except BaseException:
+        future.cancel()
+        raise
 
 
 class McpConnection:
@@ -147,10 +202,8 @@ class McpConnection:
         self._stop: asyncio.Event | None = None
         self._lock = asyncio.Lock()
         self._closed = False
-        self._loop = Loop()
+        self._loop = _Loop()
         self._finalizer = weakref.finalize(self, self._loop.stop)
-
-    # -- running on the connection's loop -------------------------------------------------------
 
     def wait_on_loop(self, awaitable: Awaitable[T], timeout_s: float | None = None) -> T:
         """Run ``awaitable`` on the connection's loop and wait for it from this thread (at most
@@ -161,7 +214,7 @@ class McpConnection:
                 awaitable.close()
             raise RuntimeError("a synchronous wait on the MCP connection's own loop would never end")
         try:
-            return result(self._loop.submit(awaitable), timeout_s)
+            return _result(self._loop.submit(awaitable), timeout_s)
         except (RuntimeError, concurrent.futures.CancelledError):
             if not self._loop.stopped:
                 raise
@@ -179,8 +232,6 @@ class McpConnection:
             if not self._loop.stopped or (task is not None and task.cancelling()):
                 raise
             raise McpConnectError(self._closed_error()) from None
-
-    # -- connecting ----------------------------------------------------------------------------
 
     def _sdk_client(self, exit_stack: contextlib.AsyncExitStack) -> Any:
         from mcp import Client, StdioServerParameters
@@ -245,8 +296,8 @@ class McpConnection:
             self._client = None
 
     async def _connected(self) -> Any:
-        """The SDK client, connecting (again) when there is none; raises on failure, and
-        ``McpConnectError`` once closed (a call that waited here must not start the server again)."""
+        """The SDK client, connecting (again) when there is none; ``McpConnectError`` once closed (a
+        call that waited here must not start the server again)."""
         async with self._lock:
             if self._closed:
                 raise McpConnectError(self._closed_error())
@@ -262,17 +313,13 @@ class McpConnection:
             try:
                 async with asyncio.timeout(self._connect_timeout_s):
                     await ready
-            except TimeoutError as error:
+            except BaseException as error:
                 task.cancel()
-                raise McpConnectError(
-                    self.timeout_error(self._connect_timeout_s, "the connection")
-                ) from error
-            except BaseException:
-                task.cancel()
+                if isinstance(error, TimeoutError):
+                    timeout = self.timeout_error(self._connect_timeout_s, "the connection")
+                    raise McpConnectError(timeout) from error
                 raise
             return self._client
-
-    # -- the answers of failures ----------------------------------------------------------------
 
     def _failure(
         self,
@@ -291,18 +338,13 @@ class McpConnection:
         return _masked(ToolResponse.error(code, message, details=found, retryable=retryable))
 
     def _closed_error(self) -> ToolResponse:
-        """NETWORK_ERROR, not retryable: a closed connection stays closed."""
         message = f"The connection to the MCP server {self.description} is closed: nothing reconnects it."
         return self._failure(ErrorCode.NETWORK_ERROR, message, retryable=False)
 
     def timeout_error(self, timeout_s: float, what: str) -> ToolResponse:
-        """The TIMEOUT answer for ``what`` (a phrase: "the connection", "tool 'x'") not answered by
-        this connection's server within ``timeout_s`` seconds."""
-        return ToolResponse.error(
-            ErrorCode.TIMEOUT,
-            f"The MCP server {self.description} did not answer {what} within {timeout_s:g} s.",
-            details={"server": self.description, "timeout_s": timeout_s},
-        )
+        """TIMEOUT: ``what`` ("the connection", "tool 'x'") not answered within ``timeout_s``."""
+        message = f"The MCP server {self.description} did not answer {what} within {timeout_s:g} s."
+        return self._failure(ErrorCode.TIMEOUT, message, timeout_s=timeout_s)
 
     def _refusal(self, connecting: bool = True) -> ToolResponse | None:
         """The answer to the last failed POST, else None: ACCESS_DENIED for 401 (the token) and
@@ -312,13 +354,11 @@ class McpConnection:
             return None
         status, said = self._http_failure
         if status in (404, 405):
-            if not connecting:
-                return None
             message = (
                 f"The URL {self.description} is not an MCP endpoint (HTTP {status}): check its path"
                 " (the streamable-HTTP endpoint, often /mcp)."
             )
-            return self._failure(ErrorCode.NOT_FOUND, message, http_status=status)
+            return self._failure(ErrorCode.NOT_FOUND, message, http_status=status) if connecting else None
         given = self._token is not None
         reason = "it does not accept the token sent" if given else "it needs a token"
         if status == 403 and said:
@@ -331,9 +371,7 @@ class McpConnection:
         )
 
     def _connect_failure(self, error: BaseException, what: str = "the connection") -> ToolResponse:
-        """The answer to ``what`` (connecting, or listing with its connecting) failing with
-        ``error``: TIMEOUT, an HTTP refusal, NOT_FOUND or PERMISSION_DENIED for the command, else
-        NETWORK_ERROR."""
+        """The answer to ``what`` (connecting, or listing with its connecting) failing with ``error``."""
         error = leaf_error(error)
         if isinstance(error, TimeoutError) or _is_sdk_error(error, _REQUEST_TIMEOUT):
             return self.timeout_error(self._connect_timeout_s, what)
@@ -342,19 +380,17 @@ class McpConnection:
             return refusal
         command = None if isinstance(self.target, str) else self.target[0]
         if isinstance(error, FileNotFoundError | PermissionError) and command is not None:
+            code, reason = ErrorCode.NOT_FOUND, "there is no such command on PATH"
             if isinstance(error, PermissionError):
                 code, reason = ErrorCode.PERMISSION_DENIED, "permission denied"
             elif error.filename not in (None, command):
-                code, reason = ErrorCode.NOT_FOUND, f"its working directory {error.filename!r} does not exist"
-            else:
-                where = "there is no such file" if "/" in command else "there is no such command on PATH"
-                code, reason = ErrorCode.NOT_FOUND, where
+                reason = f"its working directory {error.filename!r} does not exist"
+            elif "/" in command:
+                reason = "there is no such file"
             message = f"The MCP server command {command!r} could not be started: {reason}."
             return self._failure(code, message, error, command=command)
         message = f"Could not connect to the MCP server {self.description}: {type(error).__name__}: {error}"
         return self._failure(ErrorCode.NETWORK_ERROR, message, error)
-
-    # -- what the server offers -----------------------------------------------------------------
 
     async def alist_tools(self) -> list[dict[str, Any]]:
         """The server's tools as ``tools/list`` gives them (wire JSON); raises ``McpConnectError``."""
@@ -365,7 +401,7 @@ class McpConnection:
         return self.wait_on_loop(self._list_tools())
 
     async def _list_tools(self) -> list[dict[str, Any]]:
-        """The listing, connecting (when not connected) and every page under one deadline."""
+        """Connecting (when not connected) and every page under one deadline."""
         tools: list[dict[str, Any]] = []
         try:
             async with asyncio.timeout(self._connect_timeout_s):
@@ -385,8 +421,6 @@ class McpConnection:
             listing = "the listing of its tools (connecting included)"
             raise McpConnectError(self._connect_failure(error, listing)) from error
         return tools
-
-    # -- calling --------------------------------------------------------------------------------
 
     async def aexecute(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResponse:
         """Call the remote ``tool`` from any event loop; always a ToolResponse."""
@@ -434,68 +468,58 @@ class McpConnection:
         try:
             async with asyncio.timeout(self._call_timeout_s):
                 result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
-        except TimeoutError:
-            return self._answered(session, self.timeout_error(self._call_timeout_s, f"tool {tool!r}"))
-        except Exception as error:
-            return self._call_failure(tool, leaf_error(error), session)
+        except Exception as caught:
+            failure = leaf_error(caught)
+            response = self._call_failure(tool, failure)
+            if response is None:  # the connection broke: the next call makes a new one
+                self._client = None
+                if session is not None and not session.done():
+                    session.cancel()
+                if self._closed:
+                    return self._closed_error()
+                message = (
+                    f"The MCP server {self.description} went away during the call of tool {tool!r}: "
+                    f"{type(failure).__name__}: {failure}. The next call reconnects."
+                )
+                return self._failure(ErrorCode.NETWORK_ERROR, message, failure)
+            if session is not None and session.done():  # the server answered, then ended
+                self._client = None
+            return response
         try:  # the SDK has checked the result's shape (its CallToolResult model)
-            response: ToolResponse = from_mcp(_record(result), shape_known=True)
+            return _masked(from_mcp(_record(result), shape_known=True))
         except DialectError as error:
             violations = [violation.to_dict() for violation in error.errors[:20]]
             return self._invalid_result(tool, f": {error}", violations)
-        return _masked(response)
 
     def _invalid_result(self, tool: str, why: str, violations: list[dict[str, Any]]) -> ToolResponse:
         """API_ERROR: a result that is not a valid ``CallToolResult``."""
-        return ToolResponse.error(
-            ErrorCode.API_ERROR,
-            f"The MCP server {self.description} answered tool {tool!r} with an invalid result{why}",
-            details={"server": self.description, "violations": violations},
-        )
+        message = f"The MCP server {self.description} answered tool {tool!r} with an invalid result{why}"
+        return self._failure(ErrorCode.API_ERROR, message, violations=violations)
 
-    def _answered(self, session: asyncio.Task[None] | None, response: ToolResponse) -> ToolResponse:
-        """``response`` of a call the server answered (or timed out on), the session forgotten
-        when it has ended meanwhile."""
-        if session is not None and session.done():
-            self._client = None
-        return response
-
-    def _call_failure(
-        self, tool: str, error: BaseException, session: asyncio.Task[None] | None
-    ) -> ToolResponse:
+    def _call_failure(self, tool: str, error: BaseException) -> ToolResponse | None:
+        """The answer to a call the server answered with ``error`` (or timed out on); None when
+        the connection broke."""
         from mcp import MCPError
         from pydantic import ValidationError
 
-        if _is_sdk_error(error, _REQUEST_TIMEOUT):
-            return self._answered(session, self.timeout_error(self._call_timeout_s, f"tool {tool!r}"))
+        if isinstance(error, TimeoutError) or _is_sdk_error(error, _REQUEST_TIMEOUT):
+            return self.timeout_error(self._call_timeout_s, f"tool {tool!r}")
         refusal = self._refusal(connecting=False)
         if refusal is not None:
-            return self._answered(session, refusal)
+            return refusal
         if isinstance(error, MCPError) and error.code != _CONNECTION_CLOSED:
-            coded = from_mcp_error(error.error.model_dump(mode="json", exclude_none=True), tool=tool)
-            return self._answered(session, _masked(coded))
+            return _masked(from_mcp_error(error.error.model_dump(mode="json", exclude_none=True), tool=tool))
         if isinstance(error, ValidationError):  # the server answered, with a result the SDK rejects
             violations = [
                 {"at": "/".join(map(str, found["loc"])), "type": found["type"], "message": found["msg"]}
                 for found in error.errors(include_input=False)[:20]
             ]
             why = f" ({error.error_count()} violations of the MCP result shape)."
-            return self._answered(session, self._invalid_result(tool, why, violations))
-        self._client = None  # the connection broke: the next call makes a new one
-        if session is not None and not session.done():
-            session.cancel()
-        if self._closed:
-            return self._closed_error()
-        message = (
-            f"The MCP server {self.description} went away during the call of tool {tool!r}: "
-            f"{type(error).__name__}: {error}. The next call reconnects."
-        )
-        return self._failure(ErrorCode.NETWORK_ERROR, message, error)
-
-    # -- the end --------------------------------------------------------------------------------
+            return self._invalid_result(tool, why, violations)
+        return None
 
     async def _aclose(self) -> None:
-        """Stop the session and wait for its end (the server stopped), cancelled if it takes too long."""
+        """Stop the session and wait for the server's end, cancelling it if that takes too long."""
         task = self._session_task
         if task is None:
             return
@@ -506,8 +530,7 @@ class McpConnection:
             await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S)
 
     def close(self) -> None:
-        """Close the connection (the server process ends) and stop its loop; idempotent, from any
-        thread or coroutine."""
+        """Close the connection (the server process ends) and stop its loop; idempotent, from anywhere."""
         self._closed = True
         if self._finalizer.alive:
             with contextlib.suppress(Exception):  # on the loop itself: the loop's end cancels the session
@@ -528,13 +551,12 @@ class McpConnection:
         return f"<McpConnection {self.description!r}{' closed' if self.closed else ''}>"
 
 
-_SAID_BYTES = 64 * 1024
-"""The most of a failed answer's body read for its message: a server may send gigabytes."""
+_SAID_BYTES = 64 * 1024  # the most of a failed answer's body read: a server may send gigabytes
 
 
 def _said(body: bytes) -> str | None:
-    """The message of an HTTP error's JSON body (a ToolResponse's ``text``, a ``message``, an
-    ``error`` or a ``detail``), cut to 300 characters; None when it has none."""
+    """The message of an HTTP error's JSON body (``text``, ``message``, ``error`` or ``detail``),
+    cut to 300 characters; None when it has none."""
     try:
         found = orjson.loads(body)
     except orjson.JSONDecodeError:

@@ -1,21 +1,10 @@
 """A ToolRegistry served to MCP clients through the official SDK's low-level ``Server``.
 
-``mcp_server(registry)`` is the SDK ``Server`` whose handlers are thin adapters over an
-``McpToolService``: ``tools/list`` lists the tools the caller may see (``inputSchema`` from
-their parameter schemas, ``outputSchema`` where a tool has one) and ``tools/call`` goes
-through ``registry.aexecute(..., caller=...)``, so that the access policies, timeouts, the
-breaker, parameter validation and listeners apply; every answer is ``to_mcp(response)``
-(``toolresponse.interop``), an error one included (ACCESS_DENIED, CIRCUIT_OPEN, TIMEOUT,
-INVALID_PARAM and an unknown tool alike: the model reads them and can correct itself; a tool
-hidden from the caller is, to it, an unknown tool).
-
-``serve_stdio(registry)`` runs it over stdin/stdout (caller ``"stdio"``). ``http_app(registry,
-access=...)`` is the streamable-HTTP ASGI app (``/mcp``) behind the HTTP binding's own access
-rules (``toolresponse.http.AccessGuard`` with ``AccessRules``: loopback Host and Origin, an
-optional bearer token; the same statuses, bodies and details as the binding's), calling the
-registry as ``AccessRules.caller``; ``serve_http`` and ``serve_http_in_background`` run it
-with the binding's server (``toolresponse.http.serve``: its listening socket and
-``ConnectionLimits``).
+Its handlers are thin adapters over an ``McpToolService`` (``tools/list`` the tools the caller may
+see, ``tools/call`` through the registry's policies, timeouts, breaker and listeners), and every
+answer, an error one included, is ``to_mcp(response)``. ``serve_stdio`` runs it over stdin and
+stdout (caller ``"stdio"``); ``http_app`` is the streamable-HTTP app (``/mcp``) behind the HTTP
+binding's ``AccessGuard``, run by the binding's server (``serve_http``).
 """
 
 from __future__ import annotations
@@ -33,7 +22,6 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from .. import __version__
-from .._response import ToolResponse
 from ..http import AccessRules, ConnectionLimits, serve, serve_in_background
 from ..http._access import AccessGuard
 from ..http._serve import DEFAULT_HOST
@@ -41,34 +29,12 @@ from ..interop import to_mcp
 from ..tools._registry import ToolRegistry
 from ._service import STDIO_CALLER, McpToolCall, McpToolService, Transport
 
-__all__ = [
-    "MCP_PATH",
-    "endpoint_url",
-    "http_app",
-    "mcp_server",
-    "serve_http",
-    "serve_http_in_background",
-    "serve_stdio",
-]
-
 MCP_PATH: Final = "/mcp"
-SERVER_NAME: Final = "toolresponse"
 _SESSION_HEADER: Final = "mcp-session-id"
 
 
-def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
-    """The streamable-HTTP session of a request (its ``Mcp-Session-Id``), None on stdio."""
-    headers = getattr(ctx.request, "headers", None)
-    value = headers.get(_SESSION_HEADER) if headers is not None else None
-    return value if isinstance(value, str) and value else None
-
-
 def mcp_server(
-    registry: ToolRegistry,
-    *,
-    name: str = SERVER_NAME,
-    caller: str = STDIO_CALLER,
-    transport: Transport = "pipe",
+    registry: ToolRegistry, *, caller: str = STDIO_CALLER, transport: Transport = "pipe"
 ) -> Server[Any]:
     """The SDK's low-level ``Server`` serving ``registry``'s tools on behalf of ``caller``."""
     service = McpToolService(registry, caller=caller, transport=transport)
@@ -83,17 +49,19 @@ def mcp_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        headers = getattr(ctx.request, "headers", None)  # none on stdio
+        session = headers.get(_SESSION_HEADER) if headers is not None else None
         request = McpToolCall(
             tool=params.name,
             arguments={} if params.arguments is None else dict(params.arguments),
             request_id=ctx.request_id,
-            session_id=_session_id(ctx),
+            session_id=session if isinstance(session, str) and session else None,
             protocol_version=ctx.protocol_version,
         )
-        return result_model(await service.aexecute(request))
+        return types.CallToolResult.model_validate(to_mcp(await service.aexecute(request)))
 
     return Server(
-        name,
+        "toolresponse",
         version=__version__,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
@@ -101,33 +69,22 @@ def mcp_server(
     )
 
 
-def result_model(response: ToolResponse) -> types.CallToolResult:
-    """``to_mcp(response)`` as the SDK's ``CallToolResult``."""
-    return types.CallToolResult.model_validate(to_mcp(response))
-
-
-async def serve_stdio_async(registry: ToolRegistry) -> None:
-    """Serve ``registry`` over this process's stdin and stdout until stdin closes."""
-    server = mcp_server(registry)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
-
-
 def serve_stdio(registry: ToolRegistry) -> None:
     """Serve ``registry`` over stdin and stdout until the client closes stdin."""
-    anyio.run(serve_stdio_async, registry)
+    server = mcp_server(registry)
 
+    async def serve() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
-# -- streamable HTTP ----------------------------------------------------------------------
+    anyio.run(serve)
 
 
 def http_app(registry: ToolRegistry, *, access: AccessRules | None = None) -> Any:
     """The streamable-HTTP ASGI app serving ``registry`` at ``/mcp`` (stateless: each POST is one
     exchange), behind ``AccessGuard(access)`` (default ``AccessRules()``: loopback Host and
-    Origin, no token), calling the registry as ``access.caller``.
-
-    The SDK's own DNS-rebinding check is turned off: the guard in front of it is the one copy of
-    that rule (it also knows the names ``--allow-host`` adds)."""
+    Origin, no token), calling the registry as ``access.caller``. The SDK's own DNS-rebinding
+    check is off: the guard is the one copy of that rule (it knows what ``--allow-host`` adds)."""
     rules = access or AccessRules()
     server = mcp_server(registry, caller=rules.caller, transport="tcp")
     app = server.streamable_http_app(

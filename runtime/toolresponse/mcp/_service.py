@@ -1,15 +1,8 @@
 """What the MCP server does with a registry, without the SDK: ``tools/list`` and ``tools/call``
-on behalf of one caller.
-
-``McpToolService(registry, caller=..., transport=...)``: ``list_tools()`` the entries of the
-tools the caller may see, ``aexecute(McpToolCall)`` through ``registry.aexecute(..., caller=...)``
-(policies, timeouts, the breaker, validation and listeners apply; a hidden tool is answered as
-an unknown one), ``input_schema(name)`` the schema the SDK checks ``Mcp-Param-*`` headers
-against. The SDK's handlers are thin adapters over these; ``toolresponse.otel`` wraps ``aexecute``.
-
-Callers (``docs/security.md``): over streamable HTTP, the identity the access rules give a
-request (``"bearer"`` or ``"anonymous"``); over stdio, ``STDIO_CALLER`` (``"stdio"``, not an
-in-process call, so that a policy can tell the two apart).
+on behalf of one caller; the SDK's handlers are thin adapters over it, and ``toolresponse.otel``
+wraps ``aexecute``. The caller (``docs/security.md``) is, over streamable HTTP, the identity the
+access rules give a request; over stdio ``STDIO_CALLER``, so that a policy can tell it from an
+in-process call.
 """
 
 from __future__ import annotations
@@ -21,14 +14,11 @@ from .._errors import warn_renamed
 from .._response import ToolResponse
 from ..tools._registry import ToolRegistry
 
-__all__ = ["STDIO_CALLER", "McpToolCall", "McpToolService", "Transport"]
-
 STDIO_CALLER: Final = "stdio"
 """The caller identity of the requests an MCP server gets over stdio."""
 
 Transport = Literal["pipe", "tcp"]
-"""How the requests arrive, in OpenTelemetry's ``network.transport`` terms: ``pipe`` for stdio,
-``tcp`` for streamable HTTP."""
+"""OpenTelemetry's ``network.transport``: ``pipe`` for stdio, ``tcp`` for streamable HTTP."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
