@@ -37,23 +37,29 @@ EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "schema" / "v1" / "exampl
 
 # -- strategies: valid responses ------------------------------------------------------------
 
+# I-JSON text holds no noncharacters (U+FDD0...): they are unassigned (Cn), left out with the rest.
+characters = st.characters(exclude_categories=("Cs", "Cn"))
 json_scalars = (
     st.none()
     | st.booleans()
     | st.integers(min_value=-(2**63), max_value=2**64 - 1)
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
+    | st.text(characters, max_size=12)
 )
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(characters, max_size=8), inner, max_size=4)
+    ),
     max_leaves=6,
 )
-json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=3)
+json_objects = st.dictionaries(st.text(characters, max_size=8), json_values, max_size=3)
 non_negative = st.floats(min_value=0, allow_nan=False, allow_infinity=False) | st.integers(0, 2**53)
-extension_members = st.dictionaries(st.text(max_size=6).map(lambda k: "x-" + k), json_values, max_size=2)
-error_texts = st.text(min_size=1, max_size=20)
-texts = st.text(max_size=20)
+extension_members = st.dictionaries(
+    st.text(characters, max_size=6).map(lambda k: "x-" + k), json_values, max_size=2
+)
+error_texts = st.text(characters, min_size=1, max_size=20)
+texts = st.text(characters, max_size=20)
 maybe_bool = st.none() | st.booleans()
 maybe_after = st.none() | st.integers(0, 2**63 - 1)
 maybe_object = st.none() | json_objects
