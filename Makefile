@@ -65,10 +65,14 @@ BASELINE := schema/baseline/v1.0.0
 check-compat: $(STAMP)
 	$(BIN)/toolresponse schema diff $(BASELINE) schema/v1 --fail-on behaviour
 
+# pytest-xdist's workers for `make test`; each takes whole test files (--dist loadfile), so that a
+# module's costly fixtures (a Dask cluster, a server, a Node process) start once, in one worker.
+PYTEST_WORKERS ?= 2
+
 ## test: drift checks, lint, the TypeScript package's tests (node --test) and the whole Python suite
 test: check-generated check-compat lint $(TS_BUILD)
 	node --test $(TS_PACKAGE)/test/*.test.mjs
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 ## demo: the project's demos, with nothing configured
 demo: $(STAMP)
