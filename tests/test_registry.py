@@ -323,7 +323,7 @@ def test_exceptions_are_execution_errors(registry: ToolRegistry) -> None:
         (float("nan"), ToolStatus.ERROR, ErrorCode.EXECUTION_ERROR),
         (object(), ToolStatus.ERROR, ErrorCode.EXECUTION_ERROR),
     ],
-    ids=repr,
+    ids=["set", "bytes", "nan", "object"],  # stable ids: parallel workers must collect the same tests
 )
 def test_values_are_converted_or_refused(value: Any, status: ToolStatus, code: ErrorCode | None) -> None:
     """A function's value is converted as documented, or refused as EXECUTION_ERROR; always valid."""
