@@ -5,6 +5,7 @@ breaker), every result carrying its ToolResponse; and the HTTP endpoint's access
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -219,3 +220,26 @@ def test_an_allowed_host_is_served_past_the_sdks_own_check() -> None:
     app = http_app(load_registry(FACTORY, app_dir=str(HERE)), access=AccessRules.of(hosts=["tools.example"]))
     with serve_http_in_background(app) as url:
         assert 200 == _post(url, Host="tools.example").status_code
+
+
+def test_the_server_stops_while_a_client_holds_its_event_stream_open() -> None:
+    """A client's GET event stream never ends by itself, and a server in a thread gets no signal:
+    the block's end tells each open request that its client left, so the server stops (it waited
+    for as long as the client held the stream: forever, for a client that keeps it)."""
+    app = http_app(load_registry(FACTORY, app_dir=str(HERE)))
+    streaming = threading.Event()
+    stopped = threading.Event()
+    client = httpx2.Client(timeout=30)
+
+    def serve_and_stop() -> None:
+        with serve_http_in_background(app) as url:
+            assert 200 == client.post(url, json=_INITIALIZE, headers=_HEADERS).status_code
+            stream = client.stream("GET", url, headers={"Accept": "text/event-stream"})
+            assert 200 == stream.__enter__().status_code
+            streaming.set()
+        stopped.set()
+
+    threading.Thread(target=serve_and_stop, daemon=True).start()
+    assert streaming.wait(30)
+    assert stopped.wait(60), "the server still waits on the client's open stream"
+    client.close()

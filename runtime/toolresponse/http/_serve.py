@@ -161,16 +161,61 @@ def serve(
         signal.signal(signal.SIGTERM, previous)
 
 
+class _Hangup:
+    """The ASGI ``app`` whose open requests hear ``http.disconnect`` once ``hang_up`` is called: a
+    server in a thread gets no signal, and an event stream a client holds open (MCP's GET stream)
+    would keep it from stopping for as long as the client stays. A response the application leaves
+    open on hearing it is ended here."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.hung_up = asyncio.Event()
+
+    def hang_up(self) -> None:
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.hung_up.set)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        self.loop = asyncio.get_running_loop()
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        open_body = False  # a response started and not ended
+
+        async def sent(message: Any) -> None:
+            nonlocal open_body
+            open_body = message["type"] == "http.response.start" or bool(message.get("more_body"))
+            await send(message)
+
+        async def received() -> Any:
+            message = asyncio.ensure_future(receive())
+            hung_up = asyncio.ensure_future(self.hung_up.wait())
+            await asyncio.wait((message, hung_up), return_when=asyncio.FIRST_COMPLETED)
+            hung_up.cancel()
+            if message.done():
+                return message.result()
+            message.cancel()
+            return {"type": "http.disconnect"}
+
+        await self.app(scope, received, sent)
+        if self.hung_up.is_set() and open_body:  # a stream the application left open: end it
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
 @contextlib.contextmanager
 def serve_in_background(
     app: Any, *, host: str = DEFAULT_HOST, port: int = 0, limits: ConnectionLimits | None = None
 ) -> Iterator[str]:
     """Serve the ASGI ``app`` with uvicorn in a thread; yields the base URL, already listening.
-    The server stops, and the thread is joined, when the block ends."""
+    The server stops, and the thread is joined, when the block ends; a request still open then
+    hears that its client left."""
     import uvicorn
 
     sock = listen(host, port)
-    server = uvicorn.Server(_config(app, limits or ConnectionLimits(), log_level="error", access_log=False))
+    hangup = _Hangup(app)
+    config = _config(hangup, limits or ConnectionLimits(), log_level="error", access_log=False)
+    server = uvicorn.Server(config)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="toolresponse-http", daemon=True
     )
@@ -180,4 +225,5 @@ def serve_in_background(
             yield url_of(sock)
         finally:
             server.should_exit = True
+            hangup.hang_up()
             thread.join()
