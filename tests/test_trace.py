@@ -285,6 +285,9 @@ def test_threads_share_a_writer() -> None:
         ("server --password pw", "server --password ***"),
         ("node index.js --apiKey 'two words'", "node index.js --apiKey '***'"),
         ("server -secret x", "server -secret ***"),
+        ("curl --auth hunter2secret https://x", "curl --auth *** https://x"),
+        ("mysql --pwd hunter2secret", "mysql --pwd ***"),
+        ("curl --auth=hunter2secret", "curl --auth=***"),
     ],
 )
 def test_the_value_of_a_secret_option_of_a_command_line_is_masked(text: str, expected: str) -> None:
@@ -296,6 +299,29 @@ def test_the_value_of_a_secret_option_of_a_command_line_is_masked(text: str, exp
 @pytest.mark.parametrize("text", ["server --max-tokens 512", "server --token-limit 5", "server --key-file k"])
 def test_options_that_are_not_secrets_keep_their_values(text: str) -> None:
     assert text == mask_secrets(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "https://b.s3.amazonaws.com/o?X-Amz-Credential=AK%2F1&X-Amz-Signature=9f8e7d6c5b&X-Amz-Date=1",
+            "https://b.s3.amazonaws.com/o?X-Amz-Credential=AK%2F1&X-Amz-Signature=***&X-Amz-Date=1",
+        ),
+        (
+            "https://a.blob.core.windows.net/c/f?sv=2020-08-04&sig=abcDEF%2B123",
+            "https://a.blob.core.windows.net/c/f?sv=2020-08-04&sig=***",
+        ),
+        (
+            "https://storage.googleapis.com/b/o?X-Goog-Signature=0a1b2c#top",
+            "https://storage.googleapis.com/b/o?X-Goog-Signature=***#top",
+        ),
+        ("the signature= line and design=5 stay", "the signature= line and design=5 stay"),
+    ],
+)
+def test_a_presigned_urls_signature_is_masked(text: str, expected: str) -> None:
+    """A presigned URL grants access to whoever holds it: its signature is the secret."""
+    assert expected == mask_secrets(text)
 
 
 @pytest.mark.parametrize(

@@ -87,8 +87,9 @@ _NAME_SEPARATORS = re.compile(r"[-.\s]+")
 def is_secret_name(name: str) -> bool:
     """Whether a member named ``name`` holds a secret: in snake case (``clientSecret`` is
     ``client_secret``; ``-``, ``.`` and spaces read as ``_``), a secret name or one ending in a
-    secret word (``db_password``); ``max_tokens`` and ``secretary`` are not."""
-    key = _NAME_SEPARATORS.sub("_", _CAMEL_BOUNDARY.sub("_", name)).lower()
+    secret word (``db_password``), leading separators aside (``--auth``); ``max_tokens`` and
+    ``secretary`` are not."""
+    key = _NAME_SEPARATORS.sub("_", _CAMEL_BOUNDARY.sub("_", name)).lower().lstrip("_")
     return key in _SECRET_NAMES or key.endswith(_SECRET_SUFFIXES)
 
 
@@ -146,6 +147,11 @@ _KEY_FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], _Replacement], ...] 
     (("akia", "asia"), re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), r"\1" + MASK),
     (("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), "AIza" + MASK),
     (("://",), re.compile(r"(://[^/\s:@]+:)[^/\s@]+@"), r"\1" + MASK + "@"),
+    (  # a presigned URL's signature (S3's X-Amz-Signature, Azure's and GCS's sig, Signature)
+        ("signature=", "sig="),
+        re.compile(r"([?&](?:x-amz-signature|x-goog-signature|signature|sig)=)[^&#\s\"']+", re.IGNORECASE),
+        r"\1" + MASK,
+    ),
 )
 
 # A secret name followed by its value. The name is found first (where a word starts, holding a
