@@ -391,6 +391,56 @@ def test_a_failed_answer_s_body_is_read_only_as_far_as_its_message() -> None:
     assert _EndlessNotFound.sent < 64 * 1024 * 1024  # the socket's buffers, not the gigabyte
 
 
+class _Status(http.server.BaseHTTPRequestHandler):
+    """Answers every POST with the status its path names (``/400``), saying why in a short body."""
+
+    def do_POST(self) -> None:
+        body = b"the gateway says no"
+        self.send_response(int(self.path.strip("/")))
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def status_server() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Status)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "retryable"),
+    [
+        (400, ErrorCode.API_ERROR, False),
+        (410, ErrorCode.NOT_FOUND, False),
+        (429, ErrorCode.RATE_LIMIT, True),
+        (500, ErrorCode.API_ERROR, False),
+        (501, ErrorCode.API_ERROR, False),
+        (503, ErrorCode.NETWORK_ERROR, True),
+    ],
+)
+def test_an_http_status_while_connecting_is_named_and_classified(
+    status_server: str, status: int, code: ErrorCode, retryable: bool
+) -> None:
+    """Every failed answer while connecting says its status: gone is NOT_FOUND, too many requests
+    RATE_LIMIT, a server or proxy down for now a retryable NETWORK_ERROR, the rest API_ERROR, which
+    no retry mends (all were a retryable NETWORK_ERROR that did not say the status)."""
+    with pytest.raises(McpConnectError) as caught:
+        attach(ToolRegistry(), f"{status_server}/{status}", timeout_s=30)
+    response = _valid(caught.value.response)
+    assert (code, retryable) == (response.code, response.is_retryable)
+    assert status == response.to_dict()["error_info"]["details"]["http_status"]
+    assert f"HTTP {status}" in response.text
+
+
 @pytest.mark.parametrize("path", ["/nope", "/mcp/x"])
 def test_a_url_that_is_not_an_mcp_endpoint_is_not_found_naming_it(token_server: str, path: str) -> None:
     """HTTP 404 while connecting: a wrong path, which no retry mends (not NETWORK_ERROR)."""

@@ -45,8 +45,8 @@ DEFAULT_TIMEOUT_S: Final = 30.0
 _CLOSE_TIMEOUT_S: Final = 10.0
 _POLL_S: Final = 0.25
 """The longest a thread blocks at once on a call: a Ctrl-C landing just before is acted on then."""
-_HTTP_FAILURES: Final = frozenset({401, 403, 404, 405})
-"""HTTP answers no retry mends: a token missing or refused, a Host refused, a URL that is no MCP endpoint."""
+_UNAVAILABLE: Final = frozenset({502, 503, 504})
+"""HTTP answers of a server (or a proxy before it) that is down for now: a retry may succeed."""
 _CONNECTION_CLOSED: Final = -32000
 _REQUEST_TIMEOUT: Final = -32001
 """The SDK's code for a request it stopped waiting for."""
@@ -195,8 +195,8 @@ class McpConnection:
         self._connect_timeout_s = call_timeout_s if connect_timeout_s is None else connect_timeout_s
         self._stderr = stderr
         self._http_failure: tuple[int, str | None] | None = None
-        """The last POST answered with one of ``_HTTP_FAILURES`` and the server's own message, until
-        one succeeds."""
+        """The status of the last POST that failed and the server's own message, until one
+        succeeds."""
         self._client: Any = None
         self._session_task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -258,11 +258,11 @@ class McpConnection:
         return Client(transport, read_timeout_seconds=read_timeout, cache=None)
 
     async def _seen(self, response: Any) -> None:
-        """Note a POST that failed in one of ``_HTTP_FAILURES`` (the SDK reports it as a JSON-RPC
-        error that no longer says so) with what the server said, and forget it once one succeeds.
-        (A GET may well be 405: a server need not offer a stream of its own.)"""
+        """Note a POST that failed (the SDK reports it as a JSON-RPC error that no longer says its
+        status) with what the server said, and forget it once one succeeds. (A GET may well be
+        405: a server need not offer a stream of its own.)"""
         status = response.status_code
-        if status in _HTTP_FAILURES and response.request.method == "POST":
+        if status >= 400 and response.request.method == "POST":
             body = b""
             async for chunk in response.aiter_bytes():  # a message, not whatever the server sends
                 body += chunk
@@ -348,17 +348,14 @@ class McpConnection:
 
     def _refusal(self, connecting: bool = True) -> ToolResponse | None:
         """The answer to the last failed POST, else None: ACCESS_DENIED for 401 (the token) and
-        403 (what the server said, else the token); NOT_FOUND for 404 and 405 while connecting (a
-        URL that is not an MCP endpoint; once connected, a 404 is a session the server ended)."""
+        403 (what the server said, else the token). While connecting also: NOT_FOUND for 404, 405
+        and 410 (a URL that is not an MCP endpoint; once connected, a 404 is a session the server
+        ended), RATE_LIMIT for 429, a retryable NETWORK_ERROR for 502-504, API_ERROR for the rest."""
         if self._http_failure is None:
             return None
         status, said = self._http_failure
-        if status in (404, 405):
-            message = (
-                f"The URL {self.description} is not an MCP endpoint (HTTP {status}): check its path"
-                " (the streamable-HTTP endpoint, often /mcp)."
-            )
-            return self._failure(ErrorCode.NOT_FOUND, message, http_status=status) if connecting else None
+        if status not in (401, 403):
+            return self._status_failure(status, said) if connecting else None
         given = self._token is not None
         reason = "it does not accept the token sent" if given else "it needs a token"
         if status == 403 and said:
@@ -369,6 +366,22 @@ class McpConnection:
             http_status=status,
             token_sent=given,
         )
+
+    def _status_failure(self, status: int, said: str | None) -> ToolResponse:
+        if status in (404, 405, 410):
+            message = (
+                f"The URL {self.description} is not an MCP endpoint (HTTP {status}): check its path"
+                " (the streamable-HTTP endpoint, often /mcp)."
+            )
+            return self._failure(ErrorCode.NOT_FOUND, message, http_status=status)
+        code = ErrorCode.API_ERROR
+        if status == 429:
+            code = ErrorCode.RATE_LIMIT
+        elif status in _UNAVAILABLE:
+            code = ErrorCode.NETWORK_ERROR
+        told = f": {said.rstrip('.')}" if said else ""
+        message = f"The MCP server {self.description} answered HTTP {status} while connecting{told}."
+        return self._failure(code, message, http_status=status)
 
     def _connect_failure(self, error: BaseException, what: str = "the connection") -> ToolResponse:
         """The answer to ``what`` (connecting, or listing with its connecting) failing with ``error``."""
