@@ -71,12 +71,15 @@ check-compat: $(STAMP)
 
 # pytest-xdist's workers for `make test`; each takes whole test files (--dist loadfile), so that a
 # module's costly fixtures (a Dask cluster, a server, a Node process) start once, in one worker.
+# The workers share one hash seed, random per run and printed, so that they collect the same ids.
 PYTEST_WORKERS ?= 2
 
 ## test: drift checks, lint, the TypeScript package's tests (node --test) and the whole Python suite
 test: check-generated check-compat lint $(TS_BUILD)
 	node --test $(TS_PACKAGE)/test/*.test.mjs
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+	@seed=$$($(PY) -c 'import random; print(random.randint(1, 2**32 - 1))'); \
+	  echo "PYTHONHASHSEED=$$seed $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile"; \
+	  PYTHONHASHSEED=$$seed $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 ## demo: the project's demos, with nothing configured
 demo: $(STAMP)

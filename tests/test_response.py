@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from stable_ids import stable_id
 
 from toolresponse import (
     ERROR_CODE_INFO,
@@ -511,7 +512,7 @@ class Point:
         (ToolStatus.ERROR, "error"),
         (types.MappingProxyType({"k": (1,)}), {"k": [1]}),
     ],
-    ids=repr,
+    ids=stable_id,
 )
 def test_documented_conversions(value: Any, expected: Any) -> None:
     """to_json_data makes the documented conversions and keeps the result exact JSON types."""

@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import Annotated, Any, Literal, Optional, TypedDict
 
 import pytest
+from stable_ids import stable_id
 
 from toolresponse import (
     ErrorCode,
@@ -32,14 +33,6 @@ def details_of(response: ToolResponse) -> dict[str, Any]:
     assert response.error_info is not None
     assert response.error_info.details is not None
     return response.error_info.details
-
-
-def stable_id(value: Any) -> str:
-    """``repr``, with a set's items in order: the same test id in every process, whatever the hash
-    seed (pytest-xdist's workers must collect the same tests)."""
-    if isinstance(value, set | frozenset):
-        return "{" + ", ".join(sorted(map(repr, value))) + "}"
-    return repr(value)
 
 
 def valid(response: ToolResponse) -> ToolResponse:
