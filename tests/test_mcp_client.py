@@ -518,3 +518,24 @@ def test_a_servers_stderr_goes_where_it_is_sent(tmp_path: Path) -> None:
     ):
         assert ToolStatus.SUCCESS is registry.execute("get_current_time", {"timezone": "UTC"}).status
     assert "old SDK warning 119" in log.read_text(encoding="utf-8")
+
+
+def test_an_attached_tool_answers_with_the_callers_call_id_or_none() -> None:
+    """The remote server's answer carries its request id as its call id; here the call's id is the
+    caller's: none when the caller gave none (it was the remote request's number)."""
+    from toolresponse.demo.calculator import build_registry
+    from toolresponse.mcp import http_app
+    from toolresponse.mcp._server import serve_http_in_background
+
+    with serve_http_in_background(http_app(build_registry())) as url:
+        registry = ToolRegistry()
+        connection = attach(registry, url, timeout_s=30)
+        try:
+            anonymous = _valid(registry.execute("calculator", {"expression": "1+2"}))
+            named = _valid(registry.execute("calculator", {"expression": "1+2"}, call_id="mine"))
+        finally:
+            connection.close()
+    assert anonymous.context is not None
+    assert "call_id" not in anonymous.context
+    assert named.context is not None
+    assert "mine" == named.context["call_id"]

@@ -186,13 +186,18 @@ _OWNED_MEMBERS = (
 )
 
 
-def with_call_info(response: _T, stats: dict[str, Any], context: dict[str, Any]) -> _T:
+def with_call_info(
+    response: _T, stats: dict[str, Any], context: dict[str, Any], *, own_call_id: bool = True
+) -> _T:
     """A copy of ``response`` with ``stats`` and ``context`` merged over its own, unchecked: only for
-    the registry, whose members are valid JSON already."""
+    the registry, whose members are valid JSON already. Without ``own_call_id``, a ``call_id`` the
+    response brings (a remote server's request id) is dropped: the call's id is its caller's."""
     members = response.__dict__.copy()
     own = members["stats"]
     members["stats"] = {**own, **stats} if own else stats
     own = members["context"]
+    if own and not own_call_id and "call_id" in own:
+        own = {name: value for name, value in own.items() if name != "call_id"}
     members["context"] = {**own, **context} if own else context
     return _instance(type(response), members)
 

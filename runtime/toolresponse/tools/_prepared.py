@@ -267,7 +267,7 @@ class PreparedTool:
             return trusted_response(ToolResponse, _SUCCESS, outcome[0], outcome[1], stats, context)
         if self.mask and outcome.status is _ERROR:
             outcome = masked_error(outcome, params_input)
-        return with_call_info(outcome, stats, context)
+        return with_call_info(outcome, stats, context, own_call_id=False)
 
     def execution_error(self, error: BaseException) -> ToolResponse:
         return execution_error(self.name, error, mask=self.mask)
