@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import json
 import shutil
 import sys
 import threading
@@ -539,3 +540,52 @@ def test_an_attached_tool_answers_with_the_callers_call_id_or_none() -> None:
     assert "call_id" not in anonymous.context
     assert named.context is not None
     assert "mine" == named.context["call_id"]
+
+
+class _CallRefused(http.server.BaseHTTPRequestHandler):
+    """A stateless MCP server in plain HTTP whose every tools/call answers HTTP 400 with a JSON-RPC
+    error in its body, as the protocol allows."""
+
+    def do_POST(self) -> None:
+        message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        status, result = 200, None
+        if message["method"] == "initialize":
+            result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "refuser", "version": "1"}}  # fmt: skip
+        elif message["method"] == "tools/list":
+            result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+        elif "id" not in message:
+            status = 202
+        answer = {"jsonrpc": "2.0", "id": message.get("id")}
+        if message["method"] == "tools/call":
+            status, answer["error"] = 400, {"code": -32602, "message": "the argument x is refused"}
+        else:
+            answer["result"] = result
+        body = json.dumps(answer).encode() if status != 202 else b""
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_call_refused_with_a_json_rpc_error_in_an_http_error_says_the_servers_error() -> None:
+    """Once connected, a failed answer's body is the SDK's to read: the JSON-RPC error a server
+    sends at HTTP 400 reaches the caller, not a stand-in."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _CallRefused)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    registry = ToolRegistry()
+    try:
+        connection = attach(registry, f"http://127.0.0.1:{server.server_address[1]}/mcp", timeout_s=30)
+        try:
+            response = _valid(registry.execute("echo", {}))
+        finally:
+            connection.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert ErrorCode.INVALID_PARAM is response.code
+    assert "the argument x is refused" in response.text

@@ -45,6 +45,9 @@ DEFAULT_TIMEOUT_S: Final = 30.0
 _CLOSE_TIMEOUT_S: Final = 10.0
 _POLL_S: Final = 0.25
 """The longest a thread blocks at once on a call: a Ctrl-C landing just before is acted on then."""
+_REFUSALS: Final = frozenset({401, 403, 404, 405})
+"""HTTP answers read at any time: a token missing or refused, a Host refused, a URL that is no MCP
+endpoint (or, once connected, a session the server ended)."""
 _UNAVAILABLE: Final = frozenset({502, 503, 504})
 """HTTP answers of a server (or a proxy before it) that is down for now: a retry may succeed."""
 _CONNECTION_CLOSED: Final = -32000
@@ -259,10 +262,13 @@ class McpConnection:
 
     async def _seen(self, response: Any) -> None:
         """Note a POST that failed (the SDK reports it as a JSON-RPC error that no longer says its
-        status) with what the server said, and forget it once one succeeds. (A GET may well be
-        405: a server need not offer a stream of its own.)"""
+        status) with what the server said, and forget it once one succeeds: one of ``_REFUSALS``,
+        or any failure while connecting. Once connected, another failure's body is left to the SDK,
+        which reads a JSON-RPC error from it. (A GET may well be 405: a server need not offer a
+        stream of its own.)"""
         status = response.status_code
-        if status >= 400 and response.request.method == "POST":
+        noted = status in _REFUSALS or (status >= 400 and self._client is None)
+        if noted and response.request.method == "POST":
             body = b""
             async for chunk in response.aiter_bytes():  # a message, not whatever the server sends
                 body += chunk
