@@ -338,7 +338,7 @@ class Agent:
                 outcome = RunOutcome.ANSWERED if cut_off is None else RunOutcome.INCOMPLETE
                 return self._finish(state, outcome, reply.content or "", cut_off or "the model answered")
             for call in reply.tool_calls:
-                state.trace.tool_request(index, call, _arguments(call))
+                state.trace.tool_request(index, call)
             plans = [self._blocked(state, reply, position) for position in range(len(reply.tool_calls))]
             runnable = [self._tool_call(state, index, call) for call, done in plans if done is None]
             ran = iter((yield _Together(runnable)))
@@ -401,7 +401,8 @@ class Agent:
         responses: list[ToolResponse] = []
         waited = 0.0
         while True:
-            response, time_ms = yield _Execute(call, _arguments(call))
+            # Blank arguments are the empty object, as in ToolCall.parsed_arguments.
+            response, time_ms = yield _Execute(call, call.arguments if call.arguments.strip() else "{}")
             state.trace.tool_result(index, call, len(responses), response, time_ms)
             responses.append(response)
             # Done: a success, a refusal (whatever its retryable says), an unknown tool, a permanent
@@ -556,17 +557,10 @@ def _checked(reply: Any) -> ModelReply:
     return checked_reply(reply)
 
 
-def _arguments(call: ToolCall) -> str:
-    # Some servers send "" for a call without arguments; that is the empty object, not malformed JSON.
-    return call.arguments if call.arguments.strip() else "{}"
-
-
 def _key(call: ToolCall) -> tuple[str, str]:
     """What the repeated-failure guard counts the failures of: the tool and its arguments, as
     canonical JSON (sorted keys, no spaces) when they parse, else as written."""
-    arguments = _arguments(call)
-    try:
-        value = json.loads(arguments)
-    except (ValueError, RecursionError):
-        return call.name, arguments.strip()
+    value = call.parsed_arguments
+    if value is None:  # not JSON, or JSON null: either way its text stripped ("null" for null)
+        return call.name, call.arguments.strip()
     return call.name, json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

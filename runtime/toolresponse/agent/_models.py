@@ -13,6 +13,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from toolresponse_generated import ErrorCode
@@ -45,6 +46,15 @@ class ToolCall:
     name: str
     arguments: str
     problem: str | None = None
+
+    @cached_property
+    def parsed_arguments(self) -> Any:
+        """The JSON value the arguments hold (blank text: ``{}``), or None when they are not JSON."""
+        try:
+            # Some servers send "" for a call without arguments: that is the empty object.
+            return json.loads(self.arguments if self.arguments.strip() else "{}")
+        except (ValueError, RecursionError):
+            return None
 
 
 @dataclass(frozen=True, kw_only=True)

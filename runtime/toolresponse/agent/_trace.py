@@ -101,16 +101,12 @@ class RunTrace:
         """Trace ``event`` of one tool call: its step, its id and its tool, then ``members``."""
         self.emit(event, step=index, call_id=call.id, tool=call.name, **members)
 
-    def tool_request(self, index: int, call: ToolCall, arguments: str) -> None:
+    def tool_request(self, index: int, call: ToolCall) -> None:
         """The call as asked: its arguments as the JSON object they are (masked member by member),
         else as the model wrote them (masked as text)."""
-        try:
-            value = json.loads(arguments)
-        except (ValueError, RecursionError):
-            value = None
-        self.tool_event(
-            "tool_request", index, call, arguments=value if isinstance(value, Mapping) else call.arguments
-        )
+        value = call.parsed_arguments
+        arguments = value if isinstance(value, Mapping) else call.arguments
+        self.tool_event("tool_request", index, call, arguments=arguments)
 
     def model_output(self, index: int, attempt: int, reply: ModelReply, time_ms: float) -> None:
         self.emit(
