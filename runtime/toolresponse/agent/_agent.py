@@ -1,19 +1,5 @@
 """The agent loop: a chat model calls tools through a ToolRegistry, and each response's status
-decides what happens next.
-
-One run (``Agent.run(task)`` or ``await Agent.arun(task)``)::
-
-    messages = [system, user task]
-    repeat up to max_steps times:
-        reply = model(messages, tools)          # model errors: retried with backoff, else "model_error"
-        no tool calls in the reply  ->  "answered" with its text ("incomplete" if it was cut off)
-        run the reply's tool calls concurrently (at most max_parallel_tools at once), each through
-        the registry: a retryable error is retried first (bounded backoff, honouring
-        retry_after_ms unless longer than the loop may wait); a call that already failed twice
-        with the same arguments, or was refused (ACCESS_DENIED, PERMISSION_DENIED), is not run
-        again; calls past max_tool_calls_per_step in one reply are not run (RATE_LIMIT)
-        append one tool message per call, in the model's order, written from the status
-    "max_steps"
+decides what happens next (docs/observability.md, "The agent's run").
 
 The loop is written once, as generators that yield what they need done (a model call, a tool
 call, a wait, several tool calls at once); ``run`` does those with threads, ``arun`` with tasks.
@@ -206,14 +192,11 @@ class _Done:
 
 @dataclass(eq=False)
 class Agent:
-    """A status-driven agent over a :class:`ToolRegistry` and a :class:`ChatModel`; see the module doc.
+    """A status-driven agent over a :class:`ToolRegistry` and a :class:`ChatModel`.
 
-    ``clock`` (monotonic seconds), ``sleep`` and ``asleep`` are injected so that
-    backoff is tested without waiting (``toolresponse.testing.FakeClock``
-    provides all three). ``trace`` is a path or an open writer; each run
-    appends its events to it, secrets masked, including the state changes of
-    the registry's breaker while the run lasts (a breaker shared with other
-    runs reports theirs too).
+    ``clock`` (monotonic seconds), ``sleep`` and ``asleep`` are injected (``testing.FakeClock`` has
+    all three). ``trace`` is a path or a writer; each run appends its events to it, secrets masked,
+    the breaker's state changes included (a breaker shared with other runs reports theirs too).
     """
 
     registry: ToolRegistry
