@@ -340,7 +340,11 @@ class Agent:
             try:
                 if raised is not None:
                     raise raised
-                reply = _checked(answer)
+                if not isinstance(answer, ModelReply):
+                    raise ModelError(
+                        f"the model returned {type(answer).__name__}, not a ModelReply", code=API
+                    )
+                reply = checked_reply(answer)
             except Exception as exc:
                 # Another provider's surprise is a bad response that will not get better.
                 error = (
@@ -531,13 +535,6 @@ def _gave_up(error: ModelError, attempts: int, waited_s: float) -> ModelError:
         retry_after_s=error.retry_after_s,
         retryable=error.retryable,
     )
-
-
-def _checked(reply: Any) -> ModelReply:
-    """A model's reply with every member of its declared type (see ``checked_reply``)."""
-    if not isinstance(reply, ModelReply):
-        raise ModelError(f"the model returned {type(reply).__name__}, not a ModelReply", code=API)
-    return checked_reply(reply)
 
 
 def _key(call: ToolCall) -> tuple[str, str]:
