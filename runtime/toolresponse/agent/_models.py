@@ -111,10 +111,8 @@ class ModelReply:
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """What the agent needs of a chat model: one call, sync and async.
-
-    Both raise :class:`ModelError` when the call fails; anything else ends the run as a
-    non-retryable model error."""
+    """What the agent needs of a chat model: one call, sync and async. Both raise
+    :class:`ModelError` when the call fails; anything else ends the run as a non-retryable one."""
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> ModelReply: ...
 
@@ -299,10 +297,9 @@ def _tool_call(index: int, call: Any) -> ToolCall:
 
 
 def checked_reply(reply: ModelReply) -> ModelReply:
-    """``reply`` with every member of the type it is declared with; what had to change is in ``notes``.
-
-    Every model's reply goes through this, so that no model or server can make the loop raise
-    (docs/observability.md, "Replies the agent repairs")."""
+    """``reply`` with every member of the type it is declared with, what had to change in ``notes``,
+    so that no model or server can make the loop raise (docs/observability.md, "Replies the agent
+    repairs")."""
     notes = list(reply.notes)
     content = reply.content
     if isinstance(content, Sequence) and not isinstance(content, str | bytes | bytearray):

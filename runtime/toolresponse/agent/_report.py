@@ -227,11 +227,8 @@ def _add(summary: TraceSummary, line: _Line) -> None:
 
 
 def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
-    """Read every trace file and add up what the report shows.
-
-    Lines that cannot be read are kept in ``skipped``; a file that cannot be opened raises
-    ``TraceFormatError``.
-    """
+    """Read every trace file and add up what the report shows; lines that cannot be read are kept
+    in ``skipped``, a file that cannot be opened raises ``TraceFormatError``."""
     summary = TraceSummary()
     for path in paths:
         name = os.fspath(path)

@@ -76,8 +76,7 @@ def mcp_request(
 
 
 def start_served(telemetry: Telemetry, service: McpToolService, request: McpToolCall) -> McpRequest:
-    """``McpToolService.aexecute`` inside ``mcp_request``, so that its tool span has the request's
-    attributes."""
+    """``McpToolService.aexecute`` inside ``mcp_request``, for its tool span."""
     return mcp_request(
         "tools/call",
         request_id=request.request_id,
