@@ -68,6 +68,20 @@ def test_reply_is_normalised_with_tool_calls_in_order_and_usage() -> None:
     assert expected == got
 
 
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [('{"b": [1], "a": 2}', {"b": [1], "a": 2}), ("", {}), (" \n", {}), ("[1]", [1]), ("not json", None)],
+)
+def test_a_tool_calls_arguments_are_parsed_once_blank_as_the_empty_object(
+    arguments: str, expected: Any
+) -> None:
+    """``parsed_arguments`` is the JSON value of the text (blank: ``{}``), None when it is not JSON,
+    and the same object each time it is read."""
+    call = ToolCall(id="c", name="add", arguments=arguments)
+    assert expected == call.parsed_arguments
+    assert call.parsed_arguments is call.parsed_arguments
+
+
 def test_request_carries_model_messages_and_tools() -> None:
     """The server records what the client sent: the model name, the messages and the tools."""
     with ScriptedChatServer([ScriptedReply(content="hi")]) as server:

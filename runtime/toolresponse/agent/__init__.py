@@ -1,10 +1,8 @@
 """The agent: a chat model calling ToolRegistry tools, each response's status deciding what next.
 
-``Agent(registry, model).run(task)`` (or ``arun``) returns an ``AgentResult``: the answer, how the
-run ended (``RunOutcome``), every step and every ToolResponse. ``OpenAIChatModel`` speaks to any
-OpenAI-compatible server through ``openai`` (the extra ``toolresponse[agent]``, imported only
-when a model is built); a custom ``ChatModel`` answers with a ``ModelReply``. ``summarise`` and
-``render_text``/``render_html`` are ``toolresponse report``.
+``Agent(registry, model).run(task)`` returns an ``AgentResult``. ``OpenAIChatModel`` speaks to any
+OpenAI-compatible server (the extra ``toolresponse[agent]``); a custom ``ChatModel`` answers with
+a ``ModelReply``. ``summarise`` and ``render_text``/``render_html`` are ``toolresponse report``.
 """
 
 import lazy_loader

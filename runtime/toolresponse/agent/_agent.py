@@ -1,19 +1,5 @@
 """The agent loop: a chat model calls tools through a ToolRegistry, and each response's status
-decides what happens next.
-
-One run (``Agent.run(task)`` or ``await Agent.arun(task)``)::
-
-    messages = [system, user task]
-    repeat up to max_steps times:
-        reply = model(messages, tools)          # model errors: retried with backoff, else "model_error"
-        no tool calls in the reply  ->  "answered" with its text ("incomplete" if it was cut off)
-        run the reply's tool calls concurrently (at most max_parallel_tools at once), each through
-        the registry: a retryable error is retried first (bounded backoff, honouring
-        retry_after_ms unless longer than the loop may wait); a call that already failed twice
-        with the same arguments, or was refused (ACCESS_DENIED, PERMISSION_DENIED), is not run
-        again; calls past max_tool_calls_per_step in one reply are not run (RATE_LIMIT)
-        append one tool message per call, in the model's order, written from the status
-    "max_steps"
+decides what happens next (docs/observability.md, "The agent's run").
 
 The loop is written once, as generators that yield what they need done (a model call, a tool
 call, a wait, several tool calls at once); ``run`` does those with threads, ``arun`` with tasks.
@@ -206,14 +192,11 @@ class _Done:
 
 @dataclass(eq=False)
 class Agent:
-    """A status-driven agent over a :class:`ToolRegistry` and a :class:`ChatModel`; see the module doc.
+    """A status-driven agent over a :class:`ToolRegistry` and a :class:`ChatModel`.
 
-    ``clock`` (monotonic seconds), ``sleep`` and ``asleep`` are injected so that
-    backoff is tested without waiting (``toolresponse.testing.FakeClock``
-    provides all three). ``trace`` is a path or an open writer; each run
-    appends its events to it, secrets masked, including the state changes of
-    the registry's breaker while the run lasts (a breaker shared with other
-    runs reports theirs too).
+    ``clock`` (monotonic seconds), ``sleep`` and ``asleep`` are injected (``testing.FakeClock`` has
+    all three). ``trace`` is a path or a writer; each run appends its events to it, secrets masked,
+    the breaker's state changes included (a breaker shared with other runs reports theirs too).
     """
 
     registry: ToolRegistry
@@ -338,7 +321,7 @@ class Agent:
                 outcome = RunOutcome.ANSWERED if cut_off is None else RunOutcome.INCOMPLETE
                 return self._finish(state, outcome, reply.content or "", cut_off or "the model answered")
             for call in reply.tool_calls:
-                state.trace.tool_request(index, call, _arguments(call))
+                state.trace.tool_request(index, call)
             plans = [self._blocked(state, reply, position) for position in range(len(reply.tool_calls))]
             runnable = [self._tool_call(state, index, call) for call, done in plans if done is None]
             ran = iter((yield _Together(runnable)))
@@ -357,7 +340,11 @@ class Agent:
             try:
                 if raised is not None:
                     raise raised
-                reply = _checked(answer)
+                if not isinstance(answer, ModelReply):
+                    raise ModelError(
+                        f"the model returned {type(answer).__name__}, not a ModelReply", code=API
+                    )
+                reply = checked_reply(answer)
             except Exception as exc:
                 # Another provider's surprise is a bad response that will not get better.
                 error = (
@@ -401,7 +388,8 @@ class Agent:
         responses: list[ToolResponse] = []
         waited = 0.0
         while True:
-            response, time_ms = yield _Execute(call, _arguments(call))
+            # Blank arguments are the empty object, as in ToolCall.parsed_arguments.
+            response, time_ms = yield _Execute(call, call.arguments if call.arguments.strip() else "{}")
             state.trace.tool_result(index, call, len(responses), response, time_ms)
             responses.append(response)
             # Done: a success, a refusal (whatever its retryable says), an unknown tool, a permanent
@@ -549,24 +537,10 @@ def _gave_up(error: ModelError, attempts: int, waited_s: float) -> ModelError:
     )
 
 
-def _checked(reply: Any) -> ModelReply:
-    """A model's reply with every member of its declared type (see ``checked_reply``)."""
-    if not isinstance(reply, ModelReply):
-        raise ModelError(f"the model returned {type(reply).__name__}, not a ModelReply", code=API)
-    return checked_reply(reply)
-
-
-def _arguments(call: ToolCall) -> str:
-    # Some servers send "" for a call without arguments; that is the empty object, not malformed JSON.
-    return call.arguments if call.arguments.strip() else "{}"
-
-
 def _key(call: ToolCall) -> tuple[str, str]:
     """What the repeated-failure guard counts the failures of: the tool and its arguments, as
     canonical JSON (sorted keys, no spaces) when they parse, else as written."""
-    arguments = _arguments(call)
-    try:
-        value = json.loads(arguments)
-    except (ValueError, RecursionError):
-        return call.name, arguments.strip()
+    value = call.parsed_arguments
+    if value is None:  # not JSON, or JSON null: either way its text stripped ("null" for null)
+        return call.name, call.arguments.strip()
     return call.name, json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,11 +1,9 @@
 """What the model reads after a tool call: the response's status decides the message.
 
-A success is its text; a partial result is its text marked incomplete, with why (from ``data``:
-``returned``/``total``/``truncated``/``reason``), so that a truncated result is never taken for
-the whole; an error is ``ERROR CODE: message`` (``interop.model_text``) and what to do next, by
-kind: the tools that exist (unknown tool), when to come back (CIRCUIT_OPEN), not to ask again
-(a refusal), each violation (parameter errors), what the loop already retried (retryable), else
-the code's meaning from the schema (``ERROR_CODE_INFO``) and a next step for its category.
+A success is its text; a partial result is its text marked incomplete, with why, so that it is
+never taken for the whole; an error is ``ERROR CODE: message`` (``interop.model_text``) and what
+to do next, by kind of error, else the code's meaning from the schema and a next step for its
+category.
 """
 
 from __future__ import annotations
@@ -209,9 +207,8 @@ def feedback_text(
     retries: int = 0,
     waited_s: float = 0.0,
 ) -> str:
-    """The tool message the model reads for ``response``, chosen by its status (see the module doc);
-    for an error, ``retries`` and ``waited_s`` say what the loop already did about a retryable one
-    before giving it to the model."""
+    """The tool message the model reads for ``response``, chosen by its status; ``retries`` and
+    ``waited_s`` say what the loop already did about a retryable error."""
     if response.is_success:
         if response.text:
             return response.text

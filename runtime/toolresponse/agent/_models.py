@@ -13,6 +13,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from toolresponse_generated import ErrorCode
@@ -37,14 +38,22 @@ AGENT_EXTRA_HINT = "install the optional extra: pip install 'toolresponse[agent]
 class ToolCall:
     """One tool call the model asked for; ``arguments`` is the raw JSON text the model wrote.
 
-    ``problem`` says why the call cannot be run as sent (arguments not JSON text, no function
-    name): it is answered INVALID_FORMAT without running a tool.
-    """
+    A call with a ``problem`` (arguments not JSON text, no function name) is answered
+    INVALID_FORMAT without running a tool."""
 
     id: str
     name: str
     arguments: str
     problem: str | None = None
+
+    @cached_property
+    def parsed_arguments(self) -> Any:
+        """The JSON value the arguments hold (blank text: ``{}``), or None when they are not JSON."""
+        try:
+            # Some servers send "" for a call without arguments: that is the empty object.
+            return json.loads(self.arguments if self.arguments.strip() else "{}")
+        except (ValueError, RecursionError):
+            return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,11 +111,8 @@ class ModelReply:
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """What the agent needs of a chat model: one call, sync and async.
-
-    Both raise :class:`ModelError` when the call fails; anything else they
-    raise ends the run as a non-retryable model error.
-    """
+    """What the agent needs of a chat model: one call, sync and async. Both raise
+    :class:`ModelError` when the call fails; anything else ends the run as a non-retryable one."""
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> ModelReply: ...
 
@@ -116,14 +122,9 @@ class ChatModel(Protocol):
 class OpenAIChatModel:
     """A chat model on an OpenAI-compatible ``/v1/chat/completions`` endpoint, with native tool calling.
 
-    Each setting comes from its argument, else from the environment:
-    ``base_url`` from ``OPENAI_BASE_URL`` (default: OpenAI itself),
-    ``api_key`` from ``OPENAI_API_KEY`` (a local server given by ``base_url``
-    needs none), ``model`` from ``TOOLRESPONSE_MODEL``.
-
-    ``max_retries`` is the client's own retrying and defaults to 0: the agent
-    loop retries model errors itself, with its injected sleep, so that there
-    is one retry policy, not two multiplied together.
+    Unset settings come from ``OPENAI_BASE_URL`` (default: OpenAI), ``OPENAI_API_KEY`` (a local
+    server needs none) and ``TOOLRESPONSE_MODEL``. ``max_retries`` (the client's own) defaults to
+    0: the agent loop retries model errors itself, so that there is one retry policy, not two.
     """
 
     def __init__(
@@ -296,11 +297,9 @@ def _tool_call(index: int, call: Any) -> ToolCall:
 
 
 def checked_reply(reply: ModelReply) -> ModelReply:
-    """``reply`` with every member of the type it is declared with; what had to change is in ``notes``.
-
-    Every model's reply goes through this, so that no plugged-in model or odd server can make the
-    loop raise; docs/observability.md ("Replies the agent repairs") lists what is repaired.
-    """
+    """``reply`` with every member of the type it is declared with, what had to change in ``notes``,
+    so that no model or server can make the loop raise (docs/observability.md, "Replies the agent
+    repairs")."""
     notes = list(reply.notes)
     content = reply.content
     if isinstance(content, Sequence) and not isinstance(content, str | bytes | bytearray):
@@ -328,13 +327,9 @@ def checked_reply(reply: ModelReply) -> ModelReply:
 
 
 def _text_of(part: Any) -> Any:
-    return (
-        part
-        if isinstance(part, str)
-        else part.get("text")
-        if isinstance(part, Mapping)
-        else getattr(part, "text", None)
-    )
+    if isinstance(part, str):
+        return part
+    return part.get("text") if isinstance(part, Mapping) else getattr(part, "text", None)
 
 
 def _call_from(call_id: str, name: Any, arguments: Any, problem: str | None = None) -> ToolCall:
@@ -400,9 +395,8 @@ def _status_message(exc: openai.APIStatusError) -> str:
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """The provider's retry hint in seconds, from ``retry-after-ms`` or ``retry-after``.
-
-    An HTTP date in ``retry-after`` is ignored: it would need the wall clock."""
+    """The provider's retry hint in seconds, from ``retry-after-ms`` or ``retry-after`` (an HTTP
+    date is ignored: it would need the wall clock)."""
     for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
         value = headers.get(header)
         if value is None:

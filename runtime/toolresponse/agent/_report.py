@@ -1,11 +1,9 @@
 """What the agent's tool calls did, per tool, from its traces (``toolresponse report``).
 
 Per tool: calls, statuses, errors by code, p50/p95/max ``time_ms`` (nearest rank), breaker trips
-and denials; for the whole trace: runs and how they ended, model calls, tokens and duration; as
-text, or as one self-contained HTML page (inline CSS and SVG, no script) with a latency chart per
-tool. Denials are the calls refused (ACCESS_DENIED, PERMISSION_DENIED, or a rule named in
-``denied_by``). How odd lines are read, skipped and shown (``printable``): docs/observability.md,
-"Reading traces".
+and denials; for the whole trace: runs, model calls, tokens and duration; as text, or as one
+self-contained HTML page (inline CSS and SVG, no script). How odd lines are read and shown:
+docs/observability.md, "Reading traces".
 """
 
 from __future__ import annotations
@@ -130,10 +128,9 @@ class TraceSummary:
             if not skipped:
                 lines.append(f"{name}: no trace event in it (it has no line that is not blank)")
                 continue
-            count, first = len(skipped), skipped[0]
             lines.append(
-                f"{name}: no trace event in it ({count} line{'' if count == 1 else 's'}, none readable; "
-                f"line {first.line}: {first.reason})"
+                f"{name}: no trace event in it ({_plural(len(skipped), 'line')}, none readable; "
+                f"line {skipped[0].line}: {skipped[0].reason})"
             )
         return lines
 
@@ -230,11 +227,8 @@ def _add(summary: TraceSummary, line: _Line) -> None:
 
 
 def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
-    """Read every trace file and add up what the report shows.
-
-    Lines that cannot be read are skipped and kept in ``skipped``; a file
-    that cannot be opened raises ``TraceFormatError``.
-    """
+    """Read every trace file and add up what the report shows; lines that cannot be read are kept
+    in ``skipped``, a file that cannot be opened raises ``TraceFormatError``."""
     summary = TraceSummary()
     for path in paths:
         name = os.fspath(path)

@@ -12,11 +12,9 @@ from .._suggest import is_finite_number
 class RetryPolicy:
     """Exponential backoff with a cap per wait, a cap on the number of retries and on the total wait.
 
-    The n-th retry (from 0) waits ``initial_delay_s * multiplier**n``, at most
-    ``max_delay_s``; a hint from the other side (``retry_after_ms`` of a tool
-    error, ``Retry-After`` of a model error) raises the wait to the hint. No
-    retry is made when it would bring the total waited above
-    ``max_total_wait_s``: the failure is reported at once instead.
+    The n-th retry (from 0) waits ``initial_delay_s * multiplier**n``, at most ``max_delay_s``,
+    raised to a hint from the other side (``retry_after_ms``, ``Retry-After``). A retry that would
+    bring the total waited above ``max_total_wait_s`` is not made: the failure is reported at once.
     """
 
     max_retries: int = 2

@@ -1,27 +1,6 @@
-"""The agent's JSONL trace: one event per line, secrets masked, and the reader for reports.
+"""The agent's JSONL trace, one event per line with secrets masked, and the reader for reports.
 
-Every line is a JSON object with ``event``, ``run_id`` and ``t_ms`` (ms since
-the run started, on the agent's clock) and the members of its event:
-
-==============  =====================================================================================
-event           members
-==============  =====================================================================================
-run_start       task, model, tools, max_steps, started_at (wall-clock seconds), trace_version
-model_output    step, attempt, content, tool_calls [{id, name, arguments}], finish_reason,
-                usage {prompt_tokens, completion_tokens, total_tokens}, time_ms,
-                notes (only when the reply had to be repaired: a usage count that was not a count ...)
-model_error     step, attempt, code, status_code, message, retryable, retry_in_ms (null: gave up)
-tool_request    step, call_id, tool, arguments (the call as the model wrote it)
-tool_result     step, call_id, tool, attempt, status, code, retryable, time_ms, text,
-                denied_by (only when an access policy refused the call: its ``details.policy``)
-tool_retry      step, call_id, tool, attempt, code, wait_ms
-tool_blocked    step, call_id, tool, failures, code (the repeated-failure guard refused the call)
-breaker         tool, from, to, reason, consecutive_failures
-run_end         outcome, reason, answer, steps, tool_calls, usage, duration_ms
-==============  =====================================================================================
-
-Secrets are masked in every event, the model's argument text too (docs/observability.md,
-"Masking"); the report's reading of both traces is in docs/observability.md as well.
+The events and their members are listed in docs/observability.md ("The agent's events").
 """
 
 from __future__ import annotations
@@ -44,7 +23,7 @@ from ._models import ModelReply, ToolCall, kind_of
 _log = logging.getLogger("toolresponse.agent")
 
 TRACE_VERSION = 1
-"""The version of the event format above, written in every ``run_start``."""
+"""The version of the event format, written in every ``run_start``."""
 
 
 @runtime_checkable
@@ -101,16 +80,12 @@ class RunTrace:
         """Trace ``event`` of one tool call: its step, its id and its tool, then ``members``."""
         self.emit(event, step=index, call_id=call.id, tool=call.name, **members)
 
-    def tool_request(self, index: int, call: ToolCall, arguments: str) -> None:
+    def tool_request(self, index: int, call: ToolCall) -> None:
         """The call as asked: its arguments as the JSON object they are (masked member by member),
         else as the model wrote them (masked as text)."""
-        try:
-            value = json.loads(arguments)
-        except (ValueError, RecursionError):
-            value = None
-        self.tool_event(
-            "tool_request", index, call, arguments=value if isinstance(value, Mapping) else call.arguments
-        )
+        value = call.parsed_arguments
+        arguments = value if isinstance(value, Mapping) else call.arguments
+        self.tool_event("tool_request", index, call, arguments=arguments)
 
     def model_output(self, index: int, attempt: int, reply: ModelReply, time_ms: float) -> None:
         self.emit(
@@ -192,10 +167,9 @@ def read_trace(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each record of a JSONL trace file with its line number, blank lines skipped.
 
-    A line that is not a JSON object with a string ``event`` is a ``TraceFormatError`` naming
-    the file and line, given to ``on_error`` (and skipped) when there is one, else raised; so is a
-    file that cannot be read. An integer too long for Python (4300 digits) is read as infinity.
-    """
+    A line that is not a JSON object with a string ``event`` is a ``TraceFormatError`` (file and
+    line) given to ``on_error`` and skipped, else raised; a file that cannot be read raises it. An
+    integer too long for Python (4300 digits) is read as infinity."""
     name = os.fspath(path)
     try:
         handle = open(name, "rb")  # noqa: SIM115 - closed by the with below

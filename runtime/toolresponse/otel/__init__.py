@@ -1,9 +1,8 @@
 """OpenTelemetry for tool calls and agent runs: GenAI spans and metrics (the extra ``toolresponse[otel]``).
 
-``ToolResponseInstrumentor().instrument()`` (or ``opentelemetry-instrument``) makes every
-``ToolRegistry`` call an ``execute_tool`` span and every ``Agent`` run an ``invoke_agent`` span over
-its ``chat`` and tool spans; ``mcp_request`` adds the MCP attributes to the tool spans of one MCP
-request. Content is recorded only on opt-in, always masked; docs/observability.md has the details.
+``ToolResponseInstrumentor().instrument()`` (or ``opentelemetry-instrument``) turns them on;
+``mcp_request`` adds the MCP attributes to the tool spans of one MCP request. Content is recorded
+only on opt-in, always masked (docs/observability.md).
 """
 
 import lazy_loader

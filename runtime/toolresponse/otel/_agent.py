@@ -1,9 +1,8 @@
 """The agent: an ``invoke_agent`` span per run, a ``chat {model}`` span per model call.
 
-The run's span is current for the whole run, so that its chat spans (the agent's own
-``_complete``/``_acomplete``, whatever the model) and the registry's tool spans are its
-children (docs/observability.md, "The agent", lists the attributes). A run that ends
-``model_error`` is in error with the last failed chat's code as ``error.type``.
+The run's span is current for the whole run, so that its chat spans (``Agent._complete`` and
+``_acomplete``, whatever the model) and the registry's tool spans are its children
+(docs/observability.md, "The agent").
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The names this instrumentation writes, and the content-capture setting.
 
-They follow the GenAI semantic conventions of OpenTelemetry's ``semantic-conventions-genai``
-release v0.1.0 (on semantic-conventions v1.45.0), all of "development" stability, so they are
-kept here, in one place. Names under ``toolresponse.`` are this protocol's own, for what the
-conventions have no attribute for.
+They follow the GenAI semantic conventions (``SEMCONV_VERSION``), of "development" stability, so
+they are kept here, in one place. Names under ``toolresponse.`` are this protocol's own.
 """
 
 from __future__ import annotations

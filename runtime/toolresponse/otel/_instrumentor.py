@@ -1,7 +1,7 @@
-"""``ToolResponseInstrumentor``: a ``BaseInstrumentor``, registered under the
-``opentelemetry_instrumentor`` entry point so that ``opentelemetry-instrument`` turns it on.
-``instrument`` wraps the methods of ``_TARGETS`` in place (objects made before are instrumented
-too); ``uninstrument`` puts them back and takes the breaker listener off every breaker.
+"""``ToolResponseInstrumentor``: a ``BaseInstrumentor`` (entry point ``opentelemetry_instrumentor``).
+
+``instrument`` wraps the methods of ``_TARGETS`` in place, so that objects made before are
+instrumented too; ``uninstrument`` puts them back.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """MCP: the MCP conventions' attributes on the tool spans of MCP calls (docs/observability.md, "MCP").
 
-``mcp_request`` (no OpenTelemetry package needed) makes every tool span started inside it, in
-this task or thread and those it starts, carry the request's attributes. This package's own MCP
-face is instrumented from here, since it cannot import this package: ``start_served`` serves each
-``tools/call`` inside ``mcp_request``; ``mark_remote`` puts the client's attributes on the tool
-span a remote tool's call runs in.
+``mcp_request`` (no OpenTelemetry package needed) makes every tool span started inside it carry
+the request's attributes. The MCP face cannot import this package, so it is instrumented from
+here (``start_served``, ``mark_remote``).
 """
 
 from __future__ import annotations
@@ -59,12 +57,9 @@ def mcp_request(
     transport: str | None = None,
     protocol_name: str | None = None,
 ) -> McpRequest:
-    """Tool spans started inside carry the MCP attributes of this request.
-
-    ``method`` is the JSON-RPC method (``tools/call``); ``request_id`` the JSON-RPC
-    id (recorded as a string, as the conventions say); ``transport`` is ``pipe``
-    for stdio and ``tcp`` for HTTP, ``protocol_name`` ``http`` where it applies.
-    """
+    """Tool spans started inside (in this task or thread and those it starts) carry the MCP
+    attributes of this request; ``request_id`` is recorded as a string, ``transport`` is ``pipe``
+    for stdio and ``tcp`` for HTTP."""
     if not isinstance(method, str) or not method:
         raise ValueError(f"the MCP method must be a non-empty string, not {method!r}")
     attributes = {names.MCP_METHOD_NAME: method}
@@ -81,8 +76,7 @@ def mcp_request(
 
 
 def start_served(telemetry: Telemetry, service: McpToolService, request: McpToolCall) -> McpRequest:
-    """``McpToolService.aexecute`` inside ``mcp_request``, so that its tool span has the request's
-    attributes."""
+    """``McpToolService.aexecute`` inside ``mcp_request``, for its tool span."""
     return mcp_request(
         "tools/call",
         request_id=request.request_id,

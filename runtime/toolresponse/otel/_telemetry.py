@@ -1,10 +1,8 @@
 """What an instrumented process records with, and how one call is traced.
 
-``instrument`` installs one ``Telemetry`` (tracer, instruments, content setting); the wrappers
-``traced`` makes read it on every call and call straight through once ``uninstrument`` removed
-it. Each traced call is a ``Span``, current while the call runs; recording never changes what the
-call returns or raises. Content (and any text that may quote it) reaches a span only with content
-capture on, always masked with ``mask_secrets``.
+``instrument`` installs one ``Telemetry``; the ``traced`` wrappers read it on every call and call
+straight through once it is removed. Recording never changes what a call returns or raises.
+Content (and any text that may quote it) reaches a span only with content capture on, masked.
 """
 
 from __future__ import annotations
@@ -97,10 +95,9 @@ def raised(error: BaseException) -> Ending:
 
 @dataclass(eq=False)
 class Span:
-    """One traced call: ``with span: return span.ended(call())``. ``ended`` asks ``ending`` how the
-    result ends the span; a call that raises (cancellation too) ends as ``failure`` says, and the
-    exception goes on. ``variable`` holds this Span while the call runs (with ``state``, what the
-    wrappers of calls made inside need), and is reset before the span ends."""
+    """One traced call, current while it runs: ``with span: return span.ended(call())``. A call that
+    raises (cancellation too) ends as ``failure`` says. ``variable`` holds this Span (and ``state``
+    for the calls made inside) until the span ends."""
 
     telemetry: Telemetry
     name: str

@@ -1,9 +1,8 @@
 """Tool calls as ``execute_tool`` spans and the ``gen_ai.execute_tool.duration`` metric.
 
-Every ``ToolRegistry.execute``/``aexecute`` is one INTERNAL span, current while the call runs,
-in error exactly when the response is; a circuit transition during the call is a span event
-(docs/observability.md, "Tool calls"). A name the registry does not have is the caller's choice:
-it names no span and no metric series (``_unknown``), and is recorded only with content capture.
+Every ``ToolRegistry.execute``/``aexecute`` is one INTERNAL span, in error exactly when the
+response is; a circuit transition during the call is a span event (docs/observability.md,
+"Tool calls").
 """
 
 from __future__ import annotations
@@ -74,7 +73,8 @@ def start(
             if recorded is not None:
                 text = str(mask_secrets(recorded)) if isinstance(recorded, str) else content_json(recorded)
                 attributes[names.TOOL_CALL_ARGUMENTS] = text
-            attributes[names.TOOL_CALL_RESULT] = content_json(_without_context(response))
+            result = {key: value for key, value in response.to_dict().items() if key != "context"}
+            attributes[names.TOOL_CALL_RESULT] = content_json(result)
         error_type = None if code is None else code.value
         return Ending(attributes, error_type, response.text, {names.STATUS: response.status.value})
 
@@ -92,12 +92,6 @@ def start(
         variable=_CURRENT_TOOL,
         state=tool,
     )
-
-
-def _without_context(response: ToolResponse) -> dict[str, Any]:
-    result = response.to_dict()
-    result.pop("context", None)
-    return result
 
 
 # -- breaker transitions as span events ----------------------------------------------------------
