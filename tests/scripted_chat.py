@@ -9,11 +9,12 @@ estimated), a ``ScriptedCompletion`` (a body sent as given, however odd), a ``Sc
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Self
 
 from toolresponse.demo import _chat_server
 from toolresponse.demo._chat_server import ScriptedToolCall
@@ -69,6 +70,16 @@ class ScriptedChatServer(_chat_server.ScriptedChatServer):
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
+    def start(self) -> Self:
+        return self.__enter__()
+
+    def close(self) -> None:
+        self.__exit__()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that gave up is no error
+            super().handle_error(request, client_address)
+
     def tool_messages(self, request_index: int = -1) -> list[dict[str, Any]]:
         """The ``tool`` messages of one recorded request (the last by default): what the model read."""
         return [m for m in self.requests[request_index]["messages"] if m.get("role") == "tool"]
@@ -79,8 +90,12 @@ class ScriptedChatServer(_chat_server.ScriptedChatServer):
             handler.close_connection = True
             handler.connection.shutdown(socket.SHUT_RDWR)
         elif isinstance(step, ScriptedHTTPError):
+            kind = (
+                "rate_limit" if step.status == 429 else "server" if step.status >= 500 else "invalid_request"
+            )
             message = step.message or HTTPStatus(step.status).phrase
-            handler.error(step.status, message, step.headers.items())
+            error = {"message": message, "type": f"{kind}_error", "code": None, "param": None}
+            handler.send(step.status, {"error": error}, step.headers.items())
         else:
             handler.send(200, step.body)
 

@@ -2,15 +2,14 @@
 
 ``ScriptedChatServer(script)`` answers ``POST /v1/chat/completions`` on 127.0.0.1 (a free port, a
 background thread) with the completion of ``script(messages)``, a ``ScriptedReply``, so that the
-official ``openai`` client talks to it as to any server. The tests extend it (lists of steps,
-error answers, dropped connections): ``tests/scripted_chat.py``.
+official ``openai`` client talks to it as to any server (``with`` starts and stops it). The tests
+extend it (lists of steps, error answers, dropped connections): ``tests/scripted_chat.py``.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -45,28 +44,14 @@ class ScriptedChatServer(ThreadingHTTPServer):
         self.script = script
         self.base_url = f"http://127.0.0.1:{self.server_address[1]}/v1"
         self._count = itertools.count()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> Self:
-        self._thread = threading.Thread(target=self.serve_forever, args=(0.01,), daemon=True)
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        if self._thread is not None:
-            self.shutdown()
-            self._thread = None
-        self.server_close()
 
     def __enter__(self) -> Self:
-        return self.start()
+        threading.Thread(target=self.serve_forever, args=(0.01,), daemon=True).start()
+        return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that gave up is no error
-            super().handle_error(request, client_address)
+        self.shutdown()
+        self.server_close()
 
     def answer(self, handler: _Handler, body: dict[str, Any]) -> None:
         """Answer one request whose body holds a ``messages`` list."""
@@ -116,17 +101,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         if self.path.rstrip("/") != "/v1/chat/completions":
-            self.error(404, f"no route {self.path}")
+            self.send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
         elif not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            self.error(400, "the request body needs a 'messages' list")
+            self.send(400, {"error": {"message": "no 'messages' list", "type": "invalid_request_error"}})
         else:
             self.server.answer(self, body)
-
-    def error(self, status: int, message: str, headers: Iterable[tuple[str, str]] = ()) -> None:
-        """An error answer in OpenAI's format."""
-        kind = "rate_limit" if status == 429 else "server" if status >= 500 else "invalid_request"
-        error = {"message": message, "type": f"{kind}_error", "code": None, "param": None}
-        self.send(status, {"error": error}, headers)
 
     def send(self, status: int, payload: Any, headers: Iterable[tuple[str, str]] = ()) -> None:
         data = json.dumps(payload).encode("utf-8")
