@@ -65,7 +65,7 @@ class ScriptedChatServer(_chat_server.ScriptedChatServer):
     """The demo's server with the steps above, the requests kept."""
 
     def __init__(self, script: Script) -> None:
-        super().__init__(lambda messages: None)  # answer() below follows the steps instead
+        super().__init__(lambda messages: ScriptedReply())  # answer() below follows the steps instead
         self.steps = script
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()

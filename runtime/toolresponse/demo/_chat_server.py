@@ -39,7 +39,7 @@ class ScriptedChatServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, script: Callable[[list[dict[str, Any]]], Any]) -> None:
+    def __init__(self, script: Callable[[list[dict[str, Any]]], ScriptedReply]) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.script = script
         self.base_url = f"http://127.0.0.1:{self.server_address[1]}/v1"
