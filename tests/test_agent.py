@@ -13,11 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from toolresponse import CircuitBreaker, ToolCallEvent, ToolRegistry, ToolResponse
-from toolresponse.agent import Agent, AgentResult, ModelReply, OpenAIChatModel, RetryPolicy, RunOutcome
-from toolresponse.cli import main as cli
-from toolresponse.demo._chat_server import (
+from scripted_chat import (
     ScriptedChatServer,
     ScriptedCompletion,
     ScriptedDisconnect,
@@ -26,6 +22,10 @@ from toolresponse.demo._chat_server import (
     ScriptedToolCall,
     ScriptStep,
 )
+
+from toolresponse import CircuitBreaker, ToolCallEvent, ToolRegistry, ToolResponse
+from toolresponse.agent import Agent, AgentResult, ModelReply, OpenAIChatModel, RetryPolicy, RunOutcome
+from toolresponse.cli import main as cli
 from toolresponse.testing import FakeClock
 from toolresponse.validation import is_valid
 

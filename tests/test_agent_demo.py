@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_chat import ScriptedChatServer, ScriptedReply
 
 from toolresponse.agent import RetryPolicy
 from toolresponse.demo import agent as demo
-from toolresponse.demo._chat_server import ScriptedChatServer, ScriptedReply
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_demo_uses_the_configured_model_when_the_environment_names_one(
         seen.append(messages)
         return ScriptedReply(content="I would rather not calculate today.")
 
-    with ScriptedChatServer(configured, model="my-local-model") as server:
+    with ScriptedChatServer(configured) as server:
         url = server.base_url
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         monkeypatch.setenv("TOOLRESPONSE_MODEL", "my-local-model")

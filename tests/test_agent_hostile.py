@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_chat import ScriptedChatServer, ScriptedCompletion, ScriptedReply
 
 from toolresponse import ToolRegistry, ToolResponse
 from toolresponse.agent import Agent, AgentResult, OpenAIChatModel
 from toolresponse.cli import main as cli
-from toolresponse.demo._chat_server import ScriptedChatServer, ScriptedCompletion, ScriptedReply
 from toolresponse.testing import FakeClock
 
 HOSTILE = Path(os.environ.get("TOOLRESPONSE_HOSTILE_DIR", Path(__file__).parent / "hostile"))

@@ -12,18 +12,18 @@ import threading
 from typing import Any
 
 import pytest
-
-from toolresponse import ErrorCode, ModelError
-from toolresponse._errors import ModelConfigError
-from toolresponse.agent import ChatModel, ModelReply, OpenAIChatModel, TokenUsage, ToolCall
-from toolresponse.agent._models import retry_after_seconds
-from toolresponse.demo._chat_server import (
+from scripted_chat import (
     ScriptedChatServer,
     ScriptedDisconnect,
     ScriptedHTTPError,
     ScriptedReply,
     ScriptedToolCall,
 )
+
+from toolresponse import ErrorCode, ModelError
+from toolresponse._errors import ModelConfigError
+from toolresponse.agent import ChatModel, ModelReply, OpenAIChatModel, TokenUsage, ToolCall
+from toolresponse.agent._models import retry_after_seconds
 
 HELLO = [{"role": "user", "content": "hello"}]
 TOOLS = [

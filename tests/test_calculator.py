@@ -74,7 +74,6 @@ def test_evaluates_arithmetic(expression: str, value: float) -> None:
     [
         ("", ErrorCode.INVALID_PARAM, "empty"),
         ("   \t\n", ErrorCode.INVALID_PARAM, "empty"),
-        ("1+" * 300, ErrorCode.INVALID_PARAM, "too_long"),
         ("2 + $", ErrorCode.INVALID_FORMAT, "syntax"),
         ("12 \N{MULTIPLICATION SIGN} 4", ErrorCode.INVALID_FORMAT, "syntax"),
         ("__import__('os')", ErrorCode.INVALID_FORMAT, "unsupported"),

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from toolresponse.demo._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
+from scripted_chat import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS_DIR = ROOT / "docs"
@@ -269,7 +268,7 @@ def test_each_readme_python_snippet_runs_on_its_own(
     environment = {
         **{name: value for name, value in os.environ.items() if name != "OPENAI_API_KEY"},
         "OPENAI_BASE_URL": chat_server.base_url,
-        "TOOLRESPONSE_MODEL": chat_server.model,
+        "TOOLRESPONSE_MODEL": "scripted-model",
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
     }
     finished = subprocess.run(

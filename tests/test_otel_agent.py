@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from conftest import OtelCapture
 from opentelemetry.trace import SpanKind, StatusCode
-
-from toolresponse import ErrorCode, ModelError, ToolRegistry, ToolResponse
-from toolresponse.agent import Agent, AgentResult, ModelReply, OpenAIChatModel, RetryPolicy, TokenUsage
-from toolresponse.demo._chat_server import (
+from scripted_chat import (
     ScriptedChatServer,
     ScriptedHTTPError,
     ScriptedReply,
     ScriptedToolCall,
 )
+
+from toolresponse import ErrorCode, ModelError, ToolRegistry, ToolResponse
+from toolresponse.agent import Agent, AgentResult, ModelReply, OpenAIChatModel, RetryPolicy, TokenUsage
 from toolresponse.testing import FakeClock
 
 NO_RETRY = RetryPolicy(max_retries=0)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_chat import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 
 from toolresponse import (
     AccessControl,
@@ -33,7 +34,6 @@ from toolresponse.agent import (
     render_text,
     summarise,
 )
-from toolresponse.demo._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 from toolresponse.testing import FakeClock
 from toolresponse.tools._policy import AccessRequest, ApprovalRequest
 

@@ -1,4 +1,4 @@
-"""Where a verb that reads responses or records takes them from: the paths named, or standard input."""
+"""What the verbs share: the paths they read (or standard input), and a usage error's line."""
 
 from __future__ import annotations
 
@@ -36,3 +36,9 @@ def input_paths(
         )
         return None
     return ["-"]
+
+
+def fail(program: str, message: str, status: int = 2) -> int:
+    """Say ``program: message`` on standard error; return the exit ``status`` (2: a usage error)."""
+    print(f"{program}: {message}", file=sys.stderr)
+    return status

@@ -16,6 +16,7 @@ from .._errors import ConformanceError, ConformanceTokenError
 from ..http._access import TOKEN_ENV, load_token
 from ..http._conformance import DEFAULT_MAX_EXAMPLES, DEFAULT_SEED, DEFAULT_TIMEOUT_S, run_conformance
 from ..http._fixtures import CheckResult
+from ._input import fail
 
 PROGRAM = "toolresponse conformance"
 
@@ -81,11 +82,9 @@ def run(args: argparse.Namespace) -> int:
     except ConformanceTokenError as error:
         how = "check the token in" if error.token_given else "give it with"
         where = f"--token-file FILE or the environment variable {TOKEN_ENV}"
-        print(f"{PROGRAM}: {error}: {how} {where}", file=sys.stderr)
-        return 2
+        return fail(PROGRAM, f"{error}: {how} {where}")
     except (ValueError, ConformanceError) as error:  # a TokenError too
-        print(f"{PROGRAM}: {error}", file=sys.stderr)
-        return 2
+        return fail(PROGRAM, str(error))
     failed = report.failures
     passed = sum(1 for result in report.results if result.passed and not result.skipped)
     skipped = sum(1 for result in report.results if result.skipped)

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..demo import SECTIONS, run_sections
+from ._input import fail
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,9 +21,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     unknown = [name for name in args.sections if name not in SECTIONS]
     if unknown:
-        print(
-            f"toolresponse demo: unknown section {unknown[0]!r}; choose from {', '.join(SECTIONS)}",
-            file=sys.stderr,
-        )
-        return 2
+        return fail("toolresponse demo", f"unknown section {unknown[0]!r}; choose from {', '.join(SECTIONS)}")
     return run_sections(args.sections or list(SECTIONS), sys.stdout)

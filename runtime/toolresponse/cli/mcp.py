@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import logging
 import math
 import os
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 import orjson
 
@@ -25,10 +26,8 @@ from ..http._access import TOKEN_ENV, load_token
 from ..http._serve import listen, url_of
 from ..tools import load_registry
 from ..tools._registry import ToolRegistry
+from ._input import fail
 from .serve import add_http_arguments, add_server_arguments, http_settings
-
-if TYPE_CHECKING:
-    from ..mcp import McpConnection
 
 
 def _peer_options(parser: argparse.ArgumentParser) -> None:
@@ -86,9 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     call.add_argument("arguments", nargs="?", default="{}", metavar="JSON-ARGS", help="a JSON object")
 
 
-def _error(message: str, status: int = 2) -> int:
-    print(f"toolresponse mcp: {message}", file=sys.stderr)
-    return status
+_error = functools.partial(fail, "toolresponse mcp")
 
 
 def _print(value: Any) -> None:
@@ -166,7 +163,8 @@ def _attached(
     arguments: dict[str, Any] | None,
 ) -> int:
     """Attach the server and list its tools or call one (``arguments`` given), all within --timeout."""
-    from ..mcp import connect
+    from ..mcp import aattach, connect
+    from ..mcp._attach import local_name
 
     target = str(args.url if args.url is not None else args.stdio)
     try:
@@ -174,9 +172,15 @@ def _attached(
     except ValueError as error:  # an empty command, an unclosed quote
         return _error(f"--stdio: {error}")
     registry = ToolRegistry()
+
+    async def listed_or_called() -> ToolResponse | None:
+        async with asyncio.timeout(args.timeout):
+            await aattach(registry, connection, timeout_s=args.timeout)
+            return None if arguments is None else await registry.aexecute(local_name(args.tool), arguments)
+
     with connection:  # the answer is printed before the server is stopped (which takes seconds)
         try:
-            response = connection.wait_on_loop(_listed_or_called(connection, registry, args, arguments))
+            response = connection.wait_on_loop(listed_or_called())
         except McpConnectError as error:
             response = error.response
             _hint_stderr(args)
@@ -186,37 +190,12 @@ def _attached(
             _hint_stderr(args)
         except ToolDefinitionError as error:  # a tool that cannot be registered
             return _error(str(error))
-        return _printed(response, registry)
-
-
-def _printed(response: ToolResponse | None, registry: ToolRegistry) -> int:
-    """Print the call's ``response``, or the tools of ``registry`` (None: the listing); the exit status."""
-    if response is None:
+        if response is not None:
+            _print(response.to_dict())
+            return 1 if response.is_error else 0
         for spec in registry.list_tools():
-            entry = spec.to_dict()
-            entry.pop("timeout_s", None)
-            _print(entry)
+            _print({name: value for name, value in spec.to_dict().items() if name != "timeout_s"})
         return 0
-    _print(response.to_dict())
-    return 1 if response.is_error else 0
-
-
-async def _listed_or_called(
-    connection: McpConnection,
-    registry: ToolRegistry,
-    args: argparse.Namespace,
-    arguments: dict[str, Any] | None,
-) -> ToolResponse | None:
-    """Within --timeout, register the server's tools in ``registry``, then call the tool when
-    ``arguments`` are given (None for a listing: the tools are in ``registry``)."""
-    from ..mcp import aattach
-    from ..mcp._attach import local_name
-
-    async with asyncio.timeout(args.timeout):
-        await aattach(registry, connection, timeout_s=args.timeout)
-        if arguments is None:
-            return None
-        return await registry.aexecute(local_name(args.tool), arguments)
 
 
 def _hint_stderr(args: argparse.Namespace) -> None:

@@ -12,6 +12,7 @@ import sys
 
 from ..compat import SchemaDiffError, diff_schemas
 from ..compat._report import FailOn, failing, render_json, render_text
+from ._input import fail
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +42,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         diff = diff_schemas(args.old, args.new)
     except SchemaDiffError as error:
-        print(f"toolresponse schema diff: {error}", file=sys.stderr)
-        return 2
+        return fail("toolresponse schema diff", str(error))
     sys.stdout.write((render_json if args.format == "json" else render_text)(diff, fail_on))
     return 1 if failing(diff, fail_on) else 0

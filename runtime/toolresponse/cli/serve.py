@@ -10,6 +10,7 @@ options (``access_rules``, ``connection_limits``) are those of every verb servin
 from __future__ import annotations
 
 import argparse
+import functools
 import ipaddress
 import math
 import os
@@ -21,6 +22,7 @@ from ..http._access import ANY, TOKEN_ENV, is_loopback, load_token
 from ..http._serve import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, listen, url_of
 from ..tools import load_registry
 from ..tools._load import REGISTRY_EXAMPLE
+from ._input import fail
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -150,10 +152,7 @@ def http_settings(args: argparse.Namespace) -> tuple[AccessRules, ConnectionLimi
 
 
 def run(args: argparse.Namespace) -> int:
-    def error(message: str, status: int = 2) -> int:
-        print(f"toolresponse serve: {message}", file=sys.stderr)
-        return status
-
+    error = functools.partial(fail, "toolresponse serve")
     try:
         access, limits = http_settings(args)
         import uvicorn  # noqa: F401  (the extra's presence, told before the registry is loaded)

@@ -17,7 +17,7 @@ from ..interop import DIALECTS
 from ..validation import expand, report
 from ..validation._checks import RESPONSE_JUDGE
 from ..validation._report import EXIT_ERROR
-from ._input import add_paths_argument, input_paths
+from ._input import add_paths_argument, fail, input_paths
 
 if TYPE_CHECKING:
     from ..validation import Judge, Options, Record, Source
@@ -130,17 +130,14 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
     if args.scheduler is not None:
         return _on_dask(args, paths, checked)
     if args.cluster_timeout is not None:
-        unused = "--cluster-timeout bounds the waits of --scheduler, which is not given"
-        print(f"{PROGRAM}: {unused}", file=sys.stderr)
-        return EXIT_ERROR
+        return fail(PROGRAM, "--cluster-timeout bounds the waits of --scheduler, which is not given")
     return checked(jobs=args.jobs)
 
 
 def _on_dask(args: argparse.Namespace, paths: Sequence[str], checked: Callable[..., int]) -> int:
     """The same report, the inputs checked on the Dask cluster at ``args.scheduler``."""
     if "-" in paths:
-        print(f"{PROGRAM}: --scheduler reads files and URLs, not standard input", file=sys.stderr)
-        return EXIT_ERROR
+        return fail(PROGRAM, "--scheduler reads files and URLs, not standard input")
     from ..dask import ClusterTimeout, DaskUnavailable, check_on, connect
     from ..dask._cluster import TIMEOUT_S
 
@@ -156,12 +153,12 @@ def _on_dask(args: argparse.Namespace, paths: Sequence[str], checked: Callable[.
         with connect(args.scheduler, workers=workers, timeout_s=timeout_s) as client:
             return checked(checker=on_cluster)
     except DaskUnavailable as error:
-        print(f"{PROGRAM}: {error}", file=sys.stderr)
+        return fail(PROGRAM, str(error))
     except ClusterTimeout as error:
-        where = f"the Dask cluster at {args.scheduler}"
-        print(f"{PROGRAM}: {where}: {error}; --cluster-timeout sets the wait", file=sys.stderr)
+        return fail(
+            PROGRAM, f"the Dask cluster at {args.scheduler}: {error}; --cluster-timeout sets the wait"
+        )
     except (OSError, TimeoutError) as error:
-        print(f"{PROGRAM}: cannot use the Dask scheduler at {args.scheduler}: {error}", file=sys.stderr)
+        return fail(PROGRAM, f"cannot use the Dask scheduler at {args.scheduler}: {error}")
     except Exception as error:  # a task that failed on the cluster: a worker without toolresponse, say
-        print(f"{PROGRAM}: the Dask cluster failed: {type(error).__name__}: {error}", file=sys.stderr)
-    return EXIT_ERROR
+        return fail(PROGRAM, f"the Dask cluster failed: {type(error).__name__}: {error}")

@@ -1,11 +1,7 @@
 """The classifier: two schema sets walked side by side, every difference named by a rule.
 
-The walk compares the same keyword at the same place on both sides and asks whether the accepted
-set shrank, grew, stayed with other behaviour (error codes' metadata, defaults) or stayed the same
-(annotations); ``_KEYWORDS`` gives each keyword its comparison. Inside ``if`` and ``not`` a change
-is treated as shrinking (``condition-changed``); a ``$ref``'s two targets are compared in its
-place. Nothing recurses on a schema's depth: a comparison yields the comparisons it needs and one
-loop makes them.
+The rules are docs/versioning.md's; ``_KEYWORDS`` gives each keyword its comparison. Nothing
+recurses on a schema's depth: a comparison yields the comparisons it needs and one loop makes them.
 """
 
 from __future__ import annotations
@@ -97,9 +93,8 @@ def _scalar(value: Any) -> str:
 
 
 class _Texts:
-    """Canonical texts of JSON values: compact, members sorted, equal for equal JSON only (Python's
-    ``1 == 1.0 == True`` is not JSON's). Each container's text is built once from its children's,
-    with an explicit stack, and kept with the value (its ``id`` stays its own): linear in depth."""
+    """Canonical texts of JSON values, equal for equal JSON only (``1 == 1.0 == True`` is not JSON's);
+    each container's is built once, on a stack, and kept with the value so that its ``id`` stays its own."""
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[Any, str]] = {}

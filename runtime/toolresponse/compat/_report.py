@@ -27,10 +27,8 @@ class FailOn(StrEnum):
 
 def failing(diff: SchemaDiff, fail_on: FailOn) -> tuple[Change, ...]:
     """The changes that make ``diff`` fail under ``fail_on``."""
-    classes = [ChangeClass.BREAKING_PRODUCERS, ChangeClass.BREAKING_CONSUMERS]
-    if fail_on is FailOn.BEHAVIOUR:
-        classes.append(ChangeClass.BEHAVIOUR)
-    return diff.of_class(*classes)
+    behaviour = (ChangeClass.BEHAVIOUR,) if fail_on is FailOn.BEHAVIOUR else ()
+    return diff.of_class(ChangeClass.BREAKING_PRODUCERS, ChangeClass.BREAKING_CONSUMERS, *behaviour)
 
 
 def render_text(diff: SchemaDiff, fail_on: FailOn) -> str:

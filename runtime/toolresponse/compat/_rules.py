@@ -14,14 +14,11 @@ class ChangeClass(StrEnum):
     BREAKING_PRODUCERS = "breaking-producers"
     """The accepted set shrinks: documents producers write today may be rejected."""
     BREAKING_CONSUMERS = "breaking-consumers"
-    """The accepted set grows: consumers that rely on the old set (switch over a closed enum,
-    validate with the old schema) meet documents they cannot handle."""
+    """The accepted set grows: consumers relying on the old set meet documents they cannot handle."""
     BEHAVIOUR = "behaviour"
-    """The accepted set is the same, but what a conforming party does changes (a code's
-    category, default retryability or HTTP status; a default value)."""
+    """The accepted set is the same, but what a conforming party does changes."""
     COMPATIBLE = "compatible"
-    """Neither the accepted set nor any behaviour changes (descriptions, titles, examples,
-    comments, new annotations)."""
+    """Neither the accepted set nor any behaviour changes (descriptions, titles, examples ...)."""
 
 
 class Rule(NamedTuple):

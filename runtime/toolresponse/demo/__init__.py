@@ -1,9 +1,7 @@
 """Every demo of the project, runnable with nothing configured (``toolresponse demo``).
 
-Each section is a module of this package with a ``main(out) -> int`` function;
-the command runs them in order and exits non-zero if any section did. A section
-that needs an optional extra which is not installed is skipped, with one line
-naming the extra to install.
+Each section is a module of this package with ``main(out) -> int``, run in order; the command exits
+non-zero if any section did. A section whose optional extra is missing is skipped with one line.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The agent demo: a calculator task that meets success, partial and error, status by status.
 
-With nothing configured, the model is a scripted one served over real HTTP on
-loopback and reached through the official ``openai`` client, as a real model
-would be: it asks for four calculations at once, reads the statuses, fixes the
-one whose arguments were wrong, accepts the one that cannot be computed and
-answers. With ``OPENAI_BASE_URL`` and ``TOOLRESPONSE_MODEL`` set (and
-``OPENAI_API_KEY`` if the server needs one) the same agent runs on that model.
-
-The run's trace goes to ``TOOLRESPONSE_DEMO_TRACE`` if set, else to a new
-temporary directory, and ``toolresponse report`` is shown on it (text, and the
-HTML page beside the trace).
+With nothing configured the model is a scripted one, served on loopback and reached through the
+official ``openai`` client as a real model would be; ``OPENAI_BASE_URL`` and ``TOOLRESPONSE_MODEL``
+(and ``OPENAI_API_KEY`` if needed) name a real one. The trace goes to ``TOOLRESPONSE_DEMO_TRACE``,
+else to a new temporary directory, and its report is shown (text, and HTML beside the trace).
 """
 
 from __future__ import annotations
@@ -92,8 +86,7 @@ def scripted_model(messages: list[dict[str, Any]]) -> ScriptedReply:
 
 
 def _first_line(text: str, limit: int) -> str:
-    line = text.splitlines()[0] if text else ""
-    return shortened(line, limit)
+    return shortened(text.splitlines()[0] if text else "", limit)
 
 
 def print_transcript(result: AgentResult, out: TextIO) -> None:

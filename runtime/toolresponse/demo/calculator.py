@@ -1,12 +1,9 @@
-"""A calculator tool: every status of the protocol through the registry, and a breaker at work.
+"""The demo's calculator tool: every status of the protocol through the registry, and a breaker at work.
 
-The expression is parsed with ``ast`` and walked over tables of what is allowed (numbers,
-``+ - * / // % **``, unary signs, parentheses, ``CONSTANTS``, one-argument ``FUNCTIONS``);
-nothing reaches ``eval``. Sizes are checked before a power is computed, and every result must be
-finite with at most ``MAX_RESULT_DIGITS`` digits. An exact result is a success (``result`` a
-number every JSON reader keeps exact, ``result_text`` the exact text); an integer of more than
-``MAX_EXACT_DIGITS`` digits is shown rounded half up to ``SIGNIFICANT_DIGITS`` digits, partial
-unless the rounding dropped only zeros; a refusal is INVALID_PARAM, INVALID_FORMAT or
+The expression is parsed with ``ast`` and walked over tables of what is allowed; nothing reaches
+``eval``, and a power's size is checked before it is computed. An exact result is a success; an
+integer of more than ``MAX_EXACT_DIGITS`` digits is shown rounded to ``SIGNIFICANT_DIGITS`` digits,
+partial unless the rounding dropped only zeros; a refusal is INVALID_PARAM, INVALID_FORMAT or
 EXECUTION_ERROR with ``details.reason``.
 """
 
@@ -22,7 +19,7 @@ import math
 import operator
 import time
 import tokenize
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, TextIO
 
 from toolresponse_generated import ErrorCode
@@ -42,7 +39,6 @@ MAX_EXPRESSION_DEPTH: Final = 64
 MAX_RESULT_DIGITS: Final = 10_000
 """The most decimal digits any integer (result or intermediate) may have."""
 MAX_EXACT_DIGITS: Final = 30
-"""Integers of more digits are answered in scientific notation."""
 SIGNIFICANT_DIGITS: Final = 15
 
 _TOO_LARGE: Final = 10**MAX_RESULT_DIGITS
@@ -54,40 +50,49 @@ FUNCTIONS: Final[dict[str, Callable[[Any], Number]]] = {
     "sqrt": math.sqrt, "abs": abs, "round": round, "floor": math.floor, "ceil": math.ceil,
     "log": math.log, "exp": math.exp, "sin": math.sin, "cos": math.cos, "tan": math.tan,
 }  # fmt: skip
+_ALLOWED: Final = (
+    f"numbers, + - * / // % **, parentheses, the constants {', '.join(CONSTANTS)} and the functions "
+    f"{', '.join(FUNCTIONS)} (one argument each)"
+)
+_FAILURES: Final = {
+    "division_by_zero": "Division by zero in '{}'.",
+    "overflow": "'{}' is too large for a floating-point number.",
+    "math_domain": "'{}' is undefined (outside the function's domain).",
+    "not_real": "'{}' is not a real number.",
+    "result_too_large": f"'{{}}' has more than the {MAX_RESULT_DIGITS:,} digits the calculator computes.",
+}
+"""The message of each reason an operation fails for (EXECUTION_ERROR)."""
+_CODES: Final = {"empty": ErrorCode.INVALID_PARAM, "syntax": ErrorCode.INVALID_FORMAT,
+                 "unsupported": ErrorCode.INVALID_FORMAT, "too_deep": ErrorCode.INVALID_FORMAT}  # fmt: skip
+"""The code of each reason the expression is refused for; any other is an EXECUTION_ERROR."""
 
 
 class CalculatorError(ValueError):
     """An expression without a result: ``code`` to answer with, ``details`` (always a ``reason``)."""
 
-    def __init__(self, code: ErrorCode, message: str, reason: str, **details: Any) -> None:
+    def __init__(self, message: str, reason: str, **details: Any) -> None:
         super().__init__(message)
-        self.code = code
+        self.code = _CODES.get(reason, ErrorCode.EXECUTION_ERROR)
         self.message = message
         self.details: dict[str, Any] = {"reason": reason, **details}
 
 
-def _malformed(message: str, reason: str, **details: Any) -> CalculatorError:
-    return CalculatorError(ErrorCode.INVALID_FORMAT, message, reason, **details)
-
-
-def _failed(message: str, reason: str, **details: Any) -> CalculatorError:
-    return CalculatorError(ErrorCode.EXECUTION_ERROR, message, reason, **details)
+class _TooLarge(OverflowError):
+    """An integer of more than ``MAX_RESULT_DIGITS`` digits."""
 
 
 def _power(base: Number, exponent: Number) -> Number:
-    if isinstance(base, int) and isinstance(exponent, int) and exponent > 0 and abs(base) > 1:
-        digits = exponent * math.log10(abs(base))
-        if digits > MAX_RESULT_DIGITS:
-            raise _too_large(f"about {round(digits):,} digits")
+    integers = isinstance(base, int) and isinstance(exponent, int) and abs(base) > 1
+    if integers and exponent * math.log10(abs(base)) > MAX_RESULT_DIGITS:  # known before it is computed
+        raise _TooLarge
     return base**exponent
 
 
-def _too_large(size: str) -> CalculatorError:
-    return _failed(
-        f"The result is too large: {size}, more than the {MAX_RESULT_DIGITS} the calculator computes.",
-        "result_too_large",
-        limit_digits=MAX_RESULT_DIGITS,
-    )
+_RAISED: Final[dict[type[Exception], str]] = {
+    ZeroDivisionError: "division_by_zero",
+    OverflowError: "overflow",
+    _TooLarge: "result_too_large",
+}
 
 
 _OPERATORS: Final[dict[type[ast.AST], Callable[..., Number]]] = {
@@ -96,138 +101,91 @@ _OPERATORS: Final[dict[type[ast.AST], Callable[..., Number]]] = {
     ast.UAdd: operator.pos, ast.USub: operator.neg,
 }  # fmt: skip
 
-_FAILURES: Final[dict[type[Exception], tuple[str, str]]] = {
-    ZeroDivisionError: ("Division by zero in '{}'.", "division_by_zero"),
-    OverflowError: ("'{}' is too large for a floating-point number.", "overflow"),
-    ValueError: ("'{}' is undefined (outside the function's domain).", "math_domain"),
-}
-"""What an operation's exception means: its message and reason."""
 
-
-def _suggestion(name: str, known: Iterable[str]) -> str:
-    near = nearest(name, known)
-    return f" ({did_you_mean([near])})" if near else ""
-
-
-class _Walk:
+def _value(node: ast.AST, source: str, depth: int = 0) -> Number:
     """The value of a parsed expression, refusing any node but those of arithmetic."""
+    if depth > MAX_EXPRESSION_DEPTH:
+        message = f"The expression nests more than {MAX_EXPRESSION_DEPTH} levels deep."
+        raise CalculatorError(message, "too_deep", limit=MAX_EXPRESSION_DEPTH)
+    match node:
+        case ast.Constant(value=int() | float() as number) if not isinstance(number, bool):
+            return _applied(operator.pos, [number], node, source)
+        case ast.BinOp(op=op, left=left, right=right) if type(op) in _OPERATORS:
+            operands = [_value(left, source, depth + 1), _value(right, source, depth + 1)]
+            return _applied(_OPERATORS[type(op)], operands, node, source)
+        case ast.UnaryOp(op=op, operand=operand) if type(op) in _OPERATORS:
+            return _applied(_OPERATORS[type(op)], [_value(operand, source, depth + 1)], node, source)
+        case ast.Name(id=name) if name in CONSTANTS:
+            return CONSTANTS[name]
+        case ast.Call(func=ast.Name(id=name), args=[argument], keywords=[]) if (
+            name in FUNCTIONS and not isinstance(argument, ast.Starred)
+        ):
+            return _applied(FUNCTIONS[name], [_value(argument, source, depth + 1)], node, source)
+        case ast.Name(id=name) | ast.Call(func=ast.Name(id=name)) if name in FUNCTIONS:
+            raise _refused(f"Call {name} with one argument: {name}(x)", node)
+        case ast.Name(id=name) | ast.Call(func=ast.Name(id=name)):
+            near = nearest(name, [*CONSTANTS, *FUNCTIONS])
+            raise _refused(f"Unknown name '{name}'" + (f" ({did_you_mean([near])})" if near else ""), node)
+    raise _refused(f"'{_text(node, source)}' is not arithmetic", node)
 
-    def __init__(self, source: str) -> None:
-        self.source = source
 
-    def value(self, node: ast.AST, depth: int = 0) -> Number:
-        if depth > MAX_EXPRESSION_DEPTH:
-            raise _malformed(
-                f"The expression nests more than {MAX_EXPRESSION_DEPTH} levels deep.",
-                "too_deep",
-                limit=MAX_EXPRESSION_DEPTH,
-            )
-        depth += 1
-        match node:
-            case ast.Constant(value=int() | float() as number) if not isinstance(number, bool):
-                return self.checked(node, number)
-            case ast.Constant():
-                raise self.refuse(node, f"'{self.text(node)}' is not a real number")
-            case ast.BinOp(op=op) | ast.UnaryOp(op=op):
-                function = _OPERATORS.get(type(op))
-                if function is None:
-                    raise self.refuse(node, "This operator is not supported")
-                operands = [node.operand] if isinstance(node, ast.UnaryOp) else [node.left, node.right]
-                return self.apply(node, function, [self.value(operand, depth) for operand in operands])
-            case ast.Name(id=name) if name in CONSTANTS:
-                return CONSTANTS[name]
-            case ast.Name(id=name) if name in FUNCTIONS:
-                raise self.refuse(node, f"'{name}' is a function; call it as {name}(x)")
-            case ast.Name(id=name):
-                raise self.refuse(node, f"Unknown name '{name}'{_suggestion(name, CONSTANTS)}")
-            case ast.Call(func=ast.Name(id=name)) if name in FUNCTIONS:
-                if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
-                    raise self.refuse(node, f"Call {name} with one argument: {name}(x)")
-                return self.apply(node, FUNCTIONS[name], [self.value(node.args[0], depth)])
-            case ast.Call(func=function):
-                name = function.id if isinstance(function, ast.Name) else ""
-                unknown = f"Unknown function '{self.text(function)}'{_suggestion(name, FUNCTIONS)}"
-                raise self.refuse(node, unknown)
-        raise self.refuse(node, f"'{self.text(node)}' is not arithmetic")
+def _text(node: ast.AST, source: str) -> str:
+    return ast.get_source_segment(source, node) or ast.unparse(node)
 
-    def text(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.source, node) or ast.unparse(node)
 
-    def refuse(self, node: ast.AST, what: str) -> CalculatorError:
-        position = getattr(node, "col_offset", 0) + 1
-        return _malformed(
-            f"{what} (position {position}). Use numbers, + - * / // % **, parentheses, "
-            f"the constants {', '.join(CONSTANTS)} and the functions {', '.join(FUNCTIONS)}.",
-            "unsupported",
-            position=position,
-        )
+def _refused(what: str, node: ast.AST) -> CalculatorError:
+    position = getattr(node, "col_offset", 0) + 1
+    return CalculatorError(f"{what} (position {position}). Use {_ALLOWED}.", "unsupported", position=position)
 
-    def apply(self, node: ast.AST, function: Callable[..., Number], arguments: list[Number]) -> Number:
-        try:
-            result = function(*arguments)
-        except CalculatorError:
-            raise
-        except tuple(_FAILURES) as error:
-            message, reason = next(meaning for kind, meaning in _FAILURES.items() if isinstance(error, kind))
-            raise _failed(message.format(self.text(node)), reason, operation=self.text(node)) from None
-        if isinstance(result, complex):
-            raise _failed(f"'{self.text(node)}' is not a real number.", "not_real", operation=self.text(node))
-        return self.checked(node, result)
 
-    def checked(self, node: ast.AST, value: Number) -> Number:
-        if isinstance(value, float) and not math.isfinite(value):
-            raise _failed(f"'{self.text(node)}' is too large for a floating-point number.", "overflow")
-        if isinstance(value, int) and abs(value) >= _TOO_LARGE:
-            raise _too_large(f"{decimal.Decimal(value).adjusted() + 1:,} digits")
-        return value
+def _failed(reason: str, node: ast.AST, source: str) -> CalculatorError:
+    text = _text(node, source)
+    return CalculatorError(_FAILURES[reason].format(text), reason, operation=text)
+
+
+def _applied(function: Callable[..., Number], arguments: list[Number], node: ast.AST, source: str) -> Number:
+    """``function(*arguments)``, refused unless it is a finite real number of at most
+    ``MAX_RESULT_DIGITS`` digits."""
+    try:
+        result = function(*arguments)
+    except (ArithmeticError, ValueError) as error:
+        raise _failed(_RAISED.get(type(error), "math_domain"), node, source) from None
+    if isinstance(result, complex):
+        raise _failed("not_real", node, source)
+    if isinstance(result, float) and not math.isfinite(result):
+        raise _failed("overflow", node, source)
+    if isinstance(result, int) and abs(result) >= _TOO_LARGE:
+        raise _failed("result_too_large", node, source)
+    return result
 
 
 def evaluate(expression: str) -> Number:
     """The value of an arithmetic expression; raises a :class:`CalculatorError` saying why not."""
     source = expression.strip()
     if not source:
-        raise CalculatorError(
-            ErrorCode.INVALID_PARAM, "The expression is empty: give one such as '2 + 3'.", "empty"
-        )
-    if len(expression) > MAX_EXPRESSION_LENGTH:
-        raise CalculatorError(
-            ErrorCode.INVALID_PARAM,
-            f"The expression is {len(expression)} characters long; the limit is {MAX_EXPRESSION_LENGTH}.",
-            "too_long",
-            limit=MAX_EXPRESSION_LENGTH,
-        )
-    position = _number_against_name(source)
-    if position is not None:  # '2pi', '1if': the parser would only warn, or misread it
-        raise _malformed(
-            f"A number directly followed by a name at position {position}: put an operator between "
-            "them, for example '2 * pi'.",
-            "syntax",
-            position=position,
-        )
-    try:
-        tree = ast.parse(source, mode="eval")
-    except SyntaxError as error:
-        where = f" at position {error.offset}" if error.offset else ""
-        raise _malformed(
-            f"'{source}' is not a valid arithmetic expression ({error.msg}{where}).",
-            "syntax",
-            **({"position": error.offset} if error.offset else {}),
-        ) from None
-    except (RecursionError, MemoryError):
-        raise _malformed("The expression nests too deeply to be parsed.", "too_deep") from None
-    return _Walk(source).value(tree.body)
-
-
-def _number_against_name(source: str) -> int | None:
-    """The 1-based position of the first number written right against a name, if any."""
+        raise CalculatorError("The expression is empty: give one such as '2 + 3'.", "empty")
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
-        return None  # the parser says what is wrong
+        tokens = []  # the parser says what is wrong
     for number, name in itertools.pairwise(tokens):
         if number.type == tokenize.NUMBER and name.type == tokenize.NAME and number.end == name.start:
-            return number.start[1] + 1
-    return None
+            # '2pi', '1if 2 else 3': the parser would only warn, or misread it
+            position = number.start[1] + 1
+            message = (
+                f"A number directly followed by a name at position {position}: write '2 * pi', not '2pi'."
+            )
+            raise CalculatorError(message, "syntax", position=position)
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as error:
+        where = {"position": error.offset} if error.offset else {}
+        at = f" at position {error.offset}" if error.offset else ""
+        message = f"'{source}' is not a valid arithmetic expression ({error.msg}{at})."
+        raise CalculatorError(message, "syntax", **where) from None
+    except (RecursionError, MemoryError):
+        raise CalculatorError("The expression nests too deeply to be parsed.", "too_deep") from None
+    return _value(tree.body, source)
 
 
 def calculate(expression: str) -> ToolResponse:
@@ -253,8 +211,7 @@ def calculate(expression: str) -> ToolResponse:
     if rounded == exact:
         return ToolResponse.success(f"{source} = {text}", data)
     return ToolResponse.partial(
-        f"{source} ≈ {text} (rounded to {SIGNIFICANT_DIGITS} significant digits: the exact result has "
-        f"{digits} digits, too many to show)",
+        f"{source} ≈ {text} (rounded to {SIGNIFICANT_DIGITS} of its {digits} digits)",
         {**data, "significant_digits": SIGNIFICANT_DIGITS, "truncated": True},
     )
 
@@ -264,10 +221,8 @@ class Calculator(Tool):
 
     name = "calculator"
     description = (
-        "Evaluate an arithmetic expression exactly: numbers, + - * / // % ** and parentheses, "
-        f"the functions {', '.join(FUNCTIONS)} (one argument each) and the constants "
-        f"{', '.join(CONSTANTS)}. Integers longer than {MAX_EXACT_DIGITS} digits are answered in "
-        "scientific notation."
+        f"Evaluate an arithmetic expression exactly: {_ALLOWED}. Integers longer than "
+        f"{MAX_EXACT_DIGITS} digits are answered in scientific notation."
     )
     parameters: Mapping[str, Any] = {
         "type": "object",

@@ -1,11 +1,8 @@
-"""``toolresponse validate`` on a bundled directory of third-party tool output, and its report.
+"""``toolresponse validate`` on ``samples/``, third-party tool output, and its report.
 
-The samples (``samples/``) are what a consumer receives from tools it did not
-write: HelloAgents 1.0 output (``"error"`` in place of ``error_info``, a free-string
-code), an agent trace in JSON lines with a broken line, NaN and a misspelled
-code, an MCP ``CallToolResult``, a duplicated ``status``, a file holding an array
-of responses, and a few valid responses. The section shows the report; it
-exits 0, as showing the report is its purpose (the command itself would exit 1).
+The samples are what a consumer receives from tools it did not write (HelloAgents 1.0 output, a
+trace with a broken line, NaN, an MCP ``CallToolResult``, a duplicated ``status`` ...). The section
+exits 0: showing the report is its purpose (the command itself would exit 1).
 """
 
 from __future__ import annotations
