@@ -184,14 +184,7 @@ class ModelError(AgentError):
         self.code = code
         self.status_code = status_code
         self.retry_after_s = retry_after_s
-        self._retryable = retryable
-
-    @property
-    def retryable(self) -> bool:
-        """Whether the same request may succeed later."""
-        if self._retryable is not None:
-            return self._retryable
-        return ERROR_CODE_INFO[self.code].retryable
+        self.retryable: bool = ERROR_CODE_INFO[code].retryable if retryable is None else retryable
 
     def __str__(self) -> str:
         status = f" (HTTP {self.status_code})" if self.status_code is not None else ""

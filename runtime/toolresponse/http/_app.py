@@ -109,11 +109,6 @@ def _error(
     return _answer(ToolResponse.error(code, message, **members), status, headers)
 
 
-def _context(name: str, call_id: str | None) -> dict[str, Any] | None:
-    context = {"tool_name": name, "call_id": call_id}
-    return {key: value for key, value in context.items() if value} or None
-
-
 def _call_id_problem(call_id: str) -> str | None:
     """Why ``call_id`` is not a valid call id header, or None."""
     if len(call_id) < CALL_ID_MIN_LENGTH:
@@ -187,7 +182,7 @@ class _Binding:
         self.execute_as = _as_caller(registry.aexecute, caller)
         self.list_as = _as_caller(registry.list_tools, caller)
 
-    def _refuse_unread(self, unread: Exception, context: dict[str, Any] | None) -> Response:
+    def _refuse_unread(self, unread: Exception, context: dict[str, Any]) -> Response:
         """408 for a body not all there in time, 413 for one over the limit; the connection then closes."""
         timeout, limit = self.body_timeout_s, self.max_body_bytes
         details: dict[str, Any]
@@ -212,7 +207,9 @@ class _Binding:
         name: str = request.path_params[TOOL_NAME_PARAMETER]
         call_id = request.headers.get(CALL_ID_HEADER)
         problem = None if call_id is None else _call_id_problem(call_id)
-        context = _context(name, None if problem else call_id)
+        context: dict[str, Any] = {"tool_name": name}
+        if call_id is not None and problem is None:
+            context["call_id"] = call_id
         try:
             async with asyncio.timeout(self.body_timeout_s):
                 body = await _read_body(request, self.max_body_bytes)

@@ -39,7 +39,8 @@ _POLL_S: Final = 0.25
 """The longest a thread blocks at once on a call: a Ctrl-C landing just before is acted on then."""
 _REFUSALS: Final = frozenset({401, 403, 404, 405})
 """HTTP answers read at any time (once connected, a 404 is a session the server ended)."""
-_UNAVAILABLE: Final = frozenset({502, 503, 504})
+_STATUS_CODES: Final = {429: ErrorCode.RATE_LIMIT} | dict.fromkeys((502, 503, 504), ErrorCode.NETWORK_ERROR)
+"""The code of an HTTP failure while connecting, but for API_ERROR (502-504: down for now)."""
 _CONNECTION_CLOSED: Final = -32000
 _REQUEST_TIMEOUT: Final = -32001  # the SDK's code for a request it stopped waiting for
 
@@ -355,11 +356,7 @@ class McpConnection:
                 " (the streamable-HTTP endpoint, often /mcp)."
             )
             return self._failure(ErrorCode.NOT_FOUND, message, http_status=status)
-        code = ErrorCode.API_ERROR
-        if status == 429:
-            code = ErrorCode.RATE_LIMIT
-        elif status in _UNAVAILABLE:
-            code = ErrorCode.NETWORK_ERROR
+        code = _STATUS_CODES.get(status, ErrorCode.API_ERROR)
         told = f": {said.rstrip('.')}" if said else ""
         message = f"The MCP server {self.description} answered HTTP {status} while connecting{told}."
         return self._failure(code, message, http_status=status)
