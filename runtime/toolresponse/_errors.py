@@ -103,14 +103,7 @@ class IJsonError(MalformedJsonError):
     bytes in text that is not UTF-8), 0-based ``offset``, the member's ``pointer`` or None."""
 
     def __init__(
-        self,
-        rule: IJsonRule,
-        detail: str,
-        *,
-        line: int,
-        column: int,
-        offset: int,
-        pointer: str | None = None,
+        self, rule: IJsonRule, detail: str, *, line: int, column: int, offset: int, pointer: str | None = None
     ) -> None:
         self.rule = rule
         self.detail = detail
