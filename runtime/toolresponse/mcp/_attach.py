@@ -93,10 +93,8 @@ def attach(
     by ``local_name``, ``prefix`` first); returns the connection. ``timeout_s`` bounds each call,
     the ``options`` are ``McpConnection``'s.
 
-    Raises ``McpConnectError`` when the server cannot be reached or listed in time, and
-    ``ToolDefinitionError`` when a name is already taken in ``registry``; either way nothing is
-    registered, and a connection made here is closed. Of remote tools whose registry names are
-    the same (``get.time`` and ``get_time``), the first is registered, with a warning.
+    Raises ``McpConnectError`` (the server cannot be reached or listed in time) or
+    ``ToolDefinitionError`` (a name already taken); then nothing is registered.
     """
     connection = (
         target if isinstance(target, McpConnection) else connect(target, timeout_s=timeout_s, **options)

@@ -151,9 +151,8 @@ class McpConnection:
 
     ``target`` is a URL (streamable HTTP, ``token`` sent as a bearer token) or a command (a string
     split like a shell would, or a list: stdio) run in ``cwd`` with the SDK's minimal environment
-    and ``env`` over it, its stderr to ``stderr`` (a file with a descriptor; default
-    ``sys.stderr``). ``call_timeout_s`` bounds each call; ``connect_timeout_s`` (default
-    ``call_timeout_s``) connecting and listing together, and a call's reconnecting.
+    and ``env`` over it, its stderr to ``stderr`` (a file with a descriptor). ``call_timeout_s``
+    bounds each call, ``connect_timeout_s`` (default ``call_timeout_s``) connecting and listing.
     """
 
     def __init__(
@@ -241,13 +240,12 @@ class McpConnection:
         return Client(transport, read_timeout_seconds=read_timeout, cache=None)
 
     async def _seen(self, response: Any) -> None:
-        """Note a failed POST (the SDK's JSON-RPC error no longer says its status) and what the
-        server said, until one succeeds: one of ``_REFUSALS``, or any failure while connecting.
-        Once connected, another failure's body is the SDK's, to read a JSON-RPC error from. (A GET
-        may well be 405: a server need not offer a stream of its own.)"""
+        """Note a failed POST (the SDK's error no longer says its status) and what the server said,
+        until one succeeds: one of ``_REFUSALS``, or any failure while connecting (once connected,
+        another failure's body is the SDK's, to read a JSON-RPC error from)."""
         status = response.status_code
         noted = status in _REFUSALS or (status >= 400 and self._client is None)
-        if noted and response.request.method == "POST":
+        if noted and response.request.method == "POST":  # a GET may be 405: a stream is optional
             body = b""
             async for chunk in response.aiter_bytes():  # a message, not whatever the server sends
                 body += chunk
@@ -336,20 +334,17 @@ class McpConnection:
         if self._http_failure is None:
             return None
         status, said = self._http_failure
-        if status not in (401, 403):
-            return self._status_failure(status, said) if connecting else None
-        given = self._token is not None
-        reason = "it does not accept the token sent" if given else "it needs a token"
-        if status == 403 and said:
-            reason = f"it says: {said}"
-        return self._failure(
-            ErrorCode.ACCESS_DENIED,
-            f"The MCP server {self.description} refused access (HTTP {status}): {reason.rstrip('.')}.",
-            http_status=status,
-            token_sent=given,
-        )
-
-    def _status_failure(self, status: int, said: str | None) -> ToolResponse:
+        if status in (401, 403):
+            given = self._token is not None
+            reason = "it does not accept the token sent" if given else "it needs a token"
+            if status == 403 and said:
+                reason = f"it says: {said}"
+            message = (
+                f"The MCP server {self.description} refused access (HTTP {status}): {reason.rstrip('.')}."
+            )
+            return self._failure(ErrorCode.ACCESS_DENIED, message, http_status=status, token_sent=given)
+        if not connecting:
+            return None
         if status in (404, 405, 410):
             message = (
                 f"The URL {self.description} is not an MCP endpoint (HTTP {status}): check its path"
