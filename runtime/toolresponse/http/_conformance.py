@@ -248,12 +248,8 @@ def _run_schemathesis(schema: Any) -> Iterator[CheckResult]:
     if BINDING_CHECK not in names:
         errors.append(f"{BINDING_CHECK} never ran")
     note = f"{len(names)} checks: {', '.join(names)}"
-    yield CheckResult(
-        section="schemathesis",
-        name="the run completes, every check in force",
-        problems=tuple(errors),
-        note=note,
-    )
+    name = "the run completes, every check in force"
+    yield CheckResult(section="schemathesis", name=name, problems=tuple(errors), note=note)
 
 
 def _check_url(url: str) -> str:
