@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp_peers import HANG_AT_START, NOISY_START, TIME_SERVER, process_gone
+from mcp_peers import HANG_AT_START, NOISY_START, TIME_SERVER, process_gone, serve_http_in_background
 
 from toolresponse import (
     ErrorCode,
@@ -326,8 +326,6 @@ TOKEN = "Vb7-qP2x_Lm9sKt4Rw8nYz1Hc6Jd3Fg0"
 @pytest.fixture(scope="module")
 def token_server() -> Iterator[str]:
     """Our MCP face over streamable HTTP, behind the HTTP binding's access rules with a token."""
-    from mcp_peers import serve_http_in_background
-
     from toolresponse.demo.calculator import build_registry
     from toolresponse.http import AccessRules
     from toolresponse.mcp import http_app
@@ -470,8 +468,6 @@ def test_a_url_that_refuses_the_method_is_not_found() -> None:
 
 
 def test_a_403_for_the_host_says_what_the_server_said_not_the_token() -> None:
-    from mcp_peers import serve_http_in_background
-
     from toolresponse.demo.calculator import build_registry
     from toolresponse.http import AccessRules
     from toolresponse.mcp import http_app
@@ -526,8 +522,6 @@ def test_a_servers_stderr_goes_where_it_is_sent(tmp_path: Path) -> None:
 def test_an_attached_tool_answers_with_the_callers_call_id_or_none() -> None:
     """The remote server's answer carries its request id as its call id; here the call's id is the
     caller's: none when the caller gave none (it was the remote request's number)."""
-    from mcp_peers import serve_http_in_background
-
     from toolresponse.demo.calculator import build_registry
     from toolresponse.mcp import http_app
 
