@@ -1,9 +1,15 @@
-"""MCP server commands the client tests start, and how they tell that a server process ended."""
+"""MCP server commands the client tests start, how they tell that a server process ended, and an
+MCP app served in a thread."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+from toolresponse.http import serve_in_background
 
 TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
 """The third-party ``mcp-server-time`` (PyPI), installed beside this Python."""
@@ -31,3 +37,12 @@ def process_gone(pid: int) -> bool:
         return True
     state = next(line for line in status.splitlines() if line.startswith("State:"))
     return state.split()[1] in {"Z", "X"}
+
+
+@contextlib.contextmanager
+def serve_http_in_background(app: Any) -> Iterator[str]:
+    """Serve the MCP ``app`` in a background thread; yields its endpoint URL (``.../mcp``)."""
+    from toolresponse.mcp._server import endpoint_url
+
+    with serve_in_background(app) as url:
+        yield endpoint_url(url)

@@ -16,6 +16,7 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp_peers import serve_http_in_background
 
 from toolresponse import (
     AccessControl,
@@ -33,7 +34,6 @@ from toolresponse.demo.calculator import Calculator
 from toolresponse.http import AccessRules
 from toolresponse.interop import from_mcp
 from toolresponse.mcp import STDIO_CALLER, McpToolService, http_app
-from toolresponse.mcp._server import serve_http_in_background
 
 HERE = Path(__file__).resolve().parent
 TOKEN = "m2Vq-8xT_4nLp0RsWk6jYc3HdF9gB1aZ"

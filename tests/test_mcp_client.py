@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp_peers import HANG_AT_START, NOISY_START, TIME_SERVER, process_gone
+from mcp_peers import HANG_AT_START, NOISY_START, TIME_SERVER, process_gone, serve_http_in_background
 
 from toolresponse import (
     ErrorCode,
@@ -329,7 +329,6 @@ def token_server() -> Iterator[str]:
     from toolresponse.demo.calculator import build_registry
     from toolresponse.http import AccessRules
     from toolresponse.mcp import http_app
-    from toolresponse.mcp._server import serve_http_in_background
 
     with serve_http_in_background(http_app(build_registry(), access=AccessRules.of(token=TOKEN))) as url:
         yield url
@@ -472,7 +471,6 @@ def test_a_403_for_the_host_says_what_the_server_said_not_the_token() -> None:
     from toolresponse.demo.calculator import build_registry
     from toolresponse.http import AccessRules
     from toolresponse.mcp import http_app
-    from toolresponse.mcp._server import serve_http_in_background
 
     rules = AccessRules(hosts=frozenset({"example.test"}), origins=frozenset(), token=TOKEN)
     with (
@@ -526,7 +524,6 @@ def test_an_attached_tool_answers_with_the_callers_call_id_or_none() -> None:
     caller's: none when the caller gave none (it was the remote request's number)."""
     from toolresponse.demo.calculator import build_registry
     from toolresponse.mcp import http_app
-    from toolresponse.mcp._server import serve_http_in_background
 
     with serve_http_in_background(http_app(build_registry())) as url:
         registry = ToolRegistry()

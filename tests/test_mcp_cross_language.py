@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_peers import serve_http_in_background
 from node_json import node_json
 from test_mcp_tool_failure import CALLS, CODES, FACTORY, HERE, SERVE
 from test_mcp_typescript import SDK, _run
@@ -36,7 +37,6 @@ from toolresponse.interop import from_mcp
 from toolresponse.interop._mcp import MCP_META_KEY, TOOL_FAILURE_KEY
 from toolresponse.interop._text import INFERENCE_TABLE, text_error
 from toolresponse.mcp import attach, http_app
-from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.tools import load_registry
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,13 +13,13 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp_peers import serve_http_in_background
 
 from toolresponse import ErrorCode, ToolResponse, ToolStatus, validate
 from toolresponse.http import AccessRules
 from toolresponse.interop import from_mcp
 from toolresponse.interop._mcp import MCP_META_KEY
 from toolresponse.mcp import http_app
-from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.tools import load_registry
 
 HERE = Path(__file__).resolve().parent / "mcp"

@@ -23,13 +23,13 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp_peers import serve_http_in_background
 from test_mcp_typescript import _run, node  # noqa: F401  (node: the fixture, for the TypeScript tests)
 
 from toolresponse import ErrorCode, ToolRegistry, ToolResponse, validate
 from toolresponse.interop import from_mcp
 from toolresponse.interop._mcp import MCP_META_KEY, TOOL_FAILURE_KEY
 from toolresponse.mcp import attach, http_app
-from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.tools import load_registry
 
 HERE = Path(__file__).resolve().parent / "mcp"

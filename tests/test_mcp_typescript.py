@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_peers import serve_http_in_background
 
 from toolresponse import ErrorCode, ToolStatus, validate
 from toolresponse.interop import from_mcp
 from toolresponse.mcp import http_app
-from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.tools import load_registry
 
 ROOT = Path(__file__).resolve().parent.parent

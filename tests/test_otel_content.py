@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from conftest import OtelCapture
 from mcp import Client
+from mcp_peers import serve_http_in_background
 
 from toolresponse import CircuitBreaker, ErrorCode, ModelError, ToolRegistry
 from toolresponse.agent import Agent, ModelReply, RetryPolicy, ToolCall
 from toolresponse.mcp import attach, http_app
-from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.testing import FakeClock
 from toolresponse.tools import load_registry
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from conftest import OtelCapture
 from mcp import Client
+from mcp_peers import serve_http_in_background
 
 from toolresponse import ToolRegistry, ToolStatus
 from toolresponse.mcp import McpToolService, attach, http_app
-from toolresponse.mcp._server import serve_http_in_background
 from toolresponse.mcp._service import McpToolCall
 from toolresponse.tools import load_registry
 

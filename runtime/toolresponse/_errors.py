@@ -16,12 +16,9 @@
         ├── ModelError                  one call to a chat model failed; ``.code`` is an ``ErrorCode``
         └── TraceFormatError            a trace file cannot be read (names the file and line)
 
-``ResponseValidationError`` (with its subclasses) and ``MalformedJsonError`` are
-also ``ValueError``; ``ToolDefinitionError`` is also a ``TypeError``, as a bad
-definition is a programming mistake, found when the tool is registered.
-
-A tool's call never raises any of these to its caller (the registry answers every call with a
-ToolResponse), nor does the agent loop let a ``ModelError`` escape.
+``ResponseValidationError`` and ``MalformedJsonError`` are also ``ValueError``, and
+``ToolDefinitionError`` a ``TypeError`` (a programming mistake). A tool's call never raises any
+of these to its caller, nor does the agent loop let a ``ModelError`` escape.
 """
 
 from __future__ import annotations
@@ -52,8 +49,7 @@ class ToolResponseError(Exception):
 
 class ResponseValidationError(ToolResponseError, ValueError):
     """A value that is not a valid ToolResponse v1: ``errors`` lists every violation, most relevant
-    first (a JSON ``pointer``, "" for the whole, the failed ``keyword``, a ``message``), and
-    ``best`` is the one most worth showing (``best_match``)."""
+    first, and ``best`` is the one most worth showing (``best_match``)."""
 
     def __init__(self, errors: Iterable[SchemaViolation], *, what: str = "invalid ToolResponse") -> None:
         self.errors = tuple(errors)
@@ -68,14 +64,13 @@ class ResponseValidationError(ToolResponseError, ValueError):
     def best(self) -> SchemaViolation:
         """The violation most worth showing."""
         best = best_match(self.errors)
-        assert best is not None  # there is at least one
+        assert best is not None
         return best
 
 
 class JsonValueError(ResponseValidationError):
     """A value that is not JSON (bytes, NaN, a cycle, an unknown type) and has no documented
-    conversion: ``pointer`` locates it (in the value converted, or the response being built),
-    ``type_name`` is its Python type."""
+    conversion: ``pointer`` locates it, ``type_name`` is its Python type."""
 
     def __init__(self, pointer: str, message: str, *, type_name: str, keyword: str = "type") -> None:
         self.pointer = pointer
@@ -85,8 +80,7 @@ class JsonValueError(ResponseValidationError):
 
 
 class MalformedJsonError(ToolResponseError, ValueError):
-    """Text that is not I-JSON (RFC 7493): a syntax error, NaN or Infinity, a duplicate member
-    name, invalid UTF-8 or a lone surrogate. ``reason`` says which, in a few words."""
+    """Text that is not I-JSON (RFC 7493); ``reason`` says why, in a few words."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -105,19 +99,11 @@ class IJsonRule(StrEnum):
 
 
 class IJsonError(MalformedJsonError):
-    """A text that is not I-JSON: the ``rule`` it breaks and where. ``line`` and ``column`` are
-    1-based (the column counts characters, or bytes in text that is not UTF-8), ``offset`` the
-    0-based position, ``pointer`` the JSON pointer of the offending member or None."""
+    """The I-JSON ``rule`` a text breaks and where: 1-based ``line`` and ``column`` (characters, or
+    bytes in text that is not UTF-8), 0-based ``offset``, the member's ``pointer`` or None."""
 
     def __init__(
-        self,
-        rule: IJsonRule,
-        detail: str,
-        *,
-        line: int,
-        column: int,
-        offset: int,
-        pointer: str | None = None,
+        self, rule: IJsonRule, detail: str, *, line: int, column: int, offset: int, pointer: str | None = None
     ) -> None:
         self.rule = rule
         self.detail = detail
@@ -129,8 +115,7 @@ class IJsonError(MalformedJsonError):
 
 
 class ToolDefinitionError(ToolResponseError, TypeError):
-    """A tool that cannot be registered: an empty or duplicate name, a signature that cannot be
-    described as JSON Schema, an invalid parameter or output schema."""
+    """A tool that cannot be registered (name, signature, parameter or output schema)."""
 
 
 class RegistryLoadError(ToolResponseError):
@@ -138,13 +123,11 @@ class RegistryLoadError(ToolResponseError):
 
 
 class ConformanceError(ToolResponseError):
-    """A conformance run cannot be made: the document is missing or cannot be resolved, or an
-    extra is missing."""
+    """A conformance run cannot be made: a document or an extra missing, or unresolvable."""
 
 
 class ConformanceTokenError(ConformanceError):
-    """The server answered the run's first request 401: it needs a bearer token, and the run has
-    none (``token_given`` False) or not the one it accepts (True). Nothing else is checked."""
+    """The server answered the run's first request 401; ``token_given``: whether the run sent one."""
 
     def __init__(self, message: str, *, token_given: bool) -> None:
         super().__init__(message)
@@ -152,8 +135,7 @@ class ConformanceTokenError(ConformanceError):
 
 
 class McpConnectError(ToolResponseError):
-    """An MCP server cannot be reached or listed when it is attached; ``response`` is the same
-    failure as a ToolResponse (NETWORK_ERROR, TIMEOUT, ...), for faces that print one."""
+    """An MCP server cannot be reached or listed; ``response`` is the failure as a ToolResponse."""
 
     def __init__(self, response: ToolResponse) -> None:
         super().__init__(response.text)
@@ -161,12 +143,7 @@ class McpConnectError(ToolResponseError):
 
 
 class DialectError(ResponseValidationError):
-    """A record that is not valid in its own dialect (an MCP ``CallToolResult``, an OpenAI tool message...).
-
-    ``dialect`` names the dialect; ``errors`` lists each violation of the
-    dialect's own shape (JSON pointer into the record, keyword, message), as
-    ``ResponseValidationError`` does for ToolResponses.
-    """
+    """A record not valid in its ``dialect``'s own shape; ``errors`` lists each violation."""
 
     def __init__(self, dialect: str, errors: Iterable[SchemaViolation]) -> None:
         self.dialect = dialect
@@ -178,14 +155,13 @@ class AgentError(ToolResponseError):
 
 
 class ModelConfigError(AgentError):
-    """A chat model cannot be built: the ``agent`` extra is missing, or no model name or key is set."""
+    """A chat model cannot be built: the ``agent`` extra, a model name or a key is missing."""
 
 
 class ModelError(AgentError):
     """One call to a chat model failed: ``code`` is RATE_LIMIT (HTTP 429), TIMEOUT, NETWORK_ERROR
-    (no HTTP answer at all) or API_ERROR (any other HTTP error, or no usable chat completion).
-    ``retryable`` is the code's default unless the failure says otherwise (a provider's 5xx, 408
-    or 409 is a retryable API_ERROR); ``retry_after_s`` is the provider's own hint, if any."""
+    (no HTTP answer) or API_ERROR (anything else). ``retryable`` is the code's default but for a
+    provider's 5xx, 408 or 409 (retryable); ``retry_after_s`` is the provider's own hint, if any."""
 
     def __init__(
         self,
@@ -201,14 +177,7 @@ class ModelError(AgentError):
         self.code = code
         self.status_code = status_code
         self.retry_after_s = retry_after_s
-        self._retryable = retryable
-
-    @property
-    def retryable(self) -> bool:
-        """Whether the same request may succeed later."""
-        if self._retryable is not None:
-            return self._retryable
-        return ERROR_CODE_INFO[self.code].retryable
+        self.retryable: bool = ERROR_CODE_INFO[code].retryable if retryable is None else retryable
 
     def __str__(self) -> str:
         status = f" (HTTP {self.status_code})" if self.status_code is not None else ""

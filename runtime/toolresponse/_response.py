@@ -1,11 +1,8 @@
 """``ToolResponse``: the runtime form of one tool result, always valid against the v1 schema.
 
-The members are the generated model's (``toolresponse_generated.ToolResponse``) but that
-``stats`` and ``context`` are plain dicts (free members), ``data`` is never null and top-level
-``x-`` members are kept in ``extensions``. Every instance is checked when it is built, by the
-schema itself (the validator's fast engine, after ``to_json_data``'s documented conversions): an
-invalid one raises ``ResponseValidationError`` with the violations ``validate`` reports, so
-``to_dict()`` and ``to_json()`` always give a valid response.
+The members are the generated model's, but ``stats`` and ``context`` are plain dicts, ``data`` is
+never null and top-level ``x-`` members are kept in ``extensions``. Every instance is checked by
+the schema itself when it is built, so ``to_dict()`` and ``to_json()`` always give a valid response.
 """
 
 from __future__ import annotations
@@ -34,14 +31,12 @@ from .validation._jsondata import MAX_VALUE_DEPTH, NOT_PLAIN, is_unicode, plain_
 _SUCCESS = ToolStatus.SUCCESS
 _PARTIAL = ToolStatus.PARTIAL
 _ERROR = ToolStatus.ERROR
-# The members the schema names, from the generated model (anything else is an x- extension).
 _CORE_MEMBERS = frozenset(member.name for member in dataclasses.fields(ToolResponseModel))
 _ERROR_INFO_MEMBERS = tuple(member.name for member in dataclasses.fields(ErrorInfo))
 # Optional members of ErrorInfo (default None) are left out when unset; required ones never are.
 _ERROR_INFO_REQUIRED = frozenset(
     member.name for member in dataclasses.fields(ErrorInfo) if member.default is dataclasses.MISSING
 )
-# A whole response may nest two levels deeper than one of its members (MAX_VALUE_DEPTH).
 _RESPONSE_DEPTH = MAX_VALUE_DEPTH + 2
 _set = object.__setattr__  # a whole instance dict at once: a response is built on every call
 
@@ -63,8 +58,7 @@ def _reject(keyword: str, message: str) -> NoReturn:
 
 def _as_json(wire: dict[str, Any], *, strict: bool = False) -> dict[str, Any]:
     """``wire`` with each member made JSON (``to_json_data``; ``strict``: only what a JSON decoder
-    gives) nesting at most ``MAX_VALUE_DEPTH`` levels (``details`` too), every object and array a
-    copy the response owns. Raises ``JsonValueError`` with the pointer into the response."""
+    gives), every object and array a copy the response owns; ``JsonValueError`` names the pointer."""
     converted: dict[str, Any] | None = None
     for name, value in wire.items():
         # error_info is one level above its details, which get the same depth as data.
@@ -79,13 +73,11 @@ def _as_json(wire: dict[str, Any], *, strict: bool = False) -> dict[str, Any]:
 
 
 def _owned(value: Any, levels: int) -> Any:
-    """A copy of ``value`` when it is an object or array of plain JSON nesting at most ``levels``
-    levels (one walk checks and copies); else ``NOT_PLAIN`` (a scalar, or what ``to_json_data``
-    converts)."""
+    """A copy of ``value``, an object or array of plain JSON nesting at most ``levels`` levels (one
+    walk checks and copies); else ``NOT_PLAIN``."""
     if type(value) is not dict and type(value) is not list:
         return NOT_PLAIN
-    # The value as the member of a one-member object, placed so that the value itself may nest
-    # ``levels`` levels as ``plain_object_copy`` counts them.
+    # Held by a one-member object, placed so that the value itself may nest ``levels`` levels.
     holder = plain_object_copy({"": value}, MAX_VALUE_DEPTH - levels - 1)
     return NOT_PLAIN if holder is NOT_PLAIN else holder[""]
 
@@ -116,8 +108,7 @@ def _members(wire: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _error_code(code: object) -> object:
-    """``code`` as an ``ErrorCode`` when it is one or its exact string; anything else as it is,
-    for the schema to explain."""
+    """``code`` as an ``ErrorCode`` when it is one or its exact string; else as it is, for the schema."""
     try:
         return ErrorCode(code) if isinstance(code, str) else code
     except ValueError:
@@ -141,8 +132,7 @@ def trusted_response(
     stats: dict[str, Any] | None = None,
     context: dict[str, Any] | None = None,
 ) -> _T:
-    """A success or partial response from members known to be valid, unchecked: the fast path of
-    the factories and of the registry. Not for members of unknown provenance."""
+    """A success or partial response from members known to be valid, unchecked (the fast path)."""
     response = object.__new__(cls)
     # Key by key into the instance's own dict: measurably cheaper than a new dict (every call).
     members = response.__dict__
@@ -157,8 +147,8 @@ def trusted_response(
 
 
 def owned_response(response: _T) -> _T | None:
-    """A copy of ``response`` (which someone else still holds: a tool's result) whose objects and
-    arrays are its own, or None when they are no longer plain JSON (changed since it was built)."""
+    """A copy of ``response`` (a tool's result, still held by the tool) whose objects and arrays are
+    its own, or None when they are no longer plain JSON (changed since it was built)."""
     members = response.__dict__.copy()
     for name, levels in _OWNED_MEMBERS:
         value = members[name]
@@ -176,8 +166,8 @@ def owned_response(response: _T) -> _T | None:
     return _instance(type(response), members)
 
 
-# The members a response holds objects in, with how deep each may nest (an extension's value
-# is one level below the member that holds the extensions).
+# The members that hold objects, with how deep each may nest (an extension's value is one level
+# below ``extensions``).
 _OWNED_MEMBERS = (
     ("data", MAX_VALUE_DEPTH),
     ("stats", MAX_VALUE_DEPTH),
@@ -189,9 +179,8 @@ _OWNED_MEMBERS = (
 def with_call_info(
     response: _T, stats: dict[str, Any], context: dict[str, Any], *, own_call_id: bool = True
 ) -> _T:
-    """A copy of ``response`` with ``stats`` and ``context`` merged over its own, unchecked: only for
-    the registry, whose members are valid JSON already. Without ``own_call_id``, a ``call_id`` the
-    response brings (a remote server's request id) is dropped: the call's id is its caller's."""
+    """A copy of ``response`` with ``stats`` and ``context`` merged over its own, unchecked (the
+    registry's); without ``own_call_id``, the response's own ``call_id`` is dropped."""
     members = response.__dict__.copy()
     own = members["stats"]
     members["stats"] = {**own, **stats} if own else stats
@@ -204,9 +193,8 @@ def with_call_info(
 
 @dataclass(frozen=True, kw_only=True, init=False)
 class ToolResponse:
-    """The result of one tool call: a status, text for the model, structured data, and on error a
-    machine-readable ``error_info``. Build one with ``success``, ``partial`` or ``error``;
-    instances are immutable and valid by construction."""
+    """The result of one tool call: a status, text for the model, structured data, and on error an
+    ``error_info``. Build one with ``success``, ``partial`` or ``error``; immutable and valid."""
 
     status: ToolStatus
     """How the call ended."""
@@ -276,7 +264,7 @@ class ToolResponse:
     def _without_error(
         cls, status: ToolStatus, text: str, data: _MaybeObject, stats: _MaybeObject, context: _MaybeObject
     ) -> ToolResponse:
-        """Plain text and data (the common case) checked by one walk; anything else by every check."""
+        """Plain text and data (the common case) checked by one walk, anything else by every check."""
         if stats is None and context is None and type(text) is str and is_unicode(text):
             if data is None:
                 return trusted_response(cls, status, text, {})
@@ -380,9 +368,8 @@ class ToolResponse:
 
     @classmethod
     def from_dict(cls, obj: Any) -> ToolResponse:
-        """The response that the decoded JSON value ``obj`` is: ``ResponseValidationError`` for
-        anything the schema rejects, ``JsonValueError`` (a subclass) for a value no JSON decoder
-        gives (a set, bytes, NaN, a tuple ...)."""
+        """The response the decoded JSON value ``obj`` is: ``ResponseValidationError`` for anything
+        the schema rejects, ``JsonValueError`` for a value no JSON decoder gives (a tuple, NaN...)."""
         if isinstance(obj, dict) and all(type(name) is str for name in obj):
             obj = _as_json(obj, strict=True)
         else:

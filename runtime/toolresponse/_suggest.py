@@ -1,9 +1,6 @@
 """What the package says to a person: "did you mean", text safe for a terminal, a setting's number.
 
-Each is the one way the package does it: ``nearest`` / ``suggestions`` / ``did_you_mean`` find
-and word the name a person most likely meant (the validator, the registry, the demo),
-``printable`` escapes what a terminal would act on, ``shortened`` cuts a quoted text,
-``is_finite_number`` tests a setting's number (the caller adds its bound).
+Each is the one way the package does it, for every layer.
 """
 
 from __future__ import annotations
@@ -108,8 +105,8 @@ def printable(text: str) -> str:
 
 
 def is_finite_number(value: object) -> TypeGuard[int | float]:
-    """Whether ``value`` is an int or a float and finite: not a bool (``True`` is no timeout), not
-    NaN, not an infinity. The caller adds its bound and says it in its own message."""
+    """Whether ``value`` is a finite int or float, not a bool (``True`` is no timeout); the caller
+    adds its bound."""
     return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
 
 

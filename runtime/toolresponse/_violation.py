@@ -1,11 +1,7 @@
 """``SchemaViolation``: one way a value breaks the ToolResponse v1 schema or the I-JSON rules.
 
-A leaf of the package: every layer reports what is wrong as these records, and
-serialises them with ``SchemaViolation.to_dict()``, the one JSON form of a
-violation (the CLI's JSON output, the HTTP server's ``details``, a tool's
-INVALID_PARAM answer). ``best_match`` picks the one violation most worth
-showing, as jsonschema's function of that name does: what ``--first``, an
-exception's message and the agent show.
+A leaf of the package: every layer reports what is wrong as these records, in one JSON form
+(``to_dict()``); ``best_match`` picks the one most worth showing, as jsonschema's does.
 """
 
 from __future__ import annotations
@@ -67,7 +63,6 @@ def _violation(
     column: int | None,
     schema_path: str | None,
 ) -> SchemaViolation:
-    """A pickled ``SchemaViolation`` back (``SchemaViolation.__reduce__``)."""
     return SchemaViolation(
         pointer=pointer,
         keyword=keyword,

@@ -1,25 +1,8 @@
 """Public helpers for testing code built on ``toolresponse``: a fake monotonic clock.
 
-Everything in the runtime that waits or measures time takes a ``clock`` (monotonic seconds)
-and, where it waits, a ``sleep`` or, under a timeout, a ``wait`` / ``async_wait`` function.
+What waits or measures time in the runtime takes a ``clock`` and a ``sleep`` or ``wait``;
 :class:`FakeClock` is all of them, so that breakers, timeouts and retry delays are tested
-without a real sleep::
-
-    clock = FakeClock()
-    breaker = CircuitBreaker(recovery_timeout_s=30, clock=clock)
-    ...
-    clock.advance(30)          # the circuit is now due for a half-open probe
-
-A timeout on the fake clock passes when the clock is advanced past it, by the test or the tool
-itself; :meth:`FakeClock.advance_when_waiting`, in a second thread, advances it once the call
-waits::
-
-    registry = ToolRegistry(clock=clock, wait=clock.wait)
-    ...                        # a tool "hang" registered with timeout_s=0.2
-    advancer = threading.Thread(target=clock.advance_when_waiting, args=(0.2,))
-    advancer.start()
-    response = registry.execute("hang")    # TIMEOUT, with stats.time_ms == 200.0
-    advancer.join()
+without a real sleep (docs/architecture.md, "Tests", shows how).
 """
 
 from __future__ import annotations
@@ -40,13 +23,10 @@ _NS_PER_S = 1_000_000_000
 class FakeClock:
     """A monotonic clock that moves only when told to; thread-safe.
 
-    Calling it returns the time in seconds (like ``time.monotonic``), kept as whole nanoseconds
-    so that advancing by ``0.1`` ten times reads exactly ``1.0`` later. :meth:`sleep` and
-    :meth:`asleep` advance it and return at once, recording each request in :attr:`sleeps`.
-    :meth:`wait` and :meth:`async_wait` (the runtime's ``Wait`` and ``AsyncWait``) wait for a
-    result in real time, but the timeout passes only on this clock; a result that came after
-    the deadline on this clock is a timeout too, so a tool that "takes" 10 s (advancing the
-    clock) under a 0.2 s timeout is answered TIMEOUT whatever the threads' timing.
+    Calling it returns the time in seconds, kept as whole nanoseconds (ten advances of ``0.1``
+    read exactly ``1.0``). :meth:`wait` and :meth:`async_wait` wait in real time, but their
+    timeout passes only on this clock, and a result that came after the deadline on this clock
+    is a timeout too.
     """
 
     __slots__ = ("_changed", "_now_ns", "_sleeps", "_waiting", "_wakers")
@@ -97,9 +77,8 @@ class FakeClock:
 
     def advance_when_waiting(self, seconds: float, count: int = 1, timeout_s: float = 10.0) -> float:
         """Once ``count`` waits are in progress on this clock, advance it by ``seconds``; return
-        the new time. This blocks in real time (run it in another thread than the waiting call);
-        ``TimeoutError`` when fewer than ``count`` waits begin within ``timeout_s`` real seconds.
-        """
+        the new time. Blocks in real time (run it in another thread than the waiting call);
+        ``TimeoutError`` when fewer than ``count`` waits begin within ``timeout_s`` real seconds."""
         step = _to_ns(seconds, "seconds")
         with self._changed:
             if not self._changed.wait_for(lambda: self._waiting >= count, timeout_s):
@@ -107,11 +86,8 @@ class FakeClock:
             return self._moved(step)
 
     def wait(self, future: concurrent.futures.Future[T], timeout_s: float, /) -> T:
-        """A fake ``future.result(timeout_s)``: the future's result once it is done, unless this
-        clock passed the deadline (now + ``timeout_s``) first; then ``TimeoutError`` (the future
-        is not cancelled, as with the real wait). Waiting never moves the clock: something else
-        must advance it (:meth:`advance_when_waiting`), or the wait lasts until the future is done.
-        """
+        """A fake ``future.result(timeout_s)``: ``TimeoutError`` (the future not cancelled) once
+        this clock passes now + ``timeout_s`` first. Waiting never moves the clock."""
         finished: list[int] = []
 
         def done(_: object) -> None:
@@ -135,9 +111,9 @@ class FakeClock:
         raise TimeoutError(f"no result within {timeout_s:g} s on the fake clock")
 
     async def async_wait(self, awaitable: Awaitable[T], timeout_s: float, /) -> T:
-        """A fake ``asyncio.wait_for(awaitable, timeout_s)``: the awaitable's result, unless this
-        clock passed the deadline (now + ``timeout_s``) first; then the awaitable is cancelled,
-        awaited to its end, and ``TimeoutError`` is raised."""
+        """A fake ``asyncio.wait_for(awaitable, timeout_s)``: once this clock passes now +
+        ``timeout_s`` first, the awaitable is cancelled, awaited to its end, and ``TimeoutError``
+        raised."""
         with self._changed:
             deadline = self._now_ns + _to_ns(timeout_s, "timeout_s")
         finished: list[int] = []

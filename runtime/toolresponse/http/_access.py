@@ -1,9 +1,6 @@
-"""Who may reach the HTTP binding: the Host and Origin allow-lists and the bearer token.
-
-``AccessGuard(app, rules)`` answers a request the ``AccessRules`` refuse before it reaches ``app``
-(the binding's application and the MCP face's alike). The defaults, loopback names and origins
-only, keep a web page from reaching a loopback server by DNS rebinding or a cross-site request.
-A token is compared with ``hmac.compare_digest`` and never logged, echoed or put in a response.
+"""Who may reach the HTTP binding (and the MCP face): the Host and Origin allow-lists and the
+bearer token (``docs/security.md``). A token is compared with ``hmac.compare_digest`` and never
+logged, echoed or put in a response.
 """
 
 from __future__ import annotations
@@ -32,26 +29,21 @@ from .._response import ToolResponse
 if TYPE_CHECKING:  # Starlette (the extra) is needed by the type checker only: a CLI reads tokens here
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-ANY = "*"
-"""In an allow-list of hosts or origins: any value is accepted."""
+ANY = "*"  # in an allow-list: any value
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-"""The Host names a server accepts by default."""
 TOKEN_ENV = "TOOLRESPONSE_TOKEN"  # noqa: S105 - the variable's name, not a token
-"""The environment variable ``toolresponse serve`` and ``toolresponse conformance`` read the token from."""
-MIN_TOKEN_LENGTH = 16
-"""The fewest characters of a bearer token (``secrets.token_urlsafe(32)`` gives 43)."""
+MIN_TOKEN_LENGTH = 16  # secrets.token_urlsafe(32) gives 43
 BEARER_CALLER = "bearer"
 """The caller of a request that carried the server's bearer token (one token, so one subject)."""
 ANONYMOUS_CALLER = "anonymous"
-"""The caller of a request to a server that requires no token: nothing says who it is."""
+"""The caller of a request to a server that requires no token."""
 
-_TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-"""RFC 6750's ``b64token``: what may follow ``Bearer `` in an Authorization header."""
+_TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750's b64token
 _CHALLENGE = f'{BEARER_SCHEME} realm="toolresponse"'
 
 
 class TokenError(ValueError):
-    """A bearer token that cannot be used: unreadable, empty, too short, or with characters it cannot have."""
+    """A bearer token that cannot be used (unreadable, empty, too short, a character it cannot have)."""
 
 
 def check_token(token: str, where: str) -> str:
@@ -73,8 +65,8 @@ def check_token(token: str, where: str) -> str:
 
 
 def load_token(token_file: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> str | None:
-    """The bearer token: from ``token_file`` (its first line) when given, else from ``TOOLRESPONSE_TOKEN``
-    in ``environ``, else None. Raises ``TokenError`` (a file that cannot be read, a bad token)."""
+    """The bearer token: ``token_file``'s first line when given, else ``TOOLRESPONSE_TOKEN`` in
+    ``environ``, else None; ``TokenError`` for a file that cannot be read or a bad token."""
     if token_file is None:
         value = environ.get(TOKEN_ENV)
         return None if value is None else check_token(value, f"the environment variable {TOKEN_ENV}")
@@ -121,13 +113,9 @@ def _normal_origin(value: str) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class AccessRules:
-    """Which requests a server accepts: by ``Host``, by ``Origin`` and by bearer token.
-
-    ``hosts``: the names a ``Host`` may have (port ignored), ``"*"`` for any. ``origins``: the
-    origins (``scheme://host[:port]``) a request carrying ``Origin`` may come from besides loopback
-    ones, ``"*"`` for any; no ``Origin`` (not a browser) is not refused, ``Origin: null`` is.
-    ``token``: the bearer token every request must carry, or None.
-    """
+    """Which requests a server accepts: the ``hosts`` a ``Host`` may name (port ignored), the
+    ``origins`` besides loopback ones (a request without ``Origin`` passes, ``Origin: null`` does
+    not), ``"*"`` for any, and the bearer ``token`` every request must carry, or None."""
 
     hosts: frozenset[str] = LOOPBACK_HOSTS
     origins: frozenset[str] = frozenset()
@@ -175,11 +163,8 @@ def _denied(reason: str, message: str, **details: str | None) -> Refusal:
 
 
 def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refusal | None:
-    """Why a request with these (ASGI) headers is refused, or None when it may go on.
-
-    Checked in order: ``Host`` (403), ``Origin`` (403), then the bearer token (401, with
-    ``WWW-Authenticate``). Every refusal is ACCESS_DENIED; ``details.reason`` says which rule.
-    """
+    """Why a request with these (ASGI) headers is refused, or None: ``Host`` (403), ``Origin``
+    (403), then the bearer token (401), each ACCESS_DENIED with the rule in ``details.reason``."""
     values: dict[bytes, list[str]] = {}
     for key, value in headers:
         values.setdefault(key.lower(), []).append(value.decode("latin-1"))
@@ -233,8 +218,7 @@ def _token_refusal(rules: AccessRules, authorizations: list[str]) -> Refusal | N
 
 
 class AccessGuard:
-    """ASGI middleware: an HTTP request the ``rules`` refuse is answered here (``refusal``), its body
-    unread; any other request, and every other scope, goes on to ``app``."""
+    """ASGI middleware: an HTTP request the ``rules`` refuse is answered here, its body unread."""
 
     def __init__(self, app: ASGIApp, rules: AccessRules) -> None:
         if not isinstance(rules, AccessRules):

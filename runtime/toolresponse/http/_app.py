@@ -1,9 +1,7 @@
 """The HTTP binding of ToolResponse v1 as an ASGI application: a registry of tools, served.
 
-Every fact of the binding comes from the constants generated from its OpenAPI document. Every
-answer has a ToolResponse body, 500 INTERNAL_ERROR included (a tool raising a ``BaseException``, a
-failure of the application); the access rules are checked first, so that a refused request reads
-no body and runs nothing.
+Every fact of the binding comes from the constants generated from its OpenAPI document, and
+every answer has a ToolResponse body, 500 INTERNAL_ERROR included.
 """
 
 from __future__ import annotations
@@ -67,9 +65,9 @@ from ._access import AccessGuard, AccessRules
 from ._serve import DEFAULT_BODY_TIMEOUT_S
 
 _CALL_ID = re.compile(CALL_ID_PATTERN)
+# How much of a refused body is read and dropped before the 413 (unless the client waits for
+# 100 Continue): closing while the client still sends resets the connection, losing the answer.
 _LINGER_BYTES = 16 * 1024 * 1024
-"""How much of a refused body is read and dropped before the 413 (unless the client waits for
-``100 Continue``): closing while the client still sends resets the connection, losing the answer."""
 _JSON_TYPES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string"}
 _JSON_TYPES[list] = "an array"
 _log = logging.getLogger("toolresponse.http")
@@ -82,8 +80,8 @@ def http_status(response: ToolResponse) -> int:
 
 
 class ServableRegistry(Protocol):
-    """What the application needs of a registry (``ToolRegistry`` has it); when ``aexecute`` and
-    ``list_tools`` take a keyword ``caller``, they get the request's (``AccessRules.caller``)."""
+    """What the application needs of a registry; ``aexecute`` and ``list_tools`` that take a
+    keyword ``caller`` get the request's (``AccessRules.caller``)."""
 
     async def aexecute(self, name: str, params: Any, *, call_id: str | None = None) -> ToolResponse: ...
 
@@ -91,7 +89,7 @@ class ServableRegistry(Protocol):
 
 
 def _answer(response: ToolResponse, status: int | None = None, headers: Mapping[str, str] = {}) -> Response:
-    """``response`` with ``status`` (default: its code's), and ``Retry-After`` where the binding has it."""
+    """``response`` with ``status`` (default: its code's) and ``Retry-After`` where the binding has it."""
     status, headers = http_status(response) if status is None else status, dict(headers)
     after = response.retry_after_ms
     if after is not None and status in RETRY_AFTER_STATUSES:
@@ -111,11 +109,6 @@ def _error(
     return _answer(ToolResponse.error(code, message, **members), status, headers)
 
 
-def _context(name: str, call_id: str | None) -> dict[str, Any] | None:
-    context = {"tool_name": name, "call_id": call_id}
-    return {key: value for key, value in context.items() if value} or None
-
-
 def _call_id_problem(call_id: str) -> str | None:
     """Why ``call_id`` is not a valid call id header, or None."""
     if len(call_id) < CALL_ID_MIN_LENGTH:
@@ -132,7 +125,7 @@ class _BodyTooLarge(Exception):
 
 
 async def _drop(chunks: AsyncIterator[bytes]) -> None:
-    """Read and drop the rest of a body, ``_LINGER_BYTES`` of it at most (a client gone: nothing)."""
+    """Read and drop the rest of a body, ``_LINGER_BYTES`` of it at most."""
     budget = _LINGER_BYTES
     with contextlib.suppress(ClientDisconnect):
         async for chunk in chunks:
@@ -159,13 +152,13 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 
 def _cancelled_from_outside() -> bool:
-    """Whether the running task is being cancelled (a ``CancelledError`` then is no tool's doing)."""
+    """Whether the running task is being cancelled (then a ``CancelledError`` is no tool's doing)."""
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
 
 
 def _as_caller(function: Callable[..., Any], caller: str) -> dict[str, Any]:
-    """``{"caller": caller}`` when ``function`` takes a keyword ``caller`` (or ``**kwargs``), else nothing."""
+    """``{"caller": caller}`` when ``function`` takes a keyword ``caller`` (or ``**kwargs``), else ``{}``."""
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
@@ -189,7 +182,7 @@ class _Binding:
         self.execute_as = _as_caller(registry.aexecute, caller)
         self.list_as = _as_caller(registry.list_tools, caller)
 
-    def _refuse_unread(self, unread: Exception, context: dict[str, Any] | None) -> Response:
+    def _refuse_unread(self, unread: Exception, context: dict[str, Any]) -> Response:
         """408 for a body not all there in time, 413 for one over the limit; the connection then closes."""
         timeout, limit = self.body_timeout_s, self.max_body_bytes
         details: dict[str, Any]
@@ -214,7 +207,9 @@ class _Binding:
         name: str = request.path_params[TOOL_NAME_PARAMETER]
         call_id = request.headers.get(CALL_ID_HEADER)
         problem = None if call_id is None else _call_id_problem(call_id)
-        context = _context(name, None if problem else call_id)
+        context: dict[str, Any] = {"tool_name": name}
+        if call_id is not None and problem is None:
+            context["call_id"] = call_id
         try:
             async with asyncio.timeout(self.body_timeout_s):
                 body = await _read_body(request, self.max_body_bytes)
@@ -283,9 +278,8 @@ _INTERNAL_ERROR = ToolResponse.error(
 
 
 class _Guard:
-    """Outermost middleware: an exception below (but the cancellation of the request's own task) is
-    logged and answered 500 INTERNAL_ERROR; once an answer has started it goes on, and the server
-    drops the connection."""
+    """Outermost middleware: an exception below is logged and answered 500 INTERNAL_ERROR, unless
+    an answer has started (then the server drops the connection)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

@@ -2,8 +2,7 @@
 
 A run is the binding's own checks (``_fixtures``), then schemathesis with every standard check and
 ``BINDING_CHECK`` on the resolved binding document (schemathesis silently skips a schema it cannot
-resolve), from a fixed ``seed``. Each served tool becomes an operation of its own whose body schema
-is the tool's parameter schema, so that invalid parameters must be answered 400.
+resolve), each served tool an operation of its own (``docs/implementing.md``).
 """
 
 from __future__ import annotations
@@ -60,7 +59,7 @@ class ConformanceReport:
 
 def resolved_binding_document() -> dict[str, Any]:
     """The binding's OpenAPI document with the v1 schema in ``components/schemas`` and every
-    reference pointing there, as ``make generate`` writes it: any loader resolves it."""
+    reference pointing there (``make generate`` writes it)."""
     return dict(packaged_json(RESOLVED_DOCUMENT_NAME, "the resolved binding document"))
 
 
@@ -91,15 +90,14 @@ def add_tool_operations(
 ) -> tuple[dict[str, Any], list[str]]:
     """A copy of the resolved ``document`` with one operation per served tool, and why any tool was left out.
 
-    ``POST /tools/<name>/invoke`` (operation ``invokeTool.<name>``) takes the tool's parameter
-    schema as its body (placed in ``components/schemas`` as ``ToolParameters.<name>``, its local
-    references rewritten), with the generic operation's responses and parameters but the path one.
+    ``POST /tools/<name>/invoke`` (``invokeTool.<name>``) takes the tool's parameter schema (placed
+    at ``components/schemas/ToolParameters.<name>``) as its body, the generic operation the rest.
     """
     specialised: dict[str, Any] = copy.deepcopy(dict(document))
     method = INVOKE_METHOD.lower()
     generic = specialised["paths"][INVOKE_PATH][method]
     schemas, shared = specialised["components"]["schemas"], specialised["components"].get("parameters", {})
-    # the generic operation's parameters but the tool's name in the path, which each path fixes
+    # the generic operation's parameters but the tool's name, which each path fixes
     parameters = [
         parameter
         for parameter in generic.get("parameters", [])
@@ -136,9 +134,8 @@ def add_tool_operations(
 
 
 BINDING_CHECK = "toolresponse_binding_status"
-"""The runner's own schemathesis check: on every response whose body is a ToolResponse, the HTTP
-status is its code's (200 for success and partial, 413 and 405 where the binding says), and the
-code is never INTERNAL_ERROR (the server failed on that input)."""
+"""The runner's own schemathesis check: on every ToolResponse body, the HTTP status is its code's,
+and the code is never INTERNAL_ERROR."""
 
 
 def toolresponse_binding_status(_ctx: Any, response: Any, _case: Any) -> bool | None:
@@ -251,12 +248,8 @@ def _run_schemathesis(schema: Any) -> Iterator[CheckResult]:
     if BINDING_CHECK not in names:
         errors.append(f"{BINDING_CHECK} never ran")
     note = f"{len(names)} checks: {', '.join(names)}"
-    yield CheckResult(
-        section="schemathesis",
-        name="the run completes, every check in force",
-        problems=tuple(errors),
-        note=note,
-    )
+    name = "the run completes, every check in force"
+    yield CheckResult(section="schemathesis", name=name, problems=tuple(errors), note=note)
 
 
 def _check_url(url: str) -> str:
@@ -273,7 +266,7 @@ def _check_url(url: str) -> str:
 
 
 def _check_token(status: int, base: str, token: str | None) -> None:
-    """Refuse the run when the server answers its first request 401 (``ConformanceTokenError``)."""
+    """``ConformanceTokenError`` when the server answers the run's first request 401."""
     if status == UNAUTHORIZED_STATUS:
         answered = f"{LIST_TOOLS_METHOD} {LIST_TOOLS_PATH} answered {status} {HTTPStatus(status).phrase}"
         if token is None:
@@ -295,10 +288,9 @@ def run_conformance(
 ) -> ConformanceReport:
     """Check the server at ``url`` against the binding; ``progress`` is told each result as it comes.
 
-    Raises ``ValueError`` for a bad URL or budget, ``ConformanceError`` when the run cannot be made
-    (an extra missing; the document or fixtures missing, malformed or referring to another file),
-    ``ConformanceTokenError`` when the server answers the first request 401. ``document``: a
-    resolved binding document (default ``resolved_binding_document()``); ``token``: a bearer token.
+    ``ValueError`` for a bad URL or budget, ``ConformanceError`` when the run cannot be made (an
+    extra, the document or the fixtures missing or unusable), ``ConformanceTokenError`` when the
+    server answers the first request 401. ``document``: a resolved binding document.
     """
     base = _check_url(url)
     if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:

@@ -1,10 +1,8 @@
 """The binding's own checks: the tool list, and the HTTP fixtures sent to a server and judged.
 
 The fixtures are the language-neutral ``tests/conformance/v1/http`` files shipped in
-``toolresponse_generated``, checked against the fixture schema as they are read. Every answer must
-be a valid ToolResponse served as JSON whose HTTP status is its code's (``status_problem``); an
-error status with a body that is not JSON is the server's HTTP layer refusing the request before
-the application saw it (``transport_refusal``).
+``toolresponse_generated``. Every answer must be a valid ToolResponse served as JSON whose HTTP
+status is its code's, but an error status whose body is not JSON: a transport refusal.
 """
 
 from __future__ import annotations
@@ -45,8 +43,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, kw_only=True)
 class CheckResult:
-    """The outcome of one check: passed, failed (with each problem) or skipped (with the reason);
-    ``section`` is ``document``, ``binding`` or ``schemathesis``."""
+    """The outcome of one check: passed, failed (``problems``) or ``skipped`` (why); ``section`` is
+    ``document``, ``binding`` or ``schemathesis``."""
 
     section: str
     name: str
@@ -71,8 +69,8 @@ def packaged_json(name: str, what: str) -> Any:
 
 @dataclass(frozen=True, kw_only=True)
 class Fixture:
-    """One HTTP test: a request, and what the answer must be (``expected``); ``path`` may hold
-    ``{tool}`` (a served tool) and ``{unknown}`` (a name no tool has)."""
+    """One HTTP test: a request, and what the answer must be; ``path`` may hold ``{tool}`` (a served
+    tool) and ``{unknown}`` (a name no tool has)."""
 
     description: str
     method: str
@@ -88,8 +86,7 @@ def _body(body: Mapping[str, Any] | None, where: str) -> bytes | None:
         return None
     if "base64" in body:
         try:
-            decoded: bytes = base64.b64decode(body["base64"], validate=True)
-            return decoded
+            return base64.b64decode(body["base64"], validate=True)
         except binascii.Error as error:
             raise ConformanceError(f"{where}: the body is not base64 ({error})") from None
     text: bytes = body["text"].encode("utf-8")
@@ -118,7 +115,7 @@ def _fixture(test: Mapping[str, Any], where: str) -> Fixture:
 
 def load_fixtures(directory: Traversable | None = None) -> tuple[Fixture, ...]:
     """Every test of every ``*.json`` file of ``directory`` (default: the shipped fixtures), in file
-    order; a file missing, malformed or off the fixture schema raises ``ConformanceError``."""
+    order; ``ConformanceError`` for a file missing, malformed or off the fixture schema."""
     if directory is None:
         directory = resources.files("toolresponse_generated").joinpath(*CONFORMANCE_FIXTURE_DIR.split("/"))
     if not directory.is_dir():
@@ -146,8 +143,8 @@ def load_fixtures(directory: Traversable | None = None) -> tuple[Fixture, ...]:
 
 
 def transport_refusal(status: int, content_type: str) -> str | None:
-    """What an answer is when the server's HTTP layer gave it (an error status whose body is not
-    JSON); None for an answer of the application's."""
+    """What an answer is when the server's HTTP layer gave it (an error status, a body not JSON);
+    None for an answer of the application's."""
     media = content_type.split(";")[0].strip().lower()
     if status < HTTPStatus.BAD_REQUEST or media == MEDIA_TYPE or media.endswith("+json"):
         return None
@@ -254,7 +251,7 @@ def _judge(expected: Mapping[str, Any], answer: httpx.Response) -> list[str]:
 
 def _tool_list(answer: httpx.Response) -> tuple[list[dict[str, Any]], list[str]]:
     """The tools of a ``GET /tools`` answer, and what is wrong with it beyond its response schema
-    (schemathesis checks that): each name once, each schema a JSON Schema."""
+    (which schemathesis checks)."""
     body, problems = _toolresponse(answer)
     if answer.status_code != SUCCESS_STATUS:
         problems.insert(0, f"HTTP status {answer.status_code}, expected {SUCCESS_STATUS}")
@@ -278,8 +275,8 @@ def _tool_list(answer: httpx.Response) -> tuple[list[dict[str, Any]], list[str]]
 def check_binding(
     client: Any, listing: httpx.Response, fixtures: Sequence[Fixture], record: Callable[[CheckResult], None]
 ) -> list[dict[str, Any]]:
-    """The tool list (``listing``, the server's answer to it), then each fixture, through the httpx
-    ``client``; each result goes to ``record``. The served tools."""
+    """Judge the tool list (``listing``), then send each fixture through the httpx ``client``; each
+    result goes to ``record``. Returns the served tools."""
     import httpx
 
     tools, problems = _tool_list(listing)

@@ -1,6 +1,5 @@
-"""The one ``$ref`` rewriter: the generator bundles the v1 schema and places it in the HTTP binding's
-document with it, the conformance runner places each tool's parameter schema there. Standard
-library only, nothing of ``toolresponse``: the generator loads it by path before the package exists.
+"""The one ``$ref`` rewriter, for the generator and the conformance runner. Standard library
+only: the generator loads it by path before the package exists.
 """
 
 from __future__ import annotations
@@ -10,10 +9,8 @@ from typing import Any
 
 
 def rewrite_refs(node: Any, target: Callable[[str], str]) -> Any:
-    """A deep copy of ``node`` with each ``$ref`` string ``ref`` replaced by ``target(ref)``.
-
-    ``target`` sees the references of the innermost objects first; it may raise to refuse one.
-    """
+    """A deep copy of ``node`` with each ``$ref`` string ``ref`` replaced by ``target(ref)``, the
+    innermost first; ``target`` may raise to refuse one."""
     if isinstance(node, dict):
         out = {key: rewrite_refs(value, target) for key, value in node.items()}
         ref = out.get("$ref")

@@ -1,9 +1,8 @@
 """Serving an ASGI application with uvicorn, in the foreground (``serve``) or in a thread.
 
-``listen`` opens the socket first, so that the URL (``url_of``) is known before the server runs.
-What the server refuses before the application sees a request (``ConnectionLimits``: a head that
-does not parse, 400, a connection over the cap, 503, both ``text/plain``; a slow head or an idle
-connection, closed) is a transport error, which the binding document allows.
+``listen`` opens the socket first, so that the URL is known before the server runs. What the
+server refuses before the application sees a request (``ConnectionLimits``) is a transport error,
+which the binding document allows.
 """
 
 from __future__ import annotations
@@ -22,8 +21,7 @@ from .._suggest import is_finite_number
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-DEFAULT_BODY_TIMEOUT_S = 30.0
-"""How long ``create_app`` waits for a whole body (then 408); here, for ``--help`` without the extra."""
+DEFAULT_BODY_TIMEOUT_S = 30.0  # create_app's; here, for --help without the extra
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,9 +114,9 @@ def _config(app: Any, limits: ConnectionLimits, **options: Any) -> Any:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host``:``port``; raises ``OSError``. Its protocol is
-    ``IPPROTO_TCP`` (from ``getaddrinfo``), not 0: asyncio turns Nagle's algorithm off only for such
-    a socket, and without that each answer (head and body written apart) waits ~40 ms for an ACK."""
+    """A listening TCP socket on ``host``:``port``; raises ``OSError``."""
+    # Its protocol is IPPROTO_TCP (from getaddrinfo), not 0: asyncio turns Nagle's algorithm off
+    # only for such a socket, and without that each answer waits ~40 ms for an ACK.
     family, kind, proto, _, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
@@ -163,9 +161,8 @@ def serve(
 
 class _Hangup:
     """The ASGI ``app`` whose open requests hear ``http.disconnect`` once ``hang_up`` is called: a
-    server in a thread gets no signal, and an event stream a client holds open (MCP's GET stream)
-    would keep it from stopping for as long as the client stays. A response the application leaves
-    open on hearing it is ended here."""
+    server in a thread gets no signal, and a stream a client holds open (MCP's GET) would keep it
+    from stopping. A response the application leaves open then is ended here."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -208,8 +205,7 @@ def serve_in_background(
     app: Any, *, host: str = DEFAULT_HOST, port: int = 0, limits: ConnectionLimits | None = None
 ) -> Iterator[str]:
     """Serve the ASGI ``app`` with uvicorn in a thread; yields the base URL, already listening.
-    The server stops, and the thread is joined, when the block ends; a request still open then
-    hears that its client left."""
+    The server stops, and the thread is joined, when the block ends."""
     import uvicorn
 
     sock = listen(host, port)

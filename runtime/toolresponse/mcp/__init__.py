@@ -1,11 +1,9 @@
 """MCP both ways, through the official SDK (the ``mcp`` extra; ``docs/mcp-binding.md``).
 
-``serve_stdio(registry)``, ``http_app(registry, access=...)`` and ``serve_http`` serve a
-registry's tools (``toolresponse mcp serve``); ``attach(registry, target)`` (``aattach`` from an
-event loop) registers each tool of the MCP server ``target`` (a command or a URL) as an
-``McpTool`` and returns the ``McpConnection``. Every result crosses MCP through
-``toolresponse.interop``'s ``to_mcp`` / ``from_mcp``. The classes import without the SDK; a
-connection made without it is an ``ImportError`` naming the extra.
+``serve_stdio``, ``http_app`` and ``serve_http`` serve a registry's tools; ``attach`` registers
+each tool of an MCP server in a registry. Every result crosses MCP through ``to_mcp`` /
+``from_mcp``. The classes import without the SDK; a connection made without it is an
+``ImportError`` naming the extra.
 """
 
 import lazy_loader

@@ -1,9 +1,8 @@
 """``attach(registry, target)``: each tool of an MCP server registered in a ToolRegistry.
 
-Each remote tool becomes an ``McpTool``: a ``Tool`` whose parameters schema is the remote
-``inputSchema`` (the registry checks the arguments, applies the breaker and tells the listeners)
-and whose call is the connection's ``execute``. The tools stay registered when the server dies,
-so a model meets a retryable error, never a vanished tool.
+Each remote tool becomes an ``McpTool`` whose parameters schema is the remote ``inputSchema`` and
+whose call is the connection's; the tools stay registered when the server dies, so a model meets
+a retryable error, never a vanished tool.
 """
 
 from __future__ import annotations
@@ -78,8 +77,7 @@ def connect(
     target: str | Sequence[str], *, timeout_s: float = DEFAULT_TIMEOUT_S, **options: Unpack[ConnectOptions]
 ) -> McpConnection:
     """A connection to the MCP server ``target`` (made on first use); ``timeout_s`` bounds each
-    call, ``connect_timeout_s`` (default ``timeout_s``) connecting and listing; ``token``, ``env``,
-    ``cwd`` and ``stderr`` are ``McpConnection``'s."""
+    call, the ``options`` are ``McpConnection``'s."""
     return McpConnection(target, call_timeout_s=timeout_s, **options)
 
 
@@ -92,16 +90,11 @@ def attach(
     **options: Unpack[ConnectOptions],
 ) -> McpConnection:
     """Connect to the MCP server ``target`` and register each of its tools in ``registry`` (named
-    by ``local_name``, ``prefix`` first); returns the connection, which the tools keep open until
-    it is closed. ``connect_timeout_s`` (default ``timeout_s``) bounds connecting and listing
-    together, ``timeout_s`` each call; ``token``, ``env``, ``cwd`` and ``stderr`` are
-    ``McpConnection``'s.
+    by ``local_name``, ``prefix`` first); returns the connection. ``timeout_s`` bounds each call,
+    the ``options`` are ``McpConnection``'s.
 
-    Raises ``McpConnectError`` when the server cannot be reached or listed in time, and
-    ``ToolDefinitionError`` when a name is already taken in ``registry``; either way nothing is
-    registered, and a connection made here is closed. Of two remote tools whose registry names
-    are the same (``get.time`` and ``get_time``), the first is registered, the others are
-    skipped with a warning.
+    Raises ``McpConnectError`` (the server cannot be reached or listed in time) or
+    ``ToolDefinitionError`` (a name already taken); then nothing is registered.
     """
     connection = (
         target if isinstance(target, McpConnection) else connect(target, timeout_s=timeout_s, **options)
@@ -123,7 +116,7 @@ async def aattach(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     **options: Unpack[ConnectOptions],
 ) -> McpConnection:
-    """The asynchronous form of ``attach``, for a caller on an event loop (which it never blocks)."""
+    """The asynchronous form of ``attach``, for a caller on an event loop (never blocked)."""
     connection = (
         target if isinstance(target, McpConnection) else connect(target, timeout_s=timeout_s, **options)
     )
@@ -143,10 +136,9 @@ def _register_all(
     prefix: str,
     timeout_s: float,
 ) -> None:
-    """Register each listed tool, or none: a name already taken is found before any is registered,
-    and a registration that fails takes back those made before it. An ``inputSchema`` the registry
-    cannot compile (a remote ``$ref``, an unknown draft) is replaced by ``{"type": "object"}``: the
-    server checks the arguments itself."""
+    """Register each listed tool, or none. An ``inputSchema`` the registry cannot compile (a remote
+    ``$ref``, an unknown draft) is replaced by ``{"type": "object"}``: the server checks the
+    arguments itself."""
     chosen: dict[str, Mapping[str, Any]] = {}
     for entry in listing:
         remote = str(entry["name"])

@@ -1,16 +1,9 @@
 """``McpConnection``: one MCP server (a stdio command or a streamable-HTTP URL), through the SDK.
 
-Every answer is a ToolResponse with the server's secrets masked: ``from_mcp(result)``, a
-JSON-RPC error ``from_mcp_error``, a failure of the connection NETWORK_ERROR (retryable) but
-for what no retry mends (a missing command NOT_FOUND, one that may not run PERMISSION_DENIED,
-HTTP 401 or 403 ACCESS_DENIED, a URL answering 404 or 405 NOT_FOUND), and past a timeout
-(``connect_timeout_s`` for connecting and listing, ``call_timeout_s`` for a call) TIMEOUT.
-
-The SDK's client lives on one event loop for the connection's life, an anyio ``BlockingPortal``'s
-in a daemon thread; calls are handed to it with ``asyncio.run_coroutine_threadsafe`` (one round
-trip; the portal's ``start_task_soon`` takes two). A caller that stops waiting cancels the
-remote call. When the server dies, the calls in flight answer NETWORK_ERROR and the next call
-reconnects; after ``close()`` every call answers NETWORK_ERROR, not retryable.
+Every answer is a ToolResponse with the server's secrets masked (docs/mcp-binding.md,
+"Protocol-level failures"; the connection's lifetime: "Tools and calls (the client)"). The SDK's
+client lives on an anyio ``BlockingPortal``'s loop; calls are handed to it with
+``asyncio.run_coroutine_threadsafe`` (one round trip; the portal's ``start_task_soon`` takes two).
 """
 
 from __future__ import annotations
@@ -24,7 +17,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Final, TextIO, TypeVar
 
 import orjson
@@ -41,22 +34,19 @@ T = TypeVar("T")
 _log = logging.getLogger("toolresponse.mcp")
 
 DEFAULT_TIMEOUT_S: Final = 30.0
-"""A request's timeout when none is given: a call, or ``attach``'s connecting and listing."""
 _CLOSE_TIMEOUT_S: Final = 10.0
 _POLL_S: Final = 0.25
 """The longest a thread blocks at once on a call: a Ctrl-C landing just before is acted on then."""
 _REFUSALS: Final = frozenset({401, 403, 404, 405})
-"""HTTP answers read at any time: a token missing or refused, a Host refused, a URL that is no MCP
-endpoint (or, once connected, a session the server ended)."""
-_UNAVAILABLE: Final = frozenset({502, 503, 504})
-"""HTTP answers of a server (or a proxy before it) that is down for now: a retry may succeed."""
+"""HTTP answers read at any time (once connected, a 404 is a session the server ended)."""
+_STATUS_CODES: Final = {429: ErrorCode.RATE_LIMIT} | dict.fromkeys((502, 503, 504), ErrorCode.NETWORK_ERROR)
+"""The code of an HTTP failure while connecting, but for API_ERROR (502-504: down for now)."""
 _CONNECTION_CLOSED: Final = -32000
-_REQUEST_TIMEOUT: Final = -32001
-"""The SDK's code for a request it stopped waiting for."""
+_REQUEST_TIMEOUT: Final = -32001  # the SDK's code for a request it stopped waiting for
 
 
 def require_sdk() -> None:
-    """Import the MCP SDK, or raise ``ImportError`` with one line naming the extra to install."""
+    """Import the MCP SDK, or raise ``ImportError`` naming the extra to install."""
     try:
         import mcp  # noqa: F401
     except ImportError as missing:
@@ -67,7 +57,7 @@ def require_sdk() -> None:
 
 
 def leaf_error(error: BaseException) -> BaseException:
-    """The first exception inside (nested) exception groups: the one worth naming."""
+    """The first exception inside (nested) exception groups."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return error
@@ -94,7 +84,7 @@ def _record(result: Any) -> dict[str, Any]:
 
 
 def _masked(response: ToolResponse) -> ToolResponse:
-    """An error with secrets masked (a server's error may quote a key, a failure the URL given)."""
+    """An error with secrets masked (a server's error may quote a key)."""
     return ToolResponse.from_dict(mask_secrets(response.to_dict())) if response.is_error else response
 
 
@@ -103,10 +93,6 @@ def running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
-
-
-async def _awaited(awaitable: Awaitable[T]) -> T:
-    return await awaitable
 
 
 class _Loop:
@@ -121,10 +107,9 @@ class _Loop:
         self._lock = threading.Lock()
         self.stopped = False
 
-    def submit(self, awaitable: Awaitable[T]) -> concurrent.futures.Future[T]:
-        """Run ``awaitable`` on the loop; ``RuntimeError`` once stopped (``stop``'s lock: nothing is
-        handed over after what it cancels)."""
-        coroutine = awaitable if isinstance(awaitable, Coroutine) else _awaited(awaitable)
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``coroutine`` on the loop; ``RuntimeError`` once stopped (the lock: nothing is handed
+        over after what ``stop`` cancels)."""
         with self._lock:
             if not self.stopped:
                 return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
@@ -162,15 +147,12 @@ def _result(future: concurrent.futures.Future[T], timeout_s: float | None) -> T:
 
 
 class McpConnection:
-    """One MCP server, connected through the SDK on a loop of its own (see the module docstring).
+    """One MCP server, connected through the SDK on a loop of its own.
 
-    ``target`` is a URL (``http://...``: streamable HTTP) or a command (a string, split like a
-    shell would, or a list of arguments: stdio). ``token`` is sent as a bearer token to a URL.
-    A command gets the SDK's minimal environment (``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``,
-    ``TERM``, ``USER``) with ``env`` over it (``os.environ`` passes all), runs in ``cwd``, and
-    writes its stderr to ``stderr`` (a file with a descriptor; default ``sys.stderr``).
-    ``call_timeout_s`` bounds each call; ``connect_timeout_s`` (default: ``call_timeout_s``)
-    connecting and listing the tools together, and a call's reconnecting.
+    ``target`` is a URL (streamable HTTP, ``token`` sent as a bearer token) or a command (a string
+    split like a shell would, or a list: stdio) run in ``cwd`` with the SDK's minimal environment
+    and ``env`` over it, its stderr to ``stderr`` (a file with a descriptor). ``call_timeout_s``
+    bounds each call, ``connect_timeout_s`` (default ``call_timeout_s``) connecting and listing.
     """
 
     def __init__(
@@ -197,9 +179,7 @@ class McpConnection:
         self._call_timeout_s = call_timeout_s
         self._connect_timeout_s = call_timeout_s if connect_timeout_s is None else connect_timeout_s
         self._stderr = stderr
-        self._http_failure: tuple[int, str | None] | None = None
-        """The status of the last POST that failed and the server's own message, until one
-        succeeds."""
+        self._http_failure: tuple[int, str | None] | None = None  # the last failed POST, what it said
         self._client: Any = None
         self._session_task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -208,28 +188,27 @@ class McpConnection:
         self._loop = _Loop()
         self._finalizer = weakref.finalize(self, self._loop.stop)
 
-    def wait_on_loop(self, awaitable: Awaitable[T], timeout_s: float | None = None) -> T:
-        """Run ``awaitable`` on the connection's loop and wait for it from this thread (at most
+    def wait_on_loop(self, coroutine: Coroutine[Any, Any, T], timeout_s: float | None = None) -> T:
+        """Run ``coroutine`` on the connection's loop and wait for it from this thread (at most
         ``timeout_s``: then ``TimeoutError``); ``McpConnectError`` once the connection is closed.
         An interrupt (Ctrl-C) or the timeout cancels it."""
         if running_loop() is self._loop.loop:
-            if isinstance(awaitable, Coroutine):
-                awaitable.close()
+            coroutine.close()
             raise RuntimeError("a synchronous wait on the MCP connection's own loop would never end")
         try:
-            return _result(self._loop.submit(awaitable), timeout_s)
+            return _result(self._loop.submit(coroutine), timeout_s)
         except (RuntimeError, concurrent.futures.CancelledError):
             if not self._loop.stopped:
                 raise
             raise McpConnectError(self._closed_error()) from None
 
-    async def await_on_loop(self, awaitable: Awaitable[T]) -> T:
-        """Run ``awaitable`` on the connection's loop and await it from any event loop; cancelling
+    async def await_on_loop(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the connection's loop and await it from any event loop; cancelling
         the await cancels it; ``McpConnectError`` once the connection is closed."""
         if running_loop() is self._loop.loop:
-            return await awaitable
+            return await coroutine
         try:
-            return await asyncio.wrap_future(self._loop.submit(awaitable))
+            return await asyncio.wrap_future(self._loop.submit(coroutine))
         except (RuntimeError, asyncio.CancelledError):
             task = asyncio.current_task()
             if not self._loop.stopped or (task is not None and task.cancelling()):
@@ -261,14 +240,12 @@ class McpConnection:
         return Client(transport, read_timeout_seconds=read_timeout, cache=None)
 
     async def _seen(self, response: Any) -> None:
-        """Note a POST that failed (the SDK reports it as a JSON-RPC error that no longer says its
-        status) with what the server said, and forget it once one succeeds: one of ``_REFUSALS``,
-        or any failure while connecting. Once connected, another failure's body is left to the SDK,
-        which reads a JSON-RPC error from it. (A GET may well be 405: a server need not offer a
-        stream of its own.)"""
+        """Note a failed POST (the SDK's error no longer says its status) and what the server said,
+        until one succeeds: one of ``_REFUSALS``, or any failure while connecting (once connected,
+        another failure's body is the SDK's, to read a JSON-RPC error from)."""
         status = response.status_code
         noted = status in _REFUSALS or (status >= 400 and self._client is None)
-        if noted and response.request.method == "POST":
+        if noted and response.request.method == "POST":  # a GET may be 405: a stream is optional
             body = b""
             async for chunk in response.aiter_bytes():  # a message, not whatever the server sends
                 body += chunk
@@ -280,8 +257,7 @@ class McpConnection:
             self._http_failure = None
 
     async def _session(self, ready: asyncio.Future[None]) -> None:
-        """Own the SDK client's context (entered and left by one task): connect, tell ``ready``,
-        wait for ``close``."""
+        """Own the SDK client's context (entered and left by one task) until ``close``."""
         self._stop = stop = asyncio.Event()
         self._http_failure = None
         try:
@@ -335,7 +311,7 @@ class McpConnection:
         retryable: bool | None = None,
         **details: Any,
     ) -> ToolResponse:
-        """An error about this server, its cause's type and text in ``details``, masked."""
+        """An error about this server, its cause in ``details``, masked."""
         found: dict[str, Any] = {"server": self.description, **details}
         if cause is not None:
             found["exception"] = type(cause).__name__
@@ -353,44 +329,35 @@ class McpConnection:
         return self._failure(ErrorCode.TIMEOUT, message, timeout_s=timeout_s)
 
     def _refusal(self, connecting: bool = True) -> ToolResponse | None:
-        """The answer to the last failed POST, else None: ACCESS_DENIED for 401 (the token) and
-        403 (what the server said, else the token). While connecting also: NOT_FOUND for 404, 405
-        and 410 (a URL that is not an MCP endpoint; once connected, a 404 is a session the server
-        ended), RATE_LIMIT for 429, a retryable NETWORK_ERROR for 502-504, API_ERROR for the rest."""
+        """The answer to the last failed POST, else None: ACCESS_DENIED for 401 and 403; another
+        status only while connecting (once connected, a 404 is a session the server ended)."""
         if self._http_failure is None:
             return None
         status, said = self._http_failure
-        if status not in (401, 403):
-            return self._status_failure(status, said) if connecting else None
-        given = self._token is not None
-        reason = "it does not accept the token sent" if given else "it needs a token"
-        if status == 403 and said:
-            reason = f"it says: {said}"
-        return self._failure(
-            ErrorCode.ACCESS_DENIED,
-            f"The MCP server {self.description} refused access (HTTP {status}): {reason.rstrip('.')}.",
-            http_status=status,
-            token_sent=given,
-        )
-
-    def _status_failure(self, status: int, said: str | None) -> ToolResponse:
+        if status in (401, 403):
+            given = self._token is not None
+            reason = "it does not accept the token sent" if given else "it needs a token"
+            if status == 403 and said:
+                reason = f"it says: {said}"
+            message = (
+                f"The MCP server {self.description} refused access (HTTP {status}): {reason.rstrip('.')}."
+            )
+            return self._failure(ErrorCode.ACCESS_DENIED, message, http_status=status, token_sent=given)
+        if not connecting:
+            return None
         if status in (404, 405, 410):
             message = (
                 f"The URL {self.description} is not an MCP endpoint (HTTP {status}): check its path"
                 " (the streamable-HTTP endpoint, often /mcp)."
             )
             return self._failure(ErrorCode.NOT_FOUND, message, http_status=status)
-        code = ErrorCode.API_ERROR
-        if status == 429:
-            code = ErrorCode.RATE_LIMIT
-        elif status in _UNAVAILABLE:
-            code = ErrorCode.NETWORK_ERROR
+        code = _STATUS_CODES.get(status, ErrorCode.API_ERROR)
         told = f": {said.rstrip('.')}" if said else ""
         message = f"The MCP server {self.description} answered HTTP {status} while connecting{told}."
         return self._failure(code, message, http_status=status)
 
     def _connect_failure(self, error: BaseException, what: str = "the connection") -> ToolResponse:
-        """The answer to ``what`` (connecting, or listing with its connecting) failing with ``error``."""
+        """The answer to ``what`` (connecting, or listing) failing with ``error``."""
         error = leaf_error(error)
         if isinstance(error, TimeoutError) or _is_sdk_error(error, _REQUEST_TIMEOUT):
             return self.timeout_error(self._connect_timeout_s, what)
@@ -420,7 +387,6 @@ class McpConnection:
         return self.wait_on_loop(self._list_tools())
 
     async def _list_tools(self) -> list[dict[str, Any]]:
-        """Connecting (when not connected) and every page under one deadline."""
         tools: list[dict[str, Any]] = []
         try:
             async with asyncio.timeout(self._connect_timeout_s):
@@ -516,8 +482,7 @@ class McpConnection:
         return self._failure(ErrorCode.API_ERROR, message, violations=violations)
 
     def _call_failure(self, tool: str, error: BaseException) -> ToolResponse | None:
-        """The answer to a call the server answered with ``error`` (or timed out on); None when
-        the connection broke."""
+        """The answer to a call that failed with ``error``; None when the connection broke."""
         from mcp import MCPError
         from pydantic import ValidationError
 
@@ -574,8 +539,7 @@ _SAID_BYTES = 64 * 1024  # the most of a failed answer's body read: a server may
 
 
 def _said(body: bytes) -> str | None:
-    """The message of an HTTP error's JSON body (``text``, ``message``, ``error`` or ``detail``),
-    cut to 300 characters; None when it has none."""
+    """The message of an HTTP error's JSON body, cut to 300 characters; None when it has none."""
     try:
         found = orjson.loads(body)
     except orjson.JSONDecodeError:

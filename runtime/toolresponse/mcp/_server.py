@@ -1,17 +1,13 @@
 """A ToolRegistry served to MCP clients through the official SDK's low-level ``Server``.
 
-Its handlers are thin adapters over an ``McpToolService`` (``tools/list`` the tools the caller may
-see, ``tools/call`` through the registry's policies, timeouts, breaker and listeners), and every
-answer, an error one included, is ``to_mcp(response)``. ``serve_stdio`` runs it over stdin and
-stdout (caller ``"stdio"``); ``http_app`` is the streamable-HTTP app (``/mcp``) behind the HTTP
-binding's ``AccessGuard``, run by the binding's server (``serve_http``).
+Its handlers are thin adapters over an ``McpToolService``, and every answer, an error one
+included, is ``to_mcp(response)``. The streamable-HTTP app is behind the HTTP binding's
+``AccessGuard`` and run by the binding's server.
 """
 
 from __future__ import annotations
 
-import contextlib
 import socket
-from collections.abc import Iterator
 from typing import Any, Final
 
 import anyio
@@ -22,9 +18,8 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from .. import __version__
-from ..http import AccessRules, ConnectionLimits, serve, serve_in_background
+from ..http import AccessRules, ConnectionLimits, serve
 from ..http._access import AccessGuard
-from ..http._serve import DEFAULT_HOST
 from ..interop import to_mcp
 from ..tools._registry import ToolRegistry
 from ._service import STDIO_CALLER, McpToolCall, McpToolService, Transport
@@ -81,15 +76,15 @@ def serve_stdio(registry: ToolRegistry) -> None:
 
 
 def http_app(registry: ToolRegistry, *, access: AccessRules | None = None) -> Any:
-    """The streamable-HTTP ASGI app serving ``registry`` at ``/mcp`` (stateless: each POST is one
-    exchange), behind ``AccessGuard(access)`` (default ``AccessRules()``: loopback Host and
-    Origin, no token), calling the registry as ``access.caller``. The SDK's own DNS-rebinding
-    check is off: the guard is the one copy of that rule (it knows what ``--allow-host`` adds)."""
+    """The streamable-HTTP ASGI app serving ``registry`` at ``/mcp`` (stateless), behind
+    ``AccessGuard(access)`` (default: loopback Host and Origin, no token), calling the registry as
+    ``access.caller``."""
     rules = access or AccessRules()
     server = mcp_server(registry, caller=rules.caller, transport="tcp")
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         stateless_http=True,
+        # the SDK's own DNS-rebinding check is off: the guard is the one copy of that rule
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
     return AccessGuard(app, rules)
@@ -103,16 +98,5 @@ def endpoint_url(base_url: str) -> str:
 def serve_http(
     app: Any, sock: socket.socket, *, log_level: str = "warning", limits: ConnectionLimits | None = None
 ) -> None:
-    """Run ``app`` on the listening ``sock`` (``toolresponse.http.listen``) until SIGINT or SIGTERM,
-    under the HTTP binding's connection limits."""
+    """Run ``app`` on the listening ``sock`` until SIGINT or SIGTERM, under the binding's limits."""
     serve(app, sock, log_level=log_level, access_log=False, limits=limits)
-
-
-@contextlib.contextmanager
-def serve_http_in_background(
-    app: Any, *, host: str = DEFAULT_HOST, port: int = 0, limits: ConnectionLimits | None = None
-) -> Iterator[str]:
-    """Serve ``app`` in a background thread (``toolresponse.http.serve_in_background``); yields the
-    endpoint URL (``.../mcp``)."""
-    with serve_in_background(app, host=host, port=port, limits=limits) as url:
-        yield endpoint_url(url)

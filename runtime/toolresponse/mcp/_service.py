@@ -1,8 +1,5 @@
 """What the MCP server does with a registry, without the SDK: ``tools/list`` and ``tools/call``
-on behalf of one caller; the SDK's handlers are thin adapters over it, and ``toolresponse.otel``
-wraps ``aexecute``. The caller (``docs/security.md``) is, over streamable HTTP, the identity the
-access rules give a request; over stdio ``STDIO_CALLER``, so that a policy can tell it from an
-in-process call.
+on behalf of one caller (``docs/security.md``); ``toolresponse.otel`` wraps ``aexecute``.
 """
 
 from __future__ import annotations
@@ -54,8 +51,7 @@ class McpToolService:
         return self.registry.tool_schemas("mcp", caller=self.caller)
 
     def input_schema(self, tool: str) -> dict[str, Any] | None:
-        """The parameters schema of ``tool``, or None for a tool not served to the caller (one the
-        access policies hide from it included)."""
+        """The parameters schema of ``tool``, or None for a tool not served to the caller."""
         spec = self.registry.spec(tool, caller=self.caller)
         return None if spec is None else spec.parameters
 
