@@ -16,23 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import CALL_ID, record_context, required, text_parts, text_wire, written
+from ._carry import record_context, required, text_parts, text_wire, written
 from ._dialects import dialect
-from ._shape import record_schema, text_or_blocks
-
-ANTHROPIC_SHAPE: dict[str, Any] = record_schema(
-    "Anthropic tool_result content block",
-    ["type", "tool_use_id"],
-    {
-        "type": {"const": "tool_result"},
-        "tool_use_id": CALL_ID,
-        "content": text_or_blocks({"type": "string"}, "text"),
-        "is_error": {"type": "boolean"},
-        "cache_control": {"type": ["object", "null"]},
-        "toolset_name": {"type": ["string", "null"]},
-    },
-)
-"""One ``tool_result`` block (``ToolResultBlockParam``)."""
 
 
 def to_anthropic(

@@ -16,21 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import TOOL_NAME, carried_text, context_value, record_context, required, text_wire
+from ._carry import carried_text, context_value, record_context, required, text_wire
 from ._dialects import dialect
-from ._shape import dumped, record_schema
-
-AUTOGEN_SHAPE: dict[str, Any] = record_schema(
-    "AutoGen FunctionExecutionResult",
-    ["content", "call_id"],
-    {
-        "content": {"type": "string"},
-        "name": TOOL_NAME,
-        "call_id": {"type": "string"},
-        "is_error": {"type": ["boolean", "null"]},
-    },
-)
-"""One ``FunctionExecutionResult`` (``name`` since autogen-core 0.4.8)."""
+from ._shape import dumped
 
 
 def to_autogen(

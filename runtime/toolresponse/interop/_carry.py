@@ -33,12 +33,6 @@ _Carried = TypeVar("_Carried")
 TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
 
-CALL_ID: Final = {"type": "string", "minLength": 1}
-"""The schema of a record's call id member (an empty id matches no tool call)."""
-
-TOOL_NAME: Final = {"type": "string", "minLength": 1}
-"""The schema of a record's tool name member, where the dialect requires one."""
-
 _NEEDED: Final = {
     "call_id": ("it answers one tool call by its id", "ID"),
     "tool_name": ("it names the tool that answers", "NAME"),

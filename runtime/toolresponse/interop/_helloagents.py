@@ -18,35 +18,6 @@ from typing import Any
 from .._response import ToolResponse
 from ._carry import error_info_of
 from ._dialects import dialect
-from ._shape import record_schema
-
-_OBJECT_OR_NULL = {"type": ["object", "null"]}
-
-HELLOAGENTS_SHAPE: dict[str, Any] = record_schema(
-    "HelloAgents 1.0 ToolResponse dict",
-    ["status", "text"],
-    {
-        "status": {"enum": ["success", "partial", "error"]},
-        "text": {"type": "string"},
-        "data": _OBJECT_OR_NULL,
-        "error": {
-            "type": ["object", "null"],
-            "required": ["code", "message"],
-            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
-        },
-        "stats": {
-            "type": ["object", "null"],
-            "properties": {"time_ms": {"type": "number", "minimum": 0}},
-        },
-        "context": _OBJECT_OR_NULL,
-    },
-    **{
-        "if": {"properties": {"status": {"const": "error"}}},
-        "then": {"required": ["error"], "properties": {"error": {"type": "object"}}},
-        "else": {"properties": {"error": {"type": "null"}}},
-    },
-)
-"""One HelloAgents 1.0 / 1.0.1 ``ToolResponse.to_dict()`` (or its JSON)."""
 
 
 def to_helloagents(response: ToolResponse) -> dict[str, Any]:

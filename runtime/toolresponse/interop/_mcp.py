@@ -23,7 +23,6 @@ from typing import Any, Final
 
 from toolresponse_generated import (
     ERROR_CODE_INFO,
-    MCP_RESULT_SHAPE,
     TOOL_FAILURE_CODES,
     TOOL_FAILURE_SHAPE,
     ErrorCode,
@@ -65,10 +64,6 @@ _RELIABILITY: Final = ToolFailureClass.RELIABILITY.value
 _SAFE_INTEGER: Final = 2**53 - 1
 """The latest ``retryNotBefore``: an exact integer in every JSON reader (``TOOL_FAILURE_SHAPE``'s
 maximum)."""
-
-# MCP_RESULT_SHAPE (what from_mcp accepts) and TOOL_FAILURE_SHAPE (a ToolFailure member it reads a
-# code from) are JSON Schemas in schema/v1/interop, which the TypeScript package reads too.
-MCP_SHAPE: Final = MCP_RESULT_SHAPE
 
 
 # -- ToolResponse -> CallToolResult ----------------------------------------------------------

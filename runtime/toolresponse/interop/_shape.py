@@ -1,9 +1,9 @@
 """A dialect's record shape (a JSON Schema 2020-12 dict) checked by the package's fast engine.
 
-Each dialect declares its record's shape as data (``record_schema``, ``text_or_blocks``);
-``Shape(name, schema)`` compiles it on first use (jsonschema-rs, as a tool's parameters are),
-``violations`` lists what is wrong (pointer, keyword, message, schema path) and ``checked`` gives
-the record as JSON data or raises ``DialectError`` naming the dialect.
+Each dialect's shape is data (``schema/v1/interop/<dialect>.schema.json``); ``Shape(name, schema)``
+compiles it on first use (jsonschema-rs, as a tool's parameters are), ``violations`` lists what is
+wrong (pointer, keyword, message, schema path) and ``checked`` gives the record as JSON data or
+raises ``DialectError`` naming the dialect.
 """
 
 from __future__ import annotations
@@ -33,33 +33,6 @@ member names it finds wrong, and a record can hold megabytes of them."""
 def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
     """``text`` at most ``limit`` characters, its end replaced by "…" when cut."""
     return shortened(text, limit)
-
-
-def record_schema(title: str, required: list[str], properties: dict[str, Any], **more: Any) -> dict[str, Any]:
-    """The JSON Schema 2020-12 of a record titled ``title``: an object with ``properties``, of which
-    ``required`` must be there, and no other member; ``more`` adds keywords (``if`` ...)."""
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": title,
-        "type": "object",
-        "required": required,
-        "properties": properties,
-        "additionalProperties": False,
-        **more,
-    }
-
-
-def text_or_blocks(block_type: dict[str, Any], text_type: str, key: str = "type") -> dict[str, Any]:
-    """The schema of content that is a string or a list of blocks, each an object whose ``key`` has
-    the schema ``block_type``; a block of type ``text_type`` has a string ``text``."""
-    block = {
-        "type": "object",
-        "required": [key],
-        "properties": {key: block_type},
-        "if": {"properties": {key: {"const": text_type}}},
-        "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
-    }
-    return {"anyOf": [{"type": "string"}, {"type": "array", "items": block}]}
 
 
 def dumped(dialect: str, record: Any) -> Any:
