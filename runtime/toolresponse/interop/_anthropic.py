@@ -1,13 +1,7 @@
 """Anthropic: the ``tool_result`` content block of a user message.
 
-::
-
-    {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false,
-     "content": [{"type": "text", "text": "..."}]}          content: text, or blocks
-
-``is_error`` is the only flag: no code, no partial state, no room for data, so the response rides
-in a second text block as a trailer (``_carry``). A block without one is read from its text blocks
-(``_text``); other blocks are kept in ``data.blocks``, the id in ``context.call_id``.
+``is_error`` is its only flag (no code, no partial state, no room for data), so the response rides
+in a second text block as a trailer (``_carry``); a block without one is read from its text.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
 """AWS Bedrock Converse: the ``toolResult`` content block of a user message.
 
-::
-
-    {"toolUseId": "tooluse_1", "status": "success",
-     "content": [{"text": "..."}, {"json": {...}}]}   blocks: text, json, image, document, video,
-                                                      searchResult
-
 The whole response rides in a ``json`` block after the model text; a lone foreign ``json`` block
 is read by ``_carry.foreign_wire``, other blocks kept in ``data.blocks``.
 """

@@ -1,14 +1,7 @@
 """Google Gemini: the ``FunctionResponse`` (generateContent) and the Interactions API ``function_result``.
 
-::
-
-    {"id": "call_1", "name": "get_weather", "response": {"output": ...}}      or {"error": ...}
-    {"type": "function_result", "call_id": "call_1", "name": "get_weather", "is_error": false,
-     "result": ...}                           result: an object, a text, or text / image / ... items
-
 The whole response rides in ``response.output`` (``response.error`` for an error) or ``result``
-(``carry=False``: the model text); a foreign value is read by ``_carry.foreign_wire``, items as
-``_carry.blocks_wire`` reads them, a FunctionResponse's ``parts`` kept in ``data.parts``.
+(``carry=False``: the model text); a foreign value is read by ``_carry.foreign_wire``.
 """
 
 from __future__ import annotations

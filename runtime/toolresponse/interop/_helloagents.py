@@ -1,13 +1,8 @@
 """HelloAgents 1.0 and 1.0.1: the dict its ``ToolResponse`` serialises to, read and written.
 
-::
-
-    {"status": "error", "text": "...", "data": {}, "error": {"code": "NOT_FOUND", "message": "..."},
-     "stats": {"time_ms": 3}, "context": {"tool_name": "read_file", "params_input": {...}}}
-
 ``from_helloagents(to_helloagents(r))`` is ``r`` less ``details``, ``retryable``,
 ``retry_after_ms`` and ``x-`` members, with ``time_ms`` rounded; a code that is not standard is
-never guessed (docs/migrating.md, "From HelloAgents 1.0", has the table).
+never guessed (docs/migrating.md, "From HelloAgents 1.0").
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ from ._dialects import dialect
 
 
 def to_helloagents(response: ToolResponse) -> dict[str, Any]:
-    """The dict HelloAgents 1.0 writes for ``response`` (see the table above for what is dropped)."""
+    """The dict HelloAgents 1.0 writes for ``response`` (what it drops: the module docstring)."""
     record: dict[str, Any] = {"status": response.status.value, "text": response.text, "data": response.data}
     info = response.error_info
     if info is not None:

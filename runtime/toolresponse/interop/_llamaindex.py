@@ -1,14 +1,7 @@
 """LlamaIndex: the ``ToolOutput`` a tool call gives (``llama_index.core.tools``).
 
-::
-
-    {"blocks": [{"block_type": "text", "text": "{'temp_c': 21.5}"}], "tool_name": "get_weather",
-     "raw_input": {"args": [], "kwargs": {"city": "Paris"}}, "raw_output": {"temp_c": 21.5},
-     "is_error": false}
-
-(llama-index-core 0.12.0 wrote a ``content`` string.) ``raw_output`` holds the whole response,
-``raw_input`` ``context.params_input``; a foreign record's ``raw_output`` is kept in
-``data.raw_output`` and its Python repr text stays text.
+``raw_output`` holds the whole response, ``raw_input`` ``context.params_input``; a foreign
+record's ``raw_output`` is kept in ``data.raw_output`` and its Python repr text stays text.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The MCP binding's mapping, written once: ToolResponse <-> MCP ``CallToolResult``, as plain data.
 
-``to_mcp(response)`` is the ``CallToolResult`` (wire JSON, camelCase) a server sends,
-``from_mcp(record)`` the response a client reads from any server's result, ``from_mcp_error`` the
-response for a JSON-RPC error answering ``tools/call``. ``docs/mcp-binding.md`` is the normative
-text: one text block (the model text; a partial result's begins with ``PARTIAL_MARKER``),
-``structuredContent`` the data of a non-error, ``isError``, the rest of the response in
-``_meta[MCP_META_KEY]`` and an error's ToolFailure member (SEP-3313) in
-``_meta[TOOL_FAILURE_KEY]``; a result without our key is read from its ToolFailure member or its
-text (``_text``). Nothing here imports the MCP SDK. ``clock`` (seconds since the Unix epoch) is a
-parameter, for ``retryNotBefore``.
+``docs/mcp-binding.md`` is the normative text: one text block (the model text), ``structuredContent``
+the data of a non-error, ``isError``, the rest of the response in ``_meta[MCP_META_KEY]`` and an
+error's ToolFailure member (SEP-3313) in ``_meta[TOOL_FAILURE_KEY]``; a result without our key is
+read from its ToolFailure member or its text. Nothing here imports the MCP SDK; ``clock`` gives
+seconds since the Unix epoch (for ``retryNotBefore``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
 """OpenAI: the Chat Completions tool message and the Responses API ``function_call_output`` item.
 
-::
-
-    {"role": "tool", "tool_call_id": "call_1", "content": "..."}     content: text, or text parts
-    {"type": "function_call_output", "call_id": "call_1", "output": "..."}
-                                      output: text, or input_text / input_image / input_file parts
-
 Neither has an error flag, a code, a partial state or room for data: ``to_`` writes the model text
 and the trailer (``_carry``); other parts are kept in ``data.parts``. The Responses item's
 ``status`` is its lifecycle, not the call's outcome: neither written nor read.

@@ -1,10 +1,5 @@
-"""pydantic-ai: the ``ToolReturnPart`` of a message history (and the stored ``RetryPromptPart``),
-and registry tools as pydantic-ai tools.
-
-::
-
-    {"part_kind": "tool-return", "tool_name": "get_weather", "tool_call_id": "call_1",
-     "content": "...", "metadata": {...}, "outcome": "failed", "retry": null, ...}
+"""pydantic-ai: the ``ToolReturnPart`` (and a stored ``RetryPromptPart``), and registry tools as
+pydantic-ai tools.
 
 ``content`` is the model text, ``metadata`` the whole response (never sent to the model),
 ``outcome`` the record's own word (``outcome_for``); a part without such metadata is an error for

@@ -30,11 +30,6 @@ MESSAGE_LIMIT = 300
 member names it finds wrong, and a record can hold megabytes of them."""
 
 
-def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``text`` at most ``limit`` characters, its end replaced by "…" when cut."""
-    return shortened(text, limit)
-
-
 def dumped(dialect: str, record: Any) -> Any:
     """``record`` as JSON data when it is a library's pydantic model (``model_dump(mode="json")``) or
     a dataclass pydantic serialises (pydantic-ai's parts); ``DialectError`` when pydantic cannot."""
@@ -64,10 +59,6 @@ class Shape:
     def _validator(self) -> ParameterValidator:
         return ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
 
-    def is_valid(self, record: Any) -> bool:
-        """Whether ``record`` (decoded JSON) has the dialect's shape: the verdict alone."""
-        return self._validator.is_valid(record)
-
     def verdict(self) -> Callable[[Any], bool]:
         """The compiled ``is_valid`` itself, for loops over many records."""
         return self._validator.verdict()
@@ -77,10 +68,11 @@ class Shape:
         found = self._validator.violations(record, limit=None, schema_paths=True)
         prefix = f"{self.dialect} record: "
         # Most relevant first, as the validator orders them: an unknown member usually explains a
-        # missing one. Each message is cut (``cut``), as the ToolResponse layer's are short.
+        # missing one. Each message is cut, as the ToolResponse layer's are short.
         ranked = sorted(found, key=lambda violation: relevance(violation.keyword, violation.pointer))
         return tuple(
-            dataclasses.replace(violation, message=prefix + cut(violation.message)) for violation in ranked
+            dataclasses.replace(violation, message=prefix + shortened(violation.message, MESSAGE_LIMIT))
+            for violation in ranked
         )
 
     def checked(self, record: Any) -> Any:

@@ -1,12 +1,9 @@
 """What a text alone says of a response: one convention, written and read by every dialect.
 
-A model, and clients that log only a result's text, see nothing else, so every dialect with no
-member for an error's code writes the **model text**: ``ERROR <CODE>: <message>`` (then the text
-when it is not the message) for an error, ``PARTIAL: <text>`` for a partial result, the text
-itself for a success. Read back (``inferred``, ``text_error``): the record's error flag decides
-error or not (without one, a stated code or a text that opens as failures do); the code is the one
-the text states (``ERROR <CODE>:``, HelloAgents' ``[<CODE>]:`` or ``❌ 错误 [<CODE>]:``), else the
-one the record's outcome implies, else the one its words signal (``infer_code``), else
+A model, and clients that log only a result's text, see nothing else, so a dialect with no member
+for an error's code writes the model text: ``ERROR <CODE>: <message>``, ``PARTIAL: <text>`` or the
+text. Read back, the record's error flag decides (without one, a stated code or a failure's
+opening); the code is the stated one, else the record's, else its words' (``infer_code``), else
 EXECUTION_ERROR. docs/migrating.md, "Errors in text: one convention", is the full account.
 """
 

@@ -1,17 +1,8 @@
 """Vercel AI SDK: the ``tool-result`` part of a tool message, and the ``tool-error`` part of a step.
 
-::
-
-    {"type": "tool-result", "toolCallId": "call_1", "toolName": "get_weather",
-     "output": {"type": "json", "value": ...}}       also text, error-text, error-json,
-                                                     execution-denied (a reason), content
-    {"type": "tool-error", "toolCallId": "call_1", "toolName": "get_weather", "input": {...},
-     "error": ...}
-
 The whole response rides in a ``json`` (``error-json``) output (``carry=False``: ``text`` or
-``error-text``, the model text); a denial (``_outcomes.DENIED``) is ``execution-denied``. Other
-values are read by ``_carry.foreign_wire``; a ``tool-error`` is an error, its ``input`` in
-``context.params_input``.
+``error-text``); a denial (``_outcomes.DENIED``) is ``execution-denied``. Other values are read by
+``_carry.foreign_wire``; a ``tool-error`` is an error, its ``input`` in ``context.params_input``.
 """
 
 from __future__ import annotations
