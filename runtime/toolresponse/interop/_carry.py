@@ -16,13 +16,13 @@ from typing import Any, Final, TypeGuard, TypeVar
 
 import orjson
 
-from toolresponse_generated import ErrorCode, ErrorInfo
+from toolresponse_generated import ErrorInfo
 
 from .._errors import DialectError
 from .._response import ToolResponse
 from .._suggest import shortened
 from .._violation import SchemaViolation
-from ._text import inferred, model_text, wire_model_text
+from ._text import CODES, inferred, model_text, wire_model_text
 
 _Carried = TypeVar("_Carried")
 
@@ -223,7 +223,6 @@ def slot_wire(
     return foreign_wire(value, is_error=is_error, context=context)
 
 
-_CODES: Final = frozenset(ErrorCode)
 _ERROR_INFO_MEMBERS: Final = tuple(member.name for member in dataclasses.fields(ErrorInfo))
 
 
@@ -247,7 +246,8 @@ def foreign_wire(value: Any, *, is_error: bool, context: Mapping[str, Any] | Non
         return inferred(value, is_error=is_error, context=context)
     message = value.get("message") if is_error and isinstance(value, Mapping) else None
     wire: dict[str, Any]
-    if isinstance(message, str) and message and value.get("code") in _CODES:
+    # str(): a code that is a list or an object is none of ours, and cannot be looked up as it is.
+    if isinstance(message, str) and message and str(value.get("code")) in CODES:
         wire = {"status": "error", "text": message, "error_info": error_info_of(value)}
     else:
         if isinstance(message, str):

@@ -33,7 +33,7 @@ from .._violation import SchemaViolation
 from ._carry import agreeing, context_value, text_parts
 from ._dialects import dialect
 from ._shape import Shape
-from ._text import infer_code, model_text, stated_text, text_error
+from ._text import CODES, infer_code, model_text, stated_text, text_error
 
 MCP_META_KEY: Final = "dev.toolresponse/response"
 """The ``_meta`` key of the whole response: reverse DNS of the schema's ``$id`` host
@@ -218,7 +218,6 @@ def _data(structured: Any, others: list[dict[str, Any]]) -> dict[str, Any]:
 _FAILURE_SHAPE: Final = Shape(_DIALECT, TOOL_FAILURE_SHAPE)
 _FAILURE_POINTER: Final = "/_meta/" + TOOL_FAILURE_KEY.replace("~", "~0").replace("/", "~1")
 _SHOWN_VIOLATIONS: Final = 5
-_CODES: Final = {code.value: code for code in ErrorCode}
 _BY_CLASS: Final = {
     # The code of a ToolFailure whose code is none of ours, by its class.
     ToolFailureClass.CAPABILITY.value: ErrorCode.EXECUTION_ERROR,
@@ -231,7 +230,7 @@ def _failure_code(failure: Mapping[str, Any]) -> tuple[ErrorCode, dict[str, Any]
     """The code a well-formed ToolFailure stands for, and what ``details`` says of where it came
     from: the schema's table, one of ours (any case, ``-`` for ``_``), its words, else its class."""
     code: str = failure["code"]
-    known = TOOL_FAILURE_CODES.get(code) or _CODES.get(code.strip().upper().replace("-", "_"))
+    known = TOOL_FAILURE_CODES.get(code) or CODES.get(code.strip().upper().replace("-", "_"))
     if known is not None:
         return known, {"code_from": "tool_failure.code"}
     inferred = infer_code(code.replace("_", " "))

@@ -17,7 +17,8 @@ from toolresponse_generated import INFERENCE_RULES, ErrorCode
 
 from .._response import ToolResponse
 
-_CODES: Final = {code.value: code for code in ErrorCode}
+CODES: Final = {code.value: code for code in ErrorCode}
+"""Every error code by its name."""
 # "ERROR NOT_FOUND: ..." (ours); "[NOT_FOUND]: ..." (HelloAgents 1.0's agent); "❌ 错误 [NOT_FOUND]: ..."
 # (HelloAgents 1.0.1's to_model_text).
 _STATED: Final = re.compile(r"\A(?:ERROR ([A-Z_]+)|(?:❌ 错误 )?\[([A-Z_]+)\]):? ?")
@@ -122,7 +123,7 @@ def text_error(text: str, *, is_error: bool | None, implied: ErrorCode | None = 
     if is_error is False:
         return None
     stated = _STATED.match(text)
-    code = _CODES.get(next((group for group in stated.groups() if group), "")) if stated else None
+    code = CODES.get(next((group for group in stated.groups() if group), "")) if stated else None
     if stated is not None and code is not None:
         rest = text[stated.end() :]
         message = rest.split("\n", 1)[0].strip()
