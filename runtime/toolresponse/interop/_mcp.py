@@ -124,7 +124,7 @@ def from_mcp(
         return ToolResponse.from_dict(wire)
     except ResponseValidationError as error:
         located = tuple(
-            dataclasses.replace(violation, pointer=_relocated(violation.pointer, _META_POINTER))
+            dataclasses.replace(violation, pointer=_relocated(violation.pointer))
             for violation in error.errors
         )
         raise DialectError(_DIALECT, located) from None
@@ -191,13 +191,13 @@ def _carried(carried: Any, texts: list[str], data: dict[str, Any]) -> dict[str, 
     return wire
 
 
-def _relocated(pointer: str, where: str) -> str:
+def _relocated(pointer: str) -> str:
     """A pointer into the rebuilt response, as a pointer into the record."""
     if pointer == "/text" or pointer.startswith("/text/"):
         return "/content/0/text"
     if pointer == "/data" or pointer.startswith("/data/"):
         return "/structuredContent" + pointer[len("/data") :]
-    return where + pointer
+    return _META_POINTER + pointer
 
 
 def _data(structured: Any, others: list[dict[str, Any]]) -> dict[str, Any]:

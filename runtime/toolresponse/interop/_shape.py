@@ -24,7 +24,6 @@ RECORD_DEPTH = MAX_VALUE_DEPTH + 5
 """The deepest nesting of a record: a response (a member two levels deeper than its value) inside a
 dialect's record (up to three more: a Bedrock json block, content then block then ``json``)."""
 
-
 MESSAGE_LIMIT = 300
 """The most characters of a record's violation message: the shape's engine quotes the values and
 member names it finds wrong, and a record can hold megabytes of them."""
