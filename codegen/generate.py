@@ -36,11 +36,12 @@ Outputs, all deterministic (no timestamps):
   catalog table, and each example included from ``schema/v1/examples``
   (``<!-- BEGIN GENERATED: example NAME.json -->`` ... ``<!-- END GENERATED: example -->``);
 * ``generated/python/toolresponse_generated/interop.py``: the documents of
-  ``schema/v1/interop/`` that ``toolresponse.interop`` reads (the TypeScript package
-  reads the same ones): the JSON Schemas of an MCP ``CallToolResult`` and of its
-  ToolFailure member, and the inference table (``text-inference.json``: the code of a
-  third-party error text, from its words), each rule's pattern checked to mean the same
-  in Python and in ECMAScript;
+  ``schema/v1/interop/`` that ``toolresponse.interop`` reads: the JSON Schemas of an MCP
+  ``CallToolResult`` and of its ToolFailure member, and the inference table
+  (``text-inference.json``: the code of a third-party error text, from its words), each
+  rule's pattern checked to mean the same in Python and in ECMAScript (the TypeScript
+  package reads these three too); and each other dialect's record shape
+  (``<dialect>.schema.json``);
 * in ``docs/mcp-binding.md``, between fence comments: the ToolFailure table (each code's
   ``x-mcp-tool-failure``) and the inference table.
 """
@@ -79,8 +80,14 @@ INTEROP_DIR = SCHEMA_DIR / "interop"
 INTEROP_SHAPES = {
     "MCP_RESULT_SHAPE": INTEROP_DIR / "mcp-call-tool-result.schema.json",
     "TOOL_FAILURE_SHAPE": INTEROP_DIR / "mcp-tool-failure.schema.json",
+    **{
+        path.name.removesuffix(".schema.json").replace("-", "_").upper() + "_SHAPE": path
+        for path in sorted(INTEROP_DIR.glob("*.schema.json"))
+        if not path.name.startswith("mcp-")
+    },
 }
-"""The JSON Schemas of schema/v1/interop, by the name the runtime gives each."""
+"""The JSON Schemas of schema/v1/interop, by the name the runtime gives each: MCP's two, then each
+other dialect's record shape (``<dialect>.schema.json`` is ``<DIALECT>_SHAPE``, ``_`` for ``-``)."""
 INFERENCE_TABLE = INTEROP_DIR / "text-inference.json"
 COMMAND = "make generate"
 
@@ -367,15 +374,31 @@ def inference_flags(ignore_case: bool) -> re.RegexFlag:
 
 def interop_shapes() -> dict[str, dict[str, Any]]:
     """The JSON Schemas of ``schema/v1/interop``, by name, each a 2020-12 document whose ``$id``
-    is where its file is."""
+    is where its file is, a reference to another of them replaced by that document."""
     shapes = {}
     for name, path in INTEROP_SHAPES.items():
         shape = load(path)
         expected_id = f"https://toolresponse.dev/{relative(path)}"
         if shape.get("$schema") != DRAFT_2020_12 or shape.get("$id") != expected_id:
             raise SystemExit(f"{relative(path)}: must be a JSON Schema 2020-12 document, $id {expected_id}")
-        shapes[name] = shape
+        shapes[name] = inlined(shape)
     return shapes
+
+
+def inlined(value: Any) -> Any:
+    """``value`` with each ``{"$ref": "<name>.schema.json"}`` replaced by that document of
+    ``schema/v1/interop`` (less ``$schema`` and ``$id``): the runtime compiles shapes offline."""
+    if isinstance(value, list):
+        return [inlined(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    reference = value.get("$ref")
+    if list(value) == ["$ref"] and isinstance(reference, str) and reference.endswith(".schema.json"):
+        path = INTEROP_DIR / reference
+        if not path.is_file():
+            raise SystemExit(f"{relative(INTEROP_DIR)}: a reference to {reference}, not a document there")
+        return {key: item for key, item in inlined(load(path)).items() if key not in ("$schema", "$id")}
+    return {key: inlined(item) for key, item in value.items()}
 
 
 def interop_source() -> str:
@@ -383,9 +406,10 @@ def interop_source() -> str:
     rules = inference_rules()
     lines = [
         header(relative(INTEROP_DIR)).rstrip("\n"),
-        '"""What the dialects of ``toolresponse.interop`` read, as data (the TypeScript package reads',
-        "the same): the JSON Schemas of an MCP ``CallToolResult`` and of its ToolFailure member, and the",
-        "inference table, which gives third-party error text a code from its words.",
+        '"""What the dialects of ``toolresponse.interop`` read, as data: the JSON Schemas of an MCP',
+        "``CallToolResult`` and of its ToolFailure member and the inference table, which gives third-party",
+        "error text a code from its words (the TypeScript package reads these three too), then each other",
+        "dialect's record shape.",
         '"""',
         "",
         "from __future__ import annotations",

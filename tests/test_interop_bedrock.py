@@ -15,12 +15,10 @@ from hypothesis import given, settings
 from interop_cases import FIXTURE_IDS, VALID_FIXTURES, inferred_error, responses
 
 from toolresponse import DialectError, ToolResponse
-from toolresponse.interop import from_bedrock, to_bedrock
-from toolresponse.interop._bedrock import BEDROCK_SHAPE
-from toolresponse.interop._shape import Shape
+from toolresponse.interop import dialect, from_bedrock, to_bedrock
 
 CONVERSE = get_session().get_service_model("bedrock-runtime").operation_model("Converse")
-SHAPE = Shape("bedrock", BEDROCK_SHAPE)
+SHAPE = dialect("bedrock").shape
 
 
 def _request(block: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from interop_cases import HelloAgentsResponse, HelloAgentsStatus, inferred_error
 from toolresponse import DialectError, ResponseValidationError, ToolResponse
 from toolresponse.interop import (
     INTERRUPTED,
+    dialect,
     from_anthropic,
     from_autogen,
     from_bedrock,
@@ -147,6 +148,32 @@ def test_a_record_that_is_no_toolresponse_is_a_dialect_error(record: Any, pointe
     with pytest.raises(DialectError) as caught:
         from_toolresponse(record)
     assert ("toolresponse", pointer) == (caught.value.dialect, caught.value.best.pointer)
+
+
+UNHASHABLE_CODE = {"code": ["NOT_FOUND"], "message": "boom"}
+
+
+@pytest.mark.parametrize(
+    ("name", "record"),
+    [
+        ("bedrock", {"toolUseId": "t", "status": "error", "content": [{"json": UNHASHABLE_CODE}]}),
+        ("gemini", {"name": "f", "response": {"error": UNHASHABLE_CODE}}),
+        (
+            "vercel",
+            {
+                "type": "tool-result",
+                "toolCallId": "t",
+                "toolName": "f",
+                "output": {"type": "error-json", "value": UNHASHABLE_CODE},
+            },
+        ),
+    ],
+)
+def test_a_foreign_error_whose_code_is_no_string_is_kept_as_data(name: str, record: dict[str, Any]) -> None:
+    """An error object whose code is a list (no code of ours) is read by its message, kept in data."""
+    wire = dialect(name).read(record).to_dict()
+    assert ("boom", "EXECUTION_ERROR") == (wire["text"], wire["error_info"]["code"])
+    assert {"error": UNHASHABLE_CODE} == wire["data"]
 
 
 def test_a_helloagents_code_that_is_not_standard_is_named_with_the_nearest() -> None:

@@ -1,7 +1,8 @@
-"""The data of ``schema/v1/interop/`` that both implementations read: the inference table
-(``text-inference.json``) and the JSON Schemas of an MCP result and of its ToolFailure member. The
-generator refuses a rule whose pattern would not mean the same in Python and ECMAScript (or that is
-malformed), and an edited table makes the drift check of both languages fail until regenerated."""
+"""The data of ``schema/v1/interop/``: the inference table (``text-inference.json``) and the JSON
+Schemas of an MCP result and of its ToolFailure member, which both implementations read, and each
+other dialect's record shape, which Python reads. The generator refuses a rule whose pattern would
+not mean the same in Python and ECMAScript (or that is malformed), and an edited table makes the
+drift check of both languages fail until regenerated."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from test_drift import GENERATED, TS_GENERATED, check, copy_checkout, edit_json, ts_check, ts_checkout
 from test_http_binding_generated import GENERATOR
 
+from toolresponse.interop import DIALECTS, dialect
 from toolresponse.interop._text import INFERENCE_TABLE
 from toolresponse_generated import MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE
 
@@ -31,6 +33,35 @@ def test_the_runtime_reads_the_committed_documents() -> None:
     ]
     for shape, name in ((MCP_RESULT_SHAPE, "mcp-call-tool-result"), (TOOL_FAILURE_SHAPE, "mcp-tool-failure")):
         assert json.loads((INTEROP / f"{name}.schema.json").read_text(encoding="utf-8")) == shape
+
+
+def _document(name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((INTEROP / name).read_text(encoding="utf-8"))
+    return document
+
+
+def test_each_dialect_checks_records_against_its_committed_document() -> None:
+    """One document per dialect, ``<name>.schema.json`` (MCP's named for the CallToolResult), read
+    as it is, a reference to another document of the directory as that document."""
+    files = {f"{'mcp-call-tool-result' if name == 'mcp' else name}.schema.json": name for name in DIALECTS}
+    del files["toolresponse.schema.json"]
+    assert sorted([*files, "mcp-tool-failure.schema.json"]) == sorted(
+        p.name for p in INTEROP.glob("*.schema.json")
+    )
+    fields = {key: value for key, value in _document("langchain.schema.json").items() if key[0] != "$"}
+    for file, name in files.items():
+        document = _document(file)
+        assert f"https://toolresponse.dev/schema/v1/interop/{file}" == document["$id"]
+        if name == "langchain-dict":
+            assert {"$ref": "langchain.schema.json"} == document["properties"]["data"]
+            document["properties"]["data"] = fields
+        assert document == dialect(name).shape.schema, name
+
+
+def test_the_generator_refuses_a_reference_to_no_document() -> None:
+    with pytest.raises(SystemExit) as stopped:
+        GENERATOR.inlined({"properties": {"data": {"$ref": "nowhere.schema.json"}}})
+    assert "schema/v1/interop: a reference to nowhere.schema.json, not a document there" == str(stopped.value)
 
 
 def test_every_committed_pattern_means_the_same_in_both_languages() -> None:

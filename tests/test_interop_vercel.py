@@ -14,13 +14,11 @@ from interop_cases import VALID_FIXTURES, inferred_error
 from node_json import node_json
 
 from toolresponse import AccessControl, RequireApproval, ToolRegistry, ToolResponse
-from toolresponse.interop import DENIED, from_vercel, to_vercel
-from toolresponse.interop._shape import Shape
-from toolresponse.interop._vercel import VERCEL_SHAPE
+from toolresponse.interop import DENIED, dialect, from_vercel, to_vercel
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "vercel" / "ai_sdk.mjs"
-SHAPE = Shape("vercel", VERCEL_SHAPE)
+SHAPE = dialect("vercel").shape
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,8 @@
 """ToolResponse as the hub: other frameworks' tool results converted in and out.
 
-One private module per dialect, each a pair ``to_<dialect>(response, ...)`` /
-``from_<dialect>(record)`` written once and used by every face (CLI, agent, MCP server and
-client); a record that is not valid in its own dialect raises ``DialectError`` (each violation
-with its JSON pointer). No framework library is imported unless a function that needs one is
-called. ``dialect(name)`` (``DIALECTS``) gives a ``Dialect``: its ``to``, ``from_`` and record
-``shape``; ``convert`` is ``toolresponse convert``; ``DialectJudge`` judges logs in the bulk API;
-``model_text`` is the text a model reads; ``DENIED`` and ``INTERRUPTED`` are outcomes other
-frameworks name that ToolResponse carries as a code.
+One private module per dialect, a pair ``to_<dialect>`` / ``from_<dialect>`` written once and used
+by every face; a record not valid in its own dialect raises ``DialectError``. No framework library
+is imported unless a function that needs one is called. ``dialect(name)`` gives a dialect's row.
 """
 
 import lazy_loader

@@ -1,13 +1,7 @@
 """Anthropic: the ``tool_result`` content block of a user message.
 
-::
-
-    {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false,
-     "content": [{"type": "text", "text": "..."}]}          content: text, or blocks
-
-``is_error`` is the only flag: no code, no partial state, no room for data, so the response rides
-in a second text block as a trailer (``_carry``). A block without one is read from its text blocks
-(``_text``); other blocks are kept in ``data.blocks``, the id in ``context.call_id``.
+``is_error`` is its only flag (no code, no partial state, no room for data), so the response rides
+in a second text block as a trailer (``_carry``); a block without one is read from its text.
 """
 
 from __future__ import annotations
@@ -16,23 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import CALL_ID, record_context, required, text_parts, text_wire, written
+from ._carry import record_context, required, text_parts, text_wire, written
 from ._dialects import dialect
-from ._shape import record_schema, text_or_blocks
-
-ANTHROPIC_SHAPE: dict[str, Any] = record_schema(
-    "Anthropic tool_result content block",
-    ["type", "tool_use_id"],
-    {
-        "type": {"const": "tool_result"},
-        "tool_use_id": CALL_ID,
-        "content": text_or_blocks({"type": "string"}, "text"),
-        "is_error": {"type": "boolean"},
-        "cache_control": {"type": ["object", "null"]},
-        "toolset_name": {"type": ["string", "null"]},
-    },
-)
-"""One ``tool_result`` block (``ToolResultBlockParam``)."""
 
 
 def to_anthropic(

@@ -1,13 +1,8 @@
 """AutoGen: the ``FunctionExecutionResult`` of a tool call (``autogen_core.models``).
 
-::
-
-    {"content": "{'temp_c': 21.5}", "name": "get_weather", "call_id": "call_1", "is_error": false}
-
-``content`` is the only room, so ``to_autogen`` writes what the OpenAI dialects write: the model
-text and the trailer (``_carry``), which needs a call id (AutoGen allows ""; ``carry=False`` then).
-A record without one is read from its text (``_text``; ``is_error`` null: the text decides). A
-``FunctionTool``'s text is ``str()`` of what it returned, a Python repr: it stays text.
+``content`` is its only room, so ``to_autogen`` writes the model text and the trailer (``_carry``),
+which needs a call id (AutoGen allows "": ``carry=False`` then). A ``FunctionTool``'s text is
+``str()`` of what it returned, a Python repr: it stays text.
 """
 
 from __future__ import annotations
@@ -16,21 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import TOOL_NAME, carried_text, context_value, record_context, required, text_wire
+from ._carry import carried_text, context_value, record_context, required, text_wire
 from ._dialects import dialect
-from ._shape import dumped, record_schema
-
-AUTOGEN_SHAPE: dict[str, Any] = record_schema(
-    "AutoGen FunctionExecutionResult",
-    ["content", "call_id"],
-    {
-        "content": {"type": "string"},
-        "name": TOOL_NAME,
-        "call_id": {"type": "string"},
-        "is_error": {"type": ["boolean", "null"]},
-    },
-)
-"""One ``FunctionExecutionResult`` (``name`` since autogen-core 0.4.8)."""
+from ._shape import dumped
 
 
 def to_autogen(

@@ -1,11 +1,5 @@
 """AWS Bedrock Converse: the ``toolResult`` content block of a user message.
 
-::
-
-    {"toolUseId": "tooluse_1", "status": "success",
-     "content": [{"text": "..."}, {"json": {...}}]}   blocks: text, json, image, document, video,
-                                                      searchResult
-
 The whole response rides in a ``json`` block after the model text; a lone foreign ``json`` block
 is read by ``_carry.foreign_wire``, other blocks kept in ``data.blocks``.
 """
@@ -16,41 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import CALL_ID, blocks_wire, foreign_wire, is_response_wire, record_context, required, slot_wire
+from ._carry import blocks_wire, foreign_wire, is_response_wire, record_context, required, slot_wire
 from ._dialects import dialect
-from ._shape import record_schema
 from ._text import model_text
-
-_OBJECT = {"type": "object"}
-
-BEDROCK_SHAPE: dict[str, Any] = record_schema(
-    "AWS Bedrock Converse toolResult block",
-    ["toolUseId", "content"],
-    {
-        "toolUseId": CALL_ID,
-        "content": {
-            "type": "array",
-            "items": {
-                # A tagged union: exactly one of these members.
-                "type": "object",
-                "minProperties": 1,
-                "maxProperties": 1,
-                "properties": {
-                    "text": {"type": "string"},
-                    "json": {},
-                    "image": _OBJECT,
-                    "document": _OBJECT,
-                    "video": _OBJECT,
-                    "searchResult": _OBJECT,
-                },
-                "additionalProperties": False,
-            },
-        },
-        "status": {"enum": ["success", "error"]},
-        "type": {"type": "string"},
-    },
-)
-"""One ``ToolResultBlock`` (the value of a content block's ``toolResult`` member)."""
 
 
 def to_bedrock(

@@ -1,14 +1,10 @@
 """How a whole ToolResponse travels inside another dialect's record: in a trailer, or in a JSON slot.
 
-A dialect with no member for structured data (OpenAI's tool messages, Anthropic's ``tool_result``,
-AutoGen) gets the model text (``_text``) and, unless ``carry=False``, a trailer: one last line
-``<toolresponse>{...}</toolresponse>`` holding the response as compact I-JSON (which never holds
-a raw line break), its ``context.call_id`` the record's call id. A tool cannot know that id, so a
-trailer is the record's only when laid out as ``to_`` lays it out and bound to the record's id;
-then it must agree with the record's error flag and follow its own model text, or the record is
-refused (``DialectError``). Any other trailer-looking line is the tool's output, read as text.
-A dialect with a JSON member (Bedrock, Gemini, Vercel) carries the wire object in the slot of its
-outcome (``slot_wire``). docs/migrating.md, "What each dialect carries", is the full account.
+A dialect with no member for data gets the model text and (unless ``carry=False``) a trailer line,
+``<toolresponse>{compact I-JSON}</toolresponse>``. A tool cannot know the record's call id, so a
+trailer is the record's only when laid out as ``to_`` lays it out and bound to that id; it must
+then agree with the record's flag and text, or ``DialectError``. A dialect with a JSON member
+carries the wire object in its outcome slot. docs/migrating.md, "What each dialect carries".
 """
 
 from __future__ import annotations
@@ -20,24 +16,18 @@ from typing import Any, Final, TypeGuard, TypeVar
 
 import orjson
 
-from toolresponse_generated import ErrorCode, ErrorInfo
+from toolresponse_generated import ErrorInfo
 
 from .._errors import DialectError
 from .._response import ToolResponse
+from .._suggest import shortened
 from .._violation import SchemaViolation
-from ._shape import cut
-from ._text import inferred, model_text, wire_model_text
+from ._text import CODES, inferred, model_text, wire_model_text
 
 _Carried = TypeVar("_Carried")
 
 TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
-
-CALL_ID: Final = {"type": "string", "minLength": 1}
-"""The schema of a record's call id member (an empty id matches no tool call)."""
-
-TOOL_NAME: Final = {"type": "string", "minLength": 1}
-"""The schema of a record's tool name member, where the dialect requires one."""
 
 _NEEDED: Final = {
     "call_id": ("it answers one tool call by its id", "ID"),
@@ -170,7 +160,7 @@ def _carried_response(
     if model is not None and model != shown:
         message = (
             f"{dialect} record: the text before its trailer is not the model text of the response the"
-            f" trailer carries ({cut(repr(model), 120)}): what the model read is the record's own"
+            f" trailer carries ({shortened(repr(model), 120)}): what the model read is the record's own"
             " word, and a trailer that says otherwise is not believed over it"
         )
         raise DialectError(dialect, (SchemaViolation(pointer=text_at, keyword="const", message=message),))
@@ -205,7 +195,7 @@ def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier
         return wire
     name = flag.split(" ", 1)[0]
     message = (
-        f"{dialect} record: {flag}, but the response in {carrier} has status {cut(repr(status), 60)}:"
+        f"{dialect} record: {flag}, but the response in {carrier} has status {shortened(repr(status), 60)}:"
         f" a record's {name} says error exactly for status error, and the record's own flag is not"
         " overruled"
     )
@@ -233,7 +223,6 @@ def slot_wire(
     return foreign_wire(value, is_error=is_error, context=context)
 
 
-_CODES: Final = frozenset(ErrorCode)
 _ERROR_INFO_MEMBERS: Final = tuple(member.name for member in dataclasses.fields(ErrorInfo))
 
 
@@ -257,7 +246,8 @@ def foreign_wire(value: Any, *, is_error: bool, context: Mapping[str, Any] | Non
         return inferred(value, is_error=is_error, context=context)
     message = value.get("message") if is_error and isinstance(value, Mapping) else None
     wire: dict[str, Any]
-    if isinstance(message, str) and message and value.get("code") in _CODES:
+    # str(): a code that is a list or an object is none of ours, and cannot be looked up as it is.
+    if isinstance(message, str) and message and str(value.get("code")) in CODES:
         wire = {"status": "error", "text": message, "error_info": error_info_of(value)}
     else:
         if isinstance(message, str):

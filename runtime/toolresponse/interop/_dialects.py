@@ -42,9 +42,9 @@ RESPONSE = "toolresponse"
 
 @dataclass(frozen=True)
 class Dialect:
-    """One row of the table. Its functions and shape are loaded from its module when first used,
-    by their names there: ``to_<stem>``, ``from_<stem>``, ``wire_from_<stem>`` and the schema
-    ``<STEM>_SHAPE``, the stem being the dialect's name with ``_`` for ``-``."""
+    """One row of the table. Its functions are loaded from its module when first used, by their
+    names there: ``to_<stem>``, ``from_<stem>`` and ``wire_from_<stem>``, the stem being the
+    dialect's name with ``_`` for ``-``; its shape is ``schema/v1/interop/<name>.schema.json``."""
 
     name: str
     description: str
@@ -54,10 +54,8 @@ class Dialect:
     tool_name: str | None = None
     """The record's member (and ``to_``'s keyword) naming the tool, where it is required."""
 
-    def _attribute(self, prefix: str, suffix: str = "") -> Any:
-        stem = self.name.replace("-", "_")
-        stem = stem.upper() if suffix else stem
-        return getattr(importlib.import_module(_INTEROP + self.module), prefix + stem + suffix)
+    def _attribute(self, prefix: str) -> Any:
+        return getattr(importlib.import_module(_INTEROP + self.module), prefix + self.name.replace("-", "_"))
 
     @cached_property
     def to(self) -> Callable[..., Any]:
@@ -72,10 +70,16 @@ class Dialect:
     @cached_property
     def shape(self) -> Shape:
         """The record shape (the ToolResponse schema for ``toolresponse``), compiled on first check."""
+        from toolresponse_generated import interop
+
         from ..validation import bundled_schema
         from ._shape import Shape
 
-        return Shape(self.name, bundled_schema() if self.name == RESPONSE else self._attribute("", "_SHAPE"))
+        if self.name == RESPONSE:
+            return Shape(self.name, bundled_schema())
+        # Generated from schema/v1/interop; MCP's file is named for what it is, a CallToolResult.
+        stem = "MCP_RESULT" if self.name == "mcp" else self.name.replace("-", "_").upper()
+        return Shape(self.name, getattr(interop, stem + "_SHAPE"))
 
     def read(self, record: Any) -> ToolResponse:
         """The response of ``record``: its shape checked (else ``DialectError``), then mapped."""

@@ -1,14 +1,7 @@
 """Google Gemini: the ``FunctionResponse`` (generateContent) and the Interactions API ``function_result``.
 
-::
-
-    {"id": "call_1", "name": "get_weather", "response": {"output": ...}}      or {"error": ...}
-    {"type": "function_result", "call_id": "call_1", "name": "get_weather", "is_error": false,
-     "result": ...}                           result: an object, a text, or text / image / ... items
-
 The whole response rides in ``response.output`` (``response.error`` for an error) or ``result``
-(``carry=False``: the model text); a foreign value is read by ``_carry.foreign_wire``, items as
-``_carry.blocks_wire`` reads them, a FunctionResponse's ``parts`` kept in ``data.parts``.
+(``carry=False``: the model text); a foreign value is read by ``_carry.foreign_wire``.
 """
 
 from __future__ import annotations
@@ -18,8 +11,6 @@ from typing import Any
 
 from .._response import ToolResponse
 from ._carry import (
-    CALL_ID,
-    TOOL_NAME,
     blocks_wire,
     context_value,
     is_response_wire,
@@ -29,37 +20,7 @@ from ._carry import (
     text_parts,
 )
 from ._dialects import dialect
-from ._shape import record_schema, text_or_blocks
 from ._text import model_text
-
-GEMINI_SHAPE: dict[str, Any] = record_schema(
-    "Google Gemini FunctionResponse",
-    ["name", "response"],
-    {
-        "id": CALL_ID,
-        "name": TOOL_NAME,
-        "response": {"type": "object"},
-        "parts": {"type": "array", "items": {"type": "object"}},
-        "will_continue": {"type": "boolean"},
-        "willContinue": {"type": "boolean"},
-        "scheduling": {"enum": ["SCHEDULING_UNSPECIFIED", "SILENT", "WHEN_IDLE", "INTERRUPT"]},
-    },
-)
-"""One ``FunctionResponse`` (``types.FunctionResponse``, its JSON with or without aliases)."""
-
-GEMINI_INTERACTIONS_SHAPE: dict[str, Any] = record_schema(
-    "Google Gemini Interactions function_result step",
-    ["call_id", "result"],
-    {
-        "type": {"const": "function_result"},
-        "call_id": CALL_ID,
-        "result": {"anyOf": [{"type": "object"}, *text_or_blocks({"type": "string"}, "text")["anyOf"]]},
-        "is_error": {"type": ["boolean", "null"]},
-        "name": {"type": ["string", "null"]},
-        "signature": {"type": ["string", "null"]},
-    },
-)
-"""One ``function_result`` step (``interactions.FunctionResultStep``)."""
 
 
 def _outcome(response: ToolResponse, carry: bool) -> Any:

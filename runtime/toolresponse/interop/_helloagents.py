@@ -1,13 +1,8 @@
 """HelloAgents 1.0 and 1.0.1: the dict its ``ToolResponse`` serialises to, read and written.
 
-::
-
-    {"status": "error", "text": "...", "data": {}, "error": {"code": "NOT_FOUND", "message": "..."},
-     "stats": {"time_ms": 3}, "context": {"tool_name": "read_file", "params_input": {...}}}
-
 ``from_helloagents(to_helloagents(r))`` is ``r`` less ``details``, ``retryable``,
 ``retry_after_ms`` and ``x-`` members, with ``time_ms`` rounded; a code that is not standard is
-never guessed (docs/migrating.md, "From HelloAgents 1.0", has the table).
+never guessed (docs/migrating.md, "From HelloAgents 1.0").
 """
 
 from __future__ import annotations
@@ -18,39 +13,10 @@ from typing import Any
 from .._response import ToolResponse
 from ._carry import error_info_of
 from ._dialects import dialect
-from ._shape import record_schema
-
-_OBJECT_OR_NULL = {"type": ["object", "null"]}
-
-HELLOAGENTS_SHAPE: dict[str, Any] = record_schema(
-    "HelloAgents 1.0 ToolResponse dict",
-    ["status", "text"],
-    {
-        "status": {"enum": ["success", "partial", "error"]},
-        "text": {"type": "string"},
-        "data": _OBJECT_OR_NULL,
-        "error": {
-            "type": ["object", "null"],
-            "required": ["code", "message"],
-            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
-        },
-        "stats": {
-            "type": ["object", "null"],
-            "properties": {"time_ms": {"type": "number", "minimum": 0}},
-        },
-        "context": _OBJECT_OR_NULL,
-    },
-    **{
-        "if": {"properties": {"status": {"const": "error"}}},
-        "then": {"required": ["error"], "properties": {"error": {"type": "object"}}},
-        "else": {"properties": {"error": {"type": "null"}}},
-    },
-)
-"""One HelloAgents 1.0 / 1.0.1 ``ToolResponse.to_dict()`` (or its JSON)."""
 
 
 def to_helloagents(response: ToolResponse) -> dict[str, Any]:
-    """The dict HelloAgents 1.0 writes for ``response`` (see the table above for what is dropped)."""
+    """The dict HelloAgents 1.0 writes for ``response`` (what it drops: the module docstring)."""
     record: dict[str, Any] = {"status": response.status.value, "text": response.text, "data": response.data}
     info = response.error_info
     if info is not None:

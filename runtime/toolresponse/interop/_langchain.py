@@ -19,7 +19,6 @@ from ..tools._policy import LOCAL_CALLER
 from ._carry import agreeing, blocks_wire, context_value, is_response_wire, record_context
 from ._dialects import dialect
 from ._offered import offered_tools
-from ._shape import record_schema
 from ._text import model_text
 
 if TYPE_CHECKING:
@@ -28,27 +27,6 @@ if TYPE_CHECKING:
 
     from ..tools._registry import ToolRegistry
 
-LANGCHAIN_SHAPE: dict[str, Any] = record_schema(
-    "LangChain ToolMessage",
-    ["content", "tool_call_id"],
-    {
-        "type": {"const": "tool"},
-        "content": {
-            "anyOf": [
-                {"type": "string"},
-                {"type": "array", "items": {"type": ["string", "object"]}},
-            ]
-        },
-        "tool_call_id": {"type": "string"},
-        "status": {"enum": ["success", "error"]},
-        "artifact": {},
-        "name": {"type": ["string", "null"]},
-        "id": {"type": ["string", "null"]},
-        "additional_kwargs": {"type": "object"},
-        "response_metadata": {"type": "object"},
-    },
-)
-"""One ``ToolMessage`` as its fields (``ToolMessage.model_dump()``, or the dict it is built from)."""
 
 _Artifact = TypeVar("_Artifact")
 
@@ -133,16 +111,6 @@ def from_langchain(record: Any) -> ToolResponse:
 
 
 # -- the saved form: messages_to_dict ------------------------------------------------------
-
-LANGCHAIN_DICT_SHAPE: dict[str, Any] = record_schema(
-    "LangChain saved ToolMessage (messages_to_dict)",
-    ["type", "data"],
-    {
-        "type": {"const": "tool"},
-        "data": {name: value for name, value in LANGCHAIN_SHAPE.items() if name != "$schema"},
-    },
-)
-"""One ``ToolMessage`` as ``messages_to_dict`` saves it: ``{"type": "tool", "data": its fields}``."""
 
 
 def to_langchain_dict(

@@ -1,14 +1,7 @@
 """LlamaIndex: the ``ToolOutput`` a tool call gives (``llama_index.core.tools``).
 
-::
-
-    {"blocks": [{"block_type": "text", "text": "{'temp_c': 21.5}"}], "tool_name": "get_weather",
-     "raw_input": {"args": [], "kwargs": {"city": "Paris"}}, "raw_output": {"temp_c": 21.5},
-     "is_error": false}
-
-(llama-index-core 0.12.0 wrote a ``content`` string.) ``raw_output`` holds the whole response,
-``raw_input`` ``context.params_input``; a foreign record's ``raw_output`` is kept in
-``data.raw_output`` and its Python repr text stays text.
+``raw_output`` holds the whole response, ``raw_input`` ``context.params_input``; a foreign
+record's ``raw_output`` is kept in ``data.raw_output`` and its Python repr text stays text.
 """
 
 from __future__ import annotations
@@ -17,25 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import TOOL_NAME, agreeing, blocks_wire, is_response_wire, record_context, required, text_parts
+from ._carry import agreeing, blocks_wire, is_response_wire, record_context, required, text_parts
 from ._dialects import dialect
-from ._shape import dumped, record_schema, text_or_blocks
+from ._shape import dumped
 from ._text import model_text
-
-LLAMAINDEX_SHAPE: dict[str, Any] = record_schema(
-    "LlamaIndex ToolOutput",
-    ["tool_name"],
-    {
-        "blocks": text_or_blocks({"type": "string"}, "text", "block_type")["anyOf"][1],
-        "content": {"type": "string"},
-        "tool_name": TOOL_NAME,
-        "raw_input": {"type": "object"},
-        "raw_output": {},
-        "is_error": {"type": "boolean"},
-    },
-    oneOf=[{"required": ["blocks"]}, {"required": ["content"]}],
-)
-"""One ``ToolOutput`` (its ``blocks``, or the ``content`` of llama-index-core 0.12.0)."""
 
 
 def to_llamaindex(response: ToolResponse, *, tool_name: str | None = None) -> dict[str, Any]:

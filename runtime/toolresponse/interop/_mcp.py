@@ -1,14 +1,10 @@
 """The MCP binding's mapping, written once: ToolResponse <-> MCP ``CallToolResult``, as plain data.
 
-``to_mcp(response)`` is the ``CallToolResult`` (wire JSON, camelCase) a server sends,
-``from_mcp(record)`` the response a client reads from any server's result, ``from_mcp_error`` the
-response for a JSON-RPC error answering ``tools/call``. ``docs/mcp-binding.md`` is the normative
-text: one text block (the model text; a partial result's begins with ``PARTIAL_MARKER``),
-``structuredContent`` the data of a non-error, ``isError``, the rest of the response in
-``_meta[MCP_META_KEY]`` and an error's ToolFailure member (SEP-3313) in
-``_meta[TOOL_FAILURE_KEY]``; a result without our key is read from its ToolFailure member or its
-text (``_text``). Nothing here imports the MCP SDK. ``clock`` (seconds since the Unix epoch) is a
-parameter, for ``retryNotBefore``.
+``docs/mcp-binding.md`` is the normative text: one text block (the model text), ``structuredContent``
+the data of a non-error, ``isError``, the rest of the response in ``_meta[MCP_META_KEY]`` and an
+error's ToolFailure member (SEP-3313) in ``_meta[TOOL_FAILURE_KEY]``; a result without our key is
+read from its ToolFailure member or its text. Nothing here imports the MCP SDK; ``clock`` gives
+seconds since the Unix epoch (for ``retryNotBefore``).
 """
 
 from __future__ import annotations
@@ -23,7 +19,6 @@ from typing import Any, Final
 
 from toolresponse_generated import (
     ERROR_CODE_INFO,
-    MCP_RESULT_SHAPE,
     TOOL_FAILURE_CODES,
     TOOL_FAILURE_SHAPE,
     ErrorCode,
@@ -38,7 +33,7 @@ from .._violation import SchemaViolation
 from ._carry import agreeing, context_value, text_parts
 from ._dialects import dialect
 from ._shape import Shape
-from ._text import infer_code, model_text, stated_text, text_error
+from ._text import CODES, infer_code, model_text, stated_text, text_error
 
 MCP_META_KEY: Final = "dev.toolresponse/response"
 """The ``_meta`` key of the whole response: reverse DNS of the schema's ``$id`` host
@@ -65,10 +60,6 @@ _RELIABILITY: Final = ToolFailureClass.RELIABILITY.value
 _SAFE_INTEGER: Final = 2**53 - 1
 """The latest ``retryNotBefore``: an exact integer in every JSON reader (``TOOL_FAILURE_SHAPE``'s
 maximum)."""
-
-# MCP_RESULT_SHAPE (what from_mcp accepts) and TOOL_FAILURE_SHAPE (a ToolFailure member it reads a
-# code from) are JSON Schemas in schema/v1/interop, which the TypeScript package reads too.
-MCP_SHAPE: Final = MCP_RESULT_SHAPE
 
 
 # -- ToolResponse -> CallToolResult ----------------------------------------------------------
@@ -133,7 +124,7 @@ def from_mcp(
         return ToolResponse.from_dict(wire)
     except ResponseValidationError as error:
         located = tuple(
-            dataclasses.replace(violation, pointer=_relocated(violation.pointer, _META_POINTER))
+            dataclasses.replace(violation, pointer=_relocated(violation.pointer))
             for violation in error.errors
         )
         raise DialectError(_DIALECT, located) from None
@@ -200,13 +191,13 @@ def _carried(carried: Any, texts: list[str], data: dict[str, Any]) -> dict[str, 
     return wire
 
 
-def _relocated(pointer: str, where: str) -> str:
+def _relocated(pointer: str) -> str:
     """A pointer into the rebuilt response, as a pointer into the record."""
     if pointer == "/text" or pointer.startswith("/text/"):
         return "/content/0/text"
     if pointer == "/data" or pointer.startswith("/data/"):
         return "/structuredContent" + pointer[len("/data") :]
-    return where + pointer
+    return _META_POINTER + pointer
 
 
 def _data(structured: Any, others: list[dict[str, Any]]) -> dict[str, Any]:
@@ -227,7 +218,6 @@ def _data(structured: Any, others: list[dict[str, Any]]) -> dict[str, Any]:
 _FAILURE_SHAPE: Final = Shape(_DIALECT, TOOL_FAILURE_SHAPE)
 _FAILURE_POINTER: Final = "/_meta/" + TOOL_FAILURE_KEY.replace("~", "~0").replace("/", "~1")
 _SHOWN_VIOLATIONS: Final = 5
-_CODES: Final = {code.value: code for code in ErrorCode}
 _BY_CLASS: Final = {
     # The code of a ToolFailure whose code is none of ours, by its class.
     ToolFailureClass.CAPABILITY.value: ErrorCode.EXECUTION_ERROR,
@@ -240,7 +230,7 @@ def _failure_code(failure: Mapping[str, Any]) -> tuple[ErrorCode, dict[str, Any]
     """The code a well-formed ToolFailure stands for, and what ``details`` says of where it came
     from: the schema's table, one of ours (any case, ``-`` for ``_``), its words, else its class."""
     code: str = failure["code"]
-    known = TOOL_FAILURE_CODES.get(code) or _CODES.get(code.strip().upper().replace("-", "_"))
+    known = TOOL_FAILURE_CODES.get(code) or CODES.get(code.strip().upper().replace("-", "_"))
     if known is not None:
         return known, {"code_from": "tool_failure.code"}
     inferred = infer_code(code.replace("_", " "))

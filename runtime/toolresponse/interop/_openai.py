@@ -1,11 +1,5 @@
 """OpenAI: the Chat Completions tool message and the Responses API ``function_call_output`` item.
 
-::
-
-    {"role": "tool", "tool_call_id": "call_1", "content": "..."}     content: text, or text parts
-    {"type": "function_call_output", "call_id": "call_1", "output": "..."}
-                                      output: text, or input_text / input_image / input_file parts
-
 Neither has an error flag, a code, a partial state or room for data: ``to_`` writes the model text
 and the trailer (``_carry``); other parts are kept in ``data.parts``. The Responses item's
 ``status`` is its lifecycle, not the call's outcome: neither written nor read.
@@ -17,44 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import CALL_ID, carried_text, record_context, required, text_parts, text_wire
+from ._carry import carried_text, record_context, required, text_parts, text_wire
 from ._dialects import dialect
-from ._shape import record_schema, text_or_blocks
-
-_TEXT_PART = {
-    "type": "object",
-    "required": ["type", "text"],
-    "properties": {"type": {"const": "text"}, "text": {"type": "string"}},
-    "additionalProperties": False,
-}
-
-OPENAI_CHAT_SHAPE: dict[str, Any] = record_schema(
-    "OpenAI Chat Completions tool message",
-    ["role", "tool_call_id", "content"],
-    {
-        "role": {"const": "tool"},
-        "tool_call_id": CALL_ID,
-        "content": {"anyOf": [{"type": "string"}, {"type": "array", "items": _TEXT_PART}]},
-        "name": {"type": "string"},
-    },
-)
-"""One Chat Completions tool message (``ChatCompletionToolMessageParam``)."""
-
-OPENAI_RESPONSES_SHAPE: dict[str, Any] = record_schema(
-    "OpenAI Responses API function_call_output item",
-    ["type", "call_id", "output"],
-    {
-        "type": {"const": "function_call_output"},
-        "call_id": CALL_ID,
-        "output": text_or_blocks({"enum": ["input_text", "input_image", "input_file"]}, "input_text"),
-        "id": {"type": ["string", "null"]},
-        "status": {"enum": ["in_progress", "completed", "incomplete", None]},
-        "name": {"type": ["string", "null"]},
-        "namespace": {"type": ["string", "null"]},
-        "caller": {"type": ["object", "null"]},
-    },
-)
-"""One Responses API ``function_call_output`` input item (``FunctionCallOutput``)."""
 
 
 def to_openai_chat(

@@ -1,10 +1,5 @@
-"""pydantic-ai: the ``ToolReturnPart`` of a message history (and the stored ``RetryPromptPart``),
-and registry tools as pydantic-ai tools.
-
-::
-
-    {"part_kind": "tool-return", "tool_name": "get_weather", "tool_call_id": "call_1",
-     "content": "...", "metadata": {...}, "outcome": "failed", "retry": null, ...}
+"""pydantic-ai: the ``ToolReturnPart`` (and a stored ``RetryPromptPart``), and registry tools as
+pydantic-ai tools.
 
 ``content`` is the model text, ``metadata`` the whole response (never sent to the model),
 ``outcome`` the record's own word (``outcome_for``); a part without such metadata is an error for
@@ -22,11 +17,11 @@ from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
 from ..tools._policy import DENIAL_CODES, LOCAL_CALLER
-from ._carry import CALL_ID, agreeing, is_response_wire, record_context, required
+from ._carry import agreeing, is_response_wire, record_context, required
 from ._dialects import dialect
 from ._offered import OfferedTool, offered_tools
 from ._outcomes import DENIED, INTERRUPTED
-from ._shape import dumped, record_schema
+from ._shape import dumped
 from ._text import inferred, model_text
 
 if TYPE_CHECKING:
@@ -34,44 +29,6 @@ if TYPE_CHECKING:
 
     from ..tools._registry import ToolRegistry
 
-_RETRY_CAUSES = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"]
-_RETRY_PROMPT_MEMBERS = ["part_kind", "content", "tool_name", "tool_call_id", "timestamp"]
-
-PYDANTIC_AI_SHAPE: dict[str, Any] = record_schema(
-    "pydantic-ai ToolReturnPart (or a stored RetryPromptPart)",
-    ["part_kind", "tool_name", "content"],
-    {
-        "part_kind": {"enum": ["tool-return", "retry-prompt"]},
-        "tool_name": {"type": "string"},
-        "content": {},
-        "tool_call_id": CALL_ID,
-        "timestamp": {"type": "string"},
-        "tool_kind": {"type": ["string", "null"]},
-        "metadata": {},
-        "outcome": {"enum": ["success", "failed", "denied", "interrupted", "retried"]},
-        "retry": {
-            "type": ["object", "null"],
-            "required": ["cause"],
-            "properties": {
-                "cause": {"enum": _RETRY_CAUSES},
-                "attempt": {"type": ["integer", "null"]},
-                "max_retries": {"type": ["integer", "null"]},
-            },
-        },
-        "content_file_digests": {"type": "array"},
-    },
-    **{
-        "if": {"properties": {"part_kind": {"const": "retry-prompt"}}},
-        "then": {
-            "propertyNames": {"enum": _RETRY_PROMPT_MEMBERS},
-            "properties": {
-                "content": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}]}
-            },
-        },
-    },
-)
-"""One ``ToolReturnPart`` as pydantic-ai writes it (``outcome`` since 1.67, ``retried`` since 2.60),
-or one ``RetryPromptPart`` of a tool (pydantic-ai before 2.60)."""
 
 _OUTCOMES: Final = {outcome.name: outcome for outcome in (DENIED, INTERRUPTED)}
 _NAMED: Final = (*_OUTCOMES, "retried")

@@ -1,9 +1,9 @@
 """A dialect's record shape (a JSON Schema 2020-12 dict) checked by the package's fast engine.
 
-Each dialect declares its record's shape as data (``record_schema``, ``text_or_blocks``);
-``Shape(name, schema)`` compiles it on first use (jsonschema-rs, as a tool's parameters are),
-``violations`` lists what is wrong (pointer, keyword, message, schema path) and ``checked`` gives
-the record as JSON data or raises ``DialectError`` naming the dialect.
+Each dialect's shape is data (``schema/v1/interop/<dialect>.schema.json``); ``Shape(name, schema)``
+compiles it on first use (jsonschema-rs, as a tool's parameters are), ``violations`` lists what is
+wrong (pointer, keyword, message, schema path) and ``checked`` gives the record as JSON data or
+raises ``DialectError`` naming the dialect.
 """
 
 from __future__ import annotations
@@ -24,42 +24,9 @@ RECORD_DEPTH = MAX_VALUE_DEPTH + 5
 """The deepest nesting of a record: a response (a member two levels deeper than its value) inside a
 dialect's record (up to three more: a Bedrock json block, content then block then ``json``)."""
 
-
 MESSAGE_LIMIT = 300
 """The most characters of a record's violation message: the shape's engine quotes the values and
 member names it finds wrong, and a record can hold megabytes of them."""
-
-
-def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``text`` at most ``limit`` characters, its end replaced by "…" when cut."""
-    return shortened(text, limit)
-
-
-def record_schema(title: str, required: list[str], properties: dict[str, Any], **more: Any) -> dict[str, Any]:
-    """The JSON Schema 2020-12 of a record titled ``title``: an object with ``properties``, of which
-    ``required`` must be there, and no other member; ``more`` adds keywords (``if`` ...)."""
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": title,
-        "type": "object",
-        "required": required,
-        "properties": properties,
-        "additionalProperties": False,
-        **more,
-    }
-
-
-def text_or_blocks(block_type: dict[str, Any], text_type: str, key: str = "type") -> dict[str, Any]:
-    """The schema of content that is a string or a list of blocks, each an object whose ``key`` has
-    the schema ``block_type``; a block of type ``text_type`` has a string ``text``."""
-    block = {
-        "type": "object",
-        "required": [key],
-        "properties": {key: block_type},
-        "if": {"properties": {key: {"const": text_type}}},
-        "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
-    }
-    return {"anyOf": [{"type": "string"}, {"type": "array", "items": block}]}
 
 
 def dumped(dialect: str, record: Any) -> Any:
@@ -91,10 +58,6 @@ class Shape:
     def _validator(self) -> ParameterValidator:
         return ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
 
-    def is_valid(self, record: Any) -> bool:
-        """Whether ``record`` (decoded JSON) has the dialect's shape: the verdict alone."""
-        return self._validator.is_valid(record)
-
     def verdict(self) -> Callable[[Any], bool]:
         """The compiled ``is_valid`` itself, for loops over many records."""
         return self._validator.verdict()
@@ -104,10 +67,11 @@ class Shape:
         found = self._validator.violations(record, limit=None, schema_paths=True)
         prefix = f"{self.dialect} record: "
         # Most relevant first, as the validator orders them: an unknown member usually explains a
-        # missing one. Each message is cut (``cut``), as the ToolResponse layer's are short.
+        # missing one. Each message is cut, as the ToolResponse layer's are short.
         ranked = sorted(found, key=lambda violation: relevance(violation.keyword, violation.pointer))
         return tuple(
-            dataclasses.replace(violation, message=prefix + cut(violation.message)) for violation in ranked
+            dataclasses.replace(violation, message=prefix + shortened(violation.message, MESSAGE_LIMIT))
+            for violation in ranked
         )
 
     def checked(self, record: Any) -> Any:

@@ -1,12 +1,9 @@
 """What a text alone says of a response: one convention, written and read by every dialect.
 
-A model, and clients that log only a result's text, see nothing else, so every dialect with no
-member for an error's code writes the **model text**: ``ERROR <CODE>: <message>`` (then the text
-when it is not the message) for an error, ``PARTIAL: <text>`` for a partial result, the text
-itself for a success. Read back (``inferred``, ``text_error``): the record's error flag decides
-error or not (without one, a stated code or a text that opens as failures do); the code is the one
-the text states (``ERROR <CODE>:``, HelloAgents' ``[<CODE>]:`` or ``❌ 错误 [<CODE>]:``), else the
-one the record's outcome implies, else the one its words signal (``infer_code``), else
+A model, and clients that log only a result's text, see nothing else, so a dialect with no member
+for an error's code writes the model text: ``ERROR <CODE>: <message>``, ``PARTIAL: <text>`` or the
+text. Read back, the record's error flag decides (without one, a stated code or a failure's
+opening); the code is the stated one, else the record's, else its words' (``infer_code``), else
 EXECUTION_ERROR. docs/migrating.md, "Errors in text: one convention", is the full account.
 """
 
@@ -20,7 +17,8 @@ from toolresponse_generated import INFERENCE_RULES, ErrorCode
 
 from .._response import ToolResponse
 
-_CODES: Final = {code.value: code for code in ErrorCode}
+CODES: Final = {code.value: code for code in ErrorCode}
+"""Every error code by its name."""
 # "ERROR NOT_FOUND: ..." (ours); "[NOT_FOUND]: ..." (HelloAgents 1.0's agent); "❌ 错误 [NOT_FOUND]: ..."
 # (HelloAgents 1.0.1's to_model_text).
 _STATED: Final = re.compile(r"\A(?:ERROR ([A-Z_]+)|(?:❌ 错误 )?\[([A-Z_]+)\]):? ?")
@@ -125,7 +123,7 @@ def text_error(text: str, *, is_error: bool | None, implied: ErrorCode | None = 
     if is_error is False:
         return None
     stated = _STATED.match(text)
-    code = _CODES.get(next((group for group in stated.groups() if group), "")) if stated else None
+    code = CODES.get(next((group for group in stated.groups() if group), "")) if stated else None
     if stated is not None and code is not None:
         rest = text[stated.end() :]
         message = rest.split("\n", 1)[0].strip()

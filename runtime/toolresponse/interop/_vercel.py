@@ -1,17 +1,8 @@
 """Vercel AI SDK: the ``tool-result`` part of a tool message, and the ``tool-error`` part of a step.
 
-::
-
-    {"type": "tool-result", "toolCallId": "call_1", "toolName": "get_weather",
-     "output": {"type": "json", "value": ...}}       also text, error-text, error-json,
-                                                     execution-denied (a reason), content
-    {"type": "tool-error", "toolCallId": "call_1", "toolName": "get_weather", "input": {...},
-     "error": ...}
-
 The whole response rides in a ``json`` (``error-json``) output (``carry=False``: ``text`` or
-``error-text``, the model text); a denial (``_outcomes.DENIED``) is ``execution-denied``. Other
-values are read by ``_carry.foreign_wire``; a ``tool-error`` is an error, its ``input`` in
-``context.params_input``.
+``error-text``); a denial (``_outcomes.DENIED``) is ``execution-denied``. Other values are read by
+``_carry.foreign_wire``; a ``tool-error`` is an error, its ``input`` in ``context.params_input``.
 """
 
 from __future__ import annotations
@@ -20,69 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import CALL_ID, TOOL_NAME, blocks_wire, record_context, required, slot_wire, text_parts
+from ._carry import blocks_wire, record_context, required, slot_wire, text_parts
 from ._dialects import dialect
 from ._outcomes import DENIED
-from ._shape import record_schema, text_or_blocks
 from ._text import model_text
-
-_OBJECT = {"type": "object"}
-_ITEMS = text_or_blocks({"type": "string"}, "text")["anyOf"][1]
-
-
-def _when(kinds: list[str], then: dict[str, Any]) -> dict[str, Any]:
-    return {"if": {"properties": {"type": {"enum": kinds}}}, "then": then}
-
-
-_OUTPUT = {
-    "type": "object",
-    "required": ["type"],
-    "properties": {
-        "type": {"enum": ["text", "json", "error-text", "error-json", "execution-denied", "content"]},
-        "value": {},
-        "reason": {"type": "string"},
-        "providerOptions": _OBJECT,
-    },
-    "additionalProperties": False,
-    "allOf": [
-        _when(["text", "error-text"], {"required": ["value"], "properties": {"value": {"type": "string"}}}),
-        _when(["json", "error-json"], {"required": ["value"]}),
-        _when(["content"], {"required": ["value"], "properties": {"value": _ITEMS}}),
-        # A denial has a reason and no value; only a denial has a reason.
-        {
-            **_when(["execution-denied"], {"properties": {"value": False}}),
-            "else": {"properties": {"reason": False}},
-        },
-    ],
-}
-_RESULT_MEMBERS = {"output": _OUTPUT, "providerOptions": _OBJECT}
-_ERROR_MEMBERS = {
-    "input": {},
-    "error": {},
-    "providerExecuted": {"type": "boolean"},
-    "providerMetadata": _OBJECT,
-    "toolMetadata": _OBJECT,
-    "dynamic": {"type": "boolean"},
-    "title": {"type": "string"},
-}
-
-VERCEL_SHAPE: dict[str, Any] = record_schema(
-    "Vercel AI SDK tool-result or tool-error part",
-    ["type", "toolCallId", "toolName"],
-    {
-        "type": {"enum": ["tool-result", "tool-error"]},
-        "toolCallId": CALL_ID,
-        "toolName": TOOL_NAME,
-        **_RESULT_MEMBERS,
-        **_ERROR_MEMBERS,
-    },
-    **{
-        "if": {"properties": {"type": {"const": "tool-error"}}},
-        "then": {"properties": dict.fromkeys(_RESULT_MEMBERS, False)},
-        "else": {"required": ["output"], "properties": dict.fromkeys(_ERROR_MEMBERS, False)},
-    },
-)
-"""One ``ToolResultPart`` (AI SDK 5 to 7) or ``tool-error`` content part."""
 
 
 def to_vercel(
