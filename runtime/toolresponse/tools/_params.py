@@ -95,7 +95,6 @@ _BY_ORIGIN: dict[Any, _Handler] = {
     dict: _object,
     Mapping: _object,
 }
-"""The schema of an annotation by its origin (``list`` for ``list[int]`` and ``typing.List``)."""
 
 
 def _lookup(table: dict[Any, T], annotation: Any) -> T | None:
@@ -199,17 +198,13 @@ def _hints(function: Callable[..., Any], where: str) -> dict[str, Any]:
         raise ToolDefinitionError(f"{where}: its type hints cannot be resolved ({error})") from error
 
 
-def _signature(function: Callable[..., Any], where: str) -> inspect.Signature:
-    try:
-        return inspect.signature(function)
-    except (TypeError, ValueError) as error:
-        raise ToolDefinitionError(f"{where}: its signature cannot be read ({error})") from error
-
-
 def parameters_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any]:
     """The JSON Schema (an object) of ``function``'s keyword parameters (see docs/migrating.md)."""
     where = f"tool {name or getattr(function, '__name__', repr(function))}"
-    signature = _signature(function, where)
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError) as error:
+        raise ToolDefinitionError(f"{where}: its signature cannot be read ({error})") from error
     hints = _hints(function, where)
     docs = _parameter_docs(function)
     properties: dict[str, Any] = {}

@@ -24,14 +24,12 @@ from ..validation._jsondata import MAX_VALUE_DEPTH
 from ._events import ToolCallEvent
 
 MASK = "***"
-"""What a secret is replaced by."""
 
+# Names ending in a secret suffix (``access_token``, ``client_secret``) need no entry.
 _SECRET_NAMES = frozenset(
     {
         "api_key",
         "apikey",
-        "x_api_key",
-        "api_token",
         "auth",
         "authorization",
         "proxy_authorization",
@@ -40,14 +38,7 @@ _SECRET_NAMES = frozenset(
         "pwd",
         "passphrase",
         "token",
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "auth_token",
-        "bearer_token",
-        "session_token",
         "secret",
-        "client_secret",
         "secret_key",
         "private_key",
         "cookie",
