@@ -214,10 +214,7 @@ class CircuitBreaker:
         circuit = self._circuits.get(tool_name)
         if circuit is None or circuit.state is _CLOSED:
             return _CLOSED
-        with self._lock:
-            state = self._snapshot(tool_name, self._circuits.get(tool_name)).state
-        self._deliver()
-        return state
+        return self.status(tool_name).state
 
     # -- inspection and manual control ----------------------------------------------------------
 
