@@ -197,7 +197,10 @@ class AccessControl:
             return None
         if decision.verdict is Verdict.DENY:
             return _denial(prepared, decision, caller, params_input, call_id, start, clock)
-        return PendingApproval(self, prepared, request, decision, start)
+        approval = ApprovalRequest(
+            request=request, reason=decision.reason, rule=decision.rule, timeout_s=self.approval_timeout_s
+        )
+        return PendingApproval(self, prepared, request, decision, start, approval)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,22 +213,16 @@ class PendingApproval:
     request: AccessRequest
     decision: Decision
     started: float
+    approval: ApprovalRequest
 
     def _job(self) -> Job | None:
         approver = self.control.approver
         if approver is None:
             return None
-        approval = self._approval()
+        approval = self.approval
         if self.control._async_approver:
             return _APPROVALS.submit(lambda: called(approver, approval), coroutine=True)
         return _APPROVALS.submit(lambda: _call_sync(approver, approval))
-
-    def _approval(self) -> ApprovalRequest:
-        decision = self.decision
-        timeout_s = self.control.approval_timeout_s
-        return ApprovalRequest(
-            request=self.request, reason=decision.reason, rule=decision.rule, timeout_s=timeout_s
-        )
 
     def answer(self, wait: Wait, clock: Clock) -> Denial | None:
         """Wait for the hook from a thread."""
@@ -247,7 +244,7 @@ class PendingApproval:
         try:
             approver = self.control.approver
             if approver is not None and self.control._async_approver:
-                approval = self._approval()
+                approval = self.approval
                 waited: Awaitable[Any] = captured(lambda: called(approver, approval))
             else:
                 job = self._job()

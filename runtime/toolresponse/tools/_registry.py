@@ -255,15 +255,13 @@ class ToolRegistry:
             return response
         tool = name if type(name) is str else safe(repr(name), 200)
         try:
-            breaker = self._breaker
-            stats = response.stats
             event = ToolCallEvent(
                 tool=tool,
                 call_id=call_id,
                 status=response.status,
                 code=response.code,
-                time_ms=stats["time_ms"] if stats else 0.0,
-                breaker_state=breaker.state(tool) if breaker is not None and known else None,
+                time_ms=response.stats["time_ms"] if response.stats else 0.0,
+                breaker_state=self._breaker.state(tool) if self._breaker is not None and known else None,
                 response=response,
                 denied_by=denied_by,
             )
