@@ -17,7 +17,7 @@ from .._response import ToolResponse
 from .._suggest import shortened
 from ..tools._breaker import StateChange
 from ..tools._policy import DENIAL_CODES
-from ..tools._trace import JsonlTraceWriter, mask_secrets
+from ..tools._trace import JsonlTraceWriter, mask_secrets, masked_json_text
 from ._models import ModelReply, ToolCall, kind_of
 
 _log = logging.getLogger("toolresponse.agent")
@@ -155,11 +155,9 @@ def _masked(arguments: str) -> str:
     secret-named member is masked whatever its value), written back compactly; other text as text."""
     try:
         value = json.loads(arguments)
-        if isinstance(value, Mapping | list):
-            return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"))
     except (ValueError, RecursionError):
-        pass
-    return str(mask_secrets(arguments))
+        value = None
+    return masked_json_text(value) if isinstance(value, Mapping | list) else str(mask_secrets(arguments))
 
 
 def read_trace(

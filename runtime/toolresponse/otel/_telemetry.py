@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -21,7 +20,7 @@ from opentelemetry import context, metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from .._suggest import shortened
-from ..tools._trace import mask_secrets
+from ..tools._trace import mask_secrets, masked_json_text
 from . import _conventions as names
 
 _log = logging.getLogger("toolresponse.otel")
@@ -200,10 +199,7 @@ def traced(original: Callable[..., Any], start: Callable[..., Scope | None]) -> 
 
 def content_json(value: Any) -> str:
     """``value`` with secrets masked, as compact JSON text (what is not JSON, as its repr)."""
-    try:
-        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"), default=repr)
-    except (TypeError, ValueError, RecursionError):
-        return str(mask_secrets(repr(value)))
+    return masked_json_text(value)
 
 
 def _masked(text: str, limit: int = 300) -> str:

@@ -1,11 +1,8 @@
 """``AccessControl``: a registry's policies, asked about every call, and a person asked first.
 
-Once the tool is found and before the breaker: a tool hidden from the caller is answered as one
-the registry does not have; then the policies are asked in order (the first deny wins; else an
-ask; else allow), with the parameters read once (invalid ones are answered INVALID_PARAM by the
-call itself). A denial runs nothing and never reaches the breaker; its ``details`` say why
-(``policy``, ``reason``, ``caller``, and ``approval`` for an approval's). A policy or approval
-hook that raises or answers no decision fails closed, and is logged (``docs/security.md``).
+Asked once the tool is found, before the breaker (docs/security.md): a hidden tool is answered as
+one the registry does not have; a denial runs nothing, its ``details`` saying why. A policy or
+approval hook that raises or answers no decision fails closed, and is logged.
 """
 
 from __future__ import annotations
@@ -28,15 +25,13 @@ from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, called, capture
 
 _log = logging.getLogger("toolresponse")
 
-_APPROVALS = ToolThreads("approval")
-"""The threads approval hooks run on, so that a person's slow answer blocks no caller's loop."""
+_APPROVALS = ToolThreads("approval")  # a person's slow answer blocks no caller's loop
 
 DEFAULT_APPROVAL_TIMEOUT_S: Final = 60.0
 Clock = Callable[[], float]
 
 
 def _asked(policy: Policy, request: AccessRequest) -> Decision:
-    """The policy's decision; one that raises or answers something else fails closed."""
     try:
         decision = policy(request)
     except Exception as error:
@@ -76,7 +71,7 @@ class Hidden:
 
 @dataclass(frozen=True, slots=True)
 class Denial:
-    """A refused call's answer (already timed, with its context) and the rule that refused it."""
+    """A refused call's answer (timed, with its context) and the rule that refused it."""
 
     response: ToolResponse
     rule: str
@@ -104,8 +99,7 @@ def _denial(
 
 class AccessControl:
     """The policies of a registry (``ToolRegistry(access=...)``), asked in order; ``approver``
-    answers the calls a policy asks about within ``approval_timeout_s`` (without one, they are
-    refused)."""
+    answers the calls a policy asks about within ``approval_timeout_s`` (else they are refused)."""
 
     def __init__(
         self,
@@ -135,8 +129,7 @@ class AccessControl:
 
     def hidden_by(self, caller: Any, spec: ToolSpec, *, writes: bool = False) -> str | None:
         """The rule that hides the tool from ``caller``, or None: the ``rule`` of the policy whose
-        ``may_list`` answered False (``"hidden"`` without one); ``"caller"`` for a caller that is
-        not an identity; ``"error"`` for a ``may_list`` that fails (logged)."""
+        ``may_list`` answered False (else ``"hidden"``), ``"caller"`` or ``"error"``."""
         if type(caller) is not str or not caller:
             return "caller"
         for policy in self.policies:
@@ -204,7 +197,10 @@ class AccessControl:
             return None
         if decision.verdict is Verdict.DENY:
             return _denial(prepared, decision, caller, params_input, call_id, start, clock)
-        return PendingApproval(self, prepared, request, decision, start)
+        approval = ApprovalRequest(
+            request=request, reason=decision.reason, rule=decision.rule, timeout_s=self.approval_timeout_s
+        )
+        return PendingApproval(self, prepared, request, decision, start, approval)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,23 +213,16 @@ class PendingApproval:
     request: AccessRequest
     decision: Decision
     started: float
+    approval: ApprovalRequest
 
     def _job(self) -> Job | None:
-        """The hook asked, on an approval thread; None without a hook."""
         approver = self.control.approver
         if approver is None:
             return None
-        approval = self._approval()
+        approval = self.approval
         if self.control._async_approver:
             return _APPROVALS.submit(lambda: called(approver, approval), coroutine=True)
         return _APPROVALS.submit(lambda: _call_sync(approver, approval))
-
-    def _approval(self) -> ApprovalRequest:
-        decision = self.decision
-        timeout_s = self.control.approval_timeout_s
-        return ApprovalRequest(
-            request=self.request, reason=decision.reason, rule=decision.rule, timeout_s=timeout_s
-        )
 
     def answer(self, wait: Wait, clock: Clock) -> Denial | None:
         """Wait for the hook from a thread."""
@@ -251,12 +240,11 @@ class PendingApproval:
         return self._judged(outcome, clock)
 
     async def aanswer(self, async_wait: AsyncWait, clock: Clock) -> Denial | None:
-        """Wait for the hook from an event loop: an async hook is awaited on it, a plain one runs
-        on an approval thread."""
+        """Wait for the hook from an event loop (an async hook is awaited on it)."""
         try:
             approver = self.control.approver
             if approver is not None and self.control._async_approver:
-                approval = self._approval()
+                approval = self.approval
                 waited: Awaitable[Any] = captured(lambda: called(approver, approval))
             else:
                 job = self._job()
@@ -289,7 +277,7 @@ class PendingApproval:
         return self._refused(clock, "failed", why)
 
     def replaced(self, clock: Clock) -> Denial:
-        """The refusal when the tool was registered anew while a person decided."""
+        """The refusal of a tool registered anew while a person decided."""
         why = "the tool was replaced while its call waited for approval; call it again"
         return self._refused(clock, "refused", why)
 

@@ -1,7 +1,5 @@
-"""The responses the tool runtime writes itself: a function's value as a response, and the
-answers of calls that went wrong, their outside text made valid Unicode, cut (``safe``) and,
-with ``mask``, its secrets masked.
-"""
+"""The responses the tool runtime writes itself: a function's value as a response, and the answers
+of calls that went wrong, their outside text made valid Unicode, cut (``safe``) and masked."""
 
 from __future__ import annotations
 
@@ -40,8 +38,7 @@ def safe(text: str, limit: int = _MESSAGE_LIMIT) -> str:
 
 
 def is_response(value: Any) -> TypeGuard[ToolResponse]:
-    """Whether ``value`` is a real ToolResponse, every member set (not ``Mock(spec=ToolResponse)``,
-    which passes ``isinstance``, nor an instance made without its constructor)."""
+    """Whether ``value`` is a real ToolResponse, every member set (not ``Mock(spec=ToolResponse)``)."""
     if not issubclass(type(value), ToolResponse):
         return False
     members = getattr(value, "__dict__", None)
@@ -49,8 +46,7 @@ def is_response(value: Any) -> TypeGuard[ToolResponse]:
 
 
 def plain_success(value: Any) -> Success | None:
-    """The text and data ``wrap_value`` gives a value that is JSON as it is (what functions mostly
-    return), else None."""
+    """The text and data ``wrap_value`` gives a value that is plain JSON, else None."""
     kind = type(value)
     if value is None:
         return "null", {"output": None}
@@ -111,8 +107,7 @@ def params_input_of(params: Any) -> Any:
 
 
 def masked_error(response: ToolResponse, params: Any) -> ToolResponse:
-    """An error answer with its secrets masked, the values of the call's secret-named ``params``
-    (JSON, or JSON text) among them."""
+    """An error answer masked, the values of the call's secret-named ``params`` among its secrets."""
     if isinstance(params, str):
         with contextlib.suppress(orjson.JSONDecodeError):
             params = orjson.loads(params)
@@ -126,7 +121,6 @@ def _error(code: ErrorCode, text: str, **details: Any) -> ToolResponse:
 
 
 def _described(error: BaseException, mask: bool) -> tuple[str, str]:
-    """The exception's qualified type name and message, safe to put in a response."""
     kind = type(error)
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     try:
@@ -138,7 +132,7 @@ def _described(error: BaseException, mask: bool) -> tuple[str, str]:
 
 
 def _violations(violations: tuple[SchemaViolation, ...], root: str) -> tuple[str, list[dict[str, Any]]]:
-    """The violations as text (the first five) and as JSON (each message cut to 500 characters)."""
+    """The violations as text (the first five) and as JSON."""
     shown = "; ".join(f"{v.pointer or root}: {safe(v.message, 300)}" for v in violations[:5])
     if len(violations) > 5:
         shown += f"; and {len(violations) - 5} more"

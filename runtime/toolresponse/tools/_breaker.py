@@ -5,17 +5,11 @@
       │ a probe succeeds            recovery_timeout_s    ▼    │ a probe fails
       └────────────────────────────────────────────── HALF_OPEN
 
-Open, a call is answered CIRCUIT_OPEN (retryable, ``retry_after_ms`` the time left, rounded up,
-at most ``MAX_RETRY_AFTER_MS``); outcomes of calls admitted before it opened do not move it.
-Half-open, up to ``half_open_max_calls`` probes run (the others get CIRCUIT_OPEN with
-``retry_after_ms`` 0), and every slot is freed once all have been held for ``recovery_timeout_s``
-(probes whose callers never came back). The failure predicate answers True, False or None (no
-evidence: nothing changes, but a probe slot is freed); ``default_is_failure`` counts every error
-but INVALID_PARAM and CIRCUIT_OPEN.
-
-Changes happen under one lock; admitting a call of a closed circuit and recording a success of a
-clean one take none (a dict read is atomic). Listeners get each ``StateChange`` outside the lock,
-in order, one at a time, so that a listener may call the breaker; one that raises is logged.
+Open, a call is answered CIRCUIT_OPEN (retryable, ``retry_after_ms`` the time left, rounded up);
+outcomes of calls admitted before it opened do not move it. Half-open, up to ``half_open_max_calls``
+probes run, their slots freed once held for ``recovery_timeout_s`` (probes whose callers never came
+back). Changes happen under one lock, the closed circuit's common paths take none; listeners get
+each ``StateChange`` outside the lock, in order, one at a time, so that a listener may call the breaker.
 """
 
 from __future__ import annotations
@@ -220,10 +214,7 @@ class CircuitBreaker:
         circuit = self._circuits.get(tool_name)
         if circuit is None or circuit.state is _CLOSED:
             return _CLOSED
-        with self._lock:
-            state = self._snapshot(tool_name, self._circuits.get(tool_name)).state
-        self._deliver()
-        return state
+        return self.status(tool_name).state
 
     # -- inspection and manual control ----------------------------------------------------------
 

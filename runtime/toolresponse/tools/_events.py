@@ -1,7 +1,5 @@
-"""One ``ToolCallEvent`` per call (refusals included), given to the registry's listeners in the
-order they were added, on the calling thread; a listener that raises is logged and changes no
-answer. ``JsonlTraceWriter`` is one listener.
-"""
+"""One ``ToolCallEvent`` per call (refusals included), given to the registry's listeners in order,
+on the calling thread; a listener that raises is logged and changes no answer."""
 
 from __future__ import annotations
 
@@ -22,7 +20,6 @@ class ToolCallEvent:
     tool: str
     """The tool name the caller asked for (for an unknown tool, as given)."""
     call_id: str | None
-    """The caller's identifier for the call, if any."""
     status: ToolStatus
     code: ErrorCode | None
     """The error code, or None when the call did not fail."""
@@ -31,7 +28,6 @@ class ToolCallEvent:
     breaker_state: CircuitState | None
     """The tool's circuit after the call; None without a breaker or for an unknown tool."""
     response: ToolResponse = field(compare=False, repr=False)
-    """The response the caller got."""
     denied_by: str | None = None
     """The access rule that refused the call or hid the tool (then answered NOT_FOUND), or None."""
 

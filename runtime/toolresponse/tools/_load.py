@@ -1,8 +1,4 @@
-"""``load_registry("MODULE:FACTORY")``: the ToolRegistry a command line names, for every face that serves one.
-
-``FACTORY``, a dotted path in ``MODULE``, is a ``ToolRegistry`` or a function of no arguments
-that returns one; every way this can fail raises ``RegistryLoadError`` with a one-line reason.
-"""
+"""``load_registry("MODULE:FACTORY")``: the ToolRegistry a command line names, for the faces serving one."""
 
 from __future__ import annotations
 
@@ -23,8 +19,8 @@ REGISTRY_EXAMPLE = "toolresponse.demo.calculator:build_registry"
 
 
 def load_registry(spec: str, *, app_dir: str | None = None) -> ToolRegistry:
-    """The ToolRegistry that ``spec`` (``MODULE:REGISTRY``) names, ``app_dir`` (if given) first on
-    ``sys.path``; raises ``RegistryLoadError``."""
+    """The ToolRegistry that ``spec`` (``MODULE:REGISTRY``, a registry or a function of no arguments
+    that returns one) names, ``app_dir`` first on ``sys.path``; raises ``RegistryLoadError``."""
     match = _SPEC.match(spec.strip())
     if match is None:
         raise RegistryLoadError(f"{spec!r} is not MODULE:REGISTRY (for example {REGISTRY_EXAMPLE})")

@@ -1,29 +1,7 @@
-"""Tool parameters: a JSON Schema derived from a plain function's signature, and a fast validator.
+"""Tool parameters: a JSON Schema from a plain function's signature, and a compiled validator.
 
-``parameters_schema(function)`` describes the function's keyword parameters as
-a JSON Schema object (``additionalProperties: false``, so a misspelt argument
-is reported rather than ignored), with these type mappings:
-
-=====================================  ==================================================
-annotation                             schema
-=====================================  ==================================================
-``str`` / ``int`` / ``float`` / ``bool``  ``string`` / ``integer`` / ``number`` / ``boolean``
-``None``                               ``null``
-``list[X]``, ``Sequence[X]``           ``array`` of X (``set[X]``, ``frozenset[X]``: unique)
-``tuple[X, ...]`` / ``tuple[X, Y]``    ``array`` of X / ``prefixItems`` X, Y, exact length
-``dict[str, X]``, ``Mapping[str, X]``  ``object`` whose members are X
-``X | None``, ``Optional[X]``, unions  ``anyOf``
-``Literal[...]``, an ``Enum``          ``enum`` of the values
-a ``TypedDict``                        ``object`` with its keys (required ones required)
-``Any``, no annotation                 any JSON value
-``Annotated[X, "text"]``               X with that ``description``
-``Annotated[X, {...}]``                X with those schema keywords merged (``minimum`` ...)
-=====================================  ==================================================
-
-A parameter with a default is optional (the default shown when it is JSON); ``**kwargs`` allows
-other members; ``*args`` is never filled; descriptions come from the docstring (``Args:`` or
-``:param x:``). A signature that cannot be described raises ``ToolDefinitionError``.
-``ParameterValidator`` compiles a schema once with jsonschema-rs (``$ref``s must be local).
+``parameters_schema`` maps each annotation as docs/migrating.md tabulates ("Parameters from the
+signature"); ``ParameterValidator`` compiles a schema once with jsonschema-rs (local ``$ref``s only).
 """
 
 from __future__ import annotations
@@ -117,7 +95,6 @@ _BY_ORIGIN: dict[Any, _Handler] = {
     dict: _object,
     Mapping: _object,
 }
-"""The schema of an annotation by its origin (``list`` for ``list[int]`` and ``typing.List``)."""
 
 
 def _lookup(table: dict[Any, T], annotation: Any) -> T | None:
@@ -221,17 +198,13 @@ def _hints(function: Callable[..., Any], where: str) -> dict[str, Any]:
         raise ToolDefinitionError(f"{where}: its type hints cannot be resolved ({error})") from error
 
 
-def _signature(function: Callable[..., Any], where: str) -> inspect.Signature:
+def parameters_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any]:
+    """The JSON Schema (an object) of ``function``'s keyword parameters (see docs/migrating.md)."""
+    where = f"tool {name or getattr(function, '__name__', repr(function))}"
     try:
-        return inspect.signature(function)
+        signature = inspect.signature(function)
     except (TypeError, ValueError) as error:
         raise ToolDefinitionError(f"{where}: its signature cannot be read ({error})") from error
-
-
-def parameters_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any]:
-    """The JSON Schema (an object) of ``function``'s keyword parameters (see the module docstring)."""
-    where = f"tool {name or getattr(function, '__name__', repr(function))}"
-    signature = _signature(function, where)
     hints = _hints(function, where)
     docs = _parameter_docs(function)
     properties: dict[str, Any] = {}

@@ -1,9 +1,8 @@
 """Access policies: who may call which tool with which arguments (``docs/security.md``).
 
-A policy is called with an ``AccessRequest`` and answers a ``Decision`` (allow, deny with
-ACCESS_DENIED or PERMISSION_DENIED, ask a person) or None (no objection). One with a
-``may_list(caller, spec, writes)`` method can hide a tool from a caller: ``AllowList``,
-``DenyList`` and ``ReadOnly`` hide what they would refuse. ``AccessControl`` asks them.
+A policy answers an ``AccessRequest`` with a ``Decision`` or None (no objection); one with a
+``may_list(caller, spec, writes)`` method can hide a tool (``AllowList``, ``DenyList`` and
+``ReadOnly`` hide what they would refuse).
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ LOCAL_CALLER: Final = "local"
 """The identity of a call made in-process (the registry's default ``caller``)."""
 
 DENIAL_CODES: Final = frozenset({ErrorCode.ACCESS_DENIED, ErrorCode.PERMISSION_DENIED})
-"""The two codes a denial answers with."""
 
 
 class Verdict(StrEnum):
@@ -124,7 +122,7 @@ def shown(value: Any) -> str:
 
 
 class _Glob:
-    """Names or glob patterns (``fnmatch``, case-sensitive), one string or several, compiled once."""
+    """Names or glob patterns (``fnmatch``, case-sensitive), compiled once."""
 
     def __init__(self, value: str | Iterable[str], what: str) -> None:
         items = (value,) if isinstance(value, str) else tuple(value)
@@ -160,8 +158,7 @@ class _Scoped:
 
 
 class _ToolList(_Scoped):
-    """An allow-list or a deny-list: it hides, and asked directly refuses, the calls it does not
-    let through (``_lets``)."""
+    """An allow-list or a deny-list: it hides, and refuses, the calls it does not let through."""
 
     rule: ClassVar[str]
     _REFUSAL: ClassVar[str]
@@ -250,12 +247,10 @@ class ArgumentRule(_Scoped):
 
 
 class PathsWithin(_Scoped):
-    """Path parameters confined to a directory: each top-level parameter whose name ``params``
-    matches (names or glob patterns; a name matches itself too) holds a path or a list of paths
-    that, resolved against ``base`` (default: the current directory) with symlinks followed, is
-    ``root`` or under it; else PERMISSION_DENIED. A tool that opens the path later follows the
-    links as they are then: a directory others can change is no boundary here.
-    """
+    """Path parameters confined to a directory: each top-level parameter that ``params`` names
+    (or matches as a glob) holds paths that, resolved against ``base`` (default: the current
+    directory) with symlinks followed, are ``root`` or under it; else PERMISSION_DENIED. The tool
+    follows the links as they are later: a directory others can change is no boundary here."""
 
     def __init__(
         self,

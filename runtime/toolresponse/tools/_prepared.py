@@ -1,14 +1,9 @@
 """``PreparedTool``: a tool checked and compiled for calling, and the guarded, timed call itself.
 
-A call always answers a valid ToolResponse: INVALID_PARAM for parameters that are not a JSON
-object or break the schema; EXECUTION_ERROR for what the tool raises (only ``KeyboardInterrupt``
-and ``SystemExit`` propagate), for a result that is not a ToolResponse and for data that breaks
-the output schema; TIMEOUT (``details.reason`` ``not_started`` when no thread of the tool was
-free all along); INTERNAL_ERROR for a bug in this runtime. The answer gets ``stats.time_ms`` and
-``context``, and unless ``mask`` is off, secrets masked in what it echoes.
-
-A synchronous tool called synchronously without a timeout, and a ``cooperative`` tool, run in
-the caller's thread or task; every other call runs on one of the tool's threads.
+A call always answers a valid ToolResponse (``_answers.py`` writes the failures; only
+``KeyboardInterrupt`` and ``SystemExit`` propagate), with ``stats.time_ms`` and ``context``. A
+synchronous tool called synchronously without a timeout, and a ``cooperative`` tool, run in the
+caller's thread or task; every other call runs on one of the tool's threads.
 """
 
 from __future__ import annotations
@@ -64,8 +59,8 @@ Outcome = ToolResponse | Success
 
 @dataclass(frozen=True, slots=True)
 class Runs:
-    """A tool's ``run`` and ``arun`` (either may be None), and the plain ``function`` behind them
-    when they only call it and wrap its value (then called directly, its answer built once)."""
+    """A tool's ``run`` and ``arun`` (either may be None), and the plain ``function`` they only wrap
+    (then called directly)."""
 
     run: Callable[[dict[str, Any]], Any] | None
     arun: Callable[[dict[str, Any]], Awaitable[Any]] | None
@@ -84,8 +79,7 @@ class ToolSpec:
     is_async: bool
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON data: ``name``, ``description``, ``parameters``; ``output_schema`` and
-        ``timeout_s`` when set."""
+        """JSON data: ``name``, ``description``, ``parameters``, and the optional members when set."""
         optional = {"output_schema": self.output_schema, "timeout_s": self.timeout_s}
         result = {"name": self.name, "description": self.description, "parameters": self.parameters}
         return result | {key: value for key, value in optional.items() if value is not None}
@@ -174,8 +168,8 @@ class PreparedTool:
     # -- parameters and results ---------------------------------------------------------------
 
     def arguments(self, params: Any) -> tuple[dict[str, Any] | ToolResponse, Any]:
-        """The parameters checked (or the INVALID_PARAM answer), and what ``context.params_input``
-        records: a copy the tool cannot change, or None when they cannot be shown as JSON."""
+        """The parameters checked (or the INVALID_PARAM answer), and a copy for ``context.params_input``
+        (None when they cannot be shown as JSON)."""
         if type(params) is dict:  # the common case: checked and copied for the record in one walk
             record = plain_object_copy(params)
             if record is not NOT_PLAIN and self._params_valid(params):
@@ -221,8 +215,8 @@ class PreparedTool:
         return parsed
 
     def checked(self, result: Any) -> ToolResponse:
-        """The tool's result as a response whose data fits the output schema; a copy, as the tool
-        may still hold the response and change its dicts."""
+        """The tool's result as a response whose data fits the output schema; a copy the tool cannot
+        change."""
         if not is_response(result):
             return not_a_response(self.name, result)
         owned = owned_response(result)
@@ -239,8 +233,8 @@ class PreparedTool:
         return output_violation(self.name, output.violations(data, limit=_MAX_VIOLATIONS))
 
     def _function_value(self, value: Any, *, awaited: bool) -> Outcome:
-        """A plain function's value, checked: its text and data when it is JSON as it is (built
-        into the answer by ``finish``), else the response ``wrap_value`` makes of it."""
+        """A plain function's value, checked: its text and data when it is plain JSON, else the
+        response ``wrap_value`` makes of it."""
         plain = plain_success(value)
         if plain is None:
             try:
@@ -255,8 +249,8 @@ class PreparedTool:
     def finish(
         self, outcome: Outcome, params_input: Any, call_id: str | None, time_ms: float
     ) -> ToolResponse:
-        """The answer: ``outcome`` with ``stats.time_ms`` and ``context`` filled in, secrets masked
-        unless ``mask`` is off."""
+        """The answer: ``outcome`` with ``stats.time_ms`` and ``context``, secrets masked unless not
+        ``mask``."""
         context: dict[str, Any] = {"tool_name": self.name}
         if params_input is not None:
             context["params_input"] = mask_params(params_input) if self.mask else params_input
@@ -293,15 +287,13 @@ class PreparedTool:
         return self.checked(result)
 
     def _timed_out(self, job: Job, timeout_s: float) -> ToolResponse:
-        """TIMEOUT; a call still waiting for a thread never runs and says so; a coroutine is
-        cancelled; a synchronous call runs on."""
+        """TIMEOUT: a call still waiting for a thread never runs; a coroutine is cancelled."""
         if job.queued and job.cancel():
             return timeout_error(self.name, timeout_s, waiting_for_thread=self.threads.limit)
         job.stop()
         return timeout_error(self.name, timeout_s)
 
     def _body_from_thread(self, params: dict[str, Any], timeout_s: float | None, wait: Wait) -> Outcome:
-        """The tool's body run for a caller in a thread, waited for under ``timeout_s``."""
         sync_run = self._sync_run
         if sync_run is not None and (timeout_s is None or self.cooperative):
             try:
@@ -321,8 +313,7 @@ class PreparedTool:
     async def _body_from_task(
         self, params: dict[str, Any], timeout_s: float | None, async_wait: AsyncWait
     ) -> Outcome:
-        """The tool's body run for a caller in an asyncio task, never on the caller's loop (but
-        for a cooperative tool), waited for under ``timeout_s``."""
+        """The tool's body, for an asyncio task: never on the caller's loop but a cooperative tool's."""
         async_run = self._async_run
         if self.cooperative and async_run is not None:
             try:

@@ -1,20 +1,4 @@
-"""Tool descriptions for models, in each provider's exact format.
-
-========================  ===================================================================
-provider                  one tool
-========================  ===================================================================
-``"openai"``              Chat Completions ``tools`` entry:
-                          ``{"type": "function", "function": {"name", "description", "parameters"}}``
-``"openai-responses"``    Responses API ``tools`` entry:
-                          ``{"type": "function", "name", "description", "parameters"}``
-``"anthropic"``           Messages API ``tools`` entry: ``{"name", "description", "input_schema"}``
-``"mcp"``                 MCP ``tools/list`` entry: ``{"name", "description", "inputSchema"}``
-                          and ``"outputSchema"`` when the tool declares one
-========================  ===================================================================
-
-An empty description is left out. Schemas are deep copies, so a caller may
-change them freely.
-"""
+"""Tool descriptions for models, in each provider's exact format (docs/migrating.md)."""
 
 from __future__ import annotations
 
@@ -26,8 +10,7 @@ from ._prepared import ToolSpec
 
 
 def _entry(spec: ToolSpec, parameters: str, output: str | None = None) -> dict[str, Any]:
-    """``name``, ``description`` unless empty, the parameters schema under ``parameters`` and,
-    when the tool declares one, the output schema under ``output``."""
+    """``name``, ``description`` unless empty, and deep copies of the schemas under these names."""
     entry: dict[str, Any] = {"name": spec.name}
     if spec.description:
         entry["description"] = spec.description

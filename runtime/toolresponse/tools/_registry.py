@@ -1,10 +1,8 @@
 """``ToolRegistry``: named tools, called so that every answer is a valid ToolResponse.
 
-A call goes: look the tool up (an unknown name, or one hidden from the caller, is NOT_FOUND with
-the nearest names the caller may see); ask the access policies (a denial runs nothing and is not
-told to the breaker); ask the breaker (``admit``); run the call (``PreparedTool``); tell the
-breaker (``record``) and the listeners (``ToolCallEvent``). Registration is locked; a call only
-reads, so the registry is safe to share between threads.
+A call: look the tool up (NOT_FOUND names the nearest the caller may see), ask the access policies
+(a denial is not told to the breaker), ask the breaker, run it (``PreparedTool``), tell the breaker
+and the listeners. Registration is locked and a call only reads, so threads may share a registry.
 """
 
 from __future__ import annotations
@@ -49,13 +47,10 @@ class Breaker(Protocol):
 class ToolRegistry:
     """Named tools with one guarded way to call them.
 
-    ``breaker`` guards each tool; ``default_timeout_s`` applies to tools without their own;
-    ``clock`` (monotonic seconds) times the calls; ``wait`` and ``async_wait`` wait for a tool
-    under its timeout (``toolresponse.testing.FakeClock`` has fake ones); ``access`` holds the
-    policies every call is checked against. ``max_threads_per_tool`` caps the threads each tool
-    runs on (a call that finds them all busy for its whole timeout is answered TIMEOUT,
-    ``details.reason`` ``not_started``). ``mask`` (on by default) masks secrets in what the
-    answers echo, the values of secret-named parameters among them.
+    ``default_timeout_s`` applies to tools without their own; ``clock`` (monotonic seconds),
+    ``wait`` and ``async_wait`` are injected (``toolresponse.testing.FakeClock`` has fake ones). A
+    call that finds its tool's ``max_threads_per_tool`` threads busy for its whole timeout is
+    answered TIMEOUT (``details.reason`` ``not_started``); ``mask`` masks secrets in the answers.
     """
 
     def __init__(
@@ -115,10 +110,9 @@ class ToolRegistry:
         timeout_s: float | None = None,
         writes: bool | None = None,
     ) -> Tool:
-        """Register a ``Tool`` (a Tool subclass is instantiated) or a plain function, and return
-        it (a ``FunctionTool`` for a function); ``name``, ``description`` and ``timeout_s``
-        override the tool's own, ``writes`` its ``writes``. Raises ``ToolDefinitionError`` for a
-        name already taken or a definition that does not hold."""
+        """Register a ``Tool`` (a Tool subclass is instantiated) or a plain function (as a
+        ``FunctionTool``), and return it; the keyword arguments override the tool's own. Raises
+        ``ToolDefinitionError`` for a name already taken or a definition that does not hold."""
         tool: Tool
         if isinstance(tool_or_function, Tool):
             tool = tool_or_function
@@ -173,8 +167,8 @@ class ToolRegistry:
         timeout_s: float | None = None,
         writes: bool | None = None,
     ) -> F | Callable[[F], F]:
-        """Decorator: ``@registry.tool`` or ``@registry.tool(name=..., description=...,
-        timeout_s=..., writes=...)``; the decorated function (or Tool subclass) is returned as it is."""
+        """Decorator: ``@registry.tool`` or ``@registry.tool(name=..., ...)``; the decorated function
+        (or Tool subclass) is returned as it is."""
 
         def decorate(target: F) -> F:
             self.register(target, name=name, description=description, timeout_s=timeout_s, writes=writes)
@@ -193,8 +187,7 @@ class ToolRegistry:
     # -- what is registered ---------------------------------------------------------------------
 
     def names(self, *, caller: str | None = None) -> list[str]:
-        """The registered names, in registration order; with ``caller``, only those of the tools
-        the access policies let that caller see."""
+        """The registered names, in order; with ``caller``, only those the caller may see."""
         return [spec.name for spec in self.list_tools(caller=caller)]
 
     def __contains__(self, name: object) -> bool:
@@ -212,16 +205,15 @@ class ToolRegistry:
         return None if prepared is None else prepared.tool
 
     def spec(self, name: str, *, caller: str | None = None) -> ToolSpec | None:
-        """How the tool registered under ``name`` is described, or None; with ``caller``, None also
-        for a tool the access policies hide from that caller."""
+        """How the tool registered under ``name`` is described, or None (with ``caller``, also for
+        a tool hidden from that caller)."""
         prepared = self._tools.get(name)
         if prepared is None or (caller is not None and not self._shown(caller, prepared.spec)):
             return None
         return prepared.spec
 
     def list_tools(self, *, caller: str | None = None) -> list[ToolSpec]:
-        """Every tool's ``ToolSpec``, in order; with ``caller``, only the tools the access policies
-        let that caller see."""
+        """Every tool's ``ToolSpec``, in order; with ``caller``, only those the caller may see."""
         specs = [prepared.spec for prepared in self._tools.values()]
         return specs if caller is None else self._visible(caller, specs)
 
@@ -233,8 +225,7 @@ class ToolRegistry:
         return access is None or access.visible(caller, spec, writes=spec.name in self._writing)
 
     def tool_schemas(self, provider: str, *, caller: str | None = None) -> list[dict[str, Any]]:
-        """The tools described for a model: ``"openai"``, ``"openai-responses"``, ``"anthropic"``
-        or ``"mcp"``, each in the provider's exact format (with ``caller``: see ``list_tools``)."""
+        """The tools described for a model in ``provider``'s format (see ``tool_schemas``)."""
         return tool_schemas(self.list_tools(caller=caller), provider)
 
     # -- listeners ------------------------------------------------------------------------------
@@ -260,20 +251,17 @@ class ToolRegistry:
         known: bool,
         denied_by: str | None = None,
     ) -> ToolResponse:
-        """``response``, once the listeners are told (``known``: a registered tool)."""
         if not self._listeners:
             return response
         tool = name if type(name) is str else safe(repr(name), 200)
         try:
-            breaker = self._breaker
-            stats = response.stats
             event = ToolCallEvent(
                 tool=tool,
                 call_id=call_id,
                 status=response.status,
                 code=response.code,
-                time_ms=stats["time_ms"] if stats else 0.0,
-                breaker_state=breaker.state(tool) if breaker is not None and known else None,
+                time_ms=response.stats["time_ms"] if response.stats else 0.0,
+                breaker_state=self._breaker.state(tool) if self._breaker is not None and known else None,
                 response=response,
                 denied_by=denied_by,
             )
@@ -292,8 +280,8 @@ class ToolRegistry:
     def execute(
         self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
     ) -> ToolResponse:
-        """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None) on behalf of
-        ``caller``; always a ToolResponse that validates against the schema."""
+        """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None) for ``caller``:
+        always a ToolResponse that validates against the schema."""
         if call_id is not None:
             call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
@@ -325,8 +313,7 @@ class ToolRegistry:
     def _admit(
         self, name: Any, params: Any, call_id: str | None, caller: Any, approved: Any = None
     ) -> PreparedTool | ToolResponse | PendingApproval:
-        """The tool to run; or the answer of a call that may not run, told to the listeners; or
-        the approval a policy asked for (``approved``: the tool a person approved)."""
+        """The tool to run, the (told) answer of a call that may not, or the approval asked for."""
         prepared = self._tools.get(name) if type(name) is str else None
         if prepared is None:
             return self._told(name, call_id, self._not_found(name, params, call_id, caller), known=False)
@@ -383,7 +370,6 @@ class ToolRegistry:
         pending: PendingApproval,
         answer: Denial | None,
     ) -> PreparedTool | ToolResponse:
-        """After a person answered: the refusal, or the approved call admitted like any other."""
         if answer is None:
             admitted = self._admit(name, params, call_id, caller, approved=pending.prepared)
             if not isinstance(admitted, PendingApproval):
@@ -393,8 +379,7 @@ class ToolRegistry:
         return self._told(name, call_id, answer.response, known=True, denied_by=answer.rule)
 
     def _not_found(self, name: Any, params: Any, call_id: str | None, caller: Any) -> ToolResponse:
-        """NOT_FOUND naming (and suggesting) only the tools ``caller`` may see: the same answer for
-        a tool that is not registered and for one hidden from it."""
+        """NOT_FOUND naming only the tools ``caller`` may see, alike for a hidden tool."""
         start = self._clock()
         try:
             specs = self._visible(caller, [prepared.spec for prepared in self._tools.values()])

@@ -1,15 +1,10 @@
-"""The threads a tool runs on, and how a call waits for them under a timeout.
+"""The threads a tool runs on (``ToolThreads``: at most ``limit`` daemon threads, started on demand,
+ended when idle), and how a call waits for them under a timeout. A call runs in a copy of its
+caller's ``contextvars`` context, an async tool on its thread's own event loop.
 
-``ToolThreads`` keeps at most ``limit`` daemon threads per tool, started on demand and ended
-after ``idle_s`` seconds without work; a call runs under a copy of its caller's ``contextvars``
-context, an asynchronous tool on the thread's own event loop (one that blocks blocks no one
-else). A timed-out coroutine is cancelled; a synchronous call keeps its thread until it returns;
-a call still waiting for a thread (``Job.queued``) can be cancelled before it runs.
-
-Not ``ThreadPoolExecutor``: its workers are joined at interpreter exit (one hung tool would hold
-the process forever), it cannot tell a queued call from a started one (the TIMEOUT answer says
-which), and its threads never retire. anyio's worker threads need an event loop in the caller,
-which a synchronous ``execute`` has not.
+Not ``ThreadPoolExecutor``: its workers are joined at exit (one hung tool would hold the process),
+it cannot tell a queued call from a started one (the TIMEOUT answer says which), and its threads
+never retire. anyio's worker threads need an event loop in the caller, which a sync call has not.
 """
 
 from __future__ import annotations
@@ -28,7 +23,6 @@ from typing import Any, Final, Protocol, TypeVar
 T = TypeVar("T")
 
 DEFAULT_MAX_THREADS: Final = 8
-"""How many threads one tool runs on at most."""
 
 INTERRUPTS: Final = (KeyboardInterrupt, SystemExit)
 """The exceptions a tool may raise that end the call by propagating, not as a response."""
@@ -38,8 +32,7 @@ _THREAD = threading.local()
 
 
 def is_async(function: Any) -> bool:
-    """Whether calling ``function`` (a coroutine function, or an object whose ``__call__`` is one)
-    makes a coroutine."""
+    """Whether ``function`` (or its ``__call__``) is a coroutine function."""
     call = getattr(function, "__call__", None)  # noqa: B004 - the method itself is looked at
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)
 
@@ -74,14 +67,14 @@ async def real_async_wait(awaitable: Awaitable[T], timeout_s: float, /) -> T:
 @dataclass(frozen=True, slots=True)
 class Raised:
     """An exception a tool raised, carried out of its thread or task as a value (``GeneratorExit``
-    cannot cross an ``await`` intact); the caller decides what propagates."""
+    cannot cross an ``await`` intact)."""
 
     error: BaseException
 
 
 async def captured(make: Callable[[], Awaitable[T]]) -> T | Raised:
-    """``make()``'s coroutine, made once the task runs (so that a task cancelled before its first
-    step leaves no coroutine never awaited), awaited; what it raises as a ``Raised``."""
+    """``make()``'s coroutine awaited, what it raises as a ``Raised``; made only once the task runs,
+    so that a task cancelled before its first step leaves no coroutine never awaited."""
     try:
         return await make()
     except asyncio.CancelledError:
@@ -141,7 +134,7 @@ class Job(Future[Any]):
 
 
 class ToolThreads:
-    """The daemon threads one tool runs on (see the module docstring)."""
+    """The daemon threads one tool runs on."""
 
     def __init__(self, name: str, limit: int = DEFAULT_MAX_THREADS, idle_s: float = 30.0) -> None:
         self.name = name
@@ -174,7 +167,6 @@ class ToolThreads:
         return job
 
     def _next(self) -> Job | None:
-        """The next job, or None when none came for ``idle_s``."""
         with self._ready:
             while not self._jobs:
                 self._idle += 1

@@ -1,11 +1,8 @@
 """``Tool``: the base class of tools, and ``FunctionTool``: a plain function as a tool.
 
-A tool overrides ``run(params)`` or ``async arun(params)``, its body, and declares ``name``,
-``description``, ``parameters`` (a JSON Schema object) and perhaps ``output_schema`` and
-``timeout_s``. ``execute``/``aexecute`` are the timed, guarded call (``_prepared.py`` lists its
-answers); how it waits under a timeout is injected (``toolresponse.testing.FakeClock`` waits on
-a fake clock). An async tool runs on a thread's own event loop: it must not rely on objects bound
-to the caller's loop.
+``execute``/``aexecute`` are the timed, guarded call (``_prepared.py``), its waits injected
+(``toolresponse.testing.FakeClock`` has fake ones). An async tool runs on a thread's own event
+loop: it must not rely on objects bound to the caller's loop.
 """
 
 from __future__ import annotations
@@ -32,9 +29,8 @@ EMPTY_PARAMETERS: Final[Mapping[str, Any]] = MappingProxyType(
 class Tool:
     """Base class of tools: override ``run`` (synchronous) or ``arun`` (asynchronous).
 
-    Class attributes declare the tool, the constructor's keyword arguments override them; the
-    definition is checked the first time the tool is called or registered.
-    """
+    Class attributes declare the tool and the constructor's arguments override them; the definition
+    is checked when the tool is first called or registered."""
 
     name: str = ""
     description: str = ""
@@ -100,7 +96,7 @@ class Tool:
         wait: Wait = real_wait,
     ) -> ToolResponse:
         """Call the tool on ``params`` (a dict, or JSON text of an object): always a valid
-        ToolResponse; ``timeout_s`` defaults to the tool's own."""
+        ToolResponse."""
         prepared = prepared_of(self)
         timeout = prepared.call_timeout_s if timeout_s is None else timeout_s
         return prepared.execute(params, call_id_of(call_id), timeout, clock, wait)
@@ -139,9 +135,8 @@ def prepared_of(tool: Tool) -> PreparedTool:
 
 
 class FunctionTool(Tool):
-    """A plain or coroutine function as a tool: its parameters schema from the signature, its
-    description from the docstring, its output schema from the return annotation; called with
-    keyword arguments, its value wrapped by ``wrap_value``."""
+    """A plain or coroutine function as a tool: its schemas from the signature, its description from
+    the docstring; called with keyword arguments, its value wrapped by ``wrap_value``."""
 
     def __init__(
         self,

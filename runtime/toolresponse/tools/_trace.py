@@ -1,29 +1,20 @@
 """The one secret masker (``mask_secrets``), and a JSONL trace writer that uses it.
 
-``mask_secrets(value)`` copies a JSON-like value with the value of every secret-named member
-(``is_secret_name``: ``api_key``, ``Authorization``, ``clientSecret``, ``db.password``; not
-``prompt_tokens``) replaced by ``"***"``, and inside every string the self-identifying key
-formats masked, a short prefix kept (``sk-``, ``ghp_``, ``AKIA``, JSON Web Tokens, PEM private
-keys, ``Bearer`` credentials, passwords in URLs ...), and so are named values: a secret name
-followed by its value in assignments, JSON, YAML, query text, command-line options (``--api-key
-VALUE``) and prose (``password hunter2``: only a value of six characters or more that looks like
-a credential, so that ``token limit`` is kept). The patterns follow each provider's published
-token format; most strings stop at one pre-filter of every pattern's literals.
-
-``JsonlTraceWriter(target)`` writes one masked JSON object per line to a path (appended to
-unless ``mode="w"``) or a text stream, under a lock, flushing each record; as a registry
-listener it writes ``ToolCallEvent.to_dict()``. A value that is not JSON is written as text.
+What is masked (secret-named members; key formats and named values inside strings) is listed in
+docs/observability.md. The patterns follow each provider's published token format; most strings
+stop at one pre-filter of every pattern's literals.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import IO, Any, Literal
+from typing import IO, Any, Final, Literal
 
 import orjson
 
@@ -33,14 +24,12 @@ from ..validation._jsondata import MAX_VALUE_DEPTH
 from ._events import ToolCallEvent
 
 MASK = "***"
-"""What a secret is replaced by."""
 
+# Names ending in a secret suffix (``access_token``, ``client_secret``) need no entry.
 _SECRET_NAMES = frozenset(
     {
         "api_key",
         "apikey",
-        "x_api_key",
-        "api_token",
         "auth",
         "authorization",
         "proxy_authorization",
@@ -49,14 +38,7 @@ _SECRET_NAMES = frozenset(
         "pwd",
         "passphrase",
         "token",
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "auth_token",
-        "bearer_token",
-        "session_token",
         "secret",
-        "client_secret",
         "secret_key",
         "private_key",
         "cookie",
@@ -85,10 +67,8 @@ _NAME_SEPARATORS = re.compile(r"[-.\s]+")
 
 @functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
-    """Whether a member named ``name`` holds a secret: in snake case (``clientSecret`` is
-    ``client_secret``; ``-``, ``.`` and spaces read as ``_``), a secret name or one ending in a
-    secret word (``db_password``), leading separators aside (``--auth``); ``max_tokens`` and
-    ``secretary`` are not."""
+    """Whether a member named ``name`` holds a secret: in snake case (``clientSecret``, ``db.password``,
+    ``--auth``), a secret name or one ending in a secret word; ``max_tokens`` and ``secretary`` are not."""
     key = _NAME_SEPARATORS.sub("_", _CAMEL_BOUNDARY.sub("_", name)).lower().lstrip("_")
     return key in _SECRET_NAMES or key.endswith(_SECRET_SUFFIXES)
 
@@ -268,17 +248,24 @@ def _mask_any(text: str) -> str:
 
 
 def mask_secrets(value: Any, known: Iterable[str] = ()) -> Any:
-    """A copy of ``value`` with secrets masked (see the module docstring); other values as they are.
+    """A copy of ``value`` with secrets masked (docs/observability.md); other values as they are.
 
-    ``known``: secrets to mask wherever a string holds one as a whole word (such as the values of a
-    call's secret-named parameters, ``secret_values``). A container that contains itself is cut
-    where it repeats, as ``"<cycle>"``.
+    ``known``: secrets to mask wherever a string holds one as a whole word (``secret_values``). A
+    container that contains itself is cut where it repeats, as ``"<cycle>"``.
     """
     words = sorted({word for word in known if word}, key=len, reverse=True)
     if not words:
-        return _masked(value, set(), 0, _mask_text)
+        return _masked(value, _mask_text, True, 0, set())
     found = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9])")
-    return _masked(value, set(), 0, lambda text: _mask_text(found.sub(MASK, text)))
+    return _masked(value, lambda text: _mask_text(found.sub(MASK, text)), True, 0, set())
+
+
+def masked_json_text(value: Any) -> str:
+    """``value`` with secrets masked, as compact JSON text (what is not JSON, as its repr)."""
+    try:
+        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"), default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return str(mask_secrets(repr(value)))
 
 
 def secret_values(params: Any) -> set[str]:
@@ -305,67 +292,59 @@ def secret_values(params: Any) -> set[str]:
 
 
 def mask_params(value: Any) -> Any:
-    """``mask_secrets`` for JSON data (a tool call's recorded parameters): ``value`` itself when
-    nothing in it is a secret, the common case, so that nothing is copied; else a copy with the
-    secrets masked, ``value`` unchanged."""
-    return _masked_json(value, 0)
-
-
-def _masked_json(value: Any, depth: int) -> Any:
-    kind = type(value)
-    if kind is str:
-        return _mask_text(value)
-    if depth > MAX_VALUE_DEPTH:
-        return value
-    if kind is dict:
-        changed: dict[Any, Any] | None = None
-        for key, item in value.items():
-            if type(key) is str and is_secret_name(key) and item is not None and item != "":
-                masked: Any = MASK
-            elif item is None or type(item) in _SCALARS:
-                continue
-            else:
-                masked = _masked_json(item, depth + 1)
-            if masked is not item:
-                changed = dict(value) if changed is None else changed
-                changed[key] = masked
-        return value if changed is None else changed
-    if kind is list:
-        items: list[Any] | None = None
-        for index, item in enumerate(value):
-            masked = _masked_json(item, depth + 1)
-            if masked is not item:
-                items = list(value) if items is None else items
-                items[index] = masked
-        return value if items is None else items
-    return value
+    """``mask_secrets`` for JSON data (a call's recorded parameters), copying nothing when nothing
+    in it is a secret, the common case: ``value`` itself then, else a masked copy."""
+    if type(value) is dict:  # the common case: to its members at once, a call fewer
+        return _masked_members(value, _mask_text, False, 0, _NO_CYCLES)
+    return _masked(value, _mask_text, False, 0, _NO_CYCLES)
 
 
 _SCALARS = frozenset({bool, int, float})
+_NO_CYCLES: Final[set[int]] = set()
+"""Never written: JSON data (``copy`` off) holds no cycles."""
 
 
-def _masked(value: Any, active: set[int], depth: int, mask_text: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
+def _masked(value: Any, mask_text: Callable[[str], str], copy: bool, depth: int, active: set[int]) -> Any:
+    """``value`` masked: with ``copy``, any JSON-like value into a new one; without, JSON data
+    (dicts and lists) changed copy-on-write, so that what holds no secret is ``value`` itself."""
+    kind = type(value)
+    if kind is str:
         return mask_text(value)
-    if not isinstance(value, Mapping | list | tuple):
-        return value
+    if kind is not dict and kind is not list:
+        if copy and isinstance(value, str):
+            return mask_text(value)
+        if not copy or not isinstance(value, Mapping | list | tuple):
+            return value
+    if not copy:
+        return value if depth > MAX_VALUE_DEPTH else _masked_members(value, mask_text, copy, depth, active)
     if id(value) in active:
         return "<cycle>"
     if depth > MAX_VALUE_DEPTH:
         return "<too deep>"
     active.add(id(value))
-    try:
-        if isinstance(value, Mapping):
-            masked: dict[Any, Any] = {}
-            for key, item in value.items():
-                if isinstance(key, str) and is_secret_name(key) and item is not None and item != "":
-                    masked[key] = MASK
-                else:
-                    masked[key] = _masked(item, active, depth + 1, mask_text)
-            return masked
-        return [_masked(item, active, depth + 1, mask_text) for item in value]
-    finally:
-        active.discard(id(value))
+    result = _masked_members(value, mask_text, copy, depth, active)
+    active.discard(id(value))
+    return result
+
+
+def _masked_members(
+    value: Any, mask_text: Callable[[str], str], copy: bool, depth: int, active: set[int]
+) -> Any:
+    mapping = type(value) is dict or (type(value) is not list and isinstance(value, Mapping))
+    new: Callable[[Any], Any] = dict if mapping else list
+    result = new(value) if copy else value
+    for key, item in value.items() if mapping else enumerate(value):
+        if mapping and isinstance(key, str) and is_secret_name(key) and item is not None and item != "":
+            masked: Any = MASK
+        elif item is None or type(item) in _SCALARS:
+            continue
+        else:
+            masked = _masked(item, mask_text, copy, depth + 1, active)
+        if masked is not item:
+            if result is value:
+                result = new(value)
+            result[key] = masked
+    return result
 
 
 def _lenient(value: Any, depth: int = 0, seen: frozenset[int] = frozenset()) -> Any:
@@ -390,7 +369,9 @@ def _lenient(value: Any, depth: int = 0, seen: frozenset[int] = frozenset()) -> 
 
 
 class JsonlTraceWriter:
-    """Writes masked JSON objects, one per line; a registry listener for ``ToolCallEvent``s."""
+    """Writes masked JSON objects, one per line, each flushed, to a path (appended to unless
+    ``mode="w"``) or a text stream; a registry listener for ``ToolCallEvent``s. What is not JSON is
+    written as its repr."""
 
     def __init__(
         self,
