@@ -1,11 +1,9 @@
 """Validation on Dask: a graph for the Python API (``validate_paths``, ``validate_bag``), and tasks
 sent as they are needed for the command (``check_on``), every wait bounded by ``timeout_s``.
 
-The work is planned where the call is made: a JSON-lines file that can be cut becomes byte ranges
-that each task reads where it runs; any other input is read whole, streaming (local paths made
-absolute). No task holds more than ``TASK_RECORDS`` records: in the graph a task keeps its first
-ones and counts the others (``Summary.unlisted``); on the command line it stops there and its work
-left is sent at once, to the worker that holds the stream open when it still lives.
+The work is planned where the call is made (byte ranges, or inputs read whole); no task holds more
+than ``TASK_RECORDS`` records: in the graph a task counts the others (``Summary.unlisted``), on the
+command line its work left is sent at once, to the worker that holds the stream open.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Checking one unit of work, a batch of JSON lines or a document, by a ``Judge``.
-
-Per line: orjson decodes, the I-JSON screens run (``_ijson.refusal``), and the judge's verdict
-decides (jsonschema-rs ``is_valid`` for a ToolResponse); only a line found wrong is explained.
+"""Checking one unit of work, a batch of JSON lines or a document, by a ``Judge``: per line orjson
+decodes, the I-JSON screens run (``_ijson.refusal``), the judge decides, and only a line found wrong
+is explained.
 """
 
 from __future__ import annotations

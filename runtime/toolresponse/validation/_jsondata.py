@@ -1,8 +1,4 @@
-"""Turn the values a tool produces into JSON data (I-JSON, RFC 7493), or say exactly why not.
-
-``to_json_data`` makes the documented conversions; a value that is already plain JSON is returned as
-it is (one walk, no copy).
-"""
+"""Turn the values a tool produces into JSON data (I-JSON, RFC 7493), or say exactly why not."""
 
 from __future__ import annotations
 
@@ -142,10 +138,8 @@ class _Walk:
         )
 
     def not_json(self, value: Any, advice: str = "") -> JsonValueError:
-        name = type(value).__name__
-        if self.convert:
-            return self.fail(f"a value of type {name} is not JSON and has no conversion{advice}", value)
-        return self.fail(f"a value of type {name} is not JSON{advice}", value)
+        conversion = " and has no conversion" if self.convert else ""
+        return self.fail(f"a value of type {type(value).__name__} is not JSON{conversion}{advice}", value)
 
     def value(self, value: Any) -> Any:
         kind = type(value)
@@ -261,26 +255,9 @@ class _Walk:
 def to_json_data(
     value: Any, *, pointer: str = "", strict: bool = False, max_depth: int = MAX_VALUE_DEPTH
 ) -> Any:
-    """``value`` as JSON data, with these conversions; raises ``JsonValueError`` naming the pointer.
-
-    =============================================  ==========================================
-    Python value                                   JSON value
-    =============================================  ==========================================
-    ``dict`` (and any ``Mapping``)                 object; ``int`` member names become
-                                                   decimal strings (a clash is an error)
-    ``list``, ``tuple``                            array
-    ``set``, ``frozenset``                         array, sorted (by value when the members
-                                                   compare, else by their JSON text)
-    ``enum.Enum`` member                           its ``value``, converted
-    ``datetime``, ``date``, ``time``               ISO 8601 string (``isoformat()``)
-    ``uuid.UUID``                                  its canonical string
-    a dataclass instance                           object of its fields
-    subclasses of ``str``, ``int``, ``float``      the plain value
-    =============================================  ==========================================
-
-    Everything else is an error: ``bytes``, NaN and Infinity, integers outside the 64-bit range,
-    strings with a lone surrogate or a noncharacter, cycles, nesting deeper than ``max_depth``
-    (``value`` itself is level 1). ``pointer`` prefixes the error's pointer (``/data``). With
+    """``value`` as JSON data, converted as docs/migrating.md tabulates (a ``Mapping``, tuple, set,
+    enum, date and time, UUID, dataclass); raises ``JsonValueError`` naming the pointer (prefixed by
+    ``pointer``). Nesting deeper than ``max_depth`` is an error (``value`` itself is level 1). With
     ``strict``, only values as a JSON decoder gives them (and subclasses of ``str``, ``int`` and
     ``float``) are accepted."""
     if is_plain(value, 0, max_depth):

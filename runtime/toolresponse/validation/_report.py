@@ -1,13 +1,8 @@
-"""Reports of a bulk validation run: text, JSON or JSON lines, streamed as the batches come.
-
-- ``text``: ``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` per violation (what comes from the
-  input goes through ``printable``), then ``N valid, M invalid``;
-- ``json``: ``{"responses": [...], "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}``,
-  the counts last so that the report is never held in memory;
-- ``jsonl``: one record per response, valid ones included; the summary goes to standard error.
-
-``quiet`` writes only the reasons for I/O errors. Exit status: 0 all valid, 1 some invalid, 2 some
-input unreadable (2 wins: the verdict "all valid" could not be reached).
+"""Reports of a bulk validation run, streamed as the batches come: ``text`` (a line
+``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` per violation, then ``N valid, M invalid``);
+``json`` (``{"responses": [...], "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}``,
+the counts last: never held in memory); ``jsonl`` (a record per response, the summary on standard
+error). Exit status: 0 all valid, 1 some invalid, 2 some input unreadable (2 wins).
 """
 
 from __future__ import annotations

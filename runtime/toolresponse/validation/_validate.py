@@ -1,10 +1,8 @@
 """Validate a ToolResponse v1: a decoded value (``validate``) or JSON text (``validate_json``).
 
-Each violation has a JSON pointer, the keyword that failed (or an I-JSON rule) and a message naming
-the member and, where it helps, the nearest valid value (``suggestion``); codes, statuses and member
-names are read from the schema and the generated enums. Violations come most relevant first: a
-response that is not an object; unknown members (a renamed member explains a missing one); wrong
-values; missing members.
+Each violation names the member and, where it helps, the nearest valid value (``suggestion``),
+read from the schema and the generated enums; the most relevant come first (not an object,
+unknown members, wrong values, missing members).
 """
 
 from __future__ import annotations
@@ -380,7 +378,7 @@ def _first(result: ValidationResult) -> ValidationResult:
 
 class ExplanationCache:
     """Explanations cached by the response's projection (``_engine.Projection``), at most ``limit``
-    of them (afresh when full). An answer is the same tuple each time: a report keeps its text."""
+    (afresh when full). An answer is the same tuple each time: a report keeps its text."""
 
     def __init__(self, limit: int = 4096) -> None:
         self._limit = limit
