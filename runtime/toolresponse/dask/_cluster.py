@@ -31,7 +31,7 @@ from ..validation._bulk import (
 )
 from ..validation._bulk import stream_parts as _stream_parts
 from ..validation._checks import Batch, done_batch, renumber
-from ..validation._inputs import input_size, is_url
+from ..validation._inputs import EXTRA, input_size, is_url
 from ._partition import TASK_RECORDS, Summary, capped, pieces, summarise
 
 if TYPE_CHECKING:
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 
 BLOCK_BYTES = 16 << 20
 """About how many bytes of input one task checks."""
-EXTRA = "pip install 'toolresponse[dask]'"
 TIMEOUT_S = 30.0
 """The longest wait on a cluster, in seconds, unless told otherwise."""
 

@@ -377,11 +377,10 @@ def _first(result: ValidationResult) -> ValidationResult:
 
 
 class ExplanationCache:
-    """Explanations cached by the response's projection (``_engine.Projection``), at most ``limit``
-    (afresh when full). An answer is the same tuple each time: a report keeps its text."""
+    """Explanations cached by the response's projection (``_engine.Projection``), at most
+    ``_CACHED_ANSWERS`` (afresh when full). An answer is the same tuple each time: a report keeps its text."""
 
-    def __init__(self, limit: int = 4096) -> None:
-        self._limit = limit
+    def __init__(self) -> None:
         self._answers: dict[bytes, tuple[ValidationResult, ValidationResult]] = {}
         self._project = root_projection().project
 
@@ -397,13 +396,14 @@ class ExplanationCache:
         if answer is None:
             result = _result(projected, _engine_named("fast"))
             answer = (result, _first(result))
-            if len(self._answers) >= self._limit:
+            if len(self._answers) >= _CACHED_ANSWERS:
                 self._answers.clear()
             if len(key) <= _CACHED_BYTES:
                 self._answers[key] = answer
         return answer[1] if first else answer[0]
 
 
+_CACHED_ANSWERS = 4096
 _CACHED_BYTES = 1 << 16
 
 
