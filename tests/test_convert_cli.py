@@ -116,6 +116,20 @@ def test_bad_records_are_reported_and_the_rest_converted(
     assert "2 converted, 3 invalid" == lines[-1]
 
 
+def test_a_problem_line_is_the_line_validate_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record that is no JSON is reported in the line ``validate`` writes for it, its file name
+    escaped once (a backslash, a control character)."""
+    log = tmp_path / "odd\\name\x1b.jsonl"
+    log.write_bytes(b"{oops\n")
+    _, _, err = run(capsys, monkeypatch, "--from", "toolresponse", "--to", "helloagents", str(log))
+    assert 1 == main(["validate", str(log)])
+    reported = capsys.readouterr().out.splitlines()[0]
+    assert reported.startswith(f"{tmp_path}/odd\\\\name\\x1b.jsonl:1:2: (root): ")
+    assert reported == err.splitlines()[0]
+
+
 def test_the_json_format_is_one_array(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

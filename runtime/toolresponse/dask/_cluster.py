@@ -1,11 +1,9 @@
 """Validation on Dask: a graph for the Python API (``validate_paths``, ``validate_bag``), and tasks
 sent as they are needed for the command (``check_on``), every wait bounded by ``timeout_s``.
 
-The work is planned where the call is made: a JSON-lines file that can be cut becomes byte ranges
-that each task reads where it runs; any other input is read whole, streaming (local paths made
-absolute). No task holds more than ``TASK_RECORDS`` records: in the graph a task keeps its first
-ones and counts the others (``Summary.unlisted``); on the command line it stops there and its work
-left is sent at once, to the worker that holds the stream open when it still lives.
+The work is planned where the call is made (byte ranges, or inputs read whole); no task holds more
+than ``TASK_RECORDS`` records: in the graph a task counts the others (``Summary.unlisted``), on the
+command line its work left is sent at once, to the worker that holds the stream open.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from ..validation._bulk import (
 )
 from ..validation._bulk import stream_parts as _stream_parts
 from ..validation._checks import Batch, done_batch, renumber
-from ..validation._inputs import input_size, is_url
+from ..validation._inputs import EXTRA, input_size, is_url
 from ._partition import TASK_RECORDS, Summary, capped, pieces, summarise
 
 if TYPE_CHECKING:
@@ -44,7 +42,6 @@ if TYPE_CHECKING:
 
 BLOCK_BYTES = 16 << 20
 """About how many bytes of input one task checks."""
-EXTRA = "pip install 'toolresponse[dask]'"
 TIMEOUT_S = 30.0
 """The longest wait on a cluster, in seconds, unless told otherwise."""
 

@@ -21,7 +21,7 @@ from .._suggest import printable
 from .._violation import SchemaViolation
 from ..validation import expand
 from ..validation._checks import decoded_records
-from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
+from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, violation_lines
 from ._dialects import dialect
 from ._logs import record_violations
 
@@ -50,17 +50,7 @@ class ConvertReport:
 
 
 def _problem_lines(source: str, record_line: int | None, errors: Sequence[SchemaViolation]) -> str:
-    lines = []
-    for violation in errors:
-        where = source
-        line = violation.line if violation.line is not None else record_line
-        if line is not None:
-            where += f":{line}"
-            if violation.column is not None:
-                where += f":{violation.column}"
-        pointer = violation.pointer or "(root)"
-        lines.append(printable(f"{where}: {pointer}: {violation.message} [{violation.keyword}]") + "\n")
-    return "".join(lines)
+    return violation_lines(source, record_line, errors)
 
 
 def convert(

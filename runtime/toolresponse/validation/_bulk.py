@@ -1,12 +1,6 @@
 """Checking many inputs: in this process, in worker processes (``--jobs``), or by anyone who takes
-units of work (a Dask cluster), the results in input order (``in_order``).
-
-A JSON-lines file of known size is cut at nominal offsets (``split_ranges``); a range holds the
-lines that *start* in it, so each line belongs to exactly one range, and whoever checks it reads
-it (``check_range``): nobody reads the file twice. Other inputs are read whole, in order. No unit
-of work holds more than a bound of records: past it, its rest is a unit of its own (``Part.rest``).
-With ``--jobs N`` a unit goes to the ``N - 1`` workers while fewer than ``IN_FLIGHT_PER_WORKER``
-each wait, and is otherwise checked here; the work of a worker that dies is checked here.
+units of work (a Dask cluster), the results in input order (``in_order``). A JSON-lines file of
+known size is cut into byte ranges, each read by whoever checks it (docs/scale.md).
 """
 
 from __future__ import annotations

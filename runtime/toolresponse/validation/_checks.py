@@ -1,7 +1,6 @@
-"""Checking one unit of work, a batch of JSON lines or a document, by a ``Judge``.
-
-Per line: orjson decodes, the I-JSON screens run (``_ijson.refusal``), and the judge's verdict
-decides (jsonschema-rs ``is_valid`` for a ToolResponse); only a line found wrong is explained.
+"""Checking one unit of work, a batch of JSON lines or a document, by a ``Judge``: per line orjson
+decodes, the I-JSON screens run (``_ijson.refusal``), the judge decides, and only a line found wrong
+is explained.
 """
 
 from __future__ import annotations
@@ -229,13 +228,11 @@ def check_document(name: str, data: bytes, options: Options) -> Batch:
         spans = document_spans(data) if batch.invalid else None
         if spans is None:
             return batch
-        parts = [
-            (_check_one(name, data[start:end], options), line, column) for start, end, line, column in spans
-        ]
-    records = [_moved(record, line, column) for part, line, column in parts for record in part.records]
-    return Batch(
-        sum(part.valid for part, *_ in parts), sum(part.invalid for part, *_ in parts), records, len(data)
-    )
+        parts = []
+        for start, end, line, column in spans:
+            part = _check_one(name, data[start:end], options)
+            parts.append(part._replace(records=[_moved(record, line, column) for record in part.records]))
+    return merged(parts)._replace(size=len(data))
 
 
 def _check_one(name: str, data: bytes, options: Options) -> Batch:

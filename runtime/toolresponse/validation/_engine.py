@@ -1,9 +1,6 @@
-"""The two validation engines over the bundled v1 schema, behind one small interface.
-
-``fast`` is jsonschema-rs (the verdict first, errors only for an invalid instance); ``reference``
-is jsonschema's ``Draft202012Validator``, imported on first use. The test suite holds the two to the
-same verdicts. Both report ``EngineError`` values, one per missing and per unknown member. jsonschema-rs
-cannot list the errors of a value nested about 250 levels deep: the reference engine then does.
+"""The two validation engines over the bundled v1 schema, behind one small interface: ``fast`` is
+jsonschema-rs, ``reference`` python-jsonschema (imported on first use, and used where jsonschema-rs
+cannot list the errors of a value nested some 250 levels deep); the tests hold them to the same verdicts.
 """
 
 from __future__ import annotations

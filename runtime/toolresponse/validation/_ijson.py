@@ -1,22 +1,8 @@
-"""Strict I-JSON (RFC 7493) parsing with exact positions.
-
-``parse_ijson`` accepts exactly the JSON texts SPEC-v1 allows and reports every other with the
-rule it breaks (``IJsonRule``), its line and column (in characters) and the member's pointer:
-
-=====================  ===========================================================
-``syntax``             not well-formed JSON (RFC 8259), including an empty text
-``encoding``           not UTF-8, a byte order mark, a lone surrogate (``"\\ud800"``),
-                       a noncharacter (U+FDD0-U+FDEF, U+nFFFE, U+nFFFF; raw or escaped)
-``duplicate-name``     a member name that occurs twice in one object, at any depth
-``non-finite-number``  ``NaN``, ``Infinity``, ``-Infinity`` or a number too large for a double
-``depth``              arrays and objects nested deeper than ``MAX_NESTING`` levels
-``binary``             binary data (a NUL byte), not text
-=====================  ===========================================================
-
-orjson parses, and only a text it rejects is looked at again, to name the rule and the position;
-every text it accepts is screened for what it lets through, noncharacters and repeated names
-(``refusal``). One scan of the text's structure (``_Scan``) finds a repeated name, the pointer
-where a parser stopped, and where the values a violation names start (``locate_all``).
+"""Strict I-JSON (RFC 7493) parsing with exact positions: ``parse_ijson`` accepts exactly the texts
+SPEC-v1 allows and reports any other with the rule it breaks (docs/tool-response-protocol.md,
+Validation), its line, column and pointer. orjson parses; a text it rejects is looked at again to
+name the rule and place, and a text it accepts is screened for what it lets through (``refusal``).
+One scan of a text's structure (``_Scan``) serves repeated names, pointers and ``locate_all``.
 """
 
 from __future__ import annotations
@@ -50,13 +36,15 @@ def position(text: str | bytes, offset: int) -> tuple[int, int]:
     """The 1-based (line, column) of the character (or byte) at ``offset`` in ``text``."""
     if isinstance(text, bytes):  # one character per byte: the column counts bytes
         text = text[:offset].decode("latin-1")
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+    return positions(text, (offset,))[offset]
 
 
-def _error_at(text: str, offset: int, rule: IJsonRule, detail: str, pointer: str | None = None) -> IJsonError:
+def _error_at(
+    text: str | bytes, offset: int, rule: IJsonRule, detail: str, pointer: str | None = None
+) -> IJsonError:
+    """The error at ``offset``; in text (not bytes that are no UTF-8), with the pointer there."""
     line, column = position(text, offset)
-    if pointer is None and rule is not IJsonRule.DEPTH:
+    if pointer is None and rule is not IJsonRule.DEPTH and isinstance(text, str):
         pointer = pointer_at(text, offset)
     return IJsonError(rule, detail, line=line, column=column, offset=offset, pointer=pointer)
 
@@ -67,11 +55,6 @@ def _shown(text: str, limit: int = 24) -> str:
     return repr(excerpt + ("..." if len(text) > limit else ""))
 
 
-def _byte_error(data: bytes, offset: int, rule: IJsonRule, detail: str) -> IJsonError:
-    line, column = position(data, offset)
-    return IJsonError(rule, detail, line=line, column=column, offset=offset)
-
-
 def _decoded(data: bytes) -> str | IJsonError:
     """The text of ``data``, or the error that says why it is not UTF-8 text."""
     nul = data.find(b"\x00", 0, BINARY_SNIFF_BYTES)
@@ -80,12 +63,12 @@ def _decoded(data: bytes) -> str | IJsonError:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         if nul >= 0:
-            return _byte_error(data, nul, IJsonRule.BINARY, binary)
+            return _error_at(data, nul, IJsonRule.BINARY, binary)
         bad = data[error.start : error.start + 1].hex()
         detail = f"not UTF-8: byte 0x{bad} at byte {error.start} ({error.reason})"
-        return _byte_error(data, error.start, IJsonRule.ENCODING, detail)
+        return _error_at(data, error.start, IJsonRule.ENCODING, detail)
     if nul >= 0 and not text.lstrip(" \t\r\n").startswith(("{", "[", '"')):
-        return _byte_error(data, nul, IJsonRule.BINARY, binary)
+        return _error_at(data, nul, IJsonRule.BINARY, binary)
     return text
 
 
@@ -129,7 +112,7 @@ def parse_error(data: str | bytes, error: orjson.JSONDecodeError) -> IJsonError:
     """The ``IJsonError`` for a text orjson rejected with ``error`` (for callers that parse themselves)."""
     if isinstance(data, bytes):
         if data.startswith(_BOM):
-            return _byte_error(data, 0, IJsonRule.ENCODING, "a UTF-8 byte order mark before the JSON text")
+            return _error_at(data, 0, IJsonRule.ENCODING, "a UTF-8 byte order mark before the JSON text")
         text = _decoded(data)
         if isinstance(text, IJsonError):
             return text

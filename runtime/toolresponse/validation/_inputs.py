@@ -1,13 +1,9 @@
 """What the bulk API reads: inputs listed (``expand``) and read into units of work (``tasks``).
 
-A ``.json`` file holds a document (or several one after another: ``document_spans``); a
-``.jsonl``/``.ndjson`` file one response a line, unless its first line that is not blank is
-``{`` or ``[`` alone (``pretty_printed``: read as a ``.json`` file); standard input and any other
-file are JSON lines when their first line that is not blank is a JSON value, else a document.
-Directories are walked in name order; a FIFO without a writer, a dangling link and a directory with
-nothing to read are I/O errors, never waits; a NUL byte in the first 8 KiB makes a file binary.
-URLs and ``.gz``/``.zst`` files are read through fsspec. A document is read whole only up to
-``MAX_DOCUMENT_BYTES``, a line only up to ``MAX_LINE_BYTES``: past them, an I/O error.
+A ``.json`` file is a document (or several one after another), a ``.jsonl``/``.ndjson`` file JSON
+lines unless pretty-printed; standard input and other files are JSON lines when their first line
+that is not blank is a JSON value. A NUL byte in the first 8 KiB makes a file binary. Every failure
+to read (README: a FIFO without a writer, a dangling link, a size limit) is a ``Record``, never a wait.
 """
 
 from __future__ import annotations

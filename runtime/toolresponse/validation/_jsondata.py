@@ -1,8 +1,4 @@
-"""Turn the values a tool produces into JSON data (I-JSON, RFC 7493), or say exactly why not.
-
-``to_json_data`` makes the documented conversions; a value that is already plain JSON is returned as
-it is (one walk, no copy).
-"""
+"""Turn the values a tool produces into JSON data (I-JSON, RFC 7493), or say exactly why not."""
 
 from __future__ import annotations
 
@@ -56,39 +52,19 @@ def _unicode_problem(text: str) -> str:
     return "has a lone surrogate, so it is not valid Unicode"
 
 
-def is_plain(value: Any, depth: int, limit: int = MAX_VALUE_DEPTH) -> bool:
-    """Whether ``value`` is JSON exactly as it is (exact built-in types, nothing to convert)."""
-    kind = type(value)
-    if kind is str:
-        return is_unicode(value)
-    if kind is int:
-        return bool(_INT_MIN <= value <= _INT_MAX)
-    if kind is float:
-        return math.isfinite(value)
-    if value is None or kind is bool:
-        return True
-    if depth >= limit:
-        return False
-    if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str or not is_unicode(key) or not is_plain(item, depth + 1, limit):
-                return False
-        return True
-    if kind is list:
-        return all(is_plain(item, depth + 1, limit) for item in value)
-    return False
-
-
 NOT_PLAIN: Any = object()
-"""What ``_plain_copy`` and ``plain_object_copy`` answer for a value that is not JSON exactly as it is."""
+"""What ``plain_object_copy`` answers for a value that is not JSON exactly as it is."""
 
 
-def plain_object_copy(value: dict[Any, Any], depth: int = 0) -> Any:
-    """A copy of the dict ``value`` when it is JSON exactly as it is, else ``NOT_PLAIN``: one walk
-    checks and copies (the registry records every call's parameters so)."""
-    if depth >= MAX_VALUE_DEPTH:
+def plain_object_copy(
+    value: dict[Any, Any], depth: int = 0, limit: int = MAX_VALUE_DEPTH, copy: bool = True
+) -> Any:
+    """A copy of the dict ``value`` (without ``copy``, ``value`` itself) when it is JSON exactly as
+    it is, else ``NOT_PLAIN``: one walk checks and copies (the registry records every call's
+    parameters so)."""
+    if depth >= limit:
         return NOT_PLAIN
-    members = value.copy()  # the scalar members are copied here, and only checked below
+    members = value.copy() if copy else value  # the scalar members are copied here, checked below
     for key, item in value.items():
         if type(key) is not str or not (key.isascii() or is_unicode(key)):
             return NOT_PLAIN
@@ -101,37 +77,42 @@ def plain_object_copy(value: dict[Any, Any], depth: int = 0) -> Any:
             if not _INT_MIN <= item <= _INT_MAX:
                 return NOT_PLAIN
         elif item is not None and kind is not bool:
-            member = _plain_copy(item, depth + 1)
+            member = _plain(item, depth + 1, limit, copy)
             if member is NOT_PLAIN:
                 return NOT_PLAIN
-            members[key] = member
+            if copy:
+                members[key] = member
     return members
 
 
-def _plain_copy(value: Any, depth: int) -> Any:
-    """``value`` (a member at ``depth``) as ``plain_object_copy`` copies it, or ``NOT_PLAIN``."""
+def _plain(value: Any, depth: int, limit: int, copy: bool) -> Any:
+    """``value`` at ``depth`` as ``plain_object_copy`` gives a member, or ``NOT_PLAIN``."""
     kind = type(value)
     if kind is dict:
-        return plain_object_copy(value, depth)
+        return plain_object_copy(value, depth, limit, copy)
     if kind is list:
-        if depth >= MAX_VALUE_DEPTH:
+        if depth >= limit:
             return NOT_PLAIN
         items = []
         for item in value:
-            member = _plain_copy(item, depth + 1)
+            member = _plain(item, depth + 1, limit, copy)
             if member is NOT_PLAIN:
                 return NOT_PLAIN
-            items.append(member)
-        return items
+            if copy:
+                items.append(member)
+        return items if copy else value
     if kind is str:
-        return value if is_unicode(value) else NOT_PLAIN
+        return value if value.isascii() or is_unicode(value) else NOT_PLAIN
     if kind is int:
         return value if _INT_MIN <= value <= _INT_MAX else NOT_PLAIN
     if kind is float:
         return value if math.isfinite(value) else NOT_PLAIN
-    if value is None or kind is bool:
-        return value
-    return NOT_PLAIN
+    return value if value is None or kind is bool else NOT_PLAIN
+
+
+def is_plain(value: Any, depth: int, limit: int = MAX_VALUE_DEPTH) -> bool:
+    """Whether ``value`` at ``depth`` is JSON exactly as it is (exact built-in types, nothing to convert)."""
+    return _plain(value, depth, limit, False) is not NOT_PLAIN
 
 
 def is_json_data(value: Any) -> bool:
@@ -157,10 +138,8 @@ class _Walk:
         )
 
     def not_json(self, value: Any, advice: str = "") -> JsonValueError:
-        name = type(value).__name__
-        if self.convert:
-            return self.fail(f"a value of type {name} is not JSON and has no conversion{advice}", value)
-        return self.fail(f"a value of type {name} is not JSON{advice}", value)
+        conversion = " and has no conversion" if self.convert else ""
+        return self.fail(f"a value of type {type(value).__name__} is not JSON{conversion}{advice}", value)
 
     def value(self, value: Any) -> Any:
         kind = type(value)
@@ -276,26 +255,9 @@ class _Walk:
 def to_json_data(
     value: Any, *, pointer: str = "", strict: bool = False, max_depth: int = MAX_VALUE_DEPTH
 ) -> Any:
-    """``value`` as JSON data, with these conversions; raises ``JsonValueError`` naming the pointer.
-
-    =============================================  ==========================================
-    Python value                                   JSON value
-    =============================================  ==========================================
-    ``dict`` (and any ``Mapping``)                 object; ``int`` member names become
-                                                   decimal strings (a clash is an error)
-    ``list``, ``tuple``                            array
-    ``set``, ``frozenset``                         array, sorted (by value when the members
-                                                   compare, else by their JSON text)
-    ``enum.Enum`` member                           its ``value``, converted
-    ``datetime``, ``date``, ``time``               ISO 8601 string (``isoformat()``)
-    ``uuid.UUID``                                  its canonical string
-    a dataclass instance                           object of its fields
-    subclasses of ``str``, ``int``, ``float``      the plain value
-    =============================================  ==========================================
-
-    Everything else is an error: ``bytes``, NaN and Infinity, integers outside the 64-bit range,
-    strings with a lone surrogate or a noncharacter, cycles, nesting deeper than ``max_depth``
-    (``value`` itself is level 1). ``pointer`` prefixes the error's pointer (``/data``). With
+    """``value`` as JSON data, converted as docs/migrating.md tabulates (a ``Mapping``, tuple, set,
+    enum, date and time, UUID, dataclass); raises ``JsonValueError`` naming the pointer (prefixed by
+    ``pointer``). Nesting deeper than ``max_depth`` is an error (``value`` itself is level 1). With
     ``strict``, only values as a JSON decoder gives them (and subclasses of ``str``, ``int`` and
     ``float``) are accepted."""
     if is_plain(value, 0, max_depth):

@@ -1,13 +1,8 @@
-"""Reports of a bulk validation run: text, JSON or JSON lines, streamed as the batches come.
-
-- ``text``: ``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` per violation (what comes from the
-  input goes through ``printable``), then ``N valid, M invalid``;
-- ``json``: ``{"responses": [...], "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}``,
-  the counts last so that the report is never held in memory;
-- ``jsonl``: one record per response, valid ones included; the summary goes to standard error.
-
-``quiet`` writes only the reasons for I/O errors. Exit status: 0 all valid, 1 some invalid, 2 some
-input unreadable (2 wins: the verdict "all valid" could not be reached).
+"""Reports of a bulk validation run, streamed as the batches come: ``text`` (a line
+``FILE:LINE[:COLUMN]: POINTER: MESSAGE [KEYWORD]`` per violation, then ``N valid, M invalid``);
+``json`` (``{"responses": [...], "io_errors": [...], "valid": N, "invalid": M, "unreadable": K}``,
+the counts last: never held in memory); ``jsonl`` (a record per response, the summary on standard
+error). Exit status: 0 all valid, 1 some invalid, 2 some input unreadable (2 wins).
 """
 
 from __future__ import annotations
@@ -83,9 +78,9 @@ class Progress:
             self._drawn = 0
 
 
-def _where(record: Record, line: int | None, column: int | None = None) -> str:
+def _where(source: str, line: int | None, column: int | None = None) -> str:
     return (
-        record.source
+        source
         + ("" if line is None else f":{line}")
         + ("" if line is None or column is None else f":{column}")
     )
@@ -140,9 +135,8 @@ class _Report:
             if record.io_error is not None:
                 self.unreadable += 1
                 self.flush()
-                self.err.write(
-                    f"{PROGRAM}: cannot read {_where(record, record.line)}: {printable(record.io_error)}\n"
-                )
+                where = _where(record.source, record.line)
+                self.err.write(f"{PROGRAM}: cannot read {where}: {printable(record.io_error)}\n")
         text = self.write(batch.records)
         if text:
             self.emit(text)
@@ -172,6 +166,13 @@ def _after_where(violation: SchemaViolation) -> str:
     )
 
 
+def violation_lines(source: str, line: int | None, errors: Iterable[SchemaViolation]) -> str:
+    """The text report's lines of ``errors``, found in the response at ``line`` of ``source``."""
+    return "".join(
+        _where(source, line if v.line is None else v.line, v.column) + _after_where(v) for v in errors
+    )
+
+
 class _TextReport(_Report):
     def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
         super().__init__(out, err, immediate=immediate)
@@ -198,16 +199,13 @@ class _TextReport(_Report):
                 continue
             suffix = self._suffix(record.errors)
             if suffix is not None:
-                where = _where(record, record.line)
+                where = _where(record.source, record.line)
                 lines.extend(where + piece for piece in suffix)
             else:
-                lines.extend(
-                    _where(record, record.line if v.line is None else v.line, v.column) + _after_where(v)
-                    for v in record.errors
-                )
+                lines.append(violation_lines(record.source, record.line, record.errors))
             if record.more:
                 lines.append(
-                    f"{_where(record, record.line)}: ... and {record.more:,} more violation"
+                    f"{_where(record.source, record.line)}: ... and {record.more:,} more violation"
                     f"{'s' if record.more > 1 else ''} (at most {MAX_VIOLATIONS} are shown per response)\n"
                 )
         return "".join(lines)

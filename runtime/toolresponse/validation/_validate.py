@@ -1,10 +1,8 @@
 """Validate a ToolResponse v1: a decoded value (``validate``) or JSON text (``validate_json``).
 
-Each violation has a JSON pointer, the keyword that failed (or an I-JSON rule) and a message naming
-the member and, where it helps, the nearest valid value (``suggestion``); codes, statuses and member
-names are read from the schema and the generated enums. Violations come most relevant first: a
-response that is not an object; unknown members (a renamed member explains a missing one); wrong
-values; missing members.
+Each violation names the member and, where it helps, the nearest valid value (``suggestion``),
+read from the schema and the generated enums; the most relevant come first (not an object,
+unknown members, wrong values, missing members).
 """
 
 from __future__ import annotations
@@ -379,11 +377,10 @@ def _first(result: ValidationResult) -> ValidationResult:
 
 
 class ExplanationCache:
-    """Explanations cached by the response's projection (``_engine.Projection``), at most ``limit``
-    of them (afresh when full). An answer is the same tuple each time: a report keeps its text."""
+    """Explanations cached by the response's projection (``_engine.Projection``), at most
+    ``_CACHED_ANSWERS`` (afresh when full). An answer is the same tuple each time: a report keeps its text."""
 
-    def __init__(self, limit: int = 4096) -> None:
-        self._limit = limit
+    def __init__(self) -> None:
         self._answers: dict[bytes, tuple[ValidationResult, ValidationResult]] = {}
         self._project = root_projection().project
 
@@ -399,13 +396,14 @@ class ExplanationCache:
         if answer is None:
             result = _result(projected, _engine_named("fast"))
             answer = (result, _first(result))
-            if len(self._answers) >= self._limit:
+            if len(self._answers) >= _CACHED_ANSWERS:
                 self._answers.clear()
             if len(key) <= _CACHED_BYTES:
                 self._answers[key] = answer
         return answer[1] if first else answer[0]
 
 
+_CACHED_ANSWERS = 4096
 _CACHED_BYTES = 1 << 16
 
 
