@@ -182,6 +182,17 @@ def test_unreadable_inputs_and_no_input(
     assert "no input" in err
 
 
+def test_an_unreadable_input_is_named_as_validate_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing file whose name holds a backslash is named with it escaped once, as validate does."""
+    missing = str(tmp_path / "back\\slash.jsonl")
+    status, _, err = run(capsys, monkeypatch, "--from", "anthropic", "--to", "toolresponse", missing)
+    shown = missing.replace("\\", "\\\\")
+    expected = f"toolresponse convert: cannot read {shown}: No such file or directory"
+    assert (2, expected) == (status, err.splitlines()[0])
+
+
 @pytest.mark.parametrize(
     ("target", "member", "key"),
     [

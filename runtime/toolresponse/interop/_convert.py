@@ -93,8 +93,8 @@ def convert(
         for problem in chunk.problems:
             if problem.io_error is not None:
                 result.unreadable += 1
-                reason = f"toolresponse convert: cannot read {problem.source}: {problem.io_error}"
-                err.write(printable(reason) + "\n")
+                reason = printable(problem.io_error)  # the source is shown escaped already
+                err.write(f"toolresponse convert: cannot read {problem.source}: {reason}\n")
             else:
                 result.invalid += 1
                 err.write(_problem_lines(problem.source, problem.line, problem.errors))
