@@ -7,7 +7,7 @@ import collections
 import threading
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
@@ -304,6 +304,31 @@ def test_invalid_params_name_every_violation(registry: ToolRegistry) -> None:
     assert [("/a", "type"), ("/b", "type"), ("", "additionalProperties")] == [
         (violation["pointer"], violation["keyword"]) for violation in details_of(response)["violations"]
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "rule"),
+    [
+        ("x" * 3000, "is longer than 20 characters"),
+        ({"nested": ["y" * 3000]}, 'is not of type "string"'),
+    ],
+    ids=["long string", "large object"],
+)
+def test_a_long_value_is_cut_short_so_that_the_rule_it_broke_is_read(value: Any, rule: str) -> None:
+    """The value a violation quotes is shortened, never the rule after it, in the text and the details."""
+    registry = ToolRegistry()
+
+    @registry.tool
+    def echo(word: Annotated[str, {"maxLength": 20}]) -> str:
+        return word
+
+    response = valid(registry.execute("echo", {"word": value}))
+    [violation] = details_of(response)["violations"]
+    assert (True, True, True) == (
+        violation["message"].endswith(rule),
+        len(violation["message"]) < 120,
+        f"{rule}. Fix the arguments" in response.text,
+    )
 
 
 def test_exceptions_are_execution_errors(registry: ToolRegistry) -> None:

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import jsonschema_rs
+import orjson
 
 from .._errors import ToolDefinitionError
+from .._suggest import shortened
 from .._violation import SchemaViolation
 from ..validation._engine import json_pointer
 from ..validation._jsondata import is_json_data
@@ -263,6 +265,22 @@ def _keyword(error: Any) -> str:
     return next((part for part in reversed(list(error.schema_path)) if isinstance(part, str)), "schema")
 
 
+_QUOTED = 60
+
+
+def _message(error: jsonschema_rs.ValidationError) -> str:
+    """The validator's message with the long value it quotes first cut short, so that the rule
+    after it ("is longer than 500 characters") is still read when the message is bounded."""
+    message: str = error.message
+    try:
+        quoted = orjson.dumps(error.instance).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return message
+    if len(quoted) <= _QUOTED or not message.startswith(quoted):
+        return message
+    return shortened(quoted, _QUOTED) + message[len(quoted) :]
+
+
 @dataclass(frozen=True, slots=True)
 class ParameterValidator:
     """A JSON Schema compiled once; ``violations(value)`` is empty for a valid value."""
@@ -313,7 +331,7 @@ class ParameterValidator:
                 SchemaViolation(
                     pointer=json_pointer(error.instance_path),
                     keyword=_keyword(error),
-                    message=error.message,
+                    message=_message(error),
                     schema_path=json_pointer(error.schema_path) if schema_paths else None,
                 )
             )
