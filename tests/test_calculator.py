@@ -136,7 +136,12 @@ def test_refuses_with_a_code_and_reason(expression: str, code: ErrorCode, reason
 
 @pytest.mark.parametrize(
     ("expression", "hint"),
-    [("sqr(2)", "did you mean 'sqrt'?"), ("pie", "did you mean 'pi'?"), ("2 + $", "at position 5")],
+    [
+        ("sqr(2)", "did you mean 'sqrt'?"),
+        ("pie", "did you mean 'pi'?"),
+        ("2 + $", "at position 5"),
+        ("pi(2)", "'pi' is a constant, not a function"),
+    ],
 )
 def test_refusals_tell_how_to_fix(expression: str, hint: str) -> None:
     """Messages name the offending part and the nearest known name."""

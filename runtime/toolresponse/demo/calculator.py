@@ -123,6 +123,8 @@ def _value(node: ast.AST, source: str, depth: int = 0) -> Number:
             return _applied(FUNCTIONS[name], [_value(argument, source, depth + 1)], node, source)
         case ast.Name(id=name) | ast.Call(func=ast.Name(id=name)) if name in FUNCTIONS:
             raise _refused(f"Call {name} with one argument: {name}(x)", node)
+        case ast.Call(func=ast.Name(id=name)) if name in CONSTANTS:
+            raise _refused(f"'{name}' is a constant, not a function", node)
         case ast.Name(id=name) | ast.Call(func=ast.Name(id=name)):
             near = nearest(name, [*CONSTANTS, *FUNCTIONS])
             raise _refused(f"Unknown name '{name}'" + (f" ({did_you_mean([near])})" if near else ""), node)
