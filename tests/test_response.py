@@ -573,6 +573,16 @@ def test_nesting_up_to_the_limit_is_accepted() -> None:
         ToolResponse.from_dict({"status": "success", "text": "x", "data": {"v": nested(200)}})
 
 
+@pytest.mark.parametrize("convert", [False, True], ids=["plain", "to convert"])
+def test_a_depth_limit_beyond_the_stack_is_an_error_not_a_recursion_error(convert: bool) -> None:
+    """A max_depth deeper than the interpreter can walk ends in JsonValueError, never RecursionError."""
+    value: Any = {"k": (1,) if convert else 1}
+    for _ in range(5000):
+        value = {"k": value}
+    with pytest.raises(JsonValueError, match="use a lower max_depth"):
+        to_json_data(value, max_depth=10_000)
+
+
 def test_conversion_happens_on_construction() -> None:
     """Factories convert data on the way in, so the response holds JSON only."""
     response = ToolResponse.success(

@@ -260,6 +260,10 @@ def to_json_data(
     ``pointer``). Nesting deeper than ``max_depth`` is an error (``value`` itself is level 1). With
     ``strict``, only values as a JSON decoder gives them (and subclasses of ``str``, ``int`` and
     ``float``) are accepted."""
-    if is_plain(value, 0, max_depth):
-        return value
-    return _Walk(pointer, convert=not strict, limit=max_depth).value(value)
+    try:
+        if is_plain(value, 0, max_depth):
+            return value
+        return _Walk(pointer, convert=not strict, limit=max_depth).value(value)
+    except RecursionError:  # a max_depth above what the interpreter's stack can walk
+        message = "the value nests more levels deep than can be walked here; use a lower max_depth"
+        raise JsonValueError(pointer, message, type_name=type(value).__name__, keyword="maxDepth") from None
