@@ -385,20 +385,27 @@ def interop_shapes() -> dict[str, dict[str, Any]]:
     return shapes
 
 
-def inlined(value: Any) -> Any:
+def inlined(value: Any, within: tuple[str, ...] = ()) -> Any:
     """``value`` with each ``{"$ref": "<name>.schema.json"}`` replaced by that document of
-    ``schema/v1/interop`` (less ``$schema`` and ``$id``): the runtime compiles shapes offline."""
+    ``schema/v1/interop`` (less ``$schema`` and ``$id``): the runtime compiles shapes offline, so
+    any other reference out of the document, and a document that reaches itself, stop here."""
     if isinstance(value, list):
-        return [inlined(item) for item in value]
+        return [inlined(item, within) for item in value]
     if not isinstance(value, dict):
         return value
     reference = value.get("$ref")
-    if list(value) == ["$ref"] and isinstance(reference, str) and reference.endswith(".schema.json"):
-        path = INTEROP_DIR / reference
-        if not path.is_file():
-            raise SystemExit(f"{relative(INTEROP_DIR)}: a reference to {reference}, not a document there")
-        return {key: item for key, item in inlined(load(path)).items() if key not in ("$schema", "$id")}
-    return {key: inlined(item) for key, item in value.items()}
+    if not isinstance(reference, str) or reference.startswith("#"):
+        return {key: inlined(item, within) for key, item in value.items()}
+    where = relative(INTEROP_DIR)
+    if list(value) != ["$ref"] or not re.fullmatch(r"[a-z0-9-]+\.schema\.json", reference):
+        raise SystemExit(f'{where}: {reference!r} must stand alone as {{"$ref": "<name>.schema.json"}}')
+    path = INTEROP_DIR / reference
+    if not path.is_file():
+        raise SystemExit(f"{where}: a reference to {reference}, not a document there")
+    if reference in within:
+        raise SystemExit(f"{where}: {' -> '.join((*within, reference))} refer to each other")
+    document = inlined(load(path), (*within, reference))
+    return {key: item for key, item in document.items() if key not in ("$schema", "$id")}
 
 
 def interop_source() -> str:

@@ -167,6 +167,31 @@ def test_a_document_that_contradicts_itself_fails_the_check_with_the_reason(fres
     assert "x-max-body-bytes is 2048" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("reference", "said"),
+    [
+        ({"$ref": "langchain.schema.json", "description": "x"}, "must stand alone"),
+        ({"$ref": "langchain.schema.json#/properties/content"}, "must stand alone"),
+        ({"$ref": "https://example.com/other.schema.json"}, "must stand alone"),
+        ({"$ref": "langchain-dict.schema.json"}, "langchain-dict.schema.json -> langchain-dict.schema.json"),
+    ],
+    ids=["with siblings", "with a fragment", "another site", "to itself"],
+)
+def test_a_dialect_shape_the_runtime_could_not_compile_offline_stops_the_generator(
+    fresh_checkout: Path, reference: dict[str, Any], said: str
+) -> None:
+    """A reference out of a dialect's document is one whole document of the folder, or the
+    generator stops naming it (it would fail only when the dialect is first used)."""
+    edit_json(
+        fresh_checkout / "schema" / "v1" / "interop" / "langchain-dict.schema.json",
+        lambda document: document["properties"].update({"data": reference}),
+    )
+
+    result = check(fresh_checkout)
+
+    assert (1, True) == (result.returncode, said in result.stderr)
+
+
 TS_GENERATED = "packages/typescript/src/generated"
 
 
