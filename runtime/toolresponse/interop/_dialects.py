@@ -44,7 +44,8 @@ RESPONSE = "toolresponse"
 class Dialect:
     """One row of the table. Its functions are loaded from its module when first used, by their
     names there: ``to_<stem>``, ``from_<stem>`` and ``wire_from_<stem>``, the stem being the
-    dialect's name with ``_`` for ``-``; its shape is ``schema/v1/interop/<name>.schema.json``."""
+    dialect's name with ``_`` for ``-``; its shape is ``schema/v1/interop/<name>.schema.json`` (MCP's
+    ``mcp-call-tool-result.schema.json``, ToolResponse's the v1 schema itself)."""
 
     name: str
     description: str

@@ -48,7 +48,8 @@ _OPEN: Final = CircuitState.OPEN
 _HALF_OPEN: Final = CircuitState.HALF_OPEN
 
 FailurePredicate = Callable[[ToolResponse], bool | None]
-"""What a response says about a tool's health: True a failure, False a success, None nothing."""
+"""What a response says about a tool's health: True a failure, False a success, None no evidence
+(nothing is counted, but a half-open circuit's probe slot is freed)."""
 
 ChangeReason = Literal[
     "failure_threshold", "probe_failed", "probe_succeeded", "recovery_timeout", "manual", "reset"

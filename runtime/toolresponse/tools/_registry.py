@@ -225,7 +225,8 @@ class ToolRegistry:
         return access is None or access.visible(caller, spec, writes=spec.name in self._writing)
 
     def tool_schemas(self, provider: str, *, caller: str | None = None) -> list[dict[str, Any]]:
-        """The tools described for a model in ``provider``'s format (see ``tool_schemas``)."""
+        """The tools ``caller`` may see, described for a model in ``provider``'s format: "openai",
+        "openai-responses", "anthropic" or "mcp" (docs/migrating.md, "Describing tools to a model")."""
         return tool_schemas(self.list_tools(caller=caller), provider)
 
     # -- listeners ------------------------------------------------------------------------------
