@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from scripted_chat import ScriptedChatServer, ScriptedReply
 
 from toolresponse.agent import RetryPolicy
 from toolresponse.demo import agent as demo
+from toolresponse.demo._chat_server import ScriptedChatServer as DemoChatServer
 
 
 @pytest.fixture
@@ -109,3 +112,21 @@ def test_demo_without_the_openai_client_names_the_extra(env: Path, monkeypatch: 
     assert 1 == demo.main(out)
     assert "cannot build the model: OpenAIChatModel needs the openai package" in out.getvalue()
     assert "pip install 'toolresponse[agent]'" in out.getvalue()
+
+
+def test_the_demo_model_whose_script_fails_answers_400_with_the_reason() -> None:
+    """A script that raises is an error answer naming it, not a dropped connection."""
+
+    def broken(messages: list[dict[str, Any]]) -> Any:
+        raise LookupError("no reply for this turn")
+
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+    with DemoChatServer(broken) as server:
+        request = urllib.request.Request(f"{server.base_url}/chat/completions", data=body, method="POST")
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request, timeout=10)
+    answer = json.loads(caught.value.read())
+    assert (400, "the scripted model failed: LookupError: no reply for this turn") == (
+        caught.value.code,
+        answer["error"]["message"],
+    )

@@ -55,7 +55,13 @@ class ScriptedChatServer(ThreadingHTTPServer):
 
     def answer(self, handler: _Handler, body: dict[str, Any]) -> None:
         """Answer one request whose body holds a ``messages`` list."""
-        handler.send(200, self.completion(next(self._count), self.script(body["messages"]), body))
+        try:
+            reply = self.script(body["messages"])
+        except Exception as error:  # said to the client, not a dropped connection
+            message = f"the scripted model failed: {type(error).__name__}: {error}"
+            handler.send(400, {"error": {"message": message, "type": "invalid_request_error"}})
+            return
+        handler.send(200, self.completion(next(self._count), reply, body))
 
     def completion(self, index: int, reply: ScriptedReply, body: Mapping[str, Any]) -> dict[str, Any]:
         """The completion body of ``reply`` to the request numbered ``index`` (from 0)."""
