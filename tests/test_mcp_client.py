@@ -351,7 +351,21 @@ def test_a_server_that_wants_a_token_is_access_denied_not_a_network_error(
     assert 401 == response.to_dict()["error_info"]["details"]["http_status"]
 
 
-class _EndlessNotFound(http.server.BaseHTTPRequestHandler):
+class _Quiet(http.server.BaseHTTPRequestHandler):
+    """A test server's handler: no access log, and one way to answer with a whole body."""
+
+    def reply(self, status: int, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _EndlessNotFound(_Quiet):
     """Answers every POST 404 with a body of a gigabyte, counting the bytes it got to send."""
 
     sent = 0
@@ -369,9 +383,6 @@ class _EndlessNotFound(http.server.BaseHTTPRequestHandler):
                 type(self).sent += len(chunk)
         except OSError:  # the client stopped reading and closed
             pass
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
 
 
 def test_a_failed_answer_s_body_is_read_only_as_far_as_its_message() -> None:
@@ -391,19 +402,11 @@ def test_a_failed_answer_s_body_is_read_only_as_far_as_its_message() -> None:
     assert _EndlessNotFound.sent < 64 * 1024 * 1024  # the socket's buffers, not the gigabyte
 
 
-class _Status(http.server.BaseHTTPRequestHandler):
+class _Status(_Quiet):
     """Answers every POST with the status its path names (``/400``), saying why in a short body."""
 
     def do_POST(self) -> None:
-        body = b"the gateway says no"
-        self.send_response(int(self.path.strip("/")))
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+        self.reply(int(self.path.strip("/")), "text/plain", b"the gateway says no")
 
 
 @pytest.fixture(scope="module")
@@ -539,7 +542,7 @@ def test_an_attached_tool_answers_with_the_callers_call_id_or_none() -> None:
     assert "mine" == named.context["call_id"]
 
 
-class _CallRefused(http.server.BaseHTTPRequestHandler):
+class _CallRefused(_Quiet):
     """A stateless MCP server in plain HTTP whose every tools/call answers HTTP 400 with a JSON-RPC
     error in its body, as the protocol allows."""
 
@@ -558,15 +561,7 @@ class _CallRefused(http.server.BaseHTTPRequestHandler):
             status, answer["error"] = 400, {"code": -32602, "message": "the argument x is refused"}
         else:
             answer["result"] = result
-        body = json.dumps(answer).encode() if status != 202 else b""
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+        self.reply(status, "application/json", json.dumps(answer).encode() if status != 202 else b"")
 
 
 def test_a_call_refused_with_a_json_rpc_error_in_an_http_error_says_the_servers_error() -> None:
