@@ -388,8 +388,7 @@ class Agent:
         responses: list[ToolResponse] = []
         waited = 0.0
         while True:
-            # Blank arguments are the empty object, as in ToolCall.parsed_arguments.
-            response, time_ms = yield _Execute(call, call.arguments if call.arguments.strip() else "{}")
+            response, time_ms = yield _Execute(call, call.argument_text)
             state.trace.tool_result(index, call, len(responses), response, time_ms)
             responses.append(response)
             # Done: a success, a refusal (whatever its retryable says), an unknown tool, a permanent

@@ -46,12 +46,17 @@ class ToolCall:
     arguments: str
     problem: str | None = None
 
+    @property
+    def argument_text(self) -> str:
+        """The arguments as the tool receives them: blank text is ``{}`` (some servers send "" for a
+        call without arguments)."""
+        return self.arguments if self.arguments.strip() else "{}"
+
     @cached_property
     def parsed_arguments(self) -> Any:
-        """The JSON value the arguments hold (blank text: ``{}``), or None when they are not JSON."""
+        """The JSON value of ``argument_text``, or None when it is not JSON."""
         try:
-            # Some servers send "" for a call without arguments: that is the empty object.
-            return json.loads(self.arguments if self.arguments.strip() else "{}")
+            return json.loads(self.argument_text)
         except (ValueError, RecursionError):
             return None
 
