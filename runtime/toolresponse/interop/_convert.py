@@ -17,11 +17,10 @@ from typing import IO, Literal, TextIO
 import orjson
 
 from .._errors import ResponseValidationError
-from .._suggest import printable
 from .._violation import SchemaViolation
 from ..validation import expand
 from ..validation._checks import decoded_records
-from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, violation_lines
+from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID, unreadable_line, violation_lines
 from ._dialects import dialect
 from ._logs import record_violations
 
@@ -47,10 +46,6 @@ class ConvertReport:
         if self.unreadable:
             text += f", {self.unreadable:,} input{'s' if self.unreadable > 1 else ''} unreadable"
         return text
-
-
-def _problem_lines(source: str, record_line: int | None, errors: Sequence[SchemaViolation]) -> str:
-    return violation_lines(source, record_line, errors)
 
 
 def convert(
@@ -87,17 +82,18 @@ def convert(
                 result.converted += 1
                 continue
             result.invalid += 1
-            err.write(_problem_lines(chunk.source, line, errors))
+            err.write(violation_lines(chunk.source, line, errors))
         if written:
             out.write("".join(written))
         for problem in chunk.problems:
             if problem.io_error is not None:
                 result.unreadable += 1
-                reason = printable(problem.io_error)  # the source is shown escaped already
-                err.write(f"toolresponse convert: cannot read {problem.source}: {reason}\n")
+                err.write(
+                    unreadable_line("toolresponse convert", problem.source, problem.line, problem.io_error)
+                )
             else:
                 result.invalid += 1
-                err.write(_problem_lines(problem.source, problem.line, problem.errors))
+                err.write(violation_lines(problem.source, problem.line, problem.errors))
     if output_format == "json":
         out.write("[]\n" if separator == "[\n" else "\n]\n")
     out.flush()

@@ -135,8 +135,7 @@ class _Report:
             if record.io_error is not None:
                 self.unreadable += 1
                 self.flush()
-                where = _where(record.source, record.line)
-                self.err.write(f"{PROGRAM}: cannot read {where}: {printable(record.io_error)}\n")
+                self.err.write(unreadable_line(PROGRAM, record.source, record.line, record.io_error))
         text = self.write(batch.records)
         if text:
             self.emit(text)
@@ -164,6 +163,11 @@ def _after_where(violation: SchemaViolation) -> str:
         f": {printable(violation.pointer) or '(root)'}: {printable(violation.message)}"
         f" [{printable(violation.keyword)}]\n"
     )
+
+
+def unreadable_line(program: str, source: str, line: int | None, io_error: str) -> str:
+    """The line saying that ``source`` (at ``line``, when known) could not be read, and why."""
+    return f"{program}: cannot read {_where(source, line)}: {printable(io_error)}\n"
 
 
 def violation_lines(source: str, line: int | None, errors: Iterable[SchemaViolation]) -> str:
