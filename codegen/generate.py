@@ -394,9 +394,12 @@ def inlined(value: Any, within: tuple[str, ...] = ()) -> Any:
     if not isinstance(value, dict):
         return value
     reference = value.get("$ref")
+    where = relative(INTEROP_DIR)
+    if isinstance(reference, str) and reference.startswith("#") and within:
+        # Inlined, the reference would be read against the document it was copied into.
+        raise SystemExit(f"{where}: {within[-1]} is referred to, so it cannot use {reference!r} within")
     if not isinstance(reference, str) or reference.startswith("#"):
         return {key: inlined(item, within) for key, item in value.items()}
-    where = relative(INTEROP_DIR)
     if list(value) != ["$ref"] or not re.fullmatch(r"[a-z0-9-]+\.schema\.json", reference):
         raise SystemExit(f'{where}: {reference!r} must stand alone as {{"$ref": "<name>.schema.json"}}')
     path = INTEROP_DIR / reference

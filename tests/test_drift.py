@@ -192,6 +192,21 @@ def test_a_dialect_shape_the_runtime_could_not_compile_offline_stops_the_generat
     assert (1, True) == (result.returncode, said in result.stderr)
 
 
+def test_a_document_referred_to_with_a_local_reference_stops_the_generator(fresh_checkout: Path) -> None:
+    """A document another inlines may not refer within itself ("#/..."): copied into the other, the
+    reference would be read against that one."""
+    edit_json(
+        fresh_checkout / "schema" / "v1" / "interop" / "langchain.schema.json",
+        lambda document: document.update(
+            {"$defs": {"text": {"type": "string"}}, "not": {"$ref": "#/$defs/text"}}
+        ),
+    )
+
+    result = check(fresh_checkout)
+
+    assert (1, True) == (result.returncode, "langchain.schema.json is referred to" in result.stderr)
+
+
 TS_GENERATED = "packages/typescript/src/generated"
 
 
