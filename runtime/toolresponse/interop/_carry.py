@@ -4,7 +4,8 @@ A dialect with no member for data gets the model text and (unless ``carry=False`
 ``<toolresponse>{compact I-JSON}</toolresponse>``. A tool cannot know the record's call id, so a
 trailer is the record's only when laid out as ``to_`` lays it out and bound to that id; it must
 then agree with the record's flag and text, or ``DialectError``. A dialect with a JSON member
-carries the wire object in its outcome slot. docs/migrating.md, "What each dialect carries".
+carries the wire object in its outcome slot. Whatever carries it, the response read takes the
+record's call id and tool name (``agreeing``). docs/migrating.md, "What each dialect carries".
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, TypeGuard, TypeVar
+from typing import Any, Final, TypeGuard, TypeVar, cast
 
 import orjson
 
@@ -134,7 +135,13 @@ def _split(content: str) -> tuple[str, Any] | None:
 
 
 def _carried_response(
-    dialect: str, texts: Sequence[str], *, call_id: Any, is_error: bool | None, text_at: str
+    dialect: str,
+    texts: Sequence[str],
+    *,
+    call_id: Any,
+    is_error: bool | None,
+    text_at: str,
+    context: Mapping[str, Any] | None,
 ) -> dict[str, Any] | None:
     """The wire object ``texts`` carry in a trailer bound to ``call_id`` (``written``'s layout), or
     None; ``DialectError`` when it contradicts ``is_error`` (None: no flag) or the text before it."""
@@ -148,14 +155,15 @@ def _carried_response(
     if found is None or not is_response_wire(found[1]):
         return None
     shown, wire = found
-    context = wire.get("context")
-    if not (isinstance(call_id, str) and call_id and isinstance(context, Mapping)):
+    bound = wire.get("context")
+    if not (isinstance(call_id, str) and call_id and isinstance(bound, Mapping)):
         return None
-    if context.get("call_id") != call_id:
+    if bound.get("call_id") != call_id:
         return None
     if is_error is not None:
         said = f"is_error is {'true' if is_error else 'false'}"
         agreeing(dialect, wire, is_error=is_error, flag=said, carrier="its trailer")
+    wire = _owned(wire, context)
     model = wire_model_text(wire)
     if model is not None and model != shown:
         message = (
@@ -181,18 +189,31 @@ def text_wire(
     """The wire object of a record of text: the response its trailer carries (content without
     ``others`` blocks only), else what ``blocks_wire`` reads."""
     if not others:
-        wire = _carried_response(dialect, texts, call_id=call_id, is_error=is_error, text_at=text_at)
+        wire = _carried_response(
+            dialect, texts, call_id=call_id, is_error=is_error, text_at=text_at, context=context
+        )
         if wire is not None:
             return wire
     return blocks_wire(texts, others, is_error=is_error, context=context, kept=kept)
 
 
-def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier: str) -> _Carried:
-    """``wire``, the response a record carries in ``carrier``, when its status agrees with the
-    record's error flag (``flag``: ``NAME VALUE`` in the record's terms); else ``DialectError``."""
-    status = wire.get("status") if isinstance(wire, Mapping) else None
+def agreeing(
+    dialect: str,
+    wire: _Carried,
+    *,
+    is_error: bool,
+    flag: str,
+    carrier: str,
+    context: Mapping[str, Any] | None = None,
+) -> _Carried:
+    """``wire`` (a wire object or a ToolResponse), the response a record carries in ``carrier``,
+    when its status agrees with the record's error flag (``flag``: ``NAME VALUE`` in the record's
+    terms), else ``DialectError``; with the record's own call id and tool name (of ``context``,
+    ``record_context``'s) in its context (``_owned``)."""
+    found = wire.status.value if isinstance(wire, ToolResponse) else None
+    status = wire.get("status") if isinstance(wire, Mapping) else found
     if (status == "error") is is_error:
-        return wire
+        return _owned(wire, context)
     name = flag.split(" ", 1)[0]
     message = (
         f"{dialect} record: {flag}, but the response in {carrier} has status {shortened(repr(status), 60)}:"
@@ -200,6 +221,25 @@ def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier
         " overruled"
     )
     raise DialectError(dialect, (SchemaViolation(pointer="/" + name, keyword="const", message=message),))
+
+
+_OWN: Final = ("call_id", "tool_name")
+
+
+def _owned(carried: _Carried, context: Mapping[str, Any] | None) -> _Carried:
+    """``carried`` (a wire object or a ToolResponse) whose context has the record's call id and tool
+    name (of ``context``), over its own: the record names the call it answers, as its flag states
+    the status (docs/migrating.md, "What each dialect carries"). A context that is no object is left
+    for the schema to report."""
+    own = {key: context[key] for key in _OWN if key in context} if context else {}
+    if not own:
+        return carried
+    if isinstance(carried, ToolResponse):
+        return cast(_Carried, carried.with_context(**own))
+    kept = carried.get("context", {}) if isinstance(carried, Mapping) else None
+    if not isinstance(carried, Mapping) or not isinstance(kept, Mapping):
+        return carried
+    return cast(_Carried, {**carried, "context": {**kept, **own}})
 
 
 def is_response_wire(value: Any) -> TypeGuard[Mapping[str, Any]]:
@@ -219,7 +259,7 @@ def slot_wire(
     """The wire object of the JSON ``value`` in a record's outcome slot: the response it is
     (``agreeing``), else another framework's value (``foreign_wire``)."""
     if is_response_wire(value):
-        return dict(agreeing(dialect, value, is_error=is_error, flag=flag, carrier=carrier))
+        return dict(agreeing(dialect, value, is_error=is_error, flag=flag, carrier=carrier, context=context))
     return foreign_wire(value, is_error=is_error, context=context)
 
 
