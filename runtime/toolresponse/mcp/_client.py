@@ -209,10 +209,11 @@ def _result(future: concurrent.futures.Future[T], timeout_s: float | None) -> T:
 class McpConnection:
     """One MCP server, connected through the SDK on a loop of its own.
 
-    ``target`` is a URL (streamable HTTP, ``token`` sent as a bearer token) or a command (a string
-    split like a shell would, or a list: stdio) run in ``cwd`` with the SDK's minimal environment
-    and ``env`` over it, its stderr to ``stderr`` (a file with a descriptor). ``call_timeout_s``
-    bounds each call, ``connect_timeout_s`` (default ``call_timeout_s``) connecting and listing.
+    ``target`` is a URL (streamable HTTP, ``token`` sent as a bearer token; alone in a list too) or
+    a command (a string split like a shell would, or a list: stdio) run in ``cwd`` with the SDK's
+    minimal environment and ``env`` over it, its stderr to ``stderr`` (a file with a descriptor).
+    ``call_timeout_s`` bounds each call, ``connect_timeout_s`` (default ``call_timeout_s``)
+    connecting and listing.
     """
 
     def __init__(
@@ -227,7 +228,9 @@ class McpConnection:
         stderr: TextIO | None = None,
     ) -> None:
         require_sdk()
-        if isinstance(target, str) and not target.startswith(("http://", "https://")):
+        if not isinstance(target, str) and len(target) == 1 and _is_url(target[0]):
+            target = target[0]  # a URL in the list a command goes in: no command is named so
+        if isinstance(target, str) and not _is_url(target):
             target = shlex.split(target)
         if not isinstance(target, str) and not target:
             raise ValueError("an MCP server target is a URL or a non-empty command")
@@ -624,6 +627,10 @@ def _said(body: bytes) -> str | None:
             if isinstance(found.get(key), str) and found[key].strip():
                 return str(found[key])[:300]
     return None
+
+
+def _is_url(target: str) -> bool:
+    return target.startswith(("http://", "https://"))
 
 
 def _is_sdk_error(error: BaseException, code: int) -> bool:
