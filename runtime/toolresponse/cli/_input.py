@@ -1,10 +1,12 @@
-"""What the verbs share: the paths they read (or standard input), and a usage error's line."""
+"""What the verbs share: the paths they read (or standard input), the types of their numeric
+options, and a usage error's line."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO
 
 from ..validation._report import is_terminal
@@ -42,3 +44,31 @@ def fail(program: str, message: str, status: int = 2) -> int:
     """Say ``program: message`` on standard error; return the exit ``status`` (2: a usage error)."""
     print(f"{program}: {message}", file=sys.stderr)
     return status
+
+
+def seconds(text: str) -> float:
+    """The argparse type of a time limit: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
+def whole(low: int, high: int | None = None) -> Callable[[str], int]:
+    """The argparse type of a whole number of at least ``low`` (and at most ``high``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if high is not None and not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+
+    return parse
