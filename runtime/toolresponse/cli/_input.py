@@ -7,9 +7,11 @@ import argparse
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import IO
+from typing import IO, TypeVar
 
 from ..validation._report import is_terminal
+
+Number = TypeVar("Number", int, float)
 
 
 def add_paths_argument(parser: argparse.ArgumentParser, what: str) -> None:
@@ -46,12 +48,16 @@ def fail(program: str, message: str, status: int = 2) -> int:
     return status
 
 
+def _parsed(kind: Callable[[str], Number], text: str, what: str) -> Number:
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
 def seconds(text: str) -> float:
     """The argparse type of a time limit: a finite number of seconds > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    value = _parsed(float, text, "a number of seconds")
     if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
     return value
@@ -61,10 +67,7 @@ def whole(low: int, high: int | None = None) -> Callable[[str], int]:
     """The argparse type of a whole number of at least ``low`` (and at most ``high``)."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        value = _parsed(int, text, "a whole number")
         if high is not None and not low <= value <= high:
             raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
         if value < low:
