@@ -63,15 +63,9 @@ def seconds(text: str) -> float:
     return value
 
 
-def whole(low: int, high: int | None = None) -> Callable[[str], int]:
-    """The argparse type of a whole number of at least ``low`` (and at most ``high``)."""
-
-    def parse(text: str) -> int:
-        value = _parsed(int, text, "a whole number")
-        if high is not None and not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
-        return value
-
-    return parse
+def count(text: str) -> int:
+    """The argparse type of a count: a whole number of at least 1."""
+    value = _parsed(int, text, "a whole number")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value

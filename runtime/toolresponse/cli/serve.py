@@ -21,7 +21,7 @@ from ..http._access import ANY, TOKEN_ENV, is_loopback, load_token
 from ..http._serve import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, listen, url_of
 from ..tools import load_registry
 from ..tools._load import REGISTRY_EXAMPLE
-from ._input import fail, seconds, whole
+from ._input import count, fail, seconds
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +54,7 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--port",
-        type=whole(0, 65535),
+        type=int,
         default=DEFAULT_PORT,
         help=f"the port (default {DEFAULT_PORT}; 0 picks a free one)",
     )
@@ -73,8 +73,8 @@ _LIMITS = {  # option: (the ConnectionLimits field, its type, metavar, what it b
         "SECONDS",
         "close a connection whose request head is not in after SECONDS",
     ),
-    "--keep-alive": ("keep_alive_s", whole(1), "SECONDS", "close an idle connection after SECONDS"),
-    "--max-connections": ("max_connections", whole(1), "N", "serve at most N connections at once"),
+    "--keep-alive": ("keep_alive_s", count, "SECONDS", "close an idle connection after SECONDS"),
+    "--max-connections": ("max_connections", count, "N", "serve at most N connections at once"),
 }
 
 
@@ -123,8 +123,10 @@ def add_http_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGro
 
 def http_settings(args: argparse.Namespace) -> tuple[AccessRules, ConnectionLimits]:
     """The access rules and connection limits for listening on ``args.host``; raises ``ValueError``
-    (``TokenError`` among them) naming the bad option: an address other than loopback without a
-    token (unless ``--insecure-no-token``), an origin that is none."""
+    (``TokenError`` among them) naming the bad option: a port out of range, an address other than
+    loopback without a token (unless ``--insecure-no-token``), an origin that is none."""
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be from 0 to 65535, not {args.port}")
     token = load_token(args.token_file, os.environ)
     if token is None and not is_loopback(args.host) and not args.insecure_no_token:
         raise ValueError(

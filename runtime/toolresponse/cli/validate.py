@@ -17,7 +17,7 @@ from ..interop import DIALECTS
 from ..validation import expand, report
 from ..validation._checks import RESPONSE_JUDGE
 from ..validation._report import EXIT_ERROR
-from ._input import add_paths_argument, fail, input_paths, seconds, whole
+from ._input import add_paths_argument, count, fail, input_paths, seconds
 
 if TYPE_CHECKING:
     from ..validation import Judge, Options, Record, Source
@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-j",
         "--jobs",
-        type=whole(1),
+        type=count,
         default=1,
         metavar="N",
         help="check with N processes (same output order)",
