@@ -9,7 +9,7 @@ import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from functools import cache, partial
+from functools import partial
 from typing import IO, Any, Final, NamedTuple
 
 import orjson
@@ -19,7 +19,7 @@ from .._violation import SchemaViolation, best_match
 from ._engine import engine
 from ._ijson import parse_error, parse_ijson, refusal, violation_of
 from ._inputs import DocumentTask, LinesTask, Record, Source, Task, closing, document_spans, tasks
-from ._validate import ExplanationCache, ValidationResult, validate_json
+from ._validate import ValidationResult, cached_explanation, validate_json
 
 
 class Batch(NamedTuple):
@@ -30,12 +30,6 @@ class Batch(NamedTuple):
     invalid: int
     records: list[Record]
     size: int
-
-
-@cache
-def _explanations() -> ExplanationCache:
-    """The explanations of this process, built on the first invalid response (not at import)."""
-    return ExplanationCache()
 
 
 class Judge:
@@ -71,10 +65,10 @@ class ResponseJudge(Judge):
         return function
 
     def explain(self, value: Any, *, first: bool) -> tuple[SchemaViolation, ...]:
-        return _explanations().explain(value, first=first).errors
+        return cached_explanation(value, first=first).errors
 
     def explainer(self, *, first: bool) -> Callable[[Any], ValidationResult]:
-        return partial(_explanations().explain, first=first)
+        return partial(cached_explanation, first=first)
 
     def explain_document(self, data: bytes) -> ValidationResult:
         return validate_json(data)  # each violation located in the text

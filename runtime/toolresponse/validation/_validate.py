@@ -376,35 +376,29 @@ def _first(result: ValidationResult) -> ValidationResult:
     return ValidationResult(errors=() if best is None else (best,))
 
 
-class ExplanationCache:
-    """Explanations cached by the response's projection (``_engine.Projection``), at most
-    ``_CACHED_ANSWERS`` (afresh when full). An answer is the same tuple each time: a report keeps its text."""
-
-    def __init__(self) -> None:
-        self._answers: dict[bytes, tuple[ValidationResult, ValidationResult]] = {}
-        self._project = root_projection().project
-
-    def explain(self, obj: Any, *, first: bool = False) -> ValidationResult:
-        """The violations of an instance known to be invalid (with ``first``, the most relevant)."""
-        try:
-            projected = self._project(obj)
-            key = orjson.dumps(projected)
-        except (TooLarge, orjson.JSONEncodeError):
-            result = _result(obj, _engine_named("fast"))
-            return _first(result) if first else result
-        answer = self._answers.get(key)
-        if answer is None:
-            result = _result(projected, _engine_named("fast"))
-            answer = (result, _first(result))
-            if len(self._answers) >= _CACHED_ANSWERS:
-                self._answers.clear()
-            if len(key) <= _CACHED_BYTES:
-                self._answers[key] = answer
-        return answer[1] if first else answer[0]
-
-
 _CACHED_ANSWERS = 4096
 _CACHED_BYTES = 1 << 16
+
+
+@lru_cache(maxsize=_CACHED_ANSWERS)
+def _answer(projected: bytes) -> tuple[ValidationResult, ValidationResult]:
+    """The explanation of a projection (the same tuple each time: a report keeps its text), and its first."""
+    result = _result(orjson.loads(projected), _engine_named("fast"))
+    return result, _first(result)
+
+
+def cached_explanation(obj: Any, *, first: bool = False) -> ValidationResult:
+    """The violations of an instance known to be invalid (with ``first``, the most relevant), cached
+    by its projection (``_engine.Projection``) when that is at most ``_CACHED_BYTES`` long."""
+    try:
+        projected = orjson.dumps(root_projection().project(obj))
+    except (TooLarge, orjson.JSONEncodeError):
+        projected = None
+    if projected is None or len(projected) > _CACHED_BYTES:
+        result = _result(obj, _engine_named("fast"))
+        return _first(result) if first else result
+    answer = _answer(projected)
+    return answer[1] if first else answer[0]
 
 
 def iter_errors(obj: Any, *, engine: EngineName = "fast") -> Iterator[SchemaViolation]:
