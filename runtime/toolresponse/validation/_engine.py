@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from itertools import filterfalse
@@ -255,43 +256,68 @@ def _identity(value: Any) -> Any:
     return value
 
 
+_ANNOTATIONS = (
+    *("$anchor", "$comment", "$defs", "$id", "$schema", "default", "definitions", "deprecated"),
+    *("description", "examples", "readOnly", "title", "writeOnly"),
+)
+_OBJECT_KEYWORDS = frozenset(("properties", "patternProperties", "additionalProperties", "required"))
+_SUBSCHEMAS = frozenset(("if", "then", "else", "not", "allOf", "anyOf", "oneOf"))
+_KNOWN = frozenset(
+    (*_ANNOTATIONS, *_OBJECT_KEYWORDS, *_SUBSCHEMAS, *_COMPARISONS, "$ref", "type", "minLength", "maxLength")
+)
+
+
+def _keywords(nodes: Iterable[Any]) -> dict[str, list[Any]] | None:
+    """The values of each keyword in ``nodes`` and the subschemas they lead to, or None when a
+    value must be kept whole: a keyword not known (enum, const, pattern, items ...), a ``$ref``
+    met again, a bound that is not a number, a schema ``false``."""
+    found: dict[str, list[Any]] = defaultdict(list)
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        if node is True:
+            continue
+        if not isinstance(node, dict):
+            return None
+        for keyword, value in node.items():
+            if keyword not in _KNOWN and not keyword.startswith("x-"):
+                return None
+            if keyword == "$ref":
+                if not isinstance(value, str) or value in found["$ref"]:
+                    return None
+                pending.append(_resolve(value))
+            elif keyword in _SUBSCHEMAS:
+                pending.extend(value if isinstance(value, list) else [value])
+            elif keyword in _COMPARISONS and (isinstance(value, bool) or not isinstance(value, int | float)):
+                return None
+            found[keyword].append(value)
+    return found
+
+
+def _stand_in(checks: Iterable[tuple[Callable[[Any, Any], bool], Any]], kind: str) -> int | float | None:
+    """The first stand-in number of ``kind`` that meets every number keyword, if any."""
+    for stand_in in _NUMBER_STAND_INS[kind]:
+        if all(meets(stand_in, limit) for meets, limit in checks):
+            return stand_in
+    return None
+
+
 class Projection:
     """What a set of schema nodes needs of a value; ``project(value)`` keeps just that."""
 
     def __init__(self, nodes: Iterable[Any]) -> None:
-        self.keep = False
-        self.string_keep = 0
-        self.numbers: list[tuple[str, Any]] = []
-        self.objects = False
-        self._types: list[frozenset[str]] = []
-        self._properties: dict[str, list[Any]] = {}
-        self._patterns: list[tuple[re.Pattern[str], Any]] = []
-        self._additional: list[Any] = []
-        self._references: set[str] = set()
+        found = _keywords(nodes)
+        read: dict[str, list[Any]] = defaultdict(list) if found is None else found
         self._memo: dict[str, Projector] = {}
-        pending = list(nodes)
-        while pending and not self.keep:
-            node = pending.pop()
-            if node is True:
-                continue
-            if not isinstance(node, dict):
-                self.keep = True
-                break
-            for keyword, value in node.items():
-                read = _KEYWORDS.get(keyword)
-                self.objects = self.objects or keyword in _OBJECT_KEYWORDS
-                if read is not None:
-                    self.keep = not read(self, value, pending)
-                elif not keyword.startswith("x-"):
-                    self.keep = True  # enum, const, pattern, items ... and any keyword not listed
-                if self.keep:
-                    break
-        self.typed_kinds = frozenset(
-            kind
-            for kind in _ALL_KINDS
-            if all(kind in allowed or (kind == "integer" and "number" in allowed) for allowed in self._types)
-        )
-        self.project: Projector = _identity if self.keep else self._projector()
+        self._properties: dict[str, list[Any]] = {}
+        for members in read["properties"]:
+            for name, subschema in members.items():
+                self._properties.setdefault(name, []).append(subschema)
+        self._patterns = [
+            (re.compile(pattern), sub) for each in read["patternProperties"] for pattern, sub in each.items()
+        ]
+        self._additional = read["additionalProperties"]
+        self.project: Projector = _identity if found is None else self._projector(found)
 
     def _child(self, name: str) -> Projection:
         """The projection of the member ``name`` of an object under these nodes."""
@@ -309,25 +335,24 @@ class Projection:
             self._memo[name] = member
         return member
 
-    def _stand_in(self, kind: str) -> int | float | None:
-        """The first stand-in number of ``kind`` that meets every number keyword, if any."""
-        for stand_in in _NUMBER_STAND_INS[kind]:
-            if all(_COMPARISONS[keyword](stand_in, limit) for keyword, limit in self.numbers):
-                return stand_in
-        return None
-
-    def _projector(self) -> Projector:
+    def _projector(self, found: dict[str, list[Any]]) -> Projector:
         # The hot path of explaining invalid responses: everything it reads is bound here.
-        typed_kinds = self.typed_kinds
-        quoted = max(_QUOTED_CHARACTERS, self.string_keep)
-        objects = self.objects
+        types = [frozenset([value] if isinstance(value, str) else value) for value in found["type"]]
+        typed_kinds = frozenset(
+            kind
+            for kind in _ALL_KINDS
+            if all(kind in allowed or (kind == "integer" and "number" in allowed) for allowed in types)
+        )
+        string_keep = int(max([*found["minLength"], *(limit + 1 for limit in found["maxLength"])], default=0))
+        quoted = max(_QUOTED_CHARACTERS, string_keep)
+        objects = any(found[keyword] for keyword in _OBJECT_KEYWORDS)
         memo = self._memo
         member = self._member
-        checks = tuple((_COMPARISONS[keyword], limit) for keyword, limit in self.numbers)
-        integer_stand_in = self._stand_in("integer")
-        number_stand_in = self._stand_in("number")
+        checks = tuple((_COMPARISONS[keyword], limit) for keyword in _COMPARISONS for limit in found[keyword])
+        integer_stand_in = _stand_in(checks, "integer")
+        number_stand_in = _stand_in(checks, "number")
         strings_typed = "string" in typed_kinds
-        string_stand_in = "x" * self.string_keep
+        string_stand_in = "x" * string_keep
         integers_typed = "integer" in typed_kinds
         numbers_typed = "number" in typed_kinds
 
@@ -361,86 +386,6 @@ class Projection:
             return value
 
         return project
-
-
-# How a projection reads each keyword it knows: False keeps the value whole; subschemas go on ``pending``.
-KeywordReader = Callable[[Projection, Any, list[Any]], bool]
-
-
-def _annotation(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    return True
-
-
-def _reference(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    if not isinstance(value, str) or value in projection._references:
-        return False
-    projection._references.add(value)
-    pending.append(_resolve(value))
-    return True
-
-
-def _type(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection._types.append(frozenset([value] if isinstance(value, str) else value))
-    return True
-
-
-def _length(extra: int) -> KeywordReader:
-    def read(projection: Projection, value: Any, pending: list[Any]) -> bool:
-        projection.string_keep = max(projection.string_keep, int(value) + extra)
-        return True
-
-    return read
-
-
-def _number(keyword: str) -> KeywordReader:
-    def read(projection: Projection, value: Any, pending: list[Any]) -> bool:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return False
-        projection.numbers.append((keyword, value))
-        return True
-
-    return read
-
-
-def _members(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    for name, subschema in value.items():
-        projection._properties.setdefault(name, []).append(subschema)
-    return True
-
-
-def _patterns(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection._patterns.extend((re.compile(pattern), sub) for pattern, sub in value.items())
-    return True
-
-
-def _additional(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection._additional.append(value)
-    return True
-
-
-def _subschemas(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    pending.extend(value if isinstance(value, list) else [value])
-    return True
-
-
-_ANNOTATIONS = (
-    *("$anchor", "$comment", "$defs", "$id", "$schema", "default", "definitions", "deprecated"),
-    *("description", "examples", "readOnly", "title", "writeOnly"),
-)
-_KEYWORDS: Mapping[str, KeywordReader] = {
-    **dict.fromkeys(_ANNOTATIONS, _annotation),
-    "$ref": _reference,
-    "type": _type,
-    "minLength": _length(0),
-    "maxLength": _length(1),
-    **{keyword: _number(keyword) for keyword in _COMPARISONS},
-    "properties": _members,
-    "patternProperties": _patterns,
-    "additionalProperties": _additional,
-    "required": _annotation,
-    **dict.fromkeys(("if", "then", "else", "not", "allOf", "anyOf", "oneOf"), _subschemas),
-}
-_OBJECT_KEYWORDS = frozenset(("properties", "patternProperties", "additionalProperties", "required"))
 
 
 _PROJECTIONS: dict[tuple[int, ...], Projection] = {}
