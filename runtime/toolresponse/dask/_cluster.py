@@ -16,6 +16,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._suggest import is_finite_number
@@ -159,10 +160,6 @@ def _summary(counts: list[Summary], done: list[Batch]) -> Summary:
     return Summary(*(sum(column) for column in zip(summarise(done), *counts, strict=False)))
 
 
-def _first(part: list[tuple[Part, int]]) -> tuple[Part, int]:
-    return part[0]
-
-
 COLUMNS = ("source", "line", "column", "valid", "pointer", "keyword", "message", "io_error")
 """The dataframe's columns: one row per violation (and per unreadable input, and per kept valid response)."""
 _DTYPES = ("string", "Int64", "Int64", "bool", "string", "string", "string", "string")
@@ -262,7 +259,7 @@ def validate_bag(
     limit = _records_bound(task_records)
     dask = _dask()
     parts_ = lines.map_partitions(_bag_partition, name, options, limit).to_delayed()
-    first = dask.delayed(_first, pure=True)
+    first = dask.delayed(itemgetter(0), pure=True)  # a partition's one result
     return _validation(dask, ((index == 0, first(part)) for index, part in enumerate(parts_)))
 
 

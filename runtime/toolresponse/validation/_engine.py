@@ -8,7 +8,7 @@ from __future__ import annotations
 import operator
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -148,16 +148,18 @@ class FastEngine:
                 schema_path = tuple(error.schema_path)
                 # The failing value is read from the instance itself: no conversion back from Rust.
                 value = _value_at(instance, path)
+                members: Sequence[str | None]
                 if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
-                    left_out += max(len(kind.unexpected) - limit, 0)
-                    out.extend(
-                        EngineError(path, keyword, schema_path, value, name, error.message)
-                        for name in kind.unexpected[:limit]
-                    )
+                    members = kind.unexpected
                 elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
-                    out.append(EngineError(path, keyword, schema_path, value, kind.property, error.message))
+                    members = [kind.property]
                 else:
-                    out.append(EngineError(path, keyword, schema_path, value, None, error.message))
+                    members = [None]
+                left_out += max(len(members) - limit, 0)
+                out.extend(
+                    EngineError(path, keyword, schema_path, value, name, error.message)
+                    for name in members[:limit]
+                )
         except (ValueError, LookupError, TypeError):
             # jsonschema-rs gives up on a value nested too deeply or not JSON at all.
             return engine("reference").errors(instance, limit)
@@ -191,22 +193,22 @@ class ReferenceEngine:
             keyword = str(error.validator)
             path = tuple(error.absolute_path)
             schema_path = tuple(error.absolute_schema_path)
+            members: Sequence[str | None]
             if keyword == "required":
                 # jsonschema yields one error per missing member, in the order of the keyword's list.
                 missing = [name for name in error.validator_value if name not in error.instance]
                 taken = missing_taken.get((path, schema_path), 0)
                 missing_taken[(path, schema_path)] = taken + 1
-                member = missing[taken] if taken < len(missing) else None
-                out.append(EngineError(path, keyword, schema_path, error.instance, member, error.message))
+                members = [missing[taken] if taken < len(missing) else None]
             elif keyword == "additionalProperties":
-                names = unexpected_members(error.instance, keyword_owner(schema_path))
-                left_out += max(len(names) - limit, 0)
-                out.extend(
-                    EngineError(path, keyword, schema_path, error.instance, name, error.message)
-                    for name in names[:limit]
-                )
+                members = unexpected_members(error.instance, keyword_owner(schema_path))
             else:
-                out.append(EngineError(path, keyword, schema_path, error.instance, None, error.message))
+                members = [None]
+            left_out += max(len(members) - limit, 0)
+            out.extend(
+                EngineError(path, keyword, schema_path, error.instance, name, error.message)
+                for name in members[:limit]
+            )
         return out, left_out
 
 
