@@ -49,8 +49,8 @@ def _error_at(
     return IJsonError(rule, detail, line=line, column=column, offset=offset, pointer=pointer)
 
 
-def _shown(text: str, limit: int = 24) -> str:
-    """A short, escaped excerpt of ``text`` for a message."""
+def excerpt(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text`` (then ``...``), escaped, for a message."""
     excerpt = text[:limit]
     return repr(excerpt + ("..." if len(text) > limit else ""))
 
@@ -84,7 +84,7 @@ def _diagnose(text: str, error: orjson.JSONDecodeError) -> IJsonError:
         )
     if "infinity" in message:
         number = re.match(r"-?[0-9.eE+-]+", text[pos:])
-        shown = _shown(number.group() if number else text[pos:])
+        shown = excerpt(number.group() if number else text[pos:], 24)
         detail = f"the number {shown} is too large for a double; I-JSON numbers are finite"
         return _error_at(text, pos, IJsonRule.NON_FINITE_NUMBER, detail)
     for word, start in (("-Infinity", pos - 1), ("-Infinity", pos), ("Infinity", pos), ("NaN", pos)):

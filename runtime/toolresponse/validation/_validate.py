@@ -34,6 +34,7 @@ from ._engine import (
     unexpected_members,
 )
 from ._engine import engine as _engine_named
+from ._ijson import excerpt
 from ._schema import bundled_schema
 
 MAX_VIOLATIONS = 100
@@ -97,10 +98,6 @@ def _quoted(name: str) -> str:
     return orjson.dumps(name).decode("utf-8")
 
 
-def _short(text: str) -> str:
-    return repr(text if len(text) <= _SHORT else text[:_SHORT] + "...")
-
-
 def _describe(value: Any) -> str:
     """A short phrase for a JSON value, safe for any size and depth."""
     if value is None:
@@ -112,7 +109,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else f"{value!r} (not a JSON number)"
     if isinstance(value, str):
-        return f"the string {_short(value)}" if value else "the empty string"
+        return f"the string {excerpt(value, _SHORT)}" if value else "the empty string"
     if isinstance(value, list):
         return "an array" if value else "an empty array"
     if isinstance(value, dict):
@@ -122,7 +119,7 @@ def _describe(value: Any) -> str:
 
 def _shown(value: Any) -> str:
     """A value as a message shows it: strings quoted, everything else described."""
-    return _short(value) if isinstance(value, str) else _describe(value)
+    return excerpt(value, _SHORT) if isinstance(value, str) else _describe(value)
 
 
 def _where(path: Sequence[str | int]) -> str:
