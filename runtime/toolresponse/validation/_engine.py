@@ -91,11 +91,9 @@ def keyword_location(schema_path: Path) -> str:
             location = list(_parts(reference))
         if part == "$ref" and isinstance(node, dict) and "$ref" in node:
             continue
-        if isinstance(node, dict):
-            node = node.get(part)
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        try:
             node = node[part]
-        else:
+        except (LookupError, TypeError):  # a path that goes on past the nodes of the bundle
             node = None
         location.append(part)
     return json_pointer(location)

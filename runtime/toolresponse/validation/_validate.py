@@ -211,9 +211,9 @@ def _unknown_member(error: EngineError) -> tuple[str, str | None]:
     if foreign is not None and foreign.member in allowed and not error.path:
         return f"unknown member {_quoted(name)}; {foreign.unknown}", foreign.member
     instance = error.instance if isinstance(error.instance, dict) else {}
-    absent = frozenset(option for option in allowed if option not in instance)
-    required = frozenset(owner.get("required", ())) & absent
-    suggestion = nearest(name, tuple(sorted(absent, key=allowed.index)), required) if absent else None
+    absent = tuple(option for option in allowed if option not in instance)
+    required = frozenset(owner.get("required", ())).intersection(absent)
+    suggestion = nearest(name, absent, required) if absent else None
     if suggestion is None and any(re.search(pattern, name.lower()) for pattern in patterns):
         suggestion = name.lower()
     if suggestion is not None:
