@@ -131,14 +131,13 @@ def _read(lines: list[bytes], first_line: int) -> Iterator[tuple[int, bytes, Any
 def _collector_paused() -> Iterator[None]:
     """Decoded JSON holds no reference cycles: while a batch is checked, the cyclic collector, which
     would walk its values over and over, is paused."""
-    if not gc.isenabled():
-        yield
-        return
+    enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()
 
 
 def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
