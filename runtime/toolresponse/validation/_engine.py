@@ -56,10 +56,7 @@ def _parts(reference: str) -> list[str]:
 
 
 def _resolve(reference: str) -> Any:
-    node: Any = bundled_schema()
-    for part in _parts(reference):
-        node = node[part]
-    return node
+    return schema_node(_parts(reference))
 
 
 def _through(node: Any, part: str | int) -> tuple[Any, str | None]:
