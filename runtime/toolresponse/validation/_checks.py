@@ -61,8 +61,7 @@ class ResponseJudge(Judge):
     """Records are ToolResponses v1: jsonschema-rs decides, cached explanations say why not."""
 
     def verdict(self) -> Callable[[Any], bool]:
-        function: Callable[[Any], bool] = engine("fast").is_valid
-        return function
+        return engine("fast").is_valid
 
     def explain(self, value: Any, *, first: bool) -> tuple[SchemaViolation, ...]:
         return cached_explanation(value, first=first).errors

@@ -93,9 +93,9 @@ _FOREIGN_NAMES: Mapping[str, _Foreign] = {
 _SHORT = 40
 
 
-def _quoted(name: str) -> str:
-    """A member name in double quotes, escaped as JSON (control characters cannot reach a terminal)."""
-    return orjson.dumps(name).decode("utf-8")
+def _json(value: Any) -> str:
+    """A value as JSON text (a name in double quotes, escaped: control characters cannot reach a terminal)."""
+    return orjson.dumps(value).decode("utf-8")
 
 
 def _describe(value: Any) -> str:
@@ -133,7 +133,7 @@ def _where(path: Sequence[str | int]) -> str:
         elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
             out += f".{part}" if out else part
         else:
-            out += f"[{_quoted(part)}]"
+            out += f"[{_json(part)}]"
     return out
 
 
@@ -188,7 +188,7 @@ def _if_phrase(condition: Any) -> str | None:
     ((name, test),) = properties.items()
     if not isinstance(test, dict) or "const" not in test:
         return None
-    return f"{name} is {orjson.dumps(test['const']).decode('utf-8')}"
+    return f"{name} is {_json(test['const'])}"
 
 
 def _pattern_phrase(patterns: Mapping[str, Any]) -> str:
@@ -196,7 +196,7 @@ def _pattern_phrase(patterns: Mapping[str, Any]) -> str:
     for pattern in patterns:
         prefix = re.fullmatch(r"\^([A-Za-z0-9_-]+)", pattern)
         phrases.append(
-            f"names beginning with {_quoted(prefix.group(1))}" if prefix else f"names matching {pattern}"
+            f"names beginning with {_json(prefix.group(1))}" if prefix else f"names matching {pattern}"
         )
     return "".join(f", or {phrase}" for phrase in phrases)
 
@@ -209,7 +209,7 @@ def _unknown_member(error: EngineError) -> tuple[str, str | None]:
     inside = f" in {_where(error.path)}" if error.path else ""
     foreign = _FOREIGN_NAMES.get(name)
     if foreign is not None and foreign.member in allowed and not error.path:
-        return f"unknown member {_quoted(name)}; {foreign.unknown}", foreign.member
+        return f"unknown member {_json(name)}; {foreign.unknown}", foreign.member
     instance = error.instance if isinstance(error.instance, dict) else {}
     absent = tuple(option for option in allowed if option not in instance)
     required = frozenset(owner.get("required", ())).intersection(absent)
@@ -218,12 +218,12 @@ def _unknown_member(error: EngineError) -> tuple[str, str | None]:
         suggestion = name.lower()
     if suggestion is not None:
         return (
-            f"unknown member {_quoted(name)}{inside}; {did_you_mean([suggestion], quote=_quoted)}",
+            f"unknown member {_json(name)}{inside}; {did_you_mean([suggestion], quote=_json)}",
             suggestion,
         )
     members = ", ".join(allowed)
     return (
-        f"unknown member {_quoted(name)}{inside}; the members are {members}{_pattern_phrase(patterns)}",
+        f"unknown member {_json(name)}{inside}; the members are {members}{_pattern_phrase(patterns)}",
         None,
     )
 
@@ -233,9 +233,9 @@ def _missing_member(error: EngineError) -> tuple[str, str | None]:
     condition = _condition(error.schema_path)
     inside = f" in {_where(error.path)}" if error.path else ""
     if condition:
-        message = f"missing member {_quoted(name)}{inside}, required{condition}"
+        message = f"missing member {_json(name)}{inside}, required{condition}"
     else:
-        message = f"missing required member {_quoted(name)}{inside}"
+        message = f"missing required member {_json(name)}{inside}"
     instance = error.instance if isinstance(error.instance, dict) else {}
     for present in instance:
         foreign = _FOREIGN_NAMES.get(present)
@@ -262,7 +262,7 @@ def _bad_enum(error: EngineError) -> tuple[str, str | None]:
     elif frozenset(options) == _STATUS_SET:
         head = f"{shown} is not a status ({_or_list(_STATUSES)})"
     else:
-        listed = _or_list([orjson.dumps(option).decode("utf-8") for option in options])
+        listed = _or_list([_json(option) for option in options])
         head = f"{_where(error.path)} must be {listed}, not {shown}"
     return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
 
@@ -294,7 +294,7 @@ def _bad_value(error: EngineError) -> tuple[str, str | None]:
         template = "{where} must not be empty{condition}"
     message = template.format(
         where=_where(error.path),
-        limit=orjson.dumps(limit).decode("utf-8") if keyword == "const" else limit,
+        limit=_json(limit) if keyword == "const" else limit,
         condition=_condition(error.schema_path),
         value=_describe(value),
         types=_types_phrase(limit, error.path) if keyword == "type" else "",
