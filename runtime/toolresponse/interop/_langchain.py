@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..tools._registry import ToolRegistry
 
 
-_Artifact = TypeVar("_Artifact")
+_Artifact = TypeVar("_Artifact", ToolResponse, Mapping[str, Any])
 
 
 def to_langchain(

@@ -67,10 +67,8 @@ def to_pydantic_ai(
     ``tool_name`` default to the response's context."""
     return {
         "part_kind": "tool-return",
-        "tool_name": required(response, "tool_name", tool_name, dialect="pydantic-ai", member="tool_name"),
-        "tool_call_id": required(
-            response, "call_id", tool_call_id, dialect="pydantic-ai", member="tool_call_id"
-        ),
+        "tool_name": required(response, "tool_name", tool_name, dialect="pydantic-ai"),
+        "tool_call_id": required(response, "call_id", tool_call_id, dialect="pydantic-ai"),
         "content": model_text(response),
         "metadata": response.to_dict(),
         "outcome": outcome_for(response),
@@ -88,7 +86,7 @@ def wire_from_pydantic_ai(record: Mapping[str, Any]) -> dict[str, Any]:
     metadata = record.get("metadata")
     if is_response_wire(metadata):
         flag, is_error = f"outcome is {outcome!r}", outcome != "success"
-        return dict(agreeing("pydantic-ai", metadata, is_error=is_error, flag=flag, carrier="its metadata"))
+        return agreeing("pydantic-ai", metadata, is_error=is_error, flag=flag, carrier="its metadata")
     named = _OUTCOMES.get(outcome)
     implied = named.code if named is not None else _CAUSE_CODES.get((retry or {}).get("cause", ""))
     text = content if isinstance(content, str) else orjson.dumps(content).decode()
