@@ -19,7 +19,7 @@ from .._response import ToolResponse
 from ..tools._policy import DENIAL_CODES, LOCAL_CALLER
 from ._carry import agreeing, is_response_wire, record_context, required
 from ._dialects import dialect
-from ._offered import OfferedTool, offered_tools
+from ._offered import OfferedTool, library, offered_tools
 from ._outcomes import DENIED, INTERRUPTED
 from ._shape import dumped
 from ._text import inferred, model_text
@@ -121,11 +121,9 @@ def as_pydantic_ai_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) 
     (needs pydantic-ai). A call runs through the registry as ``caller`` with the tool call's id and
     answers by ``outcome_for``: a ``ToolReturn`` with the response as ``metadata``, ``ToolFailed``,
     ``ModelRetry`` (``retried``) or ``ToolDenied``; the model text is the content."""
-    try:
-        from pydantic_ai import ModelRetry, RunContext, Tool, ToolDenied, ToolFailed
-        from pydantic_ai.messages import ToolReturn
-    except ImportError as error:
-        raise ImportError("as_pydantic_ai_tools needs pydantic-ai: pip install pydantic-ai-slim") from error
+    library("pydantic_ai", "as_pydantic_ai_tools", "pydantic-ai-slim")
+    from pydantic_ai import ModelRetry, RunContext, Tool, ToolDenied, ToolFailed
+    from pydantic_ai.messages import ToolReturn
 
     def answer(response: ToolResponse) -> Any:
         outcome, text = outcome_for(response), model_text(response)
