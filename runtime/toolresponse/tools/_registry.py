@@ -17,9 +17,9 @@ from toolresponse_generated import ErrorCode
 
 from .._errors import ToolDefinitionError
 from .._response import ToolResponse, with_call_info
-from .._suggest import did_you_mean, suggestions
+from .._suggest import did_you_mean, shortened, suggestions
 from ._access import AccessControl, Denial, Hidden, PendingApproval
-from ._answers import internal_error, params_input_of, safe
+from ._answers import internal_error, params_input_of
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
 from ._policy import LOCAL_CALLER
@@ -254,7 +254,7 @@ class ToolRegistry:
     ) -> ToolResponse:
         if not self._listeners:
             return response
-        tool = name if type(name) is str else safe(repr(name), 200)
+        tool = name if type(name) is str else shortened(repr(name), 200)
         try:
             event = ToolCallEvent(
                 tool=tool,
@@ -385,7 +385,7 @@ class ToolRegistry:
         try:
             specs = self._visible(caller, [prepared.spec for prepared in self._tools.values()])
             names = [spec.name for spec in specs]
-            shown = safe(name if isinstance(name, str) else repr(name), 200)
+            shown = shortened(name if isinstance(name, str) else repr(name), 200)
             near = suggestions(shown, names)
             text = f"No tool named {shown!r}."
             if near:
