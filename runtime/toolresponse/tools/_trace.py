@@ -7,6 +7,7 @@ stop at one pre-filter of every pattern's literals.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -388,7 +389,7 @@ def _lenient(value: Any, depth: int = 0, seen: frozenset[int] = frozenset()) -> 
         return repr(value)
 
 
-class JsonlTraceWriter:
+class JsonlTraceWriter(contextlib.AbstractContextManager["JsonlTraceWriter"]):
     """Writes masked JSON objects, one per line, each flushed, to a path (appended to unless
     ``mode="w"``) or a text stream; a registry listener for ``ToolCallEvent``s. What is not JSON is
     written as its repr."""
@@ -440,9 +441,6 @@ class JsonlTraceWriter:
     @property
     def closed(self) -> bool:
         return self._closed
-
-    def __enter__(self) -> JsonlTraceWriter:
-        return self
 
     def __exit__(self, *_: object) -> None:
         self.close()
