@@ -48,7 +48,6 @@ Clock = Callable[[], float]
 NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Tool names usable by every provider format (OpenAI, Anthropic and MCP alike)."""
 
-_MAX_VIOLATIONS: Final = 20
 _ERROR = ToolStatus.ERROR
 _SUCCESS = ToolStatus.SUCCESS
 
@@ -192,7 +191,7 @@ class PreparedTool:
         if self.params.is_valid(params):
             valid: dict[str, Any] = params
             return valid
-        return invalid_params(self.name, self.params.violations(params, limit=_MAX_VIOLATIONS))
+        return invalid_params(self.name, self.params.violations(params))
 
     def _as_dict(self, params: Any) -> dict[str, Any] | ToolResponse:
         if params is None:
@@ -229,7 +228,7 @@ class PreparedTool:
         output = self.output
         if output is None or output.is_valid(data):
             return None
-        return output_violation(self.name, output.violations(data, limit=_MAX_VIOLATIONS))
+        return output_violation(self.name, output.violations(data))
 
     def _function_value(self, value: Any, *, awaited: bool) -> Outcome:
         """A plain function's value, checked: its text and data when it is plain JSON, else the
