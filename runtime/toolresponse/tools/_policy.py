@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Final, Protocol
 
 from toolresponse_generated import ErrorCode
 
-from ._answers import safe
+from .._suggest import shortened
 from ._prepared import ToolSpec
 
 LOCAL_CALLER: Final = "local"
@@ -118,7 +118,7 @@ def shown(value: Any) -> str:
         text = repr(value)
     except Exception:
         text = f"<{type(value).__name__}>"
-    return safe(text, 200)
+    return shortened(text, 200)
 
 
 class _Glob:
