@@ -384,3 +384,27 @@ def test_a_secret_name_followed_by_another_takes_not_it_as_its_value(text: str, 
     """A secret-named word followed by an option or another secret name: the value masked is the
     one after the last name, not the option; ``--key`` and a query's ``key=`` name secrets too."""
     assert expected == mask_secrets(text)
+
+
+class _Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+
+def test_a_value_whose_repr_raises_is_written_by_its_type_name() -> None:
+    """A trace never fails on what it is given: a value (or key) whose repr and str raise is
+    written as ``<TypeName>``."""
+    stream = io.StringIO()
+    JsonlTraceWriter(stream, mask=False).write({"value": _Unprintable(), "items": [_Unprintable()]})
+    assert {"value": "<_Unprintable>", "items": ["<_Unprintable>"]} == json.loads(stream.getvalue())
+
+
+def test_masked_json_text_of_a_value_whose_repr_raises_is_its_type_name() -> None:
+    """The agent trace's and OpenTelemetry's JSON text never fails on what it describes either."""
+    from toolresponse.tools._trace import masked_json_text
+
+    assert '{"value":"<_Unprintable>"}' == masked_json_text({"value": _Unprintable()})
+    assert '"<_Unprintable>"' == masked_json_text(_Unprintable())

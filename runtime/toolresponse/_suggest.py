@@ -104,6 +104,15 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+def safe_text(value: object, text: Callable[[object], str] = repr) -> str:
+    """``text(value)`` (its repr by default), or ``<TypeName>`` when that raises: for messages and
+    traces, which never fail on what they describe."""
+    try:
+        return text(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+
+
 def is_finite_number(value: object) -> TypeGuard[int | float]:
     """Whether ``value`` is a finite int or float, not a bool (``True`` is no timeout); the caller
     adds its bound."""

@@ -21,6 +21,7 @@ from typing import IO, Any, Final, Literal
 import orjson
 
 from .._errors import JsonValueError
+from .._suggest import safe_text
 from ..validation import to_json_data
 from ..validation._jsondata import MAX_VALUE_DEPTH
 from ._events import ToolCallEvent
@@ -284,9 +285,9 @@ def mask_secrets(value: Any, known: Iterable[str] = ()) -> Any:
 def masked_json_text(value: Any) -> str:
     """``value`` with secrets masked, as compact JSON text (what is not JSON, as its repr)."""
     try:
-        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"), default=repr)
+        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"), default=safe_text)
     except (TypeError, ValueError, RecursionError):
-        return str(mask_secrets(repr(value)))
+        return str(mask_secrets(safe_text(value)))
 
 
 def secret_values(params: Any) -> set[str]:
@@ -380,13 +381,13 @@ def _lenient(value: Any, depth: int = 0, seen: frozenset[int] = frozenset()) -> 
         return "<cycle or too deep>"
     inner = seen | {id(value)}
     if isinstance(value, Mapping):
-        return {str(key): _lenient(item, depth + 1, inner) for key, item in value.items()}
+        return {safe_text(key, str): _lenient(item, depth + 1, inner) for key, item in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [_lenient(item, depth + 1, inner) for item in value]
     try:
         return to_json_data(value)
     except JsonValueError:
-        return repr(value)
+        return safe_text(value)
 
 
 class JsonlTraceWriter(contextlib.AbstractContextManager["JsonlTraceWriter"]):
