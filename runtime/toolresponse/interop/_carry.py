@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, TypeGuard, TypeVar, cast
+from typing import Any, Final, TypeGuard
 
 import orjson
 
@@ -23,9 +23,8 @@ from .._errors import DialectError
 from .._response import ToolResponse
 from .._suggest import shortened
 from .._violation import SchemaViolation
+from ._dialects import DIALECTS
 from ._text import CODES, inferred, model_text, wire_model_text
-
-_Carried = TypeVar("_Carried")
 
 TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
@@ -42,12 +41,14 @@ def context_value(response: ToolResponse, key: str) -> str | None:
     return known if isinstance(known, str) else None
 
 
-def required(response: ToolResponse, key: str, given: str | None, *, dialect: str, member: str) -> str:
-    """The value of ``member`` (also ``to_``'s keyword) in a record of ``dialect``: ``given``, else
-    ``response``'s ``context[key]``; without one (or "") ``DialectError`` at ``/context/KEY``."""
+def required(response: ToolResponse, key: str, given: str | None, *, dialect: str) -> str:
+    """The value of the member that ``dialect``'s row names for ``key`` (also ``to_``'s keyword):
+    ``given``, else ``response``'s ``context[key]``; without one (or "") ``DialectError`` at
+    ``/context/KEY``."""
     value = context_value(response, key) if given is None else given
     if value:
         return value
+    member = getattr(DIALECTS[dialect], key)
     why, placeholder = _NEEDED[key]
     function = "to_" + dialect.replace("-", "_")
     message = (
@@ -68,9 +69,12 @@ def record_context(call_id: Any, tool_name: Any = None) -> dict[str, Any] | None
 
 
 def text_parts(
-    blocks: Sequence[Mapping[str, Any]], text_type: str, key: str = "type"
+    blocks: str | Sequence[Mapping[str, Any]], text_type: str, key: str = "type"
 ) -> tuple[list[str], list[Any]]:
-    """The texts of the blocks whose ``key`` is ``text_type``, and the other blocks, in order."""
+    """The texts of the blocks whose ``key`` is ``text_type``, and the other blocks, in order; a
+    string is content of one text."""
+    if isinstance(blocks, str):
+        return [blocks], []
     texts = [block["text"] for block in blocks if block[key] == text_type]
     others = [block for block in blocks if block[key] != text_type]
     return texts, others
@@ -163,7 +167,7 @@ def _carried_response(
     if is_error is not None:
         said = f"is_error is {'true' if is_error else 'false'}"
         agreeing(dialect, wire, is_error=is_error, flag=said, carrier="its trailer")
-    wire = _owned(wire, context)
+    wire = owned(wire, context)
     model = wire_model_text(wire)
     if model is not None and model != shown:
         message = (
@@ -199,21 +203,19 @@ def text_wire(
 
 def agreeing(
     dialect: str,
-    wire: _Carried,
+    wire: Mapping[str, Any],
     *,
     is_error: bool,
     flag: str,
     carrier: str,
     context: Mapping[str, Any] | None = None,
-) -> _Carried:
-    """``wire`` (a wire object or a ToolResponse), the response a record carries in ``carrier``,
-    when its status agrees with the record's error flag (``flag``: ``NAME VALUE`` in the record's
-    terms), else ``DialectError``; with the record's own call id and tool name (of ``context``,
-    ``record_context``'s) in its context (``_owned``)."""
-    found = wire.status.value if isinstance(wire, ToolResponse) else None
-    status = wire.get("status") if isinstance(wire, Mapping) else found
+) -> dict[str, Any]:
+    """``wire``, the response a record carries in ``carrier``, when its status agrees with the
+    record's error flag (``flag``: ``NAME VALUE`` in the record's terms), else ``DialectError``;
+    with the record's own call id and tool name (of ``context``) in its context (``owned``)."""
+    status = wire.get("status")
     if (status == "error") is is_error:
-        return _owned(wire, context)
+        return owned(wire, context)
     name = flag.split(" ", 1)[0]
     message = (
         f"{dialect} record: {flag}, but the response in {carrier} has status {shortened(repr(status), 60)}:"
@@ -226,20 +228,16 @@ def agreeing(
 _OWN: Final = ("call_id", "tool_name")
 
 
-def _owned(carried: _Carried, context: Mapping[str, Any] | None) -> _Carried:
-    """``carried`` (a wire object or a ToolResponse) whose context has the record's call id and tool
-    name (of ``context``), over its own: the record names the call it answers, as its flag states
-    the status (docs/migrating.md, "What each dialect carries"). A context that is no object is left
+def owned(carried: Mapping[str, Any], context: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The wire object ``carried`` whose context has the record's call id and tool name (of
+    ``context``), over its own: the record names the call it answers, as its flag states the
+    status (docs/migrating.md, "What each dialect carries"). A context that is no object is left
     for the schema to report."""
     own = {key: context[key] for key in _OWN if key in context} if context else {}
-    if not own:
-        return carried
-    if isinstance(carried, ToolResponse):
-        return cast(_Carried, carried.with_context(**own))
-    kept = carried.get("context", {}) if isinstance(carried, Mapping) else None
-    if not isinstance(carried, Mapping) or not isinstance(kept, Mapping):
-        return carried
-    return cast(_Carried, {**carried, "context": {**kept, **own}})
+    kept = carried.get("context", {})
+    if not own or not isinstance(kept, Mapping):
+        return dict(carried)
+    return {**carried, "context": {**kept, **own}}
 
 
 def is_response_wire(value: Any) -> TypeGuard[Mapping[str, Any]]:
@@ -259,7 +257,7 @@ def slot_wire(
     """The wire object of the JSON ``value`` in a record's outcome slot: the response it is
     (``agreeing``), else another framework's value (``foreign_wire``)."""
     if is_response_wire(value):
-        return dict(agreeing(dialect, value, is_error=is_error, flag=flag, carrier=carrier, context=context))
+        return agreeing(dialect, value, is_error=is_error, flag=flag, carrier=carrier, context=context)
     return foreign_wire(value, is_error=is_error, context=context)
 
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from .._response import ToolResponse
 from ..tools._policy import LOCAL_CALLER
 from ._carry import agreeing, blocks_wire, context_value, is_response_wire, record_context
 from ._dialects import dialect
-from ._offered import offered_tools
+from ._offered import library, offered_tools
 from ._text import model_text
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..tools._registry import ToolRegistry
 
 
-_Artifact = TypeVar("_Artifact")
+_EXTRA = "'toolresponse[langchain]'"
 
 
 def to_langchain(
@@ -49,19 +49,11 @@ def to_langchain(
     return record
 
 
-def _langchain_core(what: str) -> None:
-    try:
-        import langchain_core  # noqa: F401  (present or not: that is the question here)
-    except ImportError as error:
-        hint = "install langchain-core: pip install 'toolresponse[langchain]'"
-        raise ImportError(f"{what} needs langchain-core; {hint}") from error
-
-
 def to_langchain_message(
     response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None
 ) -> ToolMessage:
     """The LangChain ``ToolMessage`` of ``response`` (needs langchain-core)."""
-    _langchain_core("to_langchain_message")
+    library("langchain_core", "to_langchain_message", _EXTRA)
     from langchain_core.messages import ToolMessage
 
     return ToolMessage(**to_langchain(response, tool_call_id=tool_call_id, text=text))
@@ -75,7 +67,7 @@ def wire_from_langchain(
     artifact = record.get("artifact")
     context = record_context(record["tool_call_id"], record.get("name"))
     if is_response_wire(artifact):
-        return dict(_agreeing(artifact, record.get("status", "success"), context, dialect, at))
+        return _agreeing(artifact, record.get("status", "success"), context, dialect, at)
     content = record["content"]
     parts = [content] if isinstance(content, str) else content
     texts = [part if isinstance(part, str) else part.get("text", "") for part in parts if _is_text(part)]
@@ -87,14 +79,14 @@ def wire_from_langchain(
 
 
 def _agreeing(
-    artifact: _Artifact,
+    artifact: Mapping[str, Any],
     status: str,
     context: dict[str, Any] | None,
     dialect: str = "langchain",
     at: str = "",
-) -> _Artifact:
-    """``artifact`` (a ToolResponse or its wire object), when its status agrees with the message's,
-    with the message's call id and tool name (``context``)."""
+) -> dict[str, Any]:
+    """The wire object ``artifact`` (a ToolResponse's status will do, to check it), when its status
+    agrees with the message's, with the message's call id and tool name (``context``)."""
     flag = f"{at}status is {status!r}"
     return agreeing(
         dialect, artifact, is_error=status == "error", flag=flag, carrier="its artifact", context=context
@@ -112,8 +104,9 @@ def from_langchain(record: Any) -> ToolResponse:
     if not isinstance(record, Mapping) and callable(getattr(record, "model_dump", None)):
         artifact = getattr(record, "artifact", None)
         if isinstance(artifact, ToolResponse):
+            _agreeing({"status": artifact.status.value}, getattr(record, "status", "success"), None)
             context = record_context(getattr(record, "tool_call_id", None), getattr(record, "name", None))
-            return _agreeing(artifact, getattr(record, "status", "success"), context)
+            return artifact.with_context(**context) if context else artifact
         record = record.model_dump()
     return dialect("langchain").read(record)
 
@@ -158,7 +151,7 @@ def as_langchain_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) ->
     langchain-core). A call runs through the registry as ``caller`` with the tool call's id, and
     answers ``(content, artifact)``: a tool node's ``ToolMessage`` gets the model text, the whole
     response as artifact, and ``status="error"`` for an error."""
-    _langchain_core("as_langchain_tools")
+    library("langchain_core", "as_langchain_tools", _EXTRA)
     from langchain_core.messages import ToolMessage
     from langchain_core.tools import BaseTool
 
