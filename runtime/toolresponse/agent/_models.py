@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -377,17 +376,23 @@ _KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
 )
 
 
-def _count(value: Any, name: str, notes: list[str]) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_TOKEN_COUNT:
-        notes.append(f"usage.{name} {value:.3e} is beyond any real count: clamped to {MAX_TOKEN_COUNT}")
+def token_count(value: Any) -> int | None:
+    """``value`` as a usage count: a whole number >= 0 (int or integral float), clamped to
+    ``MAX_TOKEN_COUNT``; None when it is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        return None
+    if value > MAX_TOKEN_COUNT:
         return MAX_TOKEN_COUNT
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
-        return min(int(value), MAX_TOKEN_COUNT)
-    shown = shortened(repr(value), 40)
-    notes.append(f"usage.{name} {shown} is not a count: counted as 0")
-    return 0
+    return int(value) if isinstance(value, int) or value.is_integer() else None
+
+
+def _count(value: Any, name: str, notes: list[str]) -> int:
+    count, shown = token_count(value), shortened(repr(value), 40)
+    if count is None:
+        notes.append(f"usage.{name} {shown} is not a count: counted as 0")
+    elif count == MAX_TOKEN_COUNT and value != MAX_TOKEN_COUNT:
+        notes.append(f"usage.{name} {shown} is beyond any real count: clamped to {MAX_TOKEN_COUNT}")
+    return count or 0
 
 
 def _status_message(exc: openai.APIStatusError) -> str:

@@ -21,9 +21,9 @@ from typing import Any, NamedTuple
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import TraceFormatError
-from .._suggest import printable, shortened
+from .._suggest import is_finite_number, printable, shortened
 from ..tools._policy import DENIAL_CODES
-from ._models import MAX_TOKEN_COUNT
+from ._models import MAX_TOKEN_COUNT, token_count
 from ._trace import read_trace
 
 _STATUSES = tuple(status.value for status in ToolStatus)
@@ -168,10 +168,7 @@ class _Line:
     def amount(self, name: str) -> float | None:
         """A time in ms: a finite number >= 0, else None (the call is counted untimed)."""
         value = self.record.get(name)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return None
-        number = float(value)
-        return number if math.isfinite(number) and number >= 0 else None
+        return float(value) if is_finite_number(value) and value >= 0 else None
 
     def tool_call(self) -> tuple[str, ToolCall]:
         """The tool and its call, of a ``tool_result`` (the agent's) or ``tool_call`` (the registry's)."""
@@ -191,13 +188,11 @@ class _Line:
 
 
 def _count(value: Any) -> int:
-    """A usage count as the report adds it: a number or a string of digits, clamped; else 0."""
+    """A usage count as the report adds it: ``token_count`` of a number or a string of digits; else 0."""
     if isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
         digits = value.strip()
-        return MAX_TOKEN_COUNT if len(digits) > 16 else min(int(digits), MAX_TOKEN_COUNT)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        return 0
-    return MAX_TOKEN_COUNT if value >= MAX_TOKEN_COUNT else int(value)
+        value = MAX_TOKEN_COUNT if len(digits) > 16 else int(digits)
+    return token_count(value) or 0
 
 
 def _add(summary: TraceSummary, line: _Line) -> None:

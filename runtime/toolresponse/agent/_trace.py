@@ -167,7 +167,7 @@ def read_trace(
 
     A line that is not a JSON object with a string ``event`` is a ``TraceFormatError`` (file and
     line) given to ``on_error`` and skipped, else raised; a file that cannot be read raises it. An
-    integer too long for Python (4300 digits) is read as infinity."""
+    integer of more than 300 digits is read as a float (infinity beyond the float range)."""
     name = os.fspath(path)
     try:
         handle = open(name, "rb")  # noqa: SIM115 - closed by the with below
@@ -206,6 +206,4 @@ def _record(name: str, number: int, raw: bytes) -> dict[str, Any] | None:
 
 
 def _integer(text: str) -> int | float:
-    if len(text) <= 4000:
-        return int(text)
-    return float("-inf") if text.startswith("-") else float("inf")
+    return int(text) if len(text) <= 300 else float(text)
