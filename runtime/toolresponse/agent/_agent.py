@@ -135,7 +135,7 @@ class AgentResult:
 
 @dataclass(frozen=True)
 class _Complete:
-    """Call the model; the answer is its reply and None, or None and the exception it raised."""
+    """Call the model; the answer is its reply, checked, and None, or None and the exception raised."""
 
 
 @dataclass(frozen=True)
@@ -299,13 +299,13 @@ class Agent:
         finally:
             state.trace.close()
 
-    # One model call each: what ``toolresponse.otel`` makes a chat span of, whatever the model.
+    # One model call each, its reply checked: what ``toolresponse.otel`` makes a chat span of.
 
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        return self.model.complete(messages, tools)
+        return _checked(self.model.complete(messages, tools))
 
     async def _acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        return await self.model.acomplete(messages, tools)
+        return _checked(await self.model.acomplete(messages, tools))
 
     # -- the loop, written once ----------------------------------------------------------------
 
@@ -336,26 +336,17 @@ class Agent:
         attempt, waited = 0, 0.0
         while True:
             started = self.clock()
-            answer, raised = yield _Complete()
-            try:
-                if raised is not None:
-                    raise raised
-                if not isinstance(answer, ModelReply):
-                    raise ModelError(
-                        f"the model returned {type(answer).__name__}, not a ModelReply", code=API
-                    )
-                reply = checked_reply(answer)
-            except Exception as exc:
-                # Another provider's surprise is a bad response that will not get better.
-                error = (
-                    exc
-                    if isinstance(exc, ModelError)
-                    else ModelError(f"{type(exc).__name__}: {exc}", code=API)
-                )
-            else:
+            reply, raised = yield _Complete()
+            if raised is None:
                 state.usage = state.usage + reply.usage
                 state.trace.model_output(index, attempt, reply, (self.clock() - started) * 1000)
-                return reply
+                return reply  # type: ignore[no-any-return]
+            # Another provider's surprise is a bad response that will not get better.
+            error = (
+                raised
+                if isinstance(raised, ModelError)
+                else ModelError(f"{type(raised).__name__}: {raised}", code=API)
+            )
             hint = error.retry_after_s
             wait = self.model_retry.next_wait_s(attempt, waited, hint) if error.retryable else None
             state.trace.emit(
@@ -524,6 +515,12 @@ def _step(steps: _Steps[Any], answer: Any) -> tuple[bool, Any]:
         return False, steps.send(answer)
     except StopIteration as done:
         return True, done.value
+
+
+def _checked(answer: Any) -> ModelReply:
+    if not isinstance(answer, ModelReply):
+        raise ModelError(f"the model returned {type(answer).__name__}, not a ModelReply", code=API)
+    return checked_reply(answer)
 
 
 def _gave_up(error: ModelError, attempts: int, waited_s: float) -> ModelError:

@@ -18,7 +18,7 @@ from opentelemetry.trace import SpanKind
 from .._errors import ModelError
 from ..agent import ModelReply, OpenAIChatModel
 from . import _conventions as names
-from ._telemetry import Ending, Span, Telemetry, content_json
+from ._telemetry import Ending, Span, Telemetry, content_json, raised
 
 if TYPE_CHECKING:
     from ..agent import Agent, AgentResult
@@ -81,16 +81,8 @@ def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[st
     if telemetry.capture_content:
         attributes[names.INPUT_MESSAGES] = content_json(_input_messages(messages))
 
-    def failed(error_type: str, message: str) -> Ending:
-        run = _RUN.get()
-        if run is not None:
-            run.state.last_error = error_type
-        return Ending({}, error_type, message)
-
-    def ending(reply: Any) -> Ending:
-        if not isinstance(reply, ModelReply):  # the agent answers it as a model error; so does the span
-            return failed("API_ERROR", "not a ModelReply")
-        usage = {"input": _count(reply.usage.prompt_tokens), "output": _count(reply.usage.completion_tokens)}
+    def ending(reply: ModelReply) -> Ending:
+        usage = {"input": reply.usage.prompt_tokens, "output": reply.usage.completion_tokens}
         ended: dict[str, Any] = {
             names.USAGE_INPUT_TOKENS: usage["input"],
             names.USAGE_OUTPUT_TOKENS: usage["output"],
@@ -106,19 +98,18 @@ def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[st
         return Ending(ended, metric=metric)
 
     def failure(error: BaseException) -> Ending:
-        if isinstance(error, ModelError):
-            return failed(str(getattr(error.code, "value", error.code)), str(error.message))
-        kind = type(error).__qualname__
-        return failed(kind, str(error) or kind)
+        ending = (
+            Ending({}, error.code.value, error.message) if isinstance(error, ModelError) else raised(error)
+        )
+        run = _RUN.get()
+        if run is not None:
+            run.state.last_error = ending.error_type
+        return ending
 
     name = f"chat {common[names.REQUEST_MODEL]}"
     return Span(
         telemetry, name, SpanKind.CLIENT, attributes, telemetry.chat_duration, common, ending, failure
     )
-
-
-def _count(value: Any) -> int:
-    return value if type(value) is int and value >= 0 else 0
 
 
 # -- messages in the conventions' format -----------------------------------------------------------
