@@ -17,8 +17,9 @@ from opentelemetry.trace import SpanKind
 
 from .._errors import ModelError
 from ..agent import ModelReply, OpenAIChatModel
+from ..tools._trace import masked_json_text
 from . import _conventions as names
-from ._telemetry import Ending, Span, Telemetry, content_json, raised
+from ._telemetry import Ending, Span, Telemetry, raised
 
 if TYPE_CHECKING:
     from ..agent import Agent, AgentResult
@@ -79,7 +80,7 @@ def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[st
         common.update(names.server_attributes(base_url))
     attributes = dict(common)
     if telemetry.capture_content:
-        attributes[names.INPUT_MESSAGES] = content_json(_input_messages(messages))
+        attributes[names.INPUT_MESSAGES] = masked_json_text(_input_messages(messages))
 
     def ending(reply: ModelReply) -> Ending:
         usage = {"input": reply.usage.prompt_tokens, "output": reply.usage.completion_tokens}
@@ -92,7 +93,7 @@ def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[st
         if reply.finish_reason:
             ended[names.RESPONSE_FINISH_REASONS] = [reply.finish_reason]
         if telemetry.capture_content:
-            ended[names.OUTPUT_MESSAGES] = content_json([_output_message(reply)])
+            ended[names.OUTPUT_MESSAGES] = masked_json_text([_output_message(reply)])
         for kind, count in usage.items():
             telemetry.token_usage.record(count, {**common, **metric, names.TOKEN_TYPE: kind})
         return Ending(ended, metric=metric)
