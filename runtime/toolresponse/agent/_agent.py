@@ -229,7 +229,7 @@ class Agent:
     def run(self, task: str, *, run_id: str | None = None) -> AgentResult:
         """Run the task to an answer, the step budget or a model error; never raises for those."""
         state = self._start(task, run_id)
-        executor: list[ThreadPoolExecutor] = []  # made when a turn first has calls to run at once
+        executor = ThreadPoolExecutor(self.max_parallel_tools, "agent-tool")  # no thread before a submit
 
         def drive(steps: _Steps[T]) -> T:
             done, value = _step(steps, None)
@@ -251,10 +251,8 @@ class Agent:
                 case _Sleep(seconds):
                     return self.sleep(seconds)
                 case _Together(steps) if len(steps) > 1 and self.max_parallel_tools > 1:
-                    if not executor:
-                        executor.append(ThreadPoolExecutor(self.max_parallel_tools, "agent-tool"))
                     # Each in a copy of this thread's context, so that its spans keep their parent.
-                    run = [executor[0].submit(contextvars.copy_context().run, drive, s) for s in steps]
+                    run = [executor.submit(contextvars.copy_context().run, drive, s) for s in steps]
                     return [future.result() for future in run]
                 case _Together(steps):
                     return [drive(s) for s in steps]
@@ -262,8 +260,7 @@ class Agent:
         try:
             return drive(self._turns(state))
         finally:
-            for pool in executor:
-                pool.shutdown(wait=True)
+            executor.shutdown(wait=True)
             state.trace.close()
 
     async def arun(self, task: str, *, run_id: str | None = None) -> AgentResult:

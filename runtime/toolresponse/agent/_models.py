@@ -8,9 +8,10 @@ raises ``ModelError``, which says whether it may be retried; the agent loop does
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
@@ -172,7 +173,6 @@ class OpenAIChatModel:
             "timeout": timeout_s,
             "max_retries": max_retries,
         }
-        self._timeout_s = timeout_s
         settings = {"temperature": temperature, "extra_body": dict(extra_body) if extra_body else None}
         self._settings = {name: value for name, value in settings.items() if value is not None}
         self._client: openai.OpenAI | None = None
@@ -185,22 +185,6 @@ class OpenAIChatModel:
     def __repr__(self) -> str:
         return f"OpenAIChatModel(model={self.model!r}, base_url={self.base_url!r})"
 
-    def _sync_client(self) -> openai.OpenAI:
-        import openai
-
-        if self._client is None:
-            self._client = openai.OpenAI(**self._options)
-        return self._client
-
-    def _loop_client(self) -> openai.AsyncOpenAI:
-        # An async client's connections belong to one event loop: a new loop gets a new client.
-        import openai
-
-        loop = asyncio.get_running_loop()
-        if self._async_client is None or self._async_client[0] is not loop:
-            self._async_client = (loop, openai.AsyncOpenAI(**self._options))
-        return self._async_client[1]
-
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> dict[str, Any]:
         request = {"model": self.model, "messages": [dict(message) for message in messages], **self._settings}
         return request | {"tools": [dict(tool) for tool in tools]} if tools else request
@@ -208,21 +192,20 @@ class OpenAIChatModel:
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> ModelReply:
         import openai
 
-        client = self._sync_client()
-        try:
-            completion = client.chat.completions.create(**self._request(messages, tools))
-        except openai.OpenAIError as exc:
-            raise self._model_error(exc) from exc
+        self._client = self._client or openai.OpenAI(**self._options)
+        with self._model_errors():
+            completion = self._client.chat.completions.create(**self._request(messages, tools))
         return self._reply(cast("ChatCompletion", completion))
 
     async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> ModelReply:
         import openai
 
-        client = self._loop_client()
-        try:
-            completion = await client.chat.completions.create(**self._request(messages, tools))
-        except openai.OpenAIError as exc:
-            raise self._model_error(exc) from exc
+        # An async client's connections belong to one event loop: a new loop gets a new client.
+        loop = asyncio.get_running_loop()
+        if self._async_client is None or self._async_client[0] is not loop:
+            self._async_client = (loop, openai.AsyncOpenAI(**self._options))
+        with self._model_errors():
+            completion = await self._async_client[1].chat.completions.create(**self._request(messages, tools))
         return self._reply(cast("ChatCompletion", completion))
 
     def close(self) -> None:
@@ -231,29 +214,35 @@ class OpenAIChatModel:
             self._client.close()
             self._client = None
 
-    def _model_error(self, exc: Exception) -> ModelError:
+    @contextlib.contextmanager
+    def _model_errors(self) -> Iterator[None]:
+        """An ``openai`` error raised inside as the ModelError that says it."""
         import openai
 
-        if isinstance(exc, openai.APITimeoutError):
-            return ModelError(f"no answer within {self._timeout_s:g} s", code=ErrorCode.TIMEOUT)
-        if isinstance(exc, openai.APIConnectionError):
+        try:
+            yield
+        except openai.APITimeoutError as exc:
+            raise ModelError(
+                f"no answer within {self._options['timeout']:g} s", code=ErrorCode.TIMEOUT
+            ) from exc
+        except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc.__context__
             detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
-            return ModelError(
-                f"cannot reach {self.base_url or 'the OpenAI API'}{detail}", code=ErrorCode.NETWORK_ERROR
-            )
-        if isinstance(exc, openai.APIStatusError):
+            where = self.base_url or "the OpenAI API"
+            raise ModelError(f"cannot reach {where}{detail}", code=ErrorCode.NETWORK_ERROR) from exc
+        except openai.APIStatusError as exc:
             status = exc.status_code
             # A provider means 5xx, 408 and 409 as "try again": API_ERROR, retryable this time.
             again = status >= 500 or status in (408, 409)
-            return ModelError(
+            raise ModelError(
                 _status_message(exc),
                 code=ErrorCode.RATE_LIMIT if status == 429 else ErrorCode.API_ERROR,
                 retryable=True if again else None,
                 status_code=status,
                 retry_after_s=retry_after_seconds(exc.response.headers),
-            )
-        return ModelError(f"{type(exc).__name__}: {exc}", code=ErrorCode.API_ERROR)
+            ) from exc
+        except openai.OpenAIError as exc:
+            raise ModelError(f"{type(exc).__name__}: {exc}", code=ErrorCode.API_ERROR) from exc
 
     def _reply(self, completion: ChatCompletion) -> ModelReply:
         # The client builds its response objects without validating them, so every member is read

@@ -93,9 +93,7 @@ class RunTrace:
             step=index,
             attempt=attempt,
             content=reply.content,
-            tool_calls=[
-                {"id": c.id, "name": c.name, "arguments": _masked(c.arguments)} for c in reply.tool_calls
-            ],
+            tool_calls=[{"id": c.id, "name": c.name, "arguments": _masked(c)} for c in reply.tool_calls],
             finish_reason=reply.finish_reason,
             usage=reply.usage.to_dict(),
             time_ms=round(time_ms, 3),
@@ -150,14 +148,11 @@ class RunTrace:
                 _log.warning("the agent trace could not be closed: %s", exc)
 
 
-def _masked(arguments: str) -> str:
+def _masked(call: ToolCall) -> str:
     """The model's argument text, secrets masked: JSON text member by member (so that a
     secret-named member is masked whatever its value), written back compactly; other text as text."""
-    try:
-        value = json.loads(arguments)
-    except (ValueError, RecursionError):
-        value = None
-    return masked_json_text(value) if isinstance(value, Mapping | list) else str(mask_secrets(arguments))
+    value = call.parsed_arguments if call.arguments.strip() else None
+    return masked_json_text(value) if isinstance(value, Mapping | list) else str(mask_secrets(call.arguments))
 
 
 def read_trace(
