@@ -329,18 +329,19 @@ def _call_from(call_id: str, name: Any, arguments: Any, problem: str | None = No
     problems = [problem] if problem else []
     if not isinstance(name, str) or not name:
         problems.append("it has no function name" if name in (None, "") else f"its name is {kind_of(name)}")
-        name = "" if name is None else name if isinstance(name, str) else _json_text(name)
+        name = "" if name is None else name if isinstance(name, str) else json_text(name)
     if not isinstance(arguments, str):
         problems.append(
             "its arguments are missing (null)"
             if arguments is None
             else f"its arguments are {kind_of(arguments)}, not a string of JSON text"
         )
-        arguments = "" if arguments is None else _json_text(arguments)
+        arguments = "" if arguments is None else json_text(arguments)
     return ToolCall(id=call_id, name=name, arguments=arguments, problem="; ".join(problems) or None)
 
 
-def _json_text(value: Any) -> str:
+def json_text(value: Any) -> str:
+    """``value`` as compact JSON text, else its repr."""
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):

@@ -9,7 +9,6 @@ docs/observability.md, "Reading traces".
 from __future__ import annotations
 
 import html
-import json
 import math
 import os
 from collections import Counter
@@ -23,7 +22,7 @@ from toolresponse_generated import ErrorCode, ToolStatus
 from .._errors import TraceFormatError
 from .._suggest import is_finite_number, printable, shortened
 from ..tools._policy import DENIAL_CODES
-from ._models import MAX_TOKEN_COUNT, token_count
+from ._models import MAX_TOKEN_COUNT, json_text, token_count
 from ._trace import read_trace
 
 _STATUSES = tuple(status.value for status in ToolStatus)
@@ -158,12 +157,7 @@ class _Line:
 
     def tool(self) -> str:
         value = self.record.get("tool")
-        if isinstance(value, str) or value is None:
-            return value or UNNAMED
-        try:
-            return json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError, RecursionError):
-            return repr(value)
+        return (value or UNNAMED) if isinstance(value, str) or value is None else json_text(value)
 
     def amount(self, name: str) -> float | None:
         """A time in ms: a finite number >= 0, else None (the call is counted untimed)."""
