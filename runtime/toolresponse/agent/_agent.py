@@ -143,7 +143,6 @@ class _Execute:
     """Run one tool call through the registry; the answer is the response and its time in ms."""
 
     call: ToolCall
-    arguments: str
 
 
 @dataclass(frozen=True)
@@ -244,9 +243,9 @@ class Agent:
                         return self._complete(state.messages, state.tools), None
                     except Exception as exc:
                         return None, exc
-                case _Execute(call, arguments):
+                case _Execute(call):
                     started = self.clock()
-                    response = self.registry.execute(call.name, arguments, call_id=call.id)
+                    response = self.registry.execute(call.name, call.argument_text, call_id=call.id)
                     return response, (self.clock() - started) * 1000
                 case _Sleep(seconds):
                     return self.sleep(seconds)
@@ -281,10 +280,12 @@ class Agent:
                         return await self._acomplete(state.messages, state.tools), None
                     except Exception as exc:
                         return None, exc
-                case _Execute(call, arguments):
+                case _Execute(call):
                     async with limit:
                         started = self.clock()
-                        response = await self.registry.aexecute(call.name, arguments, call_id=call.id)
+                        response = await self.registry.aexecute(
+                            call.name, call.argument_text, call_id=call.id
+                        )
                         return response, (self.clock() - started) * 1000
                 case _Sleep(seconds):
                     return await self.asleep(seconds)
@@ -376,7 +377,7 @@ class Agent:
         responses: list[ToolResponse] = []
         waited = 0.0
         while True:
-            response, time_ms = yield _Execute(call, call.argument_text)
+            response, time_ms = yield _Execute(call)
             state.trace.tool_result(index, call, len(responses), response, time_ms)
             responses.append(response)
             # Done: a success, a refusal (whatever its retryable says), an unknown tool, a permanent

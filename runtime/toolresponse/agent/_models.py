@@ -31,8 +31,6 @@ Message = Mapping[str, Any]
 ToolSchema = Mapping[str, Any]
 """One tool in OpenAI function-calling format (``{"type": "function", "function": {...}}``)."""
 
-AGENT_EXTRA_HINT = "install the optional extra: pip install 'toolresponse[agent]'"
-
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCall:
@@ -148,7 +146,8 @@ class OpenAIChatModel:
         try:
             import openai
         except ImportError as exc:
-            raise ModelConfigError(f"OpenAIChatModel needs the openai package; {AGENT_EXTRA_HINT}") from exc
+            hint = "install the optional extra: pip install 'toolresponse[agent]'"
+            raise ModelConfigError(f"OpenAIChatModel needs the openai package; {hint}") from exc
         del openai  # imported here only to fail early with a clear message; methods import it again
         name = model or environ.get("TOOLRESPONSE_MODEL", "").strip()
         if not name:
