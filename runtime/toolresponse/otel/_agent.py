@@ -116,34 +116,26 @@ def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[st
 # -- messages in the conventions' format -----------------------------------------------------------
 
 
-def _arguments(text: Any) -> Any:
+def _tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
     try:
-        return json.loads(text) if isinstance(text, str) else text
+        value = json.loads(arguments)
     except (ValueError, RecursionError):
-        return text
-
-
-def _tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
-    return {"type": "tool_call", "id": call_id, "name": name, "arguments": _arguments(arguments)}
+        value = arguments
+    return {"type": "tool_call", "id": call_id, "name": name, "arguments": value}
 
 
 def _input_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """OpenAI-format messages as the conventions' input messages (role and parts)."""
+    """The agent's messages (OpenAI format) as the conventions' input messages (role and parts)."""
     converted: list[dict[str, Any]] = []
-    for message in (message for message in messages if isinstance(message, Mapping)):
+    for message in messages:
         content = message.get("content")
-        parts: list[dict[str, Any]] = []
-        if message.get("role") == "tool":
-            parts.append(
-                {"type": "tool_call_response", "id": message.get("tool_call_id"), "response": content}
-            )
-        elif isinstance(content, str) and content:
-            parts.append({"type": "text", "content": content})
-        for call in message.get("tool_calls") or ():
-            call = call if isinstance(call, Mapping) else {}
-            function = call.get("function", {})
-            parts.append(_tool_call(call.get("id"), function.get("name"), function.get("arguments")))
-        converted.append({"role": message.get("role"), "parts": parts})
+        if message["role"] == "tool":
+            parts = [{"type": "tool_call_response", "id": message["tool_call_id"], "response": content}]
+        else:
+            parts = [{"type": "text", "content": content}] if content else []
+        for call in message.get("tool_calls", ()):
+            parts.append(_tool_call(call["id"], call["function"]["name"], call["function"]["arguments"]))
+        converted.append({"role": message["role"], "parts": parts})
     return converted
 
 
