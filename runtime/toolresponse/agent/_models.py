@@ -307,13 +307,7 @@ def checked_reply(reply: ModelReply) -> ModelReply:
         completion_tokens=_count(reply.usage.completion_tokens, "completion_tokens", notes),
     )
     calls = tuple(
-        call
-        if isinstance(call.name, str)
-        and call.name
-        and isinstance(call.arguments, str)
-        and isinstance(call.id, str)
-        else _call_from(str(call.id), call.name, call.arguments, call.problem)
-        for call in reply.tool_calls
+        _call_from(str(call.id), call.name, call.arguments, call.problem) for call in reply.tool_calls
     )
     return replace(reply, content=content, tool_calls=calls, usage=usage, notes=tuple(notes))
 
