@@ -429,7 +429,7 @@ class Agent:
         """Write the tool messages in the model's order and update the repeated-failure guard."""
         records: list[ToolCallRecord] = []
         for call, done in calls:
-            response = done.attempts[-1]
+            response, executed = done.attempts[-1], done.blocked is None
             if done.blocked is not None:
                 text, traced = done.blocked
                 state.trace.tool_event("tool_blocked", index, call, **traced)
@@ -441,12 +441,11 @@ class Agent:
                     retries=len(done.attempts) - 1,
                     waited_s=done.waited_s,
                 )
-            if done.blocked is None and response.is_error:
+            if executed and response.is_error:
                 failures = state.failures.get(_key(call), (0, response))[0] + 1
                 if is_denial(response):  # refused: asking again would be refused again
                     failures = max(failures, self.max_failures_per_call)
                 state.failures[_key(call)] = (failures, response)
-            executed = done.blocked is None
             attempts = done.attempts if executed else ()
             records.append(ToolCallRecord(call=call, response=response, attempts=attempts, executed=executed,
                                           feedback=text, waited_s=done.waited_s))  # fmt: skip
