@@ -124,13 +124,11 @@ class TraceSummary:
         lines = []
         for name in (name for name in self.files if not self.read[name]):
             skipped = [error for error in self.skipped if error.path == name]
-            if not skipped:
-                lines.append(f"{name}: no trace event in it (it has no line that is not blank)")
-                continue
-            lines.append(
-                f"{name}: no trace event in it ({_plural(len(skipped), 'line')}, none readable; "
-                f"line {skipped[0].line}: {skipped[0].reason})"
-            )
+            why = "it has no line that is not blank"
+            if skipped:
+                first = skipped[0]
+                why = f"{_plural(len(skipped), 'line')}, none readable; line {first.line}: {first.reason}"
+            lines.append(f"{name}: no trace event in it ({why})")
         return lines
 
     def tool(self, name: str) -> ToolSummary:
