@@ -391,11 +391,8 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """The provider's retry hint in seconds, from ``retry-after-ms`` or ``retry-after`` (an HTTP
     date is ignored: it would need the wall clock)."""
     for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(header)
-        if value is None:
-            continue
         try:
-            seconds = float(value) / divisor
+            seconds = float(headers.get(header, "")) / divisor  # absent: "", not a number
         except ValueError:
             continue
         if seconds >= 0 and seconds != float("inf"):
