@@ -256,7 +256,6 @@ class OpenAIChatModel:
             raise ModelError("the reply's first choice has no message", code=ErrorCode.API_ERROR)
         calls = getattr(message, "tool_calls", None)
         usage = getattr(completion, "usage", None)  # None: getattr below answers 0
-        finish_reason, model = getattr(choice, "finish_reason", None), getattr(completion, "model", None)
         reply = ModelReply(
             content=getattr(message, "content", None),
             tool_calls=tuple(
@@ -267,8 +266,8 @@ class OpenAIChatModel:
                 prompt_tokens=getattr(usage, "prompt_tokens", 0),
                 completion_tokens=getattr(usage, "completion_tokens", 0),
             ),
-            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
-            model=model if isinstance(model, str) else None,
+            finish_reason=getattr(choice, "finish_reason", None),
+            model=getattr(completion, "model", None),
         )
         return checked_reply(reply)
 
@@ -309,7 +308,18 @@ def checked_reply(reply: ModelReply) -> ModelReply:
     calls = tuple(
         _call_from(str(call.id), call.name, call.arguments, call.problem) for call in reply.tool_calls
     )
-    return replace(reply, content=content, tool_calls=calls, usage=usage, notes=tuple(notes))
+    finish_reason, model = (
+        text if isinstance(text, str) else None for text in (reply.finish_reason, reply.model)
+    )
+    return replace(
+        reply,
+        content=content,
+        tool_calls=calls,
+        usage=usage,
+        finish_reason=finish_reason,
+        model=model,
+        notes=tuple(notes),
+    )
 
 
 def _text_of(part: Any) -> Any:
