@@ -69,19 +69,23 @@ def inferred_error(text: str, code: str, signal: str, **context: Any) -> dict[st
 
 
 LOSSLESS = dialect_params(exclude=("helloagents",))
-"""The dialects whose ``from_(to_(r))`` is ``r`` exactly (a trailer's: with the record's call id)."""
+"""The dialects whose ``from_(to_(r))`` is ``r`` exactly, with the record's call id and tool name."""
 
 TRAILER_DIALECTS = ("openai-chat", "openai-responses", "anthropic", "autogen")
 """The dialects that carry a response in a trailer, bound to the record's call id."""
 
 
-def carried_back(name: str, response: ToolResponse, *, call_id: str | None = None) -> dict[str, Any]:
+def carried_back(
+    name: str, response: ToolResponse, *, call_id: str | None = None, tool: str | None = None
+) -> dict[str, Any]:
     """What ``from_`` gives of ``response`` written by ``to_<name>`` as JSON: ``response`` itself,
-    where a trailer carries it with the record's call id: ``call_id`` when given to ``to_``, else
-    its own, else the one ``to_record`` gives."""
-    if name in TRAILER_DIALECTS:
-        own = (response.context or {}).get("call_id")
-        response = response.with_context(call_id=call_id or own or "call_1")
+    with the record's call id and tool name: ``call_id`` (``tool``) when given to ``to_``, else, where
+    the dialect's records need one, its own, else the one ``to_record`` gives."""
+    row, context = dialect(name), response.context or {}
+    if call_id is not None or row.call_id is not None:
+        response = response.with_context(call_id=call_id or context.get("call_id") or "call_1")
+    if tool is not None or row.tool_name is not None:
+        response = response.with_context(tool_name=tool or context.get("tool_name") or "tool_1")
     return response.to_dict()
 
 

@@ -12,7 +12,7 @@ from botocore.serialize import create_serializer
 from botocore.session import get_session
 from botocore.validate import ParamValidator
 from hypothesis import given, settings
-from interop_cases import FIXTURE_IDS, VALID_FIXTURES, inferred_error, responses
+from interop_cases import FIXTURE_IDS, VALID_FIXTURES, carried_back, inferred_error, responses
 
 from toolresponse import DialectError, ToolResponse
 from toolresponse.interop import dialect, from_bedrock, to_bedrock
@@ -47,7 +47,7 @@ def _sent(block: dict[str, Any]) -> Any:
 
 def _check(response: ToolResponse) -> None:
     sent = _sent(to_bedrock(response, toolUseId="tooluse_1"))
-    assert response.to_dict() == from_bedrock(sent).to_dict()
+    assert carried_back("bedrock", response, call_id="tooluse_1") == from_bedrock(sent).to_dict()
     bare = from_bedrock(_sent(to_bedrock(response, toolUseId="tooluse_1", carry=False)))
     assert (response.status, response.code) == (bare.status, bare.code)
 

@@ -11,7 +11,7 @@ import pytest
 from google.genai import types
 from google.genai.interactions import FunctionResultStep
 from hypothesis import given, settings
-from interop_cases import FIXTURE_IDS, VALID_FIXTURES, inferred_error, responses
+from interop_cases import FIXTURE_IDS, VALID_FIXTURES, carried_back, inferred_error, responses
 
 from toolresponse import DialectError, ToolResponse
 from toolresponse.interop import from_gemini, from_gemini_interactions, to_gemini, to_gemini_interactions
@@ -27,7 +27,9 @@ def _check(response: ToolResponse) -> None:
             from_gemini_interactions(json.loads(step.model_dump_json())),
         ]
         if carry:
-            assert [response.to_dict()] * 3 == [read.to_dict() for read in back]
+            model_back = carried_back("gemini", response, tool="get_weather")
+            step_back = carried_back("gemini-interactions", response, call_id="c1")
+            assert [model_back, model_back, step_back] == [read.to_dict() for read in back]
         else:
             assert [(response.status, response.code)] * 3 == [(read.status, read.code) for read in back]
 

@@ -55,14 +55,15 @@ def _check_all(response: ToolResponse) -> None:
 
     message = to_langchain_message(response, tool_call_id="call_1")
     assert ("error" if response.is_error else "success") == message.status
-    assert response.to_dict() == from_langchain(message).to_dict()
-    assert response.to_dict() == from_langchain(message.model_dump()).to_dict()
+    given = carried_back("langchain", response, call_id="call_1")
+    assert given == from_langchain(message).to_dict()
+    assert given == from_langchain(message.model_dump()).to_dict()
     assert response.to_dict() == from_langchain(ToolMessage(**to_langchain(response))).to_dict()
     [saved] = messages_to_dict([message])
-    assert response.to_dict() == from_langchain_dict(saved).to_dict()
+    assert given == from_langchain_dict(saved).to_dict()
     [loaded] = messages_from_dict([to_langchain_dict(response, tool_call_id="call_1")])
     assert isinstance(loaded, ToolMessage)
-    assert (message.status, response.to_dict()) == (loaded.status, from_langchain(loaded).to_dict())
+    assert (message.status, given) == (loaded.status, from_langchain(loaded).to_dict())
 
 
 @pytest.mark.parametrize(("fixture", "data"), VALID_FIXTURES, ids=FIXTURE_IDS)

@@ -83,7 +83,8 @@ def _through_llamaindex(response: ToolResponse) -> None:
     output = ToolOutput.model_validate(record)
     assert model_text(response) == output.content
     assert response.is_error is output.is_error
-    assert response.to_dict() == from_llamaindex(output.model_dump(mode="json")).to_dict()
+    back = from_llamaindex(output.model_dump(mode="json")).to_dict()
+    assert carried_back("llamaindex", response, tool="tool_1") == back
 
 
 # -- AutoGen ---------------------------------------------------------------------------------
@@ -147,7 +148,7 @@ def _through_autogen(response: ToolResponse) -> None:
     FunctionExecutionResultMessage(content=[result])
     assert response.is_error is result.is_error
     assert (
-        carried_back("autogen", response, call_id="call_1")
+        carried_back("autogen", response, call_id="call_1", tool="tool_1")
         == from_autogen(result.model_dump(mode="json")).to_dict()
     )
 

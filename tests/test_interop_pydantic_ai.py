@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from interop_cases import FIXTURE_IDS, VALID_FIXTURES, adapted_registry, responses
+from interop_cases import FIXTURE_IDS, VALID_FIXTURES, adapted_registry, carried_back, responses
 from pydantic import TypeAdapter
 from pydantic_ai import Agent, ModelRetry, Tool, ToolDenied, ToolFailed
 from pydantic_ai.messages import (
@@ -199,7 +199,8 @@ def _through_pydantic_ai(response: ToolResponse) -> None:
     assert isinstance(part, ToolReturnPart)
     assert record["outcome"] == part.outcome
     assert record["content"] == part.content
-    assert response.to_dict() == from_pydantic_ai(_returns(history)["call_1"]).to_dict()
+    back = from_pydantic_ai(_returns(history)["call_1"]).to_dict()
+    assert carried_back("pydantic-ai", response, call_id="call_1", tool="weather") == back
 
 
 @pytest.mark.parametrize(("fixture", "data"), VALID_FIXTURES, ids=FIXTURE_IDS)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from interop_cases import VALID_FIXTURES, inferred_error
+from interop_cases import VALID_FIXTURES, carried_back, inferred_error
 from node_json import node_json
 
 from toolresponse import AccessControl, RequireApproval, ToolRegistry, ToolResponse
@@ -51,7 +51,8 @@ def test_the_sdk_accepts_every_part_written(node: str) -> None:
     assert [None] * 2 * len(responses) == _run(node, "validate", carried + bare)
     kinds = {record["output"]["type"] for record in carried + bare}
     assert {"json", "error-json", "text", "error-text", "execution-denied"} == kinds
-    assert [r.to_dict() for r in responses] == [from_vercel(record).to_dict() for record in carried]
+    expected = [carried_back("vercel", r, call_id="call_1", tool="get_weather") for r in responses]
+    assert expected == [from_vercel(record).to_dict() for record in carried]
 
 
 BAD = [

@@ -351,6 +351,14 @@ def test_a_server_that_wants_a_token_is_access_denied_not_a_network_error(
     assert 401 == response.to_dict()["error_info"]["details"]["http_status"]
 
 
+def test_a_url_alone_in_a_list_is_the_url_not_a_command(token_server: str) -> None:
+    """The README's list form with a URL in it: the URL's server, not a command named so."""
+    registry = ToolRegistry()
+    with attach(registry, [token_server], token=TOKEN, timeout_s=30) as connection:
+        assert token_server == connection.target
+        assert ToolStatus.SUCCESS is _valid(registry.execute("calculator", {"expression": "2+3"})).status
+
+
 class _Quiet(http.server.BaseHTTPRequestHandler):
     """A test server's handler: no access log, and one way to answer with a whole body."""
 

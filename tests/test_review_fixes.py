@@ -191,6 +191,33 @@ def test_a_result_the_sdk_rejects_is_an_api_error_not_a_lost_connection(tmp_path
     assert not response.is_retryable
 
 
+def test_a_server_error_with_the_code_of_a_closed_connection_is_its_error_not_a_lost_connection(
+    tmp_path: Path,
+) -> None:
+    """A JSON-RPC error -32000 the server sends is any other JSON-RPC error (EXECUTION_ERROR), and
+    the connection stays (the same server process answers the next call): the code is also the
+    SDK's for a connection that ended."""
+    from toolresponse.mcp import attach
+
+    registry = ToolRegistry()
+    with attach(registry, [sys.executable, str(BROKEN_PEER), "error_server_defined"], timeout_s=60):
+        answers = [registry.execute("t", {}) for _ in range(2)]
+    for calls, response in enumerate(answers, start=1):
+        assert ("EXECUTION_ERROR", False) == (response.code and response.code.value, response.is_retryable)
+        assert f"the disk is full (call {calls})" in response.text
+        assert -32000 == response.to_dict()["error_info"]["details"]["jsonrpc_code"]
+
+
+def test_a_result_asking_for_input_on_an_older_session_is_refused_not_read_as_a_success(
+    tmp_path: Path,
+) -> None:
+    """The SDK drops resultType from a result on a session older than MCP 2026-07-28; the client
+    still sees it and refuses the result as from_mcp does."""
+    response = _call_broken(tmp_path, "input_required")
+    assert ("error", "API_ERROR") == (response.status, response.code and response.code.value)
+    assert "input_required" in response.text
+
+
 @pytest.mark.parametrize("mode", ["error_rpc", "secret_text"])
 def test_a_remote_error_is_masked_as_a_local_one_is(tmp_path: Path, mode: str) -> None:
     response = _call_broken(tmp_path, mode)

@@ -2,8 +2,11 @@
 
 It speaks just enough JSON-RPC over stdio to be initialised and listed, then answers each
 ``tools/call`` the way its mode (``sys.argv[1]``) says: ``junk_result`` (a result outside the MCP
-shape), ``error_rpc`` (a JSON-RPC error quoting a key), ``secret_text`` (an error result quoting a
-bearer token).
+shape), ``error_rpc`` (a JSON-RPC error quoting a key), ``error_server_defined`` (a JSON-RPC error
+-32000, the code the MCP SDK also gives a connection that ended, numbering the calls this process
+answered), ``input_required`` (a result that
+asks for more input, on the session of an older protocol version the client negotiated),
+``secret_text`` (an error result quoting a bearer token).
 """
 
 import json
@@ -17,9 +20,14 @@ def send(message: dict[str, object]) -> None:
     sys.stdout.flush()
 
 
-def answer(ident: object, mode: str) -> dict[str, object]:
+def answer(ident: object, mode: str, calls: int) -> dict[str, object]:
     if mode == "junk_result":
         return {"jsonrpc": "2.0", "id": ident, "result": {"content": "not a list", "isError": "yes"}}
+    if mode == "error_server_defined":
+        error = {"code": -32000, "message": f"the disk is full (call {calls})"}
+        return {"jsonrpc": "2.0", "id": ident, "error": error}
+    if mode == "input_required":
+        return {"jsonrpc": "2.0", "id": ident, "result": {"resultType": "input_required", "content": []}}
     if mode == "error_rpc":
         return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32603, "message": f"boom api_key={SECRET}"}}
     text = f"auth failed: Authorization: Bearer {SECRET}"
@@ -32,6 +40,7 @@ def answer(ident: object, mode: str) -> dict[str, object]:
 
 def main() -> None:
     mode = sys.argv[1]
+    calls = 0
     for line in sys.stdin:
         message = json.loads(line)
         method, ident = message.get("method"), message.get("id")
@@ -48,7 +57,8 @@ def main() -> None:
                 }
             )
         elif method == "tools/call":
-            send(answer(ident, mode))
+            calls += 1
+            send(answer(ident, mode, calls))
         elif ident is not None:
             send({"jsonrpc": "2.0", "id": ident, "result": {}})
 

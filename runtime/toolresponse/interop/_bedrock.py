@@ -39,7 +39,7 @@ def wire_from_bedrock(record: Mapping[str, Any]) -> dict[str, Any]:
     if ours:
         flag = f"status is {status!r}"
         return slot_wire(
-            "bedrock", ours[-1], is_error=is_error, flag=flag, carrier="its json block", context=None
+            "bedrock", ours[-1], is_error=is_error, flag=flag, carrier="its json block", context=context
         )
     if len(blocks) == 1 and "json" in blocks[0]:
         return foreign_wire(blocks[0]["json"], is_error=is_error, context=context)

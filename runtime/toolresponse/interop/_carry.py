@@ -4,7 +4,8 @@ A dialect with no member for data gets the model text and (unless ``carry=False`
 ``<toolresponse>{compact I-JSON}</toolresponse>``. A tool cannot know the record's call id, so a
 trailer is the record's only when laid out as ``to_`` lays it out and bound to that id; it must
 then agree with the record's flag and text, or ``DialectError``. A dialect with a JSON member
-carries the wire object in its outcome slot. docs/migrating.md, "What each dialect carries".
+carries the wire object in its outcome slot. Whatever carries it, the response read takes the
+record's call id and tool name (``agreeing``). docs/migrating.md, "What each dialect carries".
 """
 
 from __future__ import annotations
@@ -138,7 +139,13 @@ def _split(content: str) -> tuple[str, Any] | None:
 
 
 def _carried_response(
-    dialect: str, texts: Sequence[str], *, call_id: Any, is_error: bool | None, text_at: str
+    dialect: str,
+    texts: Sequence[str],
+    *,
+    call_id: Any,
+    is_error: bool | None,
+    text_at: str,
+    context: Mapping[str, Any] | None,
 ) -> dict[str, Any] | None:
     """The wire object ``texts`` carry in a trailer bound to ``call_id`` (``written``'s layout), or
     None; ``DialectError`` when it contradicts ``is_error`` (None: no flag) or the text before it."""
@@ -152,14 +159,15 @@ def _carried_response(
     if found is None or not is_response_wire(found[1]):
         return None
     shown, wire = found
-    context = wire.get("context")
-    if not (isinstance(call_id, str) and call_id and isinstance(context, Mapping)):
+    bound = wire.get("context")
+    if not (isinstance(call_id, str) and call_id and isinstance(bound, Mapping)):
         return None
-    if context.get("call_id") != call_id:
+    if bound.get("call_id") != call_id:
         return None
     if is_error is not None:
         said = f"is_error is {'true' if is_error else 'false'}"
         agreeing(dialect, wire, is_error=is_error, flag=said, carrier="its trailer")
+    wire = owned(wire, context)
     model = wire_model_text(wire)
     if model is not None and model != shown:
         message = (
@@ -185,20 +193,29 @@ def text_wire(
     """The wire object of a record of text: the response its trailer carries (content without
     ``others`` blocks only), else what ``blocks_wire`` reads."""
     if not others:
-        wire = _carried_response(dialect, texts, call_id=call_id, is_error=is_error, text_at=text_at)
+        wire = _carried_response(
+            dialect, texts, call_id=call_id, is_error=is_error, text_at=text_at, context=context
+        )
         if wire is not None:
             return wire
     return blocks_wire(texts, others, is_error=is_error, context=context, kept=kept)
 
 
 def agreeing(
-    dialect: str, wire: Mapping[str, Any], *, is_error: bool, flag: str, carrier: str
+    dialect: str,
+    wire: Mapping[str, Any],
+    *,
+    is_error: bool,
+    flag: str,
+    carrier: str,
+    context: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``wire``, the response a record carries in ``carrier``, when its status agrees with the
-    record's error flag (``flag``: ``NAME VALUE`` in the record's terms); else ``DialectError``."""
+    record's error flag (``flag``: ``NAME VALUE`` in the record's terms), else ``DialectError``;
+    with the record's own call id and tool name (of ``context``) in its context (``owned``)."""
     status = wire.get("status")
     if (status == "error") is is_error:
-        return dict(wire)
+        return owned(wire, context)
     name = flag.split(" ", 1)[0]
     message = (
         f"{dialect} record: {flag}, but the response in {carrier} has status {shortened(repr(status), 60)}:"
@@ -206,6 +223,21 @@ def agreeing(
         " overruled"
     )
     raise DialectError(dialect, (SchemaViolation(pointer="/" + name, keyword="const", message=message),))
+
+
+_OWN: Final = ("call_id", "tool_name")
+
+
+def owned(carried: Mapping[str, Any], context: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The wire object ``carried`` whose context has the record's call id and tool name (of
+    ``context``), over its own: the record names the call it answers, as its flag states the
+    status (docs/migrating.md, "What each dialect carries"). A context that is no object is left
+    for the schema to report."""
+    own = {key: context[key] for key in _OWN if key in context} if context else {}
+    kept = carried.get("context", {})
+    if not own or not isinstance(kept, Mapping):
+        return dict(carried)
+    return {**carried, "context": {**kept, **own}}
 
 
 def is_response_wire(value: Any) -> TypeGuard[Mapping[str, Any]]:
@@ -225,7 +257,7 @@ def slot_wire(
     """The wire object of the JSON ``value`` in a record's outcome slot: the response it is
     (``agreeing``), else another framework's value (``foreign_wire``)."""
     if is_response_wire(value):
-        return agreeing(dialect, value, is_error=is_error, flag=flag, carrier=carrier)
+        return agreeing(dialect, value, is_error=is_error, flag=flag, carrier=carrier, context=context)
     return foreign_wire(value, is_error=is_error, context=context)
 
 

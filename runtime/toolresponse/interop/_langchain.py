@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from .._response import ToolResponse
 from ..tools._policy import LOCAL_CALLER
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 
 _EXTRA = "'toolresponse[langchain]'"
-_Artifact = TypeVar("_Artifact", ToolResponse, Mapping[str, Any])
 
 
 def to_langchain(
@@ -66,25 +65,32 @@ def wire_from_langchain(
     """The ToolResponse wire object of a ToolMessage record known to have its shape (unchecked);
     ``dialect`` and ``at`` (the fields' pointer) name where a contradiction is."""
     artifact = record.get("artifact")
+    context = record_context(record["tool_call_id"], record.get("name"))
     if is_response_wire(artifact):
-        return dict(_agreeing(artifact, record.get("status", "success"), dialect, at))
+        return _agreeing(artifact, record.get("status", "success"), context, dialect, at)
     content = record["content"]
     parts = [content] if isinstance(content, str) else content
     texts = [part if isinstance(part, str) else part.get("text", "") for part in parts if _is_text(part)]
     others = [part for part in parts if not _is_text(part)]
-    context = record_context(record["tool_call_id"], record.get("name"))
     wire = blocks_wire(["".join(texts)], others, is_error=record.get("status") == "error", context=context)
     if artifact is not None:
         wire.setdefault("data", {})["artifact"] = artifact
     return wire
 
 
-def _agreeing(artifact: _Artifact, status: str, dialect: str = "langchain", at: str = "") -> _Artifact:
-    """``artifact`` (a ToolResponse or its wire object), when its status agrees with the message's."""
-    wire = {"status": artifact.status.value} if isinstance(artifact, ToolResponse) else artifact
+def _agreeing(
+    artifact: Mapping[str, Any],
+    status: str,
+    context: dict[str, Any] | None,
+    dialect: str = "langchain",
+    at: str = "",
+) -> dict[str, Any]:
+    """The wire object ``artifact`` (a ToolResponse's status will do, to check it), when its status
+    agrees with the message's, with the message's call id and tool name (``context``)."""
     flag = f"{at}status is {status!r}"
-    agreeing(dialect, wire, is_error=status == "error", flag=flag, carrier="its artifact")
-    return artifact
+    return agreeing(
+        dialect, artifact, is_error=status == "error", flag=flag, carrier="its artifact", context=context
+    )
 
 
 def _is_text(part: Any) -> bool:
@@ -98,7 +104,9 @@ def from_langchain(record: Any) -> ToolResponse:
     if not isinstance(record, Mapping) and callable(getattr(record, "model_dump", None)):
         artifact = getattr(record, "artifact", None)
         if isinstance(artifact, ToolResponse):
-            return _agreeing(artifact, getattr(record, "status", "success"))
+            _agreeing({"status": artifact.status.value}, getattr(record, "status", "success"), None)
+            context = record_context(getattr(record, "tool_call_id", None), getattr(record, "name", None))
+            return artifact.with_context(**context) if context else artifact
         record = record.model_dump()
     return dialect("langchain").read(record)
 

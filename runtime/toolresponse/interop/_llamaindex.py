@@ -32,11 +32,14 @@ def to_llamaindex(response: ToolResponse, *, tool_name: str | None = None) -> di
 def wire_from_llamaindex(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ``ToolOutput`` known to have its shape (unchecked)."""
     is_error, raw_output = record.get("is_error", False), record.get("raw_output")
+    context = record_context(None, record["tool_name"])
     if is_response_wire(raw_output):
         flag = f"is_error is {'true' if is_error else 'false'}"
-        return agreeing("llamaindex", raw_output, is_error=is_error, flag=flag, carrier="its raw_output")
+        carrier = "its raw_output"
+        return agreeing(
+            "llamaindex", raw_output, is_error=is_error, flag=flag, carrier=carrier, context=context
+        )
     texts, others = text_parts(record.get("blocks", []), "text", "block_type")
-    context = record_context(None, record["tool_name"])
     wire = blocks_wire(
         [record["content"]] if "content" in record else texts, others, is_error=is_error, context=context
     )

@@ -84,15 +84,18 @@ def wire_from_pydantic_ai(record: Mapping[str, Any]) -> dict[str, Any]:
     else:
         outcome = record.get("outcome", "success")
     metadata = record.get("metadata")
+    context = record_context(record.get("tool_call_id"), record["tool_name"])
     if is_response_wire(metadata):
         flag, is_error = f"outcome is {outcome!r}", outcome != "success"
-        return agreeing("pydantic-ai", metadata, is_error=is_error, flag=flag, carrier="its metadata")
+        carrier = "its metadata"
+        return agreeing(
+            "pydantic-ai", metadata, is_error=is_error, flag=flag, carrier=carrier, context=context
+        )
     named = _OUTCOMES.get(outcome)
     implied = named.code if named is not None else _CAUSE_CODES.get((retry or {}).get("cause", ""))
     text = content if isinstance(content, str) else orjson.dumps(content).decode()
     if named is not None and not text.strip():
         text = named.message
-    context = record_context(record.get("tool_call_id"), record["tool_name"])
     wire = inferred(text, is_error=outcome != "success", context=context, implied=implied)
     if outcome not in ("success", "failed"):
         details = wire["error_info"].setdefault("details", {})

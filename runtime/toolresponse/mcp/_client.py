@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import Any, Final, TextIO, TypeVar
 
 import orjson
@@ -42,7 +42,11 @@ _REFUSALS: Final = frozenset({401, 403, 404, 405})
 _STATUS_CODES: Final = {429: ErrorCode.RATE_LIMIT} | dict.fromkeys((502, 503, 504), ErrorCode.NETWORK_ERROR)
 """The code of an HTTP failure while connecting, but for API_ERROR (502-504: down for now)."""
 _CONNECTION_CLOSED: Final = -32000
+"""The SDK's code for a connection that ended, which a server may send as its own error too."""
 _REQUEST_TIMEOUT: Final = -32001  # the SDK's code for a request it stopped waiting for
+_RESULT_TYPE_KEY: Final = "dev.toolresponse/resultType"
+"""Where ``_Inbound`` keeps a result's ``resultType``, which the SDK drops on a session older than
+MCP 2026-07-28 (``ClientSession.send_request`` removes a later revision's fields) but ``_meta`` keeps."""
 
 
 def require_sdk() -> None:
@@ -64,7 +68,10 @@ def leaf_error(error: BaseException) -> BaseException:
 
 
 def _record(result: Any) -> dict[str, Any]:
-    """The SDK's ``CallToolResult`` as the wire JSON ``from_mcp`` reads."""
+    """The SDK's ``CallToolResult`` as the wire JSON ``from_mcp`` reads (its ``resultType`` the
+    server's, as ``_Inbound`` kept it)."""
+    meta = None if result.meta is None else dict(result.meta)
+    result_type = result.result_type if meta is None else meta.pop(_RESULT_TYPE_KEY, result.result_type)
     record: dict[str, Any] = {
         "content": [
             {"type": "text", "text": block.text}
@@ -76,11 +83,64 @@ def _record(result: Any) -> dict[str, Any]:
     }
     if result.structured_content is not None:
         record["structuredContent"] = result.structured_content
-    if result.meta is not None:
-        record["_meta"] = result.meta
-    if result.result_type != "complete":  # the SDK drives input rounds; one it gave up on stays refused
-        record["resultType"] = result.result_type
+    if meta:
+        record["_meta"] = meta
+    if result_type != "complete":  # the SDK drives input rounds; one it gave up on stays refused
+        record["resultType"] = result_type
     return record
+
+
+class _Inbound:
+    """The transport's read stream as the SDK reads it, watched: whether it has ended or the SDK has
+    closed it (no answer can come: the SDK says so with the code a server may send as its own
+    error), and each result's ``resultType`` copied into its ``_meta`` (``_RESULT_TYPE_KEY``)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.ended = False
+
+    @property
+    def last_context(self) -> Any:  # the SDK reads the sender's context from the stream it is given
+        return getattr(self._stream, "last_context", None)
+
+    async def receive(self) -> Any:
+        import anyio
+        from mcp.shared.message import SessionMessage
+        from mcp_types import JSONRPCResponse
+
+        try:
+            item = await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self.ended = True
+            raise
+        if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCResponse):
+            result = item.message.result
+            said = result.get("resultType")
+            meta = result.get("_meta", {})
+            if isinstance(said, str) and said != "complete" and isinstance(meta, dict):
+                result["_meta"] = {**meta, _RESULT_TYPE_KEY: said}
+        return item
+
+    def __aiter__(self) -> _Inbound:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self.ended = True
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _Inbound:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
 
 
 def _masked(response: ToolResponse) -> ToolResponse:
@@ -149,10 +209,11 @@ def _result(future: concurrent.futures.Future[T], timeout_s: float | None) -> T:
 class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
     """One MCP server, connected through the SDK on a loop of its own.
 
-    ``target`` is a URL (streamable HTTP, ``token`` sent as a bearer token) or a command (a string
-    split like a shell would, or a list: stdio) run in ``cwd`` with the SDK's minimal environment
-    and ``env`` over it, its stderr to ``stderr`` (a file with a descriptor). ``call_timeout_s``
-    bounds each call, ``connect_timeout_s`` (default ``call_timeout_s``) connecting and listing.
+    ``target`` is a URL (streamable HTTP, ``token`` sent as a bearer token; alone in a list too) or
+    a command (a string split like a shell would, or a list: stdio) run in ``cwd`` with the SDK's
+    minimal environment and ``env`` over it, its stderr to ``stderr`` (a file with a descriptor).
+    ``call_timeout_s`` bounds each call, ``connect_timeout_s`` (default ``call_timeout_s``)
+    connecting and listing.
     """
 
     def __init__(
@@ -167,7 +228,9 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         stderr: TextIO | None = None,
     ) -> None:
         require_sdk()
-        if isinstance(target, str) and not target.startswith(("http://", "https://")):
+        if not isinstance(target, str) and len(target) == 1 and _is_url(target[0]):
+            target = target[0]  # a URL in the list a command goes in: no command is named so
+        if isinstance(target, str) and not _is_url(target):
             target = shlex.split(target)
         if not isinstance(target, str) and not target:
             raise ValueError("an MCP server target is a URL or a non-empty command")
@@ -181,6 +244,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         self._stderr = stderr
         self._http_failure: tuple[int, str | None] | None = None  # the last failed POST, what it said
         self._client: Any = None
+        self._inbound: _Inbound | None = None
         self._session_task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._lock = asyncio.Lock()
@@ -237,7 +301,14 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
             transport = stdio_client(
                 parameters, errlog=self._stderr if self._stderr is not None else sys.stderr
             )
-        return Client(transport, read_timeout_seconds=read_timeout, cache=None)
+        return Client(self._watched(transport), read_timeout_seconds=read_timeout, cache=None)
+
+    @contextlib.asynccontextmanager
+    async def _watched(self, transport: Any) -> AsyncIterator[tuple[_Inbound, Any]]:
+        """``transport`` with its read stream watched (``_Inbound``), which ``_inbound`` holds."""
+        async with transport as (read_stream, write_stream):
+            self._inbound = _Inbound(read_stream)
+            yield self._inbound, write_stream
 
     async def _seen(self, response: Any) -> None:
         """Note a failed POST (the SDK's error no longer says its status) and what the server said,
@@ -441,7 +512,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
     async def _execute(self, tool: str, arguments: dict[str, Any]) -> ToolResponse:
         if self._closed:
             return self._closed_error()
-        client, session = self._client, self._session_task
+        client, session, inbound = self._client, self._session_task, self._inbound
         if client is None or session is None or session.done():
             try:
                 client = await self._connected()  # bounded by connect_timeout_s
@@ -449,13 +520,13 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
                 return error.response
             except Exception as error:
                 return self._connect_failure(error)
-            session = self._session_task
+            session, inbound = self._session_task, self._inbound
         try:
             async with asyncio.timeout(self._call_timeout_s):
                 result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)
         except Exception as caught:
             failure = leaf_error(caught)
-            response = self._call_failure(tool, failure)
+            response = self._call_failure(tool, failure, inbound)
             if response is None:  # the connection broke: the next call makes a new one
                 self._client = None
                 if session is not None and not session.done():
@@ -481,8 +552,11 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         message = f"The MCP server {self.description} answered tool {tool!r} with an invalid result{why}"
         return self._failure(ErrorCode.API_ERROR, message, violations=violations)
 
-    def _call_failure(self, tool: str, error: BaseException) -> ToolResponse | None:
-        """The answer to a call that failed with ``error``; None when the connection broke."""
+    def _call_failure(self, tool: str, error: BaseException, inbound: _Inbound | None) -> ToolResponse | None:
+        """The answer to a call that failed with ``error``; None when the connection broke: the SDK's
+        ``CONNECTION_CLOSED`` once the server's stream has ended (``inbound``) or the request could
+        not be written, not that code in an error the server sent (docs/mcp-binding.md)."""
+        import anyio
         from mcp import MCPError
         from pydantic import ValidationError
 
@@ -491,7 +565,11 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         refusal = self._refusal(connecting=False)
         if refusal is not None:
             return refusal
-        if isinstance(error, MCPError) and error.code != _CONNECTION_CLOSED:
+        if isinstance(error, MCPError) and error.code == _CONNECTION_CLOSED:
+            unwritten = isinstance(error.__context__, anyio.BrokenResourceError | anyio.ClosedResourceError)
+            if unwritten or (inbound is not None and inbound.ended):
+                return None
+        if isinstance(error, MCPError):
             return _masked(from_mcp_error(error.error.model_dump(mode="json", exclude_none=True), tool=tool))
         if isinstance(error, ValidationError):  # the server answered, with a result the SDK rejects
             violations = [
@@ -546,6 +624,10 @@ def _said(body: bytes) -> str | None:
             if isinstance(found.get(key), str) and found[key].strip():
                 return str(found[key])[:300]
     return None
+
+
+def _is_url(target: str) -> bool:
+    return target.startswith(("http://", "https://"))
 
 
 def _is_sdk_error(error: BaseException, code: int) -> bool:
