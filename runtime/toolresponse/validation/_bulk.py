@@ -72,7 +72,7 @@ def split_ranges(path: str, name: str, size: int, block: int) -> list[LineRange]
 
 def ranges_of(source: Source, size: int | None, block: int) -> list[LineRange] | Source | Record:
     """``source`` (``size`` bytes; None: not to be cut) in byte ranges of about ``block`` bytes, or
-    what to read whole (a file of pretty-printed documents: a range would begin inside one), or
+    what to read as one stream (a file of pretty-printed documents: a range would begin inside one), or
     the verdict on a file that cannot be opened or is binary."""
     if source.mode != "lines" or size is None or not splittable(source.path):
         return source
@@ -84,7 +84,7 @@ def ranges_of(source: Source, size: int | None, block: int) -> list[LineRange] |
     if b"\x00" in head:
         return binary_record(source.name, head)
     if pretty_printed(head):
-        return source._replace(mode="document")
+        return source
     return split_ranges(source.path, source.name, size, block)
 
 
@@ -147,6 +147,8 @@ def _line_after(task: Task) -> int | None:
         return task.first_line + len(task.lines)
     if isinstance(task, DoneTask) and task.record.line is not None:
         return task.record.line + 1  # a line too long to read
+    if isinstance(task, DocumentTask) and task.first_line is not None:
+        return task.first_line + task.data.count(b"\n") + 1  # a pretty-printed document among lines
     return None
 
 
@@ -160,10 +162,10 @@ def _from_line(units: Iterator[Task], from_line: int) -> Iterator[Task]:
                     continue
                 if skip > 0:
                     task = task._replace(first_line=from_line, lines=task.lines[skip:])
-            elif isinstance(task, DocumentTask) or (
-                task.record.line is not None and task.record.line < from_line
-            ):
-                continue  # a document (the whole input) or a line too long to read, read before
+            elif isinstance(task, DocumentTask) and (task.first_line or 0) < from_line:
+                continue  # the whole input, or a pretty-printed document, read before
+            elif isinstance(task, DoneTask) and task.record.line is not None and task.record.line < from_line:
+                continue  # a line too long to read, read before
             from_line = 1
         yield task
 

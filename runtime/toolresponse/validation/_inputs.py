@@ -1,8 +1,8 @@
 """What the bulk API reads: inputs listed (``expand``) and read into units of work (``tasks``).
 
 A ``.json`` file is a document (or several one after another), a ``.jsonl``/``.ndjson`` file JSON
-lines unless pretty-printed; standard input and other files are JSON lines when their first line
-that is not blank is a JSON value. A NUL byte in the first 8 KiB makes a file binary. Every failure
+lines, among which a pretty-printed document is one unit; standard input and other files are JSON
+lines when their first line that is not blank is a JSON value or opens a pretty-printed document. A NUL byte in the first 8 KiB makes a file binary. Every failure
 to read (README: a FIFO without a writer, a dangling link, a size limit) is a ``Record``, never a wait.
 """
 
@@ -303,10 +303,12 @@ class LinesTask(NamedTuple):
 
 
 class DocumentTask(NamedTuple):
-    """One JSON document to check (or several, one after another)."""
+    """One JSON document to check (or several, one after another): the whole input, or a
+    pretty-printed one among JSON lines that begins at line ``first_line``."""
 
     name: str
     data: bytes
+    first_line: int | None = None
 
 
 class DoneTask(NamedTuple):
@@ -364,7 +366,7 @@ def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, si
     A line longer than ``MAX_LINE_BYTES`` is counted, not held, and reported."""
     number = first_line
     if head.endswith(b"\n"):
-        yield LinesTask(name, number, [head])
+        yield LinesTask(name, number, [head[:-1]])
         number, head = number + 1, b""
     read = getattr(stream, "read1", stream.read)
     partial = [head] if head else []  # the start of a line that has not ended yet
@@ -416,6 +418,46 @@ def pretty_printed(head: bytes) -> bool:
     return re.match(rb"[ \t\r\n]*[{\[][ \t\r]*\n", head) is not None
 
 
+_OPENERS = (b"{", b"[")
+
+
+def _documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
+    """``units`` of JSON lines with each pretty-printed document among them (a line that is ``{``
+    or ``[`` alone opens it, its brackets close it) taken out as a ``DocumentTask`` of its own,
+    however many batches it spans. One still open after ``MAX_DOCUMENT_BYTES`` stays lines; one
+    still open at the end of the input is a document that its parse then refuses."""
+    held: list[bytes] = []  # the lines of an open document
+    first = depth = size = 0
+    for unit in units:
+        if not isinstance(unit, LinesTask):
+            if held:
+                yield LinesTask(name, first, held)
+                held = []
+            yield unit
+            continue
+        lines, number, start = unit.lines, unit.first_line, 0
+        for index, line in enumerate(lines):
+            if held:
+                held.append(line)
+                size += len(line) + 1
+                depth = _depth_after(line, depth)
+                if depth <= 0:
+                    yield DocumentTask(name, b"\n".join(held), first)
+                elif size > MAX_DOCUMENT_BYTES:
+                    yield LinesTask(name, first, held)
+                else:
+                    continue
+                held, start = [], index + 1
+            elif len(line) <= 64 and line.strip(b" \t\r\n") in _OPENERS:
+                if index > start:
+                    yield LinesTask(name, number + start, lines[start:index])
+                held, first, depth, size = [line], number + index, 1, len(line) + 1
+        if not held and start < len(lines):
+            yield LinesTask(name, number + start, lines[start:]) if start else unit
+    if held:
+        yield DocumentTask(name, b"\n".join(held), first)
+
+
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
     if mode == "document":
         yield _document(name, stream, b"")
@@ -424,34 +466,37 @@ def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterat
     head: bytes = peek(BINARY_SNIFF_BYTES)[:BINARY_SNIFF_BYTES] if peek is not None else b""
     if b"\x00" in head:
         yield DoneTask(binary_record(name, head))
-    elif mode == "lines" and pretty_printed(head):
-        yield _document(name, stream, b"")
     elif mode == "lines":
-        yield from _line_batches(name, stream, 1, b"", size)
+        yield from _documents_apart(name, _line_batches(name, stream, 1, b"", size))
     else:
         yield from _sniffed(name, stream, size)
 
 
 def _sniffed(name: str, stream: IO[bytes], size: int) -> Iterator[Task]:
-    """Input of no known kind: JSON lines if its first line that is not blank is a JSON value,
-    else one document. Blank lines are only counted (an endless run of them holds no memory)."""
+    """Input of no known kind: JSON lines if its first line that is not blank is a JSON value, opens
+    a pretty-printed document (``{`` or ``[`` alone) or is longer than ``MAX_LINE_BYTES`` (no
+    document that long is read), else one document. Blank lines are only counted (an endless run
+    of them holds no memory)."""
     blank = 0
     line = stream.readline(MAX_LINE_BYTES + 1)
     while line.endswith(b"\n") and _is_blank(line):
         blank += 1
         line = stream.readline(MAX_LINE_BYTES + 1)
-    if _is_blank(line):
+    if _is_blank(line) and len(line) <= MAX_LINE_BYTES:
         return
-    if len(line) <= MAX_LINE_BYTES:
-        try:
-            orjson.loads(line)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            yield from _line_batches(name, stream, blank + 1, line, size)
-            return
+    if len(line) > MAX_LINE_BYTES or line.strip(b" \t\r\n") in _OPENERS or _is_json(line):
+        yield from _documents_apart(name, _line_batches(name, stream, blank + 1, line, size))
+        return
     # Blank lines before a document change no column, only line numbers: each one is kept as "\n".
     yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int = LOCAL_BATCH_BYTES) -> Generator[Task]:
@@ -478,29 +523,45 @@ _NOT_SPACE = re.compile(rb"[^ \t\r\n]")
 _STRUCTURE = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
 
 
+_NEXT_OPENER = re.compile(rb"\n[ \t\r]*[{\[]")
+
+
 def _skip_space(data: bytes, position: int) -> int:
     found = _NOT_SPACE.search(data, position)
     return len(data) if found is None else found.start()
 
 
-def closing(data: bytes, start: int) -> int | None:
-    """The end of the object or array that begins at ``start``, by its brackets; None when it does
-    not end (the parser then says why)."""
-    depth = 0
+def _scan(data: bytes, start: int, depth: int) -> tuple[int | None, int]:
+    """Where the brackets open before ``start`` (``depth`` of them) close in ``data`` (None: not
+    there), and how many are open at the end."""
     for token in _STRUCTURE.finditer(data, start):
         first = data[token.start()]
         if first != 0x22:  # not a string
             depth += 1 if first in b"{[" else -1
             if depth == 0:
-                return token.end()
-    return None
+                return token.end(), 0
+    return None, depth
+
+
+def closing(data: bytes, start: int) -> int | None:
+    """The end of the object or array that begins at ``start``, by its brackets; None when it does
+    not end (the parser then says why)."""
+    return _scan(data, start, 0)[0]
+
+
+def _depth_after(line: bytes, depth: int) -> int:
+    """How many brackets are open after ``line`` (a line holds whole strings), ``depth`` before it;
+    0 once they close."""
+    return _scan(line, 0, depth)[1]
 
 
 def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
     """Where each document starts and ends, and the line and column (in characters) it starts at,
-    when ``data`` holds two or more objects or arrays one after another, and whatever follows the
-    last as one more span that its parse then refuses; None for anything else (one document,
-    valid or not, or text that is not JSON). Asked of documents found invalid only."""
+    when ``data`` begins with an object or array that other documents follow: an object or
+    array ends at its closing bracket, anything else (a string, text that is not JSON) before the
+    next line that opens one, so that one bad document loses none after it; an object or array
+    that does not close is the last span, which its parse then refuses. None for anything else
+    (one document, valid or not, or text that is not JSON). Asked of documents found invalid only."""
     try:
         orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -509,13 +570,19 @@ def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
         return None
     spans: list[tuple[int, int]] = []
     start = _skip_space(data, 0)
-    while start < len(data) and data[start] in b"{[" and (end := closing(data, start)) is not None:
+    while start < len(data):
+        if data[start] in b"{[":
+            end = closing(data, start)
+            end = len(data) if end is None else end
+        elif spans:
+            found = _NEXT_OPENER.search(data, start)
+            end = len(data) if found is None else found.start()
+        else:
+            return None
         spans.append((start, end))
         start = _skip_space(data, end)
-    if len(spans) < 2:
-        return None
-    if start < len(data):
-        spans.append((start, len(data)))
+    if len(spans) < 2 or (len(spans) == 2 and data[spans[1][0]] not in b"{["):
+        return None  # one document, and what follows it begins no other: content after its end
     located = []
     line, counted, line_start = 1, 0, 0
     for start, end in spans:
