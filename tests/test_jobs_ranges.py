@@ -1,7 +1,8 @@
 """``--jobs``: workers read their own byte ranges; the report is that of one process, whatever the input.
 
-Also: URLs (``memory://``) and compressed files (``.gz``, ``.zst``) read through fsspec in every mode,
-and a clear error naming the extra where fsspec is missing.
+Also: URLs (``memory://``, through fsspec) and compressed files (``.gz``, ``.zst``) in every mode, a
+clear error naming the extra where fsspec or zstandard is missing, and a damaged or truncated
+compressed file reported as unreadable, the other inputs still checked.
 """
 
 from __future__ import annotations
@@ -309,14 +310,55 @@ def test_an_unknown_protocol_is_an_io_error_naming_it(capsys: pytest.CaptureFixt
     assert "Traceback" not in err
 
 
-def test_without_fsspec_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Where fsspec is not installed, a compressed file's record says which extra to install."""
+def test_without_the_extra_the_error_names_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Where fsspec and zstandard are not installed, a URL's or a ``.zst`` file's record says which
+    extra to install; a ``.gz`` file needs neither."""
     packed = tmp_path / "logs.jsonl.gz"
     packed.write_bytes(gzip.compress(corpus(10)))
+    (tmp_path / "logs.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(corpus(10)))
     monkeypatch.setitem(sys.modules, "fsspec", None)
-    batches = list(check(expand([str(packed)]), Options(), stdin=io.BytesIO()))
-    [record] = [record for batch in batches for record in batch.records]
-    assert record.io_error is not None
-    assert "toolresponse[dask]" in record.io_error
-    with pytest.raises(OSError, match=r"toolresponse\[dask\]"), open_input(str(packed)):
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    names = [str(packed), str(tmp_path / "logs.jsonl.zst"), "memory://scale/logs.jsonl"]
+    batches = list(check(expand(names), Options(), stdin=io.BytesIO()))
+    assert 10 == sum(batch.valid + batch.invalid for batch in batches)
+    unread = [record for batch in batches for record in batch.records if record.io_error is not None]
+    assert [names[1], names[2]] == [record.source for record in unread]
+    assert all("toolresponse[dask]" in str(record.io_error) for record in unread)
+    with pytest.raises(OSError, match=r"toolresponse\[dask\]"), open_input(names[2]):
         pass
+
+
+def _cut(data: bytes, keep: float) -> bytes:
+    return data[: int(len(data) * keep)]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_damaged_or_truncated_compressed_file_is_unreadable_and_the_rest_is_checked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, jobs: str
+) -> None:
+    """Cut short (gzip or zstd, lines or a document) or not compressed at all: each such file is
+    one input that cannot be read, named with the reason, exit 2, and the other files in the
+    directory are still checked; never a traceback and never a silent end of input."""
+    rng = random.Random(3)
+    text = b"".join(
+        orjson.dumps({"status": "success", "text": rng.randbytes(60).hex()}) + b"\n" for _ in range(4000)
+    )
+    zstd = zstandard.ZstdCompressor().compress
+    files = {
+        "a.jsonl.gz": _cut(gzip.compress(text), 0.7),
+        "b.jsonl.zst": _cut(zstd(text), 0.7),
+        "c.json.gz": _cut(gzip.compress(orjson.dumps(VALID)), 0.5),
+        "d.jsonl.zst": b"garbage\n",
+        "e.jsonl.gz": b"garbage\n",
+        "zz.jsonl": b'{"status": "succes", "text": "x"}\n',
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    status, out, err = cli(capsys, "--jobs", jobs, str(tmp_path))
+    assert 2 == status
+    reasons = dict(line.split(": ", 2)[1:] for line in err.splitlines())
+    assert [f"cannot read {tmp_path / name}" for name in list(files)[:5]] == list(reasons)
+    assert [reason.startswith("truncated") for reason in reasons.values()] == [True] * 3 + [False] * 2
+    assert out.startswith(f"{tmp_path / 'zz.jsonl'}:1: /status: ")
+    assert out.endswith(" invalid, 5 inputs unreadable\n")
+    assert "Traceback" not in err

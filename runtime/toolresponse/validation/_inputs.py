@@ -2,8 +2,9 @@
 
 A ``.json`` file is a document (or several one after another), a ``.jsonl``/``.ndjson`` file JSON
 lines, among which a pretty-printed document is one unit; standard input and other files are JSON
-lines when their first line that is not blank is a JSON value or opens a pretty-printed document. A NUL byte in the first 8 KiB makes a file binary. Every failure
-to read (README: a FIFO without a writer, a dangling link, a size limit) is a ``Record``, never a wait.
+lines when their first line that is not blank is a JSON value or opens a pretty-printed document.
+A NUL byte in the first 8 KiB makes a file binary. Every failure to read (README: a FIFO without a
+writer, a dangling link, a size limit, a damaged compressed file) is a ``Record``, never a wait.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import io
 import os
 import re
 import stat
-from collections.abc import Generator, Iterable, Iterator
+import zlib
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import IO, Any, Literal, NamedTuple
 
 import orjson
@@ -256,20 +259,82 @@ def _fsspec() -> Any:
     try:
         import fsspec
     except ImportError:
-        raise OSError(f"reading URLs and compressed files needs fsspec: {EXTRA}") from None
+        raise OSError(f"reading URLs needs fsspec: {EXTRA}") from None
     return fsspec
+
+
+_COMPRESSED_PIECE = 1 << 11
+"""Compressed bytes decompressed at once: what they expand to stays bounded (zstd expands a few
+bytes into 128 KiB at most, gzip some 1,000 times)."""
+
+
+def _decompressor(compression: str) -> Callable[[], Any]:
+    if compression == "gzip":
+        return partial(zlib.decompressobj, 16 + zlib.MAX_WBITS)
+    try:
+        import zstandard
+    except ImportError:
+        raise OSError(f"reading .zst files needs zstandard: {EXTRA}") from None
+    return zstandard.ZstdDecompressor().decompressobj
+
+
+class _Decompressed(io.RawIOBase):
+    """The bytes that the gzip members or zstd frames of ``raw`` hold, one after another. Bytes
+    that are not of the format, or a stream that ends inside a member or frame (a file cut short),
+    are an ``OSError`` saying so, never an end of input."""
+
+    def __init__(self, raw: IO[bytes], compression: str) -> None:
+        super().__init__()
+        self._raw = raw
+        self._compression = compression
+        self._new = _decompressor(compression)
+        self._decoder = self._new()
+        self._fed = False  # whether the current member or frame has begun
+        self._out = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._out:
+            if self._decoder.eof:
+                data = self._decoder.unused_data or self._raw.read(_COMPRESSED_PIECE)
+                self._decoder, self._fed = self._new(), False
+            else:
+                data = self._raw.read(_COMPRESSED_PIECE)
+            if not data:
+                if self._fed and not self._decoder.eof:
+                    unit = "member" if self._compression == "gzip" else "frame"
+                    raise OSError(f"truncated: the {self._compression} data ends inside a {unit}")
+                return 0
+            try:
+                self._out = self._decoder.decompress(data)
+            except Exception as error:  # zlib.error, zstandard.ZstdError: the bytes are not of the format
+                raise OSError(f"not {self._compression} data, or damaged: {error}") from None
+            self._fed = True
+        count = min(len(buffer), len(self._out))
+        buffer[:count] = self._out[:count]
+        self._out = self._out[count:]
+        return count
 
 
 @contextmanager
 def open_input(path: str) -> Iterator[IO[bytes]]:
-    """``path`` open for reading bytes; every failure is an ``OSError`` a report can show."""
+    """``path`` open for reading bytes, decompressed (``.gz``, ``.zst``); every failure, when it is
+    opened or read, is an ``OSError`` a report can show."""
     compression = _compression(path)
-    if compression is None and not is_url(path):
+    with _open_raw(path) as raw:
+        yield raw if compression is None else io.BufferedReader(_Decompressed(raw, compression))
+
+
+@contextmanager
+def _open_raw(path: str) -> Iterator[IO[bytes]]:
+    if not is_url(path):
         with _open_local(path) as stream:
             yield stream
         return
     try:
-        opened = _fsspec().open(path, "rb", compression=compression)
+        opened = _fsspec().open(path, "rb")
         stream = opened.open()
     except (ImportError, ValueError, RuntimeError) as error:  # an unknown protocol, a missing backend
         raise OSError(f"cannot open {path} through fsspec: {error}") from None
