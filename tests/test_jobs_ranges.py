@@ -12,6 +12,7 @@ import io
 import random
 import sys
 from pathlib import Path
+from typing import IO
 
 import orjson
 import pytest
@@ -21,9 +22,9 @@ from hypothesis import strategies as st
 
 from toolresponse.cli import main
 from toolresponse.validation import Options, Record, Source, _bulk, check, expand
-from toolresponse.validation._bulk import LineRange, check_range, read_range, split_ranges, stream_parts
+from toolresponse.validation._bulk import LineRange, check_range, range_tasks, split_ranges, stream_parts
 from toolresponse.validation._checks import renumber
-from toolresponse.validation._inputs import open_input
+from toolresponse.validation._inputs import LinesTask, open_input
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
 RESPONSES: tuple[bytes, ...] = (
@@ -62,13 +63,17 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 # -- the ranges themselves -------------------------------------------------------------------
 
 
+def range_lines(stream: IO[bytes], work: LineRange, piece: int) -> list[bytes]:
+    """The lines of one range, as its units of work hold them (without their line feeds)."""
+    units = range_tasks("f", stream, work.start, work.end, piece)
+    return [line for unit in units if isinstance(unit, LinesTask) for line in unit.lines]
+
+
 def all_range_lines(data: bytes, block: int, piece: int) -> list[bytes]:
     stream = io.BufferedReader(io.BytesIO(data))
-    out: list[bytes] = []
-    for task in split_ranges("f", "f", len(data), block):
-        for lines in read_range(stream, task.start, task.end, piece):
-            out.extend(lines)
-    return out
+    return [
+        line for work in split_ranges("f", "f", len(data), block) for line in range_lines(stream, work, piece)
+    ]
 
 
 @given(
@@ -82,7 +87,9 @@ def test_every_line_is_in_exactly_one_range(
 ) -> None:
     """Ranges cut anywhere give back the file's lines, each once, in order, as ``readlines`` splits them."""
     data = b"\n".join(contents) + (b"\n" if trailing and contents else b"")
-    assert io.BytesIO(data).readlines() == all_range_lines(data, block, piece)
+    assert [line.removesuffix(b"\n") for line in io.BytesIO(data).readlines()] == all_range_lines(
+        data, block, piece
+    )
 
 
 def test_a_line_longer_than_a_range_belongs_to_the_range_it_starts_in() -> None:
@@ -90,10 +97,9 @@ def test_a_line_longer_than_a_range_belongs_to_the_range_it_starts_in() -> None:
     first, long, last = b"0123456789ab\n", b"x" * 100 + b"\n", b"end\n"  # starting at 0, 13 and 114
     stream = io.BufferedReader(io.BytesIO(first + long + last))
     per_range = [
-        [line for lines in read_range(stream, task.start, task.end, 7) for line in lines]
-        for task in split_ranges("f", "f", len(first + long + last), 10)
+        range_lines(stream, work, 7) for work in split_ranges("f", "f", len(first + long + last), 10)
     ]
-    assert [[first], [long], *([[]] * 9), [last]] == per_range
+    assert [[first[:-1]], [long[:-1]], *([[]] * 9), [last[:-1]]] == per_range
 
 
 def test_a_block_below_one_byte_is_refused() -> None:
@@ -362,3 +368,35 @@ def test_a_damaged_or_truncated_compressed_file_is_unreadable_and_the_rest_is_ch
     assert out.startswith(f"{tmp_path / 'zz.jsonl'}:1: /status: ")
     assert out.endswith(" invalid, 5 inputs unreadable\n")
     assert "Traceback" not in err
+
+
+def test_every_path_skips_a_line_over_the_limit_as_one_process_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line longer than ``MAX_LINE_BYTES`` in a file cut into ranges (``--jobs``, Dask): skipped
+    and reported as one process reports it, the lines after it checked, not read and judged."""
+    import dask
+
+    from toolresponse.dask import validate_paths
+    from toolresponse.validation import _inputs
+
+    monkeypatch.setattr(_inputs, "MAX_LINE_BYTES", 1 << 10)
+    monkeypatch.setattr(_bulk, "BATCH_BYTES", 1 << 10)
+    long = orjson.dumps({"status": "succes", "text": "a" * 3000})
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(orjson.dumps(VALID) + b"\n" + long + b"\n" + corpus(60))
+    one = cli(capsys, str(path))
+    assert (2, f"toolresponse validate: cannot read {path}:2: line 2 is longer than 1,024 bytes") == (
+        one[0],
+        one[2].split(" (")[0],
+    )
+    assert one == cli(capsys, "--jobs", "2", str(path))
+    options = Options(keep_valid=True)
+    expected = [
+        record
+        for batch in check(expand([str(path)]), options, stdin=io.BytesIO())
+        for record in batch.records
+    ]
+    with dask.config.set(scheduler="synchronous"):
+        validation = validate_paths([str(path)], options=options, block_bytes=1 << 10)
+        assert expected == validation.records.compute()  # type: ignore[no-untyped-call]

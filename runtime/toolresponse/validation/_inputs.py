@@ -377,9 +377,11 @@ class DocumentTask(NamedTuple):
 
 
 class DoneTask(NamedTuple):
-    """A verdict reached while reading (an I/O error, a binary file)."""
+    """A verdict reached while reading (an I/O error, a binary file), standing for ``size`` bytes
+    of input (a line too long to read)."""
 
     record: Record
+    size: int = 0
 
 
 Task = LinesTask | DocumentTask | DoneTask
@@ -409,7 +411,7 @@ def _too_long(name: str, number: int, size: int) -> DoneTask:
         f"line {number} is longer than {_limit_phrase(MAX_LINE_BYTES)} (MAX_LINE_BYTES, the longest line"
         f" read); skipped after {size:,} bytes"
     )
-    return DoneTask(Record(name, number, None, (), io_error=reason))
+    return DoneTask(Record(name, number, None, (), io_error=reason), size + 1)
 
 
 def _batch(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
@@ -523,6 +525,15 @@ def _documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
         yield DocumentTask(name, b"\n".join(held), first)
 
 
+def lines_tasks(
+    name: str, stream: IO[bytes], size: int, first_line: int = 1, head: bytes = b""
+) -> Iterator[Task]:
+    """The units of work of JSON lines read from ``stream`` (after ``head``, the start of line
+    ``first_line``): batches of about ``size`` bytes, each pretty-printed document one unit, each
+    line longer than ``MAX_LINE_BYTES`` a record."""
+    return _documents_apart(name, _line_batches(name, stream, first_line, head, size))
+
+
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
     if mode == "document":
         yield _document(name, stream, b"")
@@ -532,7 +543,7 @@ def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterat
     if b"\x00" in head:
         yield DoneTask(binary_record(name, head))
     elif mode == "lines":
-        yield from _documents_apart(name, _line_batches(name, stream, 1, b"", size))
+        yield from lines_tasks(name, stream, size)
     else:
         yield from _sniffed(name, stream, size)
 
@@ -550,7 +561,7 @@ def _sniffed(name: str, stream: IO[bytes], size: int) -> Iterator[Task]:
     if _is_blank(line) and len(line) <= MAX_LINE_BYTES:
         return
     if len(line) > MAX_LINE_BYTES or line.strip(b" \t\r\n") in _OPENERS or _is_json(line):
-        yield from _documents_apart(name, _line_batches(name, stream, blank + 1, line, size))
+        yield from lines_tasks(name, stream, size, blank + 1, line)
         return
     # Blank lines before a document change no column, only line numbers: each one is kept as "\n".
     yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
