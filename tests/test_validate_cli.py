@@ -547,3 +547,26 @@ def test_every_public_name_is_there_on_first_use() -> None:
     assert set(toolresponse.__all__) <= set(dir(toolresponse))
     with pytest.raises(AttributeError, match="NoSuchName"):
         toolresponse.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
+
+
+@pytest.mark.parametrize("first", [b" " * 3000, orjson.dumps({"status": "succes", "text": "a" * 3000})])
+def test_input_of_no_known_kind_is_read_past_a_long_first_line_as_json_lines_are(
+    first: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Standard input and a file of another extension whose first line is longer than
+    ``MAX_LINE_BYTES`` (blank or a JSON value): that line is skipped and reported and the lines after
+    it are checked, as in a ``.jsonl`` file, not the end of the input nor one document too large."""
+    from toolresponse.validation import _inputs
+
+    monkeypatch.setattr(_inputs, "MAX_LINE_BYTES", 1 << 10)
+    data = first + b"\n" + orjson.dumps(MISSPELLED) + b"\n"
+    reports = []
+    for name in ("logs.jsonl", "logs.txt", "-"):
+        shown = str(write(tmp_path / name, data)) if name != "-" else "<stdin>"
+        status, out, err = run(capsys, monkeypatch, "-" if name == "-" else shown, stdin=data)
+        reports.append((status, out.replace(shown, "F"), err.replace(shown, "F")))
+    status, out, err = reports[0]
+    assert (2, "0 valid, 1 invalid, 1 input unreadable") == (status, out.splitlines()[-1])
+    assert err.startswith("toolresponse validate: cannot read F:1: line 1 is longer than 1,024 bytes")
+    assert out.startswith("F:2: /error_info/code: ")
+    assert [reports[0]] * 2 == reports[1:]
