@@ -382,6 +382,20 @@ def test_a_fifo_with_no_writer_is_an_io_error_not_a_wait(
     assert (2, f"toolresponse validate: cannot read {fifo}: {_inputs.NO_WRITER}\n") == (status, err)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_in_a_directory_is_reported_as_a_named_one_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO with a response file's name found in a directory is not passed over: with no writer it
+    is reported (exit 2) and the files beside it are checked."""
+    fifo = tmp_path / "p.jsonl"
+    os.mkfifo(fifo)
+    (tmp_path / "q.jsonl").write_bytes(b'{"status": "success", "text": "ok"}\n')
+    status, out, err = run(capsys, str(tmp_path))
+    expected = f"toolresponse validate: cannot read {fifo}: {_inputs.NO_WRITER}\n"
+    assert (2, "1 valid, 0 invalid, 1 input unreadable\n", expected) == (status, out, err)
+
+
 def test_a_pipe_with_a_writer_is_read(tmp_path: Path) -> None:
     """A pipe named by a path (as a shell's process substitution gives) is read as it comes."""
     read_end, write_end = os.pipe()

@@ -173,6 +173,9 @@ def _walk(directory: str) -> Iterator[Source | Record]:
                 elif entry.is_symlink() and (broken := _link_record(entry)) is not None:
                     found += 1
                     yield broken
+                elif not entry.is_dir():  # a FIFO, a device (or a link to one): read as when named
+                    found += 1
+                    yield Source(entry.path, shown_path(entry.path), _mode_for(entry.name), None)
         except OSError as error:
             found += 1
             yield io_record(entry.path, error)
