@@ -160,7 +160,7 @@ _SUFFIX_CACHE_LIMIT = 4096
 def _after_where(violation: SchemaViolation) -> str:
     """A violation's text line after its ``FILE:LINE[:COLUMN]``."""
     return (
-        f": {printable(violation.pointer) or '(root)'}: {printable(violation.message)}"
+        f": {printable(violation.pointer) or '(root)'}: {printable(violation.message, quoted=True)}"
         f" [{printable(violation.keyword)}]\n"
     )
 
