@@ -570,3 +570,19 @@ def test_input_of_no_known_kind_is_read_past_a_long_first_line_as_json_lines_are
     assert err.startswith("toolresponse validate: cannot read F:1: line 1 is longer than 1,024 bytes")
     assert out.startswith("F:2: /error_info/code: ")
     assert [reports[0]] * 2 == reports[1:]
+
+
+@pytest.mark.parametrize("output_format", ["json", "jsonl"])
+def test_machine_output_carries_the_real_file_name(
+    output_format: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--format json``/``jsonl`` name each file exactly (a control character, a line break and a
+    backslash as JSON escapes them), not as the text report shows it; only bytes that are not
+    UTF-8, which no JSON string holds, are written ``\\xNN``."""
+    odd = write(tmp_path / "ev\x1b[31mil\nfake\\x.jsonl", lines({"status": "sucess", "text": "x"}))
+    write(Path(os.fsdecode(bytes(tmp_path) + b"/\xff.json")), json.dumps({"status": "sucess", "text": "x"}))
+    status, out, _ = run(capsys, monkeypatch, "--format", output_format, str(tmp_path))
+    records = (
+        json.loads(out)["responses"] if output_format == "json" else list(map(json.loads, out.splitlines()))
+    )
+    assert (1, [str(odd), f"{tmp_path}/\\xff.json"]) == (status, [record["source"] for record in records])

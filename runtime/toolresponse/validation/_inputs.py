@@ -17,7 +17,7 @@ import stat
 import zlib
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
-from functools import partial
+from functools import lru_cache, partial
 from typing import IO, Any, Literal, NamedTuple
 
 import orjson
@@ -43,7 +43,8 @@ Mode = Literal["document", "lines", "sniff"]
 
 class Record(NamedTuple):
     """The verdict on one response (``errors`` empty: valid), or why an input could not be read
-    (``io_error``); ``more`` counts the violations past the ``MAX_VIOLATIONS`` in ``errors``."""
+    (``io_error``); ``more`` counts the violations past the ``MAX_VIOLATIONS`` in ``errors``.
+    ``source`` is the input's name as given (a report shows it with ``shown_path``)."""
 
     source: str
     line: int | None
@@ -66,7 +67,7 @@ class Record(NamedTuple):
 
 
 class Source(NamedTuple):
-    """One input to read: ``path`` to open (``-``: standard input), shown as ``name``."""
+    """One input to read: ``path`` to open (``-``: standard input), named ``name`` in its records."""
 
     path: str
     name: str
@@ -77,13 +78,24 @@ class Source(NamedTuple):
 _UNDECODED = re.compile("([\udc80-\udcff]+)")
 
 
+def _undecoded(run: str) -> str:
+    return "".join(f"\\x{ord(char) - 0xDC00:02x}" for char in run)
+
+
+@lru_cache(maxsize=1024)
 def shown_path(path: str) -> str:
     """A path as a report line can show it: undecodable bytes as ``\\xNN``, and control and
     bidi characters escaped (``printable``)."""
     return "".join(  # split() puts the runs of undecodable bytes at odd indexes
-        "".join(f"\\x{ord(char) - 0xDC00:02x}" for char in part) if index % 2 else printable(part)
+        _undecoded(part) if index % 2 else printable(part)
         for index, part in enumerate(_UNDECODED.split(path))
     )
+
+
+def carried_path(path: str) -> str:
+    """A path (or a text naming one) as JSON can carry it: exactly, but for the bytes that are not
+    UTF-8, which no JSON string holds, as ``\\xNN``."""
+    return _UNDECODED.sub(lambda run: _undecoded(run.group()), path)
 
 
 _ERRNO_OF = {FileNotFoundError: errno.ENOENT, PermissionError: errno.EACCES, IsADirectoryError: errno.EISDIR}
@@ -93,7 +105,7 @@ def io_record(name: str, error: OSError) -> Record:
     """The I/O error of input ``name``, in the system's words (fsspec's errors name only the path)."""
     number = _ERRNO_OF.get(type(error))
     reason = error.strerror or (os.strerror(number) if number else str(error) or type(error).__name__)
-    return Record(shown_path(name), None, None, (), io_error=reason)
+    return Record(name, None, None, (), io_error=reason)
 
 
 def _compression(path: str) -> str | None:
@@ -128,8 +140,8 @@ def _link_record(entry: os.DirEntry[str]) -> Record | None:
         os.stat(entry.path)
     except OSError as error:
         if error.errno == errno.ENOENT:
-            reason = f"a dangling symbolic link (its target {os.readlink(entry.path)!r} does not exist)"
-            return Record(shown_path(entry.path), None, None, (), io_error=printable(reason))
+            reason = f"a dangling symbolic link (its target '{os.readlink(entry.path)}' does not exist)"
+            return Record(entry.path, None, None, (), io_error=reason)
         return io_record(entry.path, error)
     return None
 
@@ -167,22 +179,20 @@ def _walk(directory: str) -> Iterator[Source | Record]:
             elif _without_compression(entry.name.lower()).endswith(DOCUMENT_EXTENSIONS + LINES_EXTENSIONS):
                 if entry.is_file():
                     found += 1
-                    yield Source(
-                        entry.path, shown_path(entry.path), _mode_for(entry.name), entry.stat().st_size
-                    )
+                    yield Source(entry.path, entry.path, _mode_for(entry.name), entry.stat().st_size)
                 elif entry.is_symlink() and (broken := _link_record(entry)) is not None:
                     found += 1
                     yield broken
                 elif not entry.is_dir():  # a FIFO, a device (or a link to one): read as when named
                     found += 1
-                    yield Source(entry.path, shown_path(entry.path), _mode_for(entry.name), None)
+                    yield Source(entry.path, entry.path, _mode_for(entry.name), None)
         except OSError as error:
             found += 1
             yield io_record(entry.path, error)
     if not found:
         *others, last = DOCUMENT_EXTENSIONS + LINES_EXTENSIONS
         reason = f"nothing to check: no {', '.join(others)} or {last} file under it"
-        yield Record(shown_path(directory), None, None, (), io_error=reason)
+        yield Record(directory, None, None, (), io_error=reason)
 
 
 def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
@@ -192,7 +202,7 @@ def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
             yield Source(STDIN, "<stdin>", "sniff", None)
             continue
         if is_url(path):
-            yield Source(path, shown_path(path), _mode_for(path), None)
+            yield Source(path, path, _mode_for(path), None)
             continue
         try:
             status = os.stat(path)
@@ -203,7 +213,7 @@ def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
             yield from _walk(path)
         else:
             size = status.st_size if stat.S_ISREG(status.st_mode) else None
-            yield Source(path, shown_path(path), _mode_for(path), size)
+            yield Source(path, path, _mode_for(path), size)
 
 
 class _Prefixed(io.RawIOBase):
