@@ -230,22 +230,26 @@ def test_json_lines_after_a_pretty_printed_record_have_no_document_limit(
     assert (0, "201 valid, 0 invalid\n", "") == run(capsys, monkeypatch, "validate", str(log))
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_pretty_printed_document_across_batches_is_one_response(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    jobs: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pretty-printed document of many lines after compact lines, longer than a batch of lines
-    read at once: it is one response, and the invalid line after it is reported at its line."""
+    read at once (and than a piece of a range that ``--jobs`` reads): it is one response, and the
+    invalid line after it is reported at its line."""
     from toolresponse.validation import _inputs
 
+    monkeypatch.setattr(_bulk, "BATCH_BYTES", 200 << 10)
     compact = b'{"status":"success","text":"x"}\n'
     document = json.dumps(
-        {"status": "success", "text": "big", "data": {"rows": list(range(20_000))}}, indent=1
+        {"status": "success", "text": "big", "data": {"rows": list(range(12_000))}}, indent=1
     )
-    assert len(document) > _inputs.LOCAL_BATCH_BYTES
+    assert _inputs.LOCAL_BATCH_BYTES == _bulk._PIECE_BYTES < len(document) < 150 << 10
     text = compact * 3 + document.encode() + b"\n" + b'{"status":"succes","text":"a"}\n'
-    log = tmp_path / "across.jsonl"
-    log.write_bytes(text)
     line = text.count(b"\n")
-    status, out, err = run(capsys, monkeypatch, "validate", str(log))
+    log = tmp_path / "across.jsonl"
+    log.write_bytes(text + compact * 4000)
+    assert log.stat().st_size > 200 << 10  # cut into ranges with --jobs, the document in the first
+    status, out, err = run(capsys, monkeypatch, "validate", "--jobs", jobs, str(log))
     assert (1, "") == (status, err)
-    assert [f"{log}:{line}", "4 valid, 1 invalid"] == [row.split(": ")[0] for row in out.splitlines()]
+    assert [f"{log}:{line}", "4,004 valid, 1 invalid"] == [row.split(": ")[0] for row in out.splitlines()]
