@@ -303,7 +303,7 @@ class _Decompressed(io.RawIOBase):
         self._new = _decompressor(compression)
         self._decoder = self._new()
         self._fed = False  # whether the current member or frame has begun
-        self._out = b""
+        self._out = memoryview(b"")  # decompressed bytes not yet read
 
     def readable(self) -> bool:
         return True
@@ -321,7 +321,7 @@ class _Decompressed(io.RawIOBase):
                     raise OSError(f"truncated: the {self._compression} data ends inside a {unit}")
                 return 0
             try:
-                self._out = self._decoder.decompress(data)
+                self._out = memoryview(self._decoder.decompress(data))
             except Exception as error:  # zlib.error, zstandard.ZstdError: the bytes are not of the format
                 raise OSError(f"not {self._compression} data, or damaged: {error}") from None
             self._fed = True
