@@ -1,7 +1,8 @@
 """A file of JSON documents one after another (HelloAgents' pretty-printed ``to_json()`` output
 appended to a log, say) is read document by document, whatever its name says: each document is a
 record, reported at its own lines and columns, under the same strict I-JSON rules as any document;
-``--jobs`` and Dask read it whole, as one process does."""
+``--jobs`` and Dask read it as one stream, as one process does; the lines after a pretty-printed
+document are read as lines, and no bad document loses those after it."""
 
 from __future__ import annotations
 
@@ -119,14 +120,14 @@ def test_documents_on_one_line_keep_their_columns(
 def test_a_pretty_printed_lines_file_is_not_cut_into_ranges(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """--jobs reads it whole, as one process does (a range would start inside a document)."""
+    """--jobs reads it as one stream, as one process does (a range would start inside a document)."""
     monkeypatch.setattr(_bulk, "BATCH_BYTES", 1 << 10)
     log = tmp_path / "big.jsonl"
     log.write_text(PRETTY_LOG * 20, encoding="utf-8")
     assert log.stat().st_size > 4 << 10
     listed = next(iter(expand([str(log)])))
     assert isinstance(listed, Source)
-    assert listed._replace(mode="document") == _bulk.ranges_of(listed, listed.size, 1 << 10)
+    assert listed == _bulk.ranges_of(listed, listed.size, 1 << 10)
     one = run(capsys, monkeypatch, "validate", "--from", "helloagents", str(log))
     assert (0, "60 valid, 0 invalid\n", "") == one
     assert one == run(capsys, monkeypatch, "validate", "--from", "helloagents", "--jobs", "2", str(log))
@@ -174,3 +175,81 @@ def test_a_pretty_printed_document_among_json_lines_is_read_as_one(
     assert (1, "2 valid, 1 invalid") == (status, lines[-1])
     assert all(line.startswith(f"{path}:2: ") for line in lines[:-1]), lines  # the record of the document
     assert '"eror"' in lines[0]
+
+
+@pytest.mark.parametrize("bad", [b'"str"', b"\xff"])
+def test_a_bad_document_loses_none_of_those_after_it(
+    bad: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A .json file of three documents, the second a string or not UTF-8: it is reported at its own
+    line, the first is counted valid and the third is judged."""
+    log = tmp_path / "three.json"
+    log.write_bytes(b'{"status":"success","text":"p"}\n' + bad + b'\n{"status":"succes","text":"a"}\n')
+    second, third, summary = invalid_report(capsys, monkeypatch, log)
+    assert second.startswith(f"{log}:2:1: (root): ")
+    assert (f"{log}:3:11: /status", "enum") == where_and_rule(third)
+    assert "1 valid, 2 invalid" == summary
+
+
+PRETTY_THEN_LINES = (
+    b'{\n "status": "success",\n "text": "p"\n}\n"str"\n'
+    b'{"status":"succes","text":"a"}\n{"status":"succes","text":"b"}\n'
+)
+
+
+@pytest.mark.parametrize("args", [["p.jsonl"], ["--jobs", "2", "p.jsonl"], ["p.txt"], ["-"]])
+def test_the_lines_after_a_pretty_printed_first_record_are_read_as_lines(
+    args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A JSON-lines input whose first record is pretty-printed: that record is one response, and
+    each line after it is one more, reported at its line."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("p.jsonl", "p.txt"):
+        (tmp_path / name).write_bytes(PRETTY_THEN_LINES)
+    status, out, err = run(capsys, monkeypatch, "validate", *args, stdin=PRETTY_THEN_LINES)
+    shown = "<stdin>" if args == ["-"] else args[-1]
+    assert (1, "") == (status, err)
+    assert [f"{shown}:{line}" for line in (5, 6, 7)] + ["1 valid, 3 invalid"] == [
+        line.split(": ")[0] for line in out.splitlines()
+    ]
+
+
+def test_json_lines_after_a_pretty_printed_record_have_no_document_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lines after a pretty-printed first record are not one document: however many bytes they
+    hold, the document limit does not apply to them, and every line is checked."""
+    from toolresponse.validation import _inputs
+
+    monkeypatch.setattr(_inputs, "MAX_DOCUMENT_BYTES", 1 << 10)
+    log = tmp_path / "prettybig.jsonl"
+    log.write_bytes(
+        b'{\n "status": "success",\n "text": "p"\n}\n' + b'{"status":"success","text":"x"}\n' * 200
+    )
+    assert log.stat().st_size > 4 << 10
+    assert (0, "201 valid, 0 invalid\n", "") == run(capsys, monkeypatch, "validate", str(log))
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_pretty_printed_document_across_batches_is_one_response(
+    jobs: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pretty-printed document of many lines after compact lines, longer than a batch of lines
+    read at once (and than a piece of a range that ``--jobs`` reads): it is one response, and the
+    invalid line after it is reported at its line."""
+    from toolresponse.validation import _inputs
+
+    monkeypatch.setattr(_bulk, "BATCH_BYTES", 200 << 10)
+    compact = b'{"status":"success","text":"x"}\n'
+    document = json.dumps(
+        {"status": "success", "text": "big", "data": {"rows": list(range(12_000))}}, indent=1
+    )
+    assert _inputs.LOCAL_BATCH_BYTES == _bulk._PIECE_BYTES < len(document) < 150 << 10
+    text = compact * 3 + document.encode() + b"\n" + b'{"status":"succes","text":"a"}\n'
+    line = text.count(b"\n")
+    log = tmp_path / "across.jsonl"
+    log.write_bytes(text + compact * 4000)
+    assert log.stat().st_size > 200 << 10  # cut into ranges with --jobs, the document in the first
+    status, out, err = run(capsys, monkeypatch, "validate", "--jobs", jobs, str(log))
+    assert (1, "") == (status, err)
+    assert [f"{log}:{line}", "4,004 valid, 1 invalid"] == [row.split(": ")[0] for row in out.splitlines()]

@@ -1,7 +1,8 @@
 """``--jobs``: workers read their own byte ranges; the report is that of one process, whatever the input.
 
-Also: URLs (``memory://``) and compressed files (``.gz``, ``.zst``) read through fsspec in every mode,
-and a clear error naming the extra where fsspec is missing.
+Also: URLs (``memory://``, through fsspec) and compressed files (``.gz``, ``.zst``) in every mode, a
+clear error naming the extra where fsspec or zstandard is missing, and a damaged or truncated
+compressed file reported as unreadable, the other inputs still checked.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import io
 import random
 import sys
 from pathlib import Path
+from typing import IO
 
 import orjson
 import pytest
@@ -20,9 +22,9 @@ from hypothesis import strategies as st
 
 from toolresponse.cli import main
 from toolresponse.validation import Options, Record, Source, _bulk, check, expand
-from toolresponse.validation._bulk import LineRange, check_range, read_range, split_ranges, stream_parts
+from toolresponse.validation._bulk import LineRange, check_range, range_tasks, split_ranges, stream_parts
 from toolresponse.validation._checks import renumber
-from toolresponse.validation._inputs import open_input
+from toolresponse.validation._inputs import LinesTask, open_input
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
 RESPONSES: tuple[bytes, ...] = (
@@ -61,13 +63,17 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 # -- the ranges themselves -------------------------------------------------------------------
 
 
+def range_lines(stream: IO[bytes], work: LineRange, piece: int) -> list[bytes]:
+    """The lines of one range, as its units of work hold them (without their line feeds)."""
+    units = range_tasks("f", stream, work.start, work.end, piece)
+    return [line for unit in units if isinstance(unit, LinesTask) for line in unit.lines]
+
+
 def all_range_lines(data: bytes, block: int, piece: int) -> list[bytes]:
     stream = io.BufferedReader(io.BytesIO(data))
-    out: list[bytes] = []
-    for task in split_ranges("f", "f", len(data), block):
-        for lines in read_range(stream, task.start, task.end, piece):
-            out.extend(lines)
-    return out
+    return [
+        line for work in split_ranges("f", "f", len(data), block) for line in range_lines(stream, work, piece)
+    ]
 
 
 @given(
@@ -81,7 +87,9 @@ def test_every_line_is_in_exactly_one_range(
 ) -> None:
     """Ranges cut anywhere give back the file's lines, each once, in order, as ``readlines`` splits them."""
     data = b"\n".join(contents) + (b"\n" if trailing and contents else b"")
-    assert io.BytesIO(data).readlines() == all_range_lines(data, block, piece)
+    assert [line.removesuffix(b"\n") for line in io.BytesIO(data).readlines()] == all_range_lines(
+        data, block, piece
+    )
 
 
 def test_a_line_longer_than_a_range_belongs_to_the_range_it_starts_in() -> None:
@@ -89,10 +97,9 @@ def test_a_line_longer_than_a_range_belongs_to_the_range_it_starts_in() -> None:
     first, long, last = b"0123456789ab\n", b"x" * 100 + b"\n", b"end\n"  # starting at 0, 13 and 114
     stream = io.BufferedReader(io.BytesIO(first + long + last))
     per_range = [
-        [line for lines in read_range(stream, task.start, task.end, 7) for line in lines]
-        for task in split_ranges("f", "f", len(first + long + last), 10)
+        range_lines(stream, work, 7) for work in split_ranges("f", "f", len(first + long + last), 10)
     ]
-    assert [[first], [long], *([[]] * 9), [last]] == per_range
+    assert [[first[:-1]], [long[:-1]], *([[]] * 9), [last[:-1]]] == per_range
 
 
 def test_a_block_below_one_byte_is_refused() -> None:
@@ -309,14 +316,87 @@ def test_an_unknown_protocol_is_an_io_error_naming_it(capsys: pytest.CaptureFixt
     assert "Traceback" not in err
 
 
-def test_without_fsspec_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Where fsspec is not installed, a compressed file's record says which extra to install."""
+def test_without_the_extra_the_error_names_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Where fsspec and zstandard are not installed, a URL's or a ``.zst`` file's record says which
+    extra to install; a ``.gz`` file needs neither."""
     packed = tmp_path / "logs.jsonl.gz"
     packed.write_bytes(gzip.compress(corpus(10)))
+    (tmp_path / "logs.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(corpus(10)))
     monkeypatch.setitem(sys.modules, "fsspec", None)
-    batches = list(check(expand([str(packed)]), Options(), stdin=io.BytesIO()))
-    [record] = [record for batch in batches for record in batch.records]
-    assert record.io_error is not None
-    assert "toolresponse[dask]" in record.io_error
-    with pytest.raises(OSError, match=r"toolresponse\[dask\]"), open_input(str(packed)):
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    names = [str(packed), str(tmp_path / "logs.jsonl.zst"), "memory://scale/logs.jsonl"]
+    batches = list(check(expand(names), Options(), stdin=io.BytesIO()))
+    assert 10 == sum(batch.valid + batch.invalid for batch in batches)
+    unread = [record for batch in batches for record in batch.records if record.io_error is not None]
+    assert [names[1], names[2]] == [record.source for record in unread]
+    assert all("toolresponse[dask]" in str(record.io_error) for record in unread)
+    with pytest.raises(OSError, match=r"toolresponse\[dask\]"), open_input(names[2]):
         pass
+
+
+def _cut(data: bytes, keep: float) -> bytes:
+    return data[: int(len(data) * keep)]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_damaged_or_truncated_compressed_file_is_unreadable_and_the_rest_is_checked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, jobs: str
+) -> None:
+    """Cut short (gzip or zstd, lines or a document) or not compressed at all: each such file is
+    one input that cannot be read, named with the reason, exit 2, and the other files in the
+    directory are still checked; never a traceback and never a silent end of input."""
+    rng = random.Random(3)
+    text = b"".join(
+        orjson.dumps({"status": "success", "text": rng.randbytes(60).hex()}) + b"\n" for _ in range(4000)
+    )
+    zstd = zstandard.ZstdCompressor().compress
+    files = {
+        "a.jsonl.gz": _cut(gzip.compress(text), 0.7),
+        "b.jsonl.zst": _cut(zstd(text), 0.7),
+        "c.json.gz": _cut(gzip.compress(orjson.dumps(VALID)), 0.5),
+        "d.jsonl.zst": b"garbage\n",
+        "e.jsonl.gz": b"garbage\n",
+        "zz.jsonl": b'{"status": "succes", "text": "x"}\n',
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    status, out, err = cli(capsys, "--jobs", jobs, str(tmp_path))
+    assert 2 == status
+    reasons = dict(line.split(": ", 2)[1:] for line in err.splitlines())
+    assert [f"cannot read {tmp_path / name}" for name in list(files)[:5]] == list(reasons)
+    assert [reason.startswith("truncated") for reason in reasons.values()] == [True] * 3 + [False] * 2
+    assert out.startswith(f"{tmp_path / 'zz.jsonl'}:1: /status: ")
+    assert out.endswith(" invalid, 5 inputs unreadable\n")
+    assert "Traceback" not in err
+
+
+def test_every_path_skips_a_line_over_the_limit_as_one_process_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line longer than ``MAX_LINE_BYTES`` in a file cut into ranges (``--jobs``, Dask): skipped
+    and reported as one process reports it, the lines after it checked, not read and judged."""
+    import dask
+
+    from toolresponse.dask import validate_paths
+    from toolresponse.validation import _inputs
+
+    monkeypatch.setattr(_inputs, "MAX_LINE_BYTES", 1 << 10)
+    monkeypatch.setattr(_bulk, "BATCH_BYTES", 1 << 10)
+    long = orjson.dumps({"status": "succes", "text": "a" * 3000})
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(orjson.dumps(VALID) + b"\n" + long + b"\n" + corpus(60))
+    one = cli(capsys, str(path))
+    assert (2, f"toolresponse validate: cannot read {path}:2: line 2 is longer than 1,024 bytes") == (
+        one[0],
+        one[2].split(" (")[0],
+    )
+    assert one == cli(capsys, "--jobs", "2", str(path))
+    options = Options(keep_valid=True)
+    expected = [
+        record
+        for batch in check(expand([str(path)]), options, stdin=io.BytesIO())
+        for record in batch.records
+    ]
+    with dask.config.set(scheduler="synchronous"):
+        validation = validate_paths([str(path)], options=options, block_bytes=1 << 10)
+        assert expected == validation.records.compute()  # type: ignore[no-untyped-call]

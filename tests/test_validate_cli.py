@@ -547,3 +547,42 @@ def test_every_public_name_is_there_on_first_use() -> None:
     assert set(toolresponse.__all__) <= set(dir(toolresponse))
     with pytest.raises(AttributeError, match="NoSuchName"):
         toolresponse.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
+
+
+@pytest.mark.parametrize("first", [b" " * 3000, orjson.dumps({"status": "succes", "text": "a" * 3000})])
+def test_input_of_no_known_kind_is_read_past_a_long_first_line_as_json_lines_are(
+    first: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Standard input and a file of another extension whose first line is longer than
+    ``MAX_LINE_BYTES`` (blank or a JSON value): that line is skipped and reported and the lines after
+    it are checked, as in a ``.jsonl`` file, not the end of the input nor one document too large."""
+    from toolresponse.validation import _inputs
+
+    monkeypatch.setattr(_inputs, "MAX_LINE_BYTES", 1 << 10)
+    data = first + b"\n" + orjson.dumps(MISSPELLED) + b"\n"
+    reports = []
+    for name in ("logs.jsonl", "logs.txt", "-"):
+        shown = str(write(tmp_path / name, data)) if name != "-" else "<stdin>"
+        status, out, err = run(capsys, monkeypatch, "-" if name == "-" else shown, stdin=data)
+        reports.append((status, out.replace(shown, "F"), err.replace(shown, "F")))
+    status, out, err = reports[0]
+    assert (2, "0 valid, 1 invalid, 1 input unreadable") == (status, out.splitlines()[-1])
+    assert err.startswith("toolresponse validate: cannot read F:1: line 1 is longer than 1,024 bytes")
+    assert out.startswith("F:2: /error_info/code: ")
+    assert [reports[0]] * 2 == reports[1:]
+
+
+@pytest.mark.parametrize("output_format", ["json", "jsonl"])
+def test_machine_output_carries_the_real_file_name(
+    output_format: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--format json``/``jsonl`` name each file exactly (a control character, a line break and a
+    backslash as JSON escapes them), not as the text report shows it; only bytes that are not
+    UTF-8, which no JSON string holds, are written ``\\xNN``."""
+    odd = write(tmp_path / "ev\x1b[31mil\nfake\\x.jsonl", lines({"status": "sucess", "text": "x"}))
+    write(Path(os.fsdecode(bytes(tmp_path) + b"/\xff.json")), json.dumps({"status": "sucess", "text": "x"}))
+    status, out, _ = run(capsys, monkeypatch, "--format", output_format, str(tmp_path))
+    records = (
+        json.loads(out)["responses"] if output_format == "json" else list(map(json.loads, out.splitlines()))
+    )
+    assert (1, [str(odd), f"{tmp_path}/\\xff.json"]) == (status, [record["source"] for record in records])

@@ -164,7 +164,7 @@ def test_control_and_bidi_characters_never_reach_the_text_output(
         status, out, err = run(capsys, str(path))
         assert (1, f"[{keyword}]") == (status, out.splitlines()[0].rsplit(" ", 1)[-1])
         assert not any(char in out + err for char in "\x1b\x07\u202e\x9b"), out
-        assert "\\x1b]0;pwned\\x07" in out or "\\\\u001b]0;pwned\\\\u0007" in out
+        assert "\\x1b]0;pwned\\x07" in out or "\\u001b]0;pwned\\u0007" in out
 
 
 def test_the_json_output_keeps_names_exact_and_escaped(
@@ -382,6 +382,20 @@ def test_a_fifo_with_no_writer_is_an_io_error_not_a_wait(
     assert (2, f"toolresponse validate: cannot read {fifo}: {_inputs.NO_WRITER}\n") == (status, err)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_in_a_directory_is_reported_as_a_named_one_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO with a response file's name found in a directory is not passed over: with no writer it
+    is reported (exit 2) and the files beside it are checked."""
+    fifo = tmp_path / "p.jsonl"
+    os.mkfifo(fifo)
+    (tmp_path / "q.jsonl").write_bytes(b'{"status": "success", "text": "ok"}\n')
+    status, out, err = run(capsys, str(tmp_path))
+    expected = f"toolresponse validate: cannot read {fifo}: {_inputs.NO_WRITER}\n"
+    assert (2, "1 valid, 0 invalid, 1 input unreadable\n", expected) == (status, out, err)
+
+
 def test_a_pipe_with_a_writer_is_read(tmp_path: Path) -> None:
     """A pipe named by a path (as a shell's process substitution gives) is read as it comes."""
     read_end, write_end = os.pipe()
@@ -462,3 +476,20 @@ def test_expand_names_an_empty_directory(tmp_path: Path) -> None:
     (record,) = list(expand([str(tmp_path)]))
     assert isinstance(record, Record)
     assert record.io_error is not None
+
+
+def test_the_text_output_escapes_each_control_once_and_no_escape_can_be_faked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A control or bidi character of a value or a member name is shown as one escape (``\\x1b``,
+    ``\\u202e``, as README shows them), and a backslash typed in a value is shown doubled, so the
+    text ``\\x1b`` in the input never reads as an escape character."""
+    path = tmp_path / "ctrl.jsonl"
+    path.write_bytes(
+        b'{"status":"succes\\u001b[31m\\u202e","text":"x"}\n'
+        b'{"status":"success","text":"x","\\u001b[31mbad":1}\n'
+        b'{"status":"succes\\\\x1b","text":"x"}\n'
+    )
+    _, out, _ = run(capsys, str(path))
+    shown = [line.split(": ", 2)[2].split(" is not")[0].split(";")[0] for line in out.splitlines()[:3]]
+    assert ["'succes\\x1b[31m\\u202e'", 'unknown member "\\u001b[31mbad"', "'succes\\\\x1b'"] == shown

@@ -88,6 +88,7 @@ def did_you_mean(options: Sequence[str], *, quote: Callable[[str], str] = repr) 
 
 
 _UNSAFE = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_QUOTED = re.compile(_UNSAFE.pattern.replace("\\\\", "", 1))
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -98,10 +99,13 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
-def printable(text: str) -> str:
+def printable(text: str, *, quoted: bool = False) -> str:
     """``text`` safe to print on a terminal: C0 and C1 controls, bidi controls, lone surrogates
-    and the backslash itself (so that an escape cannot be faked) as ``\\xNN`` or ``\\uNNNN``."""
-    return _UNSAFE.sub(_escape, text)
+    and the backslash itself (so that an escape cannot be faked) as ``\\xNN`` or ``\\uNNNN``.
+    With ``quoted``, backslashes are left as they are: ``text`` is a message whose values were
+    quoted by ``repr`` or as JSON, which escaped each backslash of a value, and the escapes they
+    made are shown once (``\\x1b``, not ``\\\\x1b``)."""
+    return (_UNSAFE_QUOTED if quoted else _UNSAFE).sub(_escape, text)
 
 
 def safe_text(value: object, text: Callable[[object], str] = repr) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from ._checks import Batch, Options, check_lines, merged, renumber, run_task
+from ._checks import Batch, Options, merged, renumber, run_task
 from ._engine import engine
 from ._ijson import BINARY_SNIFF_BYTES
 from ._inputs import (
@@ -25,6 +25,7 @@ from ._inputs import (
     binary_record,
     io_record,
     is_url,
+    lines_tasks,
     open_input,
     pretty_printed,
     splittable,
@@ -72,7 +73,7 @@ def split_ranges(path: str, name: str, size: int, block: int) -> list[LineRange]
 
 def ranges_of(source: Source, size: int | None, block: int) -> list[LineRange] | Source | Record:
     """``source`` (``size`` bytes; None: not to be cut) in byte ranges of about ``block`` bytes, or
-    what to read whole (a file of pretty-printed documents: a range would begin inside one), or
+    what to read as one stream (a file of pretty-printed documents: a range would begin inside one), or
     the verdict on a file that cannot be opened or is binary."""
     if source.mode != "lines" or size is None or not splittable(source.path):
         return source
@@ -84,7 +85,7 @@ def ranges_of(source: Source, size: int | None, block: int) -> list[LineRange] |
     if b"\x00" in head:
         return binary_record(source.name, head)
     if pretty_printed(head):
-        return source._replace(mode="document")
+        return source
     return split_ranges(source.path, source.name, size, block)
 
 
@@ -97,22 +98,53 @@ def _line_start(stream: IO[bytes], offset: int) -> int:
     return stream.tell()
 
 
-def read_range(stream: IO[bytes], start: int, end: int | None, piece_bytes: int) -> Iterator[list[bytes]]:
-    """The lines of ``stream`` that start in ``[start, end)``, in pieces of about ``piece_bytes``."""
+class _Upto(io.RawIOBase):
+    """The next ``size`` bytes of ``stream`` (None: all the rest)."""
+
+    def __init__(self, stream: IO[bytes], size: int | None) -> None:
+        super().__init__()
+        self._stream = stream
+        self._left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        want = len(buffer) if self._left is None else min(len(buffer), self._left)
+        data = self._stream.read(want) if want else b""
+        if self._left is not None:
+            self._left -= len(data)
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def range_tasks(
+    name: str, stream: IO[bytes], start: int, end: int | None, piece_bytes: int
+) -> Iterator[Task]:
+    """The lines of ``stream`` that start in ``[start, end)``, numbered from 1, as the units of
+    work that one process reads them in (``lines_tasks``: pieces of about ``piece_bytes``, the
+    line too long to read, the pretty-printed document); a unit's bytes are ``_task_bytes``."""
     begin = _line_start(stream, start)
     stop = None if end is None else _line_start(stream, end)
     stream.seek(begin)
-    remaining = None if stop is None else stop - begin
-    while remaining is None or remaining > 0:
-        # readlines(hint) may read one line more once the lines reach ``hint`` exactly (io does),
-        # so it is asked for one byte less than the range holds, and a last line alone is read alone.
-        hint = piece_bytes if remaining is None else min(piece_bytes, remaining - 1)
-        lines = stream.readlines(hint) if hint > 0 else [stream.readline()]
-        if not lines[-1:] or not lines[-1]:
-            return
-        if remaining is not None:
-            remaining -= sum(map(len, lines))  # the range ends at a line start: whole lines fit
-        yield lines
+    bounded = io.BufferedReader(_Upto(stream, None if stop is None else stop - begin))
+    return lines_tasks(name, bounded, piece_bytes)
+
+
+def _task_bytes(task: Task) -> int:
+    """The bytes of input a unit of ``range_tasks`` stands for, each line with its line feed."""
+    if isinstance(task, LinesTask):
+        return sum(map(len, task.lines)) + len(task.lines)
+    return len(task.data) + 1 if isinstance(task, DocumentTask) else task.size
+
+
+def _within(task: Task, units: Iterator[Task], room: int) -> tuple[Task, Task | None]:
+    """The unit to check now, of at most ``room`` lines (a line gives one record at most), and the
+    one after it: the rest of ``task``'s lines, or the next of ``units``."""
+    if isinstance(task, LinesTask) and len(task.lines) > room:
+        rest = task._replace(first_line=task.first_line + room, lines=task.lines[room:])
+        return task._replace(lines=task.lines[:room]), rest
+    return task, next(units, None)
 
 
 def check_range(work: LineRange, options: Options, *, max_records: int) -> Part:
@@ -120,23 +152,24 @@ def check_range(work: LineRange, options: Options, *, max_records: int) -> Part:
     records would be more than ``max_records``, and ``Part.rest`` is the range of the lines after."""
     room = max_records
     batches: list[Batch] = []
-    number = 1
+    read = 0
     try:
         with open_input(work.path) as stream:
-            for lines in read_range(stream, work.start, work.end, _PIECE_BYTES):
-                while lines:
-                    # A line gives one record at most: no more lines are checked than there is room for.
-                    piece, lines = (lines, []) if len(lines) <= room else (lines[:room], lines[room:])
-                    batch = check_lines(work.name, piece, number, options)
-                    batches.append(batch)
-                    number += len(piece)
-                    room -= len(batch.records)
-                    if room <= 0:
-                        rest = work._replace(start=stream.tell() - sum(map(len, lines)))
-                        return Part(merged(batches), number - 1, rest)
+            units = range_tasks(work.name, stream, work.start, work.end, _PIECE_BYTES)
+            offset = _line_start(stream, work.start)
+            task = next(units, None)
+            while task is not None:
+                if room <= 0:
+                    return Part(merged(batches), read, work._replace(start=offset))
+                now, task = _within(task, units, room)
+                batch = run_task(now, options)
+                batches.append(batch)
+                room -= len(batch.records)
+                offset += _task_bytes(now)
+                read = (_line_after(now) or 1) - 1
     except OSError as error:
         return Part(Batch(0, 0, [io_record(work.name, error)], 0))
-    return Part(merged(batches), number - 1)
+    return Part(merged(batches), read)
 
 
 def _line_after(task: Task) -> int | None:
@@ -145,6 +178,8 @@ def _line_after(task: Task) -> int | None:
         return task.first_line + len(task.lines)
     if isinstance(task, DoneTask) and task.record.line is not None:
         return task.record.line + 1  # a line too long to read
+    if isinstance(task, DocumentTask) and task.first_line is not None:
+        return task.first_line + task.data.count(b"\n") + 1  # a pretty-printed document among lines
     return None
 
 
@@ -158,10 +193,10 @@ def _from_line(units: Iterator[Task], from_line: int) -> Iterator[Task]:
                     continue
                 if skip > 0:
                     task = task._replace(first_line=from_line, lines=task.lines[skip:])
-            elif isinstance(task, DocumentTask) or (
-                task.record.line is not None and task.record.line < from_line
-            ):
-                continue  # a document (the whole input) or a line too long to read, read before
+            elif isinstance(task, DocumentTask) and (task.first_line or 0) < from_line:
+                continue  # the whole input, or a pretty-printed document, read before
+            elif isinstance(task, DoneTask) and task.record.line is not None and task.record.line < from_line:
+                continue  # a line too long to read, read before
             from_line = 1
         yield task
 
@@ -183,12 +218,7 @@ def stream_parts(
         batches: list[Batch] = []
         room, size, line = max_records, 0, None
         while task is not None and room > 0 and (max_bytes is None or size < max_bytes):
-            if isinstance(task, LinesTask) and len(task.lines) > room:
-                # A line gives one record at most: the lines past the room go in the next part.
-                now: Task = task._replace(lines=task.lines[:room])
-                task = task._replace(first_line=task.first_line + room, lines=task.lines[room:])
-            else:
-                now, task = task, next(units, None)
+            now, task = _within(task, units, room)
             batch = run_task(now, options)
             batches.append(batch)
             room -= sum(record.io_error is None for record in batch.records)

@@ -205,17 +205,24 @@ def _moved(record: Record, line: int, column: int) -> Record:
     return record._replace(errors=errors, **place(record.line or 1, record.column))
 
 
-def check_document(name: str, data: bytes, options: Options) -> Batch:
-    """The verdict on one JSON document, or on each of several one after another (``document_spans``)."""
+def check_document(name: str, data: bytes, options: Options, first_line: int | None = None) -> Batch:
+    """The verdict on one JSON document, or on each of several one after another (``document_spans``);
+    with ``first_line``, located in the input it begins at that line of."""
     with _collector_paused():
         batch = _check_one(name, data, options)
         spans = document_spans(data) if batch.invalid else None
         if spans is None:
-            return batch
-        parts = []
-        for start, end, line, column in spans:
-            part = _check_one(name, data[start:end], options)
-            parts.append(part._replace(records=[_moved(record, line, column) for record in part.records]))
+            spans = [(0, len(data), 1, 1)]
+            if first_line is None:
+                return batch
+            parts = [batch]
+        else:
+            parts = [_check_one(name, data[start:end], options) for start, end, _, _ in spans]
+        shift = 0 if first_line is None else first_line - 1
+        parts = [
+            part._replace(records=[_moved(record, line + shift, column) for record in part.records])
+            for part, (_, _, line, column) in zip(parts, spans, strict=True)
+        ]
     return merged(parts)._replace(size=len(data))
 
 
@@ -241,7 +248,7 @@ def run_task(task: Task, options: Options) -> Batch:
     if isinstance(task, LinesTask):
         return check_lines(task.name, task.lines, task.first_line, options)
     if isinstance(task, DocumentTask):
-        return check_document(task.name, task.data, options)
+        return check_document(task.name, task.data, options, task.first_line)
     return done_batch(task.record)
 
 
@@ -314,12 +321,13 @@ def _decode(task: Task) -> Decoded:
             else:
                 decoded.problems.append(_unread(task.name, number, line, problem))
         return decoded
-    _decode_document(decoded, task.data)
+    _decode_document(decoded, task.data, task.first_line)
     spans = document_spans(task.data) if decoded.problems else None
     if spans is not None:
         decoded = Decoded(task.name, [], [], [])
+        shift = 0 if task.first_line is None else task.first_line - 1
         for start, end, at_line, at_column in spans:
-            _decode_document(decoded, task.data[start:end], at_line, at_column)
+            _decode_document(decoded, task.data[start:end], at_line + shift, at_column)
     return decoded
 
 

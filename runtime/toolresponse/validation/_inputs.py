@@ -1,9 +1,10 @@
 """What the bulk API reads: inputs listed (``expand``) and read into units of work (``tasks``).
 
 A ``.json`` file is a document (or several one after another), a ``.jsonl``/``.ndjson`` file JSON
-lines unless pretty-printed; standard input and other files are JSON lines when their first line
-that is not blank is a JSON value. A NUL byte in the first 8 KiB makes a file binary. Every failure
-to read (README: a FIFO without a writer, a dangling link, a size limit) is a ``Record``, never a wait.
+lines, among which a pretty-printed document is one unit; standard input and other files are JSON
+lines when their first line that is not blank is a JSON value or opens a pretty-printed document.
+A NUL byte in the first 8 KiB makes a file binary. Every failure to read (README: a FIFO without a
+writer, a dangling link, a size limit, a damaged compressed file) is a ``Record``, never a wait.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import io
 import os
 import re
 import stat
-from collections.abc import Generator, Iterable, Iterator
+import zlib
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache, partial
 from typing import IO, Any, Literal, NamedTuple
 
 import orjson
@@ -40,7 +43,8 @@ Mode = Literal["document", "lines", "sniff"]
 
 class Record(NamedTuple):
     """The verdict on one response (``errors`` empty: valid), or why an input could not be read
-    (``io_error``); ``more`` counts the violations past the ``MAX_VIOLATIONS`` in ``errors``."""
+    (``io_error``); ``more`` counts the violations past the ``MAX_VIOLATIONS`` in ``errors``.
+    ``source`` is the input's name as given (a report shows it with ``shown_path``)."""
 
     source: str
     line: int | None
@@ -63,7 +67,7 @@ class Record(NamedTuple):
 
 
 class Source(NamedTuple):
-    """One input to read: ``path`` to open (``-``: standard input), shown as ``name``."""
+    """One input to read: ``path`` to open (``-``: standard input), named ``name`` in its records."""
 
     path: str
     name: str
@@ -74,13 +78,24 @@ class Source(NamedTuple):
 _UNDECODED = re.compile("([\udc80-\udcff]+)")
 
 
+def _undecoded(run: str) -> str:
+    return "".join(f"\\x{ord(char) - 0xDC00:02x}" for char in run)
+
+
+@lru_cache(maxsize=1024)
 def shown_path(path: str) -> str:
     """A path as a report line can show it: undecodable bytes as ``\\xNN``, and control and
     bidi characters escaped (``printable``)."""
     return "".join(  # split() puts the runs of undecodable bytes at odd indexes
-        "".join(f"\\x{ord(char) - 0xDC00:02x}" for char in part) if index % 2 else printable(part)
+        _undecoded(part) if index % 2 else printable(part)
         for index, part in enumerate(_UNDECODED.split(path))
     )
+
+
+def carried_path(path: str) -> str:
+    """A path (or a text naming one) as JSON can carry it: exactly, but for the bytes that are not
+    UTF-8, which no JSON string holds, as ``\\xNN``."""
+    return _UNDECODED.sub(lambda run: _undecoded(run.group()), path)
 
 
 _ERRNO_OF = {FileNotFoundError: errno.ENOENT, PermissionError: errno.EACCES, IsADirectoryError: errno.EISDIR}
@@ -90,7 +105,7 @@ def io_record(name: str, error: OSError) -> Record:
     """The I/O error of input ``name``, in the system's words (fsspec's errors name only the path)."""
     number = _ERRNO_OF.get(type(error))
     reason = error.strerror or (os.strerror(number) if number else str(error) or type(error).__name__)
-    return Record(shown_path(name), None, None, (), io_error=reason)
+    return Record(name, None, None, (), io_error=reason)
 
 
 def _compression(path: str) -> str | None:
@@ -125,8 +140,8 @@ def _link_record(entry: os.DirEntry[str]) -> Record | None:
         os.stat(entry.path)
     except OSError as error:
         if error.errno == errno.ENOENT:
-            reason = f"a dangling symbolic link (its target {os.readlink(entry.path)!r} does not exist)"
-            return Record(shown_path(entry.path), None, None, (), io_error=printable(reason))
+            reason = f"a dangling symbolic link (its target '{os.readlink(entry.path)}' does not exist)"
+            return Record(entry.path, None, None, (), io_error=reason)
         return io_record(entry.path, error)
     return None
 
@@ -164,19 +179,20 @@ def _walk(directory: str) -> Iterator[Source | Record]:
             elif _without_compression(entry.name.lower()).endswith(DOCUMENT_EXTENSIONS + LINES_EXTENSIONS):
                 if entry.is_file():
                     found += 1
-                    yield Source(
-                        entry.path, shown_path(entry.path), _mode_for(entry.name), entry.stat().st_size
-                    )
+                    yield Source(entry.path, entry.path, _mode_for(entry.name), entry.stat().st_size)
                 elif entry.is_symlink() and (broken := _link_record(entry)) is not None:
                     found += 1
                     yield broken
+                elif not entry.is_dir():  # a FIFO, a device (or a link to one): read as when named
+                    found += 1
+                    yield Source(entry.path, entry.path, _mode_for(entry.name), None)
         except OSError as error:
             found += 1
             yield io_record(entry.path, error)
     if not found:
         *others, last = DOCUMENT_EXTENSIONS + LINES_EXTENSIONS
         reason = f"nothing to check: no {', '.join(others)} or {last} file under it"
-        yield Record(shown_path(directory), None, None, (), io_error=reason)
+        yield Record(directory, None, None, (), io_error=reason)
 
 
 def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
@@ -186,7 +202,7 @@ def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
             yield Source(STDIN, "<stdin>", "sniff", None)
             continue
         if is_url(path):
-            yield Source(path, shown_path(path), _mode_for(path), None)
+            yield Source(path, path, _mode_for(path), None)
             continue
         try:
             status = os.stat(path)
@@ -197,7 +213,7 @@ def expand(paths: Iterable[str]) -> Iterator[Source | Record]:
             yield from _walk(path)
         else:
             size = status.st_size if stat.S_ISREG(status.st_mode) else None
-            yield Source(path, shown_path(path), _mode_for(path), size)
+            yield Source(path, path, _mode_for(path), size)
 
 
 class _Prefixed(io.RawIOBase):
@@ -256,20 +272,82 @@ def _fsspec() -> Any:
     try:
         import fsspec
     except ImportError:
-        raise OSError(f"reading URLs and compressed files needs fsspec: {EXTRA}") from None
+        raise OSError(f"reading URLs needs fsspec: {EXTRA}") from None
     return fsspec
+
+
+_COMPRESSED_PIECE = 1 << 11
+"""Compressed bytes decompressed at once: what they expand to stays bounded (zstd expands a few
+bytes into 128 KiB at most, gzip some 1,000 times)."""
+
+
+def _decompressor(compression: str) -> Callable[[], Any]:
+    if compression == "gzip":
+        return partial(zlib.decompressobj, 16 + zlib.MAX_WBITS)
+    try:
+        import zstandard
+    except ImportError:
+        raise OSError(f"reading .zst files needs zstandard: {EXTRA}") from None
+    return zstandard.ZstdDecompressor().decompressobj
+
+
+class _Decompressed(io.RawIOBase):
+    """The bytes that the gzip members or zstd frames of ``raw`` hold, one after another. Bytes
+    that are not of the format, or a stream that ends inside a member or frame (a file cut short),
+    are an ``OSError`` saying so, never an end of input."""
+
+    def __init__(self, raw: IO[bytes], compression: str) -> None:
+        super().__init__()
+        self._raw = raw
+        self._compression = compression
+        self._new = _decompressor(compression)
+        self._decoder = self._new()
+        self._fed = False  # whether the current member or frame has begun
+        self._out = memoryview(b"")  # decompressed bytes not yet read
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._out:
+            if self._decoder.eof:
+                data = self._decoder.unused_data or self._raw.read(_COMPRESSED_PIECE)
+                self._decoder, self._fed = self._new(), False
+            else:
+                data = self._raw.read(_COMPRESSED_PIECE)
+            if not data:
+                if self._fed and not self._decoder.eof:
+                    unit = "member" if self._compression == "gzip" else "frame"
+                    raise OSError(f"truncated: the {self._compression} data ends inside a {unit}")
+                return 0
+            try:
+                self._out = memoryview(self._decoder.decompress(data))
+            except Exception as error:  # zlib.error, zstandard.ZstdError: the bytes are not of the format
+                raise OSError(f"not {self._compression} data, or damaged: {error}") from None
+            self._fed = True
+        count = min(len(buffer), len(self._out))
+        buffer[:count] = self._out[:count]
+        self._out = self._out[count:]
+        return count
 
 
 @contextmanager
 def open_input(path: str) -> Iterator[IO[bytes]]:
-    """``path`` open for reading bytes; every failure is an ``OSError`` a report can show."""
+    """``path`` open for reading bytes, decompressed (``.gz``, ``.zst``); every failure, when it is
+    opened or read, is an ``OSError`` a report can show."""
     compression = _compression(path)
-    if compression is None and not is_url(path):
+    with _open_raw(path) as raw:
+        yield raw if compression is None else io.BufferedReader(_Decompressed(raw, compression))
+
+
+@contextmanager
+def _open_raw(path: str) -> Iterator[IO[bytes]]:
+    if not is_url(path):
         with _open_local(path) as stream:
             yield stream
         return
     try:
-        opened = _fsspec().open(path, "rb", compression=compression)
+        opened = _fsspec().open(path, "rb")
         stream = opened.open()
     except (ImportError, ValueError, RuntimeError) as error:  # an unknown protocol, a missing backend
         raise OSError(f"cannot open {path} through fsspec: {error}") from None
@@ -303,16 +381,20 @@ class LinesTask(NamedTuple):
 
 
 class DocumentTask(NamedTuple):
-    """One JSON document to check (or several, one after another)."""
+    """One JSON document to check (or several, one after another): the whole input, or a
+    pretty-printed one among JSON lines that begins at line ``first_line``."""
 
     name: str
     data: bytes
+    first_line: int | None = None
 
 
 class DoneTask(NamedTuple):
-    """A verdict reached while reading (an I/O error, a binary file)."""
+    """A verdict reached while reading (an I/O error, a binary file), standing for ``size`` bytes
+    of input (a line too long to read)."""
 
     record: Record
+    size: int = 0
 
 
 Task = LinesTask | DocumentTask | DoneTask
@@ -342,7 +424,7 @@ def _too_long(name: str, number: int, size: int) -> DoneTask:
         f"line {number} is longer than {_limit_phrase(MAX_LINE_BYTES)} (MAX_LINE_BYTES, the longest line"
         f" read); skipped after {size:,} bytes"
     )
-    return DoneTask(Record(name, number, None, (), io_error=reason))
+    return DoneTask(Record(name, number, None, (), io_error=reason), size + 1)
 
 
 def _batch(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
@@ -364,7 +446,7 @@ def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, si
     A line longer than ``MAX_LINE_BYTES`` is counted, not held, and reported."""
     number = first_line
     if head.endswith(b"\n"):
-        yield LinesTask(name, number, [head])
+        yield LinesTask(name, number, [head[:-1]])
         number, head = number + 1, b""
     read = getattr(stream, "read1", stream.read)
     partial = [head] if head else []  # the start of a line that has not ended yet
@@ -416,6 +498,55 @@ def pretty_printed(head: bytes) -> bool:
     return re.match(rb"[ \t\r\n]*[{\[][ \t\r]*\n", head) is not None
 
 
+_OPENERS = (b"{", b"[")
+
+
+def _documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
+    """``units`` of JSON lines with each pretty-printed document among them (a line that is ``{``
+    or ``[`` alone opens it, its brackets close it) taken out as a ``DocumentTask`` of its own,
+    however many batches it spans. One still open after ``MAX_DOCUMENT_BYTES`` stays lines; one
+    still open at the end of the input is a document that its parse then refuses."""
+    held: list[bytes] = []  # the lines of an open document
+    first = depth = size = 0
+    for unit in units:
+        if not isinstance(unit, LinesTask):
+            if held:
+                yield LinesTask(name, first, held)
+                held = []
+            yield unit
+            continue
+        lines, number, start = unit.lines, unit.first_line, 0
+        for index, line in enumerate(lines):
+            if held:
+                held.append(line)
+                size += len(line) + 1
+                depth = _depth_after(line, depth)
+                if depth <= 0:
+                    yield DocumentTask(name, b"\n".join(held), first)
+                elif size > MAX_DOCUMENT_BYTES:
+                    yield LinesTask(name, first, held)
+                else:
+                    continue
+                held, start = [], index + 1
+            elif len(line) <= 64 and line.strip(b" \t\r\n") in _OPENERS:
+                if index > start:
+                    yield LinesTask(name, number + start, lines[start:index])
+                held, first, depth, size = [line], number + index, 1, len(line) + 1
+        if not held and start < len(lines):
+            yield LinesTask(name, number + start, lines[start:]) if start else unit
+    if held:
+        yield DocumentTask(name, b"\n".join(held), first)
+
+
+def lines_tasks(
+    name: str, stream: IO[bytes], size: int, first_line: int = 1, head: bytes = b""
+) -> Iterator[Task]:
+    """The units of work of JSON lines read from ``stream`` (after ``head``, the start of line
+    ``first_line``): batches of about ``size`` bytes, each pretty-printed document one unit, each
+    line longer than ``MAX_LINE_BYTES`` a record."""
+    return _documents_apart(name, _line_batches(name, stream, first_line, head, size))
+
+
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
     if mode == "document":
         yield _document(name, stream, b"")
@@ -424,34 +555,37 @@ def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterat
     head: bytes = peek(BINARY_SNIFF_BYTES)[:BINARY_SNIFF_BYTES] if peek is not None else b""
     if b"\x00" in head:
         yield DoneTask(binary_record(name, head))
-    elif mode == "lines" and pretty_printed(head):
-        yield _document(name, stream, b"")
     elif mode == "lines":
-        yield from _line_batches(name, stream, 1, b"", size)
+        yield from lines_tasks(name, stream, size)
     else:
         yield from _sniffed(name, stream, size)
 
 
 def _sniffed(name: str, stream: IO[bytes], size: int) -> Iterator[Task]:
-    """Input of no known kind: JSON lines if its first line that is not blank is a JSON value,
-    else one document. Blank lines are only counted (an endless run of them holds no memory)."""
+    """Input of no known kind: JSON lines if its first line that is not blank is a JSON value, opens
+    a pretty-printed document (``{`` or ``[`` alone) or is longer than ``MAX_LINE_BYTES`` (no
+    document that long is read), else one document. Blank lines are only counted (an endless run
+    of them holds no memory)."""
     blank = 0
     line = stream.readline(MAX_LINE_BYTES + 1)
     while line.endswith(b"\n") and _is_blank(line):
         blank += 1
         line = stream.readline(MAX_LINE_BYTES + 1)
-    if _is_blank(line):
+    if _is_blank(line) and len(line) <= MAX_LINE_BYTES:
         return
-    if len(line) <= MAX_LINE_BYTES:
-        try:
-            orjson.loads(line)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            yield from _line_batches(name, stream, blank + 1, line, size)
-            return
+    if len(line) > MAX_LINE_BYTES or line.strip(b" \t\r\n") in _OPENERS or _is_json(line):
+        yield from lines_tasks(name, stream, size, blank + 1, line)
+        return
     # Blank lines before a document change no column, only line numbers: each one is kept as "\n".
     yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int = LOCAL_BATCH_BYTES) -> Generator[Task]:
@@ -478,29 +612,45 @@ _NOT_SPACE = re.compile(rb"[^ \t\r\n]")
 _STRUCTURE = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
 
 
+_NEXT_OPENER = re.compile(rb"\n[ \t\r]*[{\[]")
+
+
 def _skip_space(data: bytes, position: int) -> int:
     found = _NOT_SPACE.search(data, position)
     return len(data) if found is None else found.start()
 
 
-def closing(data: bytes, start: int) -> int | None:
-    """The end of the object or array that begins at ``start``, by its brackets; None when it does
-    not end (the parser then says why)."""
-    depth = 0
+def _scan(data: bytes, start: int, depth: int) -> tuple[int | None, int]:
+    """Where the brackets open before ``start`` (``depth`` of them) close in ``data`` (None: not
+    there), and how many are open at the end."""
     for token in _STRUCTURE.finditer(data, start):
         first = data[token.start()]
         if first != 0x22:  # not a string
             depth += 1 if first in b"{[" else -1
             if depth == 0:
-                return token.end()
-    return None
+                return token.end(), 0
+    return None, depth
+
+
+def closing(data: bytes, start: int) -> int | None:
+    """The end of the object or array that begins at ``start``, by its brackets; None when it does
+    not end (the parser then says why)."""
+    return _scan(data, start, 0)[0]
+
+
+def _depth_after(line: bytes, depth: int) -> int:
+    """How many brackets are open after ``line`` (a line holds whole strings), ``depth`` before it;
+    0 once they close."""
+    return _scan(line, 0, depth)[1]
 
 
 def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
     """Where each document starts and ends, and the line and column (in characters) it starts at,
-    when ``data`` holds two or more objects or arrays one after another, and whatever follows the
-    last as one more span that its parse then refuses; None for anything else (one document,
-    valid or not, or text that is not JSON). Asked of documents found invalid only."""
+    when ``data`` begins with an object or array that other documents follow: an object or
+    array ends at its closing bracket, anything else (a string, text that is not JSON) before the
+    next line that opens one, so that one bad document loses none after it; an object or array
+    that does not close is the last span, which its parse then refuses. None for anything else
+    (one document, valid or not, or text that is not JSON). Asked of documents found invalid only."""
     try:
         orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -509,12 +659,18 @@ def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
         return None
     spans: list[tuple[int, int]] = []
     start = _skip_space(data, 0)
-    while start < len(data) and data[start] in b"{[" and (end := closing(data, start)) is not None:
+    while start < len(data):
+        if data[start] in b"{[":
+            end = closing(data, start)
+            end = len(data) if end is None else end
+        elif spans:
+            opener = _NEXT_OPENER.search(data, start)
+            end = len(data) if opener is None else opener.start()
+        else:
+            return None
         spans.append((start, end))
         start = _skip_space(data, end)
-    if len(spans) < 2:
-        return None
-    if start < len(data):
-        spans.append((start, len(data)))
+    if len(spans) < 2 or (len(spans) == 2 and data[spans[1][0]] not in b"{["):
+        return None  # one document, and what follows it begins no other: content after its end
     found = positions(data, [start for start, _ in spans])
     return [(start, end, *found[start]) for start, end in spans]

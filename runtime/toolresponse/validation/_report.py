@@ -17,7 +17,7 @@ from .._suggest import printable
 from .._violation import SchemaViolation
 from ._bulk import check
 from ._checks import RESPONSE_JUDGE, Batch, Judge, Options
-from ._inputs import Record, Source
+from ._inputs import Record, Source, carried_path, shown_path
 from ._validate import MAX_VIOLATIONS
 
 EXIT_VALID = 0
@@ -80,7 +80,7 @@ class Progress:
 
 def _where(source: str, line: int | None, column: int | None = None) -> str:
     return (
-        source
+        shown_path(source)
         + ("" if line is None else f":{line}")
         + ("" if line is None or column is None else f":{column}")
     )
@@ -89,8 +89,8 @@ def _where(source: str, line: int | None, column: int | None = None) -> str:
 def _record_json(record: Record) -> dict[str, Any]:
     if record.io_error is not None:
         line = {} if record.line is None else {"line": record.line}
-        return {"source": record.source, **line, "io_error": record.io_error}
-    out: dict[str, Any] = {"source": record.source, "line": record.line, "valid": record.valid}
+        return {"source": carried_path(record.source), **line, "io_error": carried_path(record.io_error)}
+    out: dict[str, Any] = {"source": carried_path(record.source), "line": record.line, "valid": record.valid}
     if record.errors:
         out["errors"] = [violation.to_dict() for violation in record.errors]
     if record.more:
@@ -137,7 +137,7 @@ _SUFFIX_CACHE_LIMIT = 4096
 def _after_where(violation: SchemaViolation) -> str:
     """A violation's text line after its ``FILE:LINE[:COLUMN]``."""
     return (
-        f": {printable(violation.pointer) or '(root)'}: {printable(violation.message)}"
+        f": {printable(violation.pointer) or '(root)'}: {printable(violation.message, quoted=True)}"
         f" [{printable(violation.keyword)}]\n"
     )
 
