@@ -322,7 +322,7 @@ def checked_reply(reply: ModelReply) -> ModelReply:
     calls = tuple(
         call
         if isinstance(call.name, str)
-        and call.name
+        and (call.name or call.problem is not None)  # a call read once already says what is wrong
         and isinstance(call.arguments, str)
         and isinstance(call.id, str)
         else _call_from(str(call.id), call.name, call.arguments, call.problem)
