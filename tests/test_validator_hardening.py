@@ -382,6 +382,28 @@ def test_a_fifo_with_no_writer_is_an_io_error_not_a_wait(
     assert (2, f"toolresponse validate: cannot read {fifo}: {_inputs.NO_WRITER}\n") == (status, err)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+@pytest.mark.parametrize(
+    ("verb", "status", "told"),
+    [
+        (["report"], 1, "toolresponse report: {fifo}: cannot read the trace: {reason}"),
+        (["schema", "diff"], 2, "toolresponse schema diff: {fifo}: cannot read: {reason}"),
+    ],
+)
+def test_the_other_readers_of_files_answer_a_fifo_with_no_writer_as_validate_does(
+    tmp_path: Path, verb: list[str], status: int, told: str
+) -> None:
+    """report and schema diff, given a FIFO no process writes to, say so at once, never wait."""
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    # A process, so that a wait is a failed test rather than a hung run (60 s: only a hang).
+    finished = subprocess.run(
+        [str(TOOLRESPONSE), *verb, *[str(fifo)] * (len(verb))], capture_output=True, timeout=60
+    )
+    expected = told.format(fifo=fifo, reason=_inputs.NO_WRITER) + "\n"
+    assert (status, expected) == (finished.returncode, finished.stderr.decode())
+
+
 def test_a_pipe_with_a_writer_is_read(tmp_path: Path) -> None:
     """A pipe named by a path (as a shell's process substitution gives) is read as it comes."""
     read_end, write_end = os.pipe()

@@ -14,6 +14,7 @@ from urllib.parse import urljoin, urlsplit
 from .._errors import MalformedJsonError, ToolResponseError
 from ..validation import parse_ijson
 from ..validation._engine import json_pointer
+from ..validation._inputs import open_local
 
 
 class SchemaDiffError(ToolResponseError, ValueError):
@@ -74,7 +75,8 @@ class SchemaSet:
 
 def _read(path: Path) -> Any:
     try:
-        return parse_ijson(path.read_bytes())
+        with open_local(str(path)) as stream:  # a FIFO without a writer is refused at once
+            return parse_ijson(stream.read())
     except OSError as error:
         raise SchemaDiffError(str(path), f"cannot read: {error.strerror}") from None
     except MalformedJsonError as error:

@@ -231,7 +231,7 @@ NO_WRITER = (
 )
 
 
-def _open_local(path: str) -> IO[bytes]:
+def open_local(path: str) -> IO[bytes]:
     """``path`` opened for reading, never waiting: a FIFO without a writer is an ``OSError``."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
@@ -265,7 +265,7 @@ def open_input(path: str) -> Iterator[IO[bytes]]:
     """``path`` open for reading bytes; every failure is an ``OSError`` a report can show."""
     compression = _compression(path)
     if compression is None and not is_url(path):
-        with _open_local(path) as stream:
+        with open_local(path) as stream:
             yield stream
         return
     try:
