@@ -430,7 +430,8 @@ def _verdict(obj: Any, chosen: ValidationEngine) -> tuple[bool, ValidationEngine
 
 
 def is_valid(obj: Any) -> bool:
-    """Whether the decoded JSON value ``obj`` is a valid ToolResponse v1 (about a microsecond)."""
+    """Whether the decoded JSON value ``obj`` is a valid ToolResponse v1 (about a microsecond): the
+    schema's verdict only; ``validate`` also refuses a value no I-JSON text gives (NaN, a tuple ...)."""
     return _verdict(obj, _engine_named("fast"))[0]
 
 
