@@ -9,6 +9,7 @@ every change it can see.
 from __future__ import annotations
 
 import copy
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -606,6 +607,18 @@ def test_two_files_are_compared_as_one_document(tmp_path: Path) -> None:
     assert [(C, "type-widened", "new.json#/type")] == [
         (c.change_class, c.rule, c.pointer) for c in diff.changes
     ]
+
+
+def test_dependent_schemas_are_reported_in_the_documents_order(tmp_path: Path) -> None:
+    """Changes under dependentSchemas come in the order the documents name them, the same in
+    every run (not in the order of a set, which changes with the hash seed)."""
+    names = [f"member{index}" for index in range(12)]
+    head = '{"$schema": "https://json-schema.org/draft/2020-12/schema", "dependentSchemas": '
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(head + json.dumps({name: {"type": "string"} for name in names}) + "}")
+    new.write_text(head + json.dumps({name: {"type": ["string", "null"]} for name in names}) + "}")
+    pointers = [change.pointer for change in diff_schemas(old, new).changes]
+    assert [f"new.json#/dependentSchemas/{name}/type" for name in names] == pointers
 
 
 def test_a_directory_and_a_file_cannot_be_compared(tmp_path: Path) -> None:

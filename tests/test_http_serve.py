@@ -179,6 +179,40 @@ def test_a_port_out_of_range_exits_2(port: str, capsys: pytest.CaptureFixture[st
     assert "--port must be from 0 to 65535" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        (
+            ["serve", DEMO, "--head-timeout", "0"],
+            "--head-timeout: must be a positive number of seconds, not 0",
+        ),
+        (
+            ["serve", DEMO, "--body-timeout", "-1"],
+            "--body-timeout: must be a positive number of seconds, not -1",
+        ),
+        (["serve", DEMO, "--keep-alive", "0"], "--keep-alive: must be at least 1, not 0"),
+        (["serve", DEMO, "--max-connections", "0"], "--max-connections: must be at least 1, not 0"),
+        (
+            ["mcp", "list", "--url", "http://h/mcp", "--timeout", "nan"],
+            "--timeout: must be a positive number of seconds, not nan",
+        ),
+        (["conformance", "http://h", "--max-examples", "0"], "--max-examples: must be at least 1, not 0"),
+        (
+            ["conformance", "http://h", "--timeout", "inf"],
+            "--timeout: must be a positive number of seconds, not inf",
+        ),
+    ],
+)
+def test_a_number_out_of_its_range_is_a_usage_error(
+    arguments: list[str], reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A time limit, count or budget out of its range: exit 2, the option and its rule."""
+    with pytest.raises(SystemExit) as usage:
+        cli_main(arguments)
+    assert 2 == usage.value.code
+    assert f"argument {reason}" in capsys.readouterr().err
+
+
 def test_a_missing_extra_is_named(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,6 +8,7 @@ before the command is imported; the command runs as its entry point does."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -37,17 +38,17 @@ EXTRAS_PACKAGES = (
 """What the optional extras bring (and the base install does not): their packages and the packages
 those need."""
 
-BASE_INSTALL = f"""
+WITHOUT = """
 import sys
-for name in {EXTRAS_PACKAGES!r}:
+for name in {missing!r}:
     sys.modules[name] = None
 from toolresponse.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
 
-def _base(*arguments: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-c", BASE_INSTALL, *arguments]
+def _base(*arguments: str, missing: tuple[str, ...] = EXTRAS_PACKAGES) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", WITHOUT.format(missing=missing), *arguments]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
 
 
@@ -78,6 +79,18 @@ def test_a_missing_extra_is_one_line_naming_it(arguments: tuple[str, ...], extra
     assert "" == done.stdout
     (line,) = done.stderr.splitlines()
     assert line.endswith(f"pip install 'toolresponse[{extra}]'")
+
+
+@pytest.mark.parametrize("package", ["uvicorn", "starlette"])
+def test_serve_names_the_one_package_of_the_extra_it_lacks(package: str) -> None:
+    """Without Starlette (the application) or uvicorn (the server), one line names the package missing."""
+    done = _base("serve", "toolresponse.demo.calculator:build_registry", missing=(package,))
+    assert 2 == done.returncode
+    (line,) = done.stderr.splitlines()
+    expected = (
+        rf"toolresponse serve: serving needs the optional extra 'http' \({package}[.\w]* is not installed\): "
+    )
+    assert re.fullmatch(expected + re.escape("pip install 'toolresponse[http]'"), line), line
 
 
 def test_the_demo_skips_the_sections_whose_extra_is_missing() -> None:

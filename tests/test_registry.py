@@ -258,6 +258,26 @@ def test_unusual_unknown_names_still_get_valid_answers(registry: ToolRegistry, n
     assert ErrorCode.NOT_FOUND == valid(registry.execute(name)).code
 
 
+class _Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr() itself fails")
+
+
+@pytest.mark.parametrize("via", ["execute", "aexecute"])
+async def test_a_name_whose_repr_fails_is_not_found_and_told(registry: ToolRegistry, via: str) -> None:
+    """A name that is no string and cannot be shown (its repr raises) is NOT_FOUND, named by its
+    type, and the listeners hear of the call; nothing raises."""
+    events: list[ToolCallEvent] = []
+    registry.add_listener(events.append)
+    name = _Unprintable()
+    response = registry.execute(name) if via == "execute" else await registry.aexecute(name)  # type: ignore[arg-type]
+    assert (ErrorCode.NOT_FOUND, "No tool named '<_Unprintable>'.") == (
+        valid(response).code,
+        response.text.split(" Available")[0],
+    )
+    assert ["<_Unprintable>"] == [event.tool for event in events]
+
+
 def test_unknown_tools_never_reach_the_breaker() -> None:
     """The breaker is not asked about an unknown name, so typos cannot open a circuit."""
     breaker = FakeBreaker()

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 from unittest.mock import Mock
+from urllib.parse import quote
 
 import orjson
 import pytest
@@ -411,6 +412,31 @@ def test_masking_never_changes_the_callers_params() -> None:
     params = {"api_key": "sk-live-0123456789abcdefghij", "bad": object()}
     secret_tool_registry().execute("leak", params)
     assert "sk-live-0123456789abcdefghij" == params["api_key"]
+
+
+@pytest.mark.parametrize(
+    ("secret", "quoted"),
+    [
+        ('it\'s "s3cr3t"', repr),
+        ("p@ss w/rd+s3cr3t", lambda value: f"https://api.example/v1?q={quote(value, safe='')}&page=2"),
+    ],
+    ids=["repr", "percent-encoded"],
+)
+def test_an_exception_that_quotes_a_secret_parameter_escaped_is_masked(
+    secret: str, quoted: Callable[[str], str]
+) -> None:
+    """The value of a secret-named parameter is masked in an exception's text also as its repr
+    writes it (both quote kinds in it) and percent-encoded in a URL."""
+    registry = ToolRegistry()
+
+    @registry.tool
+    def fetch(api_key: str) -> str:
+        """x"""
+        raise ConnectionError(f"upstream rejected {quoted(api_key)}")
+
+    answer = registry.execute("fetch", {"api_key": secret})
+    assert "s3cr3t" not in answer.to_json()
+    assert "***" in details_of(answer)["message"]
 
 
 # -- tracing context ----------------------------------------------------------------------------

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import pytest
 
@@ -172,6 +174,47 @@ def test_masking_is_deep_and_copies() -> None:
     masked = mask_secrets(record)
     assert {"params": {"headers": {"Authorization": "***"}, "items": ["sk-***"]}} == masked
     assert "Bearer abc123def456" == record["params"]["headers"]["Authorization"]  # type: ignore[index]
+
+
+QUOTED = 'it\'s "s3cr3t"'
+"""A known secret that holds both quote kinds: its repr escapes one of them."""
+SPACED = "p@ss w/rd+s3cr3t\u00e9"
+"""A known secret that percent-encoding changes: a space, reserved characters, a non-ASCII letter."""
+
+
+def _lower_hex(text: str) -> str:
+    return re.sub("%[0-9A-F]{2}", lambda escape: escape[0].lower(), text)
+
+
+@pytest.mark.parametrize(
+    ("secret", "text"),
+    [
+        (QUOTED, f"rejected {QUOTED}"),
+        (QUOTED, f"rejected {QUOTED!r}"),
+        (QUOTED, f"rejected {[QUOTED]}"),
+        (QUOTED, "rejected " + json.dumps(QUOTED)),
+        (SPACED, f"rejected {SPACED!r}"),
+        (SPACED, "GET https://api.example/v1?q=" + quote(SPACED, safe="") + "&page=2"),
+        (SPACED, "GET https://api.example/v1?q=" + quote_plus(SPACED) + "&page=2"),
+        (SPACED, "GET https://api.example/v1/" + quote(SPACED) + "?page=2"),
+        (SPACED, "GET https://api.example/v1?q=" + _lower_hex(quote(SPACED, safe="")) + "&page=2"),
+        (SPACED, "GET https://api.example/v1?q=hello%20" + quote(SPACED, safe="") + "&page=2"),
+    ],
+)
+def test_a_known_secret_is_masked_as_written_escaped_or_percent_encoded(secret: str, text: str) -> None:
+    """A known secret is found as written, JSON-escaped, in a repr (which escapes one quote kind)
+    and percent-encoded (either hex case, a space as + or %20); the text around it is kept."""
+    masked = mask_secrets(text, [secret])
+    assert "s3cr3t" not in masked
+    assert masked.startswith(("rejected ", "GET https://api.example/v1"))
+    assert masked.endswith(("***", "***'", '***"', "***']", "&page=2", "?page=2"))
+
+
+def test_a_known_secret_is_matched_as_a_whole_word_and_literally() -> None:
+    """A known secret is masked as a whole word only, percent-encoded too (``42`` is not taken out
+    of ``1420`` nor of ``%2042x``), and each of its characters stands for itself (``.`` too)."""
+    assert "ids 1420 and q=%2042x but ***" == mask_secrets("ids 1420 and q=%2042x but 42", ["42"])
+    assert "*** axb" == mask_secrets("a.b axb", ["a.b"])
 
 
 def lines(text: str) -> list[Any]:
@@ -341,3 +384,27 @@ def test_a_secret_name_followed_by_another_takes_not_it_as_its_value(text: str, 
     """A secret-named word followed by an option or another secret name: the value masked is the
     one after the last name, not the option; ``--key`` and a query's ``key=`` name secrets too."""
     assert expected == mask_secrets(text)
+
+
+class _Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+
+def test_a_value_whose_repr_raises_is_written_by_its_type_name() -> None:
+    """A trace never fails on what it is given: a value (or key) whose repr and str raise is
+    written as ``<TypeName>``."""
+    stream = io.StringIO()
+    JsonlTraceWriter(stream, mask=False).write({"value": _Unprintable(), "items": [_Unprintable()]})
+    assert {"value": "<_Unprintable>", "items": ["<_Unprintable>"]} == json.loads(stream.getvalue())
+
+
+def test_masked_json_text_of_a_value_whose_repr_raises_is_its_type_name() -> None:
+    """The agent trace's and OpenTelemetry's JSON text never fails on what it describes either."""
+    from toolresponse.tools._trace import masked_json_text
+
+    assert '{"value":"<_Unprintable>"}' == masked_json_text({"value": _Unprintable()})
+    assert '"<_Unprintable>"' == masked_json_text(_Unprintable())

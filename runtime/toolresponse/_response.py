@@ -107,14 +107,6 @@ def _members(wire: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _error_code(code: object) -> object:
-    """``code`` as an ``ErrorCode`` when it is one or its exact string; else as it is, for the schema."""
-    try:
-        return ErrorCode(code) if isinstance(code, str) else code
-    except ValueError:
-        return code
-
-
 _T = TypeVar("_T", bound="ToolResponse")
 
 
@@ -290,7 +282,7 @@ class ToolResponse:
         """No valid result: ``code`` (an ``ErrorCode`` or its exact string) and ``message`` (also
         the ``text``) say why; ``retryable`` None means the code's default."""
         info = ErrorInfo(
-            code=_error_code(code),  # type: ignore[arg-type]  # the schema explains a bad code
+            code=code,  # type: ignore[arg-type]  # a string is checked by the schema, then read as its ErrorCode
             message=message,
             details=details,  # type: ignore[arg-type]
             retryable=retryable,

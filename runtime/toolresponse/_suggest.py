@@ -104,10 +104,39 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+def safe_text(value: object, text: Callable[[object], str] = repr) -> str:
+    """``text(value)`` (its repr by default), or ``<TypeName>`` when that raises: for messages and
+    traces, which never fail on what they describe."""
+    try:
+        return text(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+
+
 def is_finite_number(value: object) -> TypeGuard[int | float]:
     """Whether ``value`` is a finite int or float, not a bool (``True`` is no timeout); the caller
     adds its bound."""
     return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def checked_count(value: object, name: str) -> int:
+    """The setting ``name``'s ``value``, an int >= 1; else ``TypeError`` or ``ValueError`` saying so."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, not {value}")
+    return value
+
+
+def checked_seconds(value: object, name: str, *, negative: bool = False) -> float:
+    """The setting ``name``'s ``value``, a finite number of seconds, >= 0 unless ``negative``; else
+    ``TypeError`` or ``ValueError`` saying so."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
+    if not math.isfinite(value) or (value < 0 and not negative):
+        bound = "" if negative else " >= 0"
+        raise ValueError(f"{name} must be a finite number of seconds{bound}, not {value!r}")
+    return value
 
 
 def shortened(text: str, limit: int) -> str:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import math
 import threading
 from collections.abc import Awaitable
 from typing import TypeVar
+
+from ._suggest import checked_seconds
 
 T = TypeVar("T")
 
@@ -177,10 +178,4 @@ def _wake(waker: asyncio.Future[None]) -> None:
 
 
 def _to_ns(seconds: float, name: str, *, allow_negative: bool = False) -> int:
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-        raise TypeError(f"{name} must be a number of seconds, not {type(seconds).__name__}")
-    if not math.isfinite(seconds):
-        raise ValueError(f"{name} must be finite, not {seconds!r}")
-    if seconds < 0 and not allow_negative:
-        raise ValueError(f"{name} must be >= 0 (a monotonic clock never goes back), not {seconds!r}")
-    return round(seconds * _NS_PER_S)
+    return round(checked_seconds(seconds, name, negative=allow_negative) * _NS_PER_S)

@@ -1,13 +1,17 @@
-"""What the verbs share: the paths they read (or standard input), and a usage error's line."""
+"""What the verbs share: the paths they read (or standard input), the types of their numeric
+options, and a usage error's line."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-from collections.abc import Sequence
-from typing import IO
+from collections.abc import Callable, Sequence
+from typing import IO, TypeVar
 
 from ..validation._report import is_terminal
+
+Number = TypeVar("Number", int, float)
 
 
 def add_paths_argument(parser: argparse.ArgumentParser, what: str) -> None:
@@ -42,3 +46,26 @@ def fail(program: str, message: str, status: int = 2) -> int:
     """Say ``program: message`` on standard error; return the exit ``status`` (2: a usage error)."""
     print(f"{program}: {message}", file=sys.stderr)
     return status
+
+
+def _parsed(kind: Callable[[str], Number], text: str, what: str) -> Number:
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
+def seconds(text: str) -> float:
+    """The argparse type of a time limit: a finite number of seconds > 0."""
+    value = _parsed(float, text, "a number of seconds")
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
+def count(text: str) -> int:
+    """The argparse type of a count: a whole number of at least 1."""
+    value = _parsed(int, text, "a whole number")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value

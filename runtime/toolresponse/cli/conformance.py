@@ -16,7 +16,7 @@ from .._errors import ConformanceError, ConformanceTokenError
 from ..http._access import TOKEN_ENV, load_token
 from ..http._conformance import DEFAULT_MAX_EXAMPLES, DEFAULT_SEED, DEFAULT_TIMEOUT_S, run_conformance
 from ..http._fixtures import CheckResult
-from ._input import fail
+from ._input import count, fail, seconds
 
 PROGRAM = "toolresponse conformance"
 
@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", metavar="URL", help="the server's base URL, e.g. http://127.0.0.1:8000")
     parser.add_argument(
         "--max-examples",
-        type=int,
+        type=count,
         default=DEFAULT_MAX_EXAMPLES,
         metavar="N",
         help=f"the most schemathesis cases per operation and phase (default {DEFAULT_MAX_EXAMPLES})",
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
         help=f"the time limit of each request (default {DEFAULT_TIMEOUT_S:g})",

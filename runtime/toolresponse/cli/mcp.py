@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import functools
 import logging
-import math
 import os
 import sys
 from typing import Any, TextIO
@@ -26,7 +25,7 @@ from ..http._access import TOKEN_ENV, load_token
 from ..http._serve import listen, url_of
 from ..tools import load_registry
 from ..tools._registry import ToolRegistry
-from ._input import fail
+from ._input import fail, seconds
 from .serve import add_http_arguments, add_server_arguments, http_settings
 
 
@@ -38,7 +37,7 @@ def _peer_options(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--url", help="the server's streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp")
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=30.0,
         metavar="SECONDS",
         help="the longest the answer may take, starting or reaching the server included (default 30);"
@@ -104,8 +103,6 @@ def run(args: argparse.Namespace) -> int:
         return _serve(args)
     try:
         token = load_token(args.token_file, os.environ)
-        if not (math.isfinite(args.timeout) and args.timeout > 0):
-            raise ValueError(f"--timeout must be a positive number of seconds, not {args.timeout}")
         env = _environment(args)
         arguments = None if args.verb == "list" else _json_arguments(args.arguments)
     except ValueError as error:  # a TokenError too

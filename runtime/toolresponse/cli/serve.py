@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import functools
 import ipaddress
-import math
 import os
 import sys
 
@@ -22,7 +21,7 @@ from ..http._access import ANY, TOKEN_ENV, is_loopback, load_token
 from ..http._serve import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, listen, url_of
 from ..tools import load_registry
 from ..tools._load import REGISTRY_EXAMPLE
-from ._input import fail
+from ._input import count, fail, seconds
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
     add_http_arguments(parser).add_argument(
         "--body-timeout",
-        type=float,
+        type=seconds,
         default=DEFAULT_BODY_TIMEOUT_S,
         metavar="SECONDS",
         help=f"answer 408 TIMEOUT to a body not in after SECONDS (default {DEFAULT_BODY_TIMEOUT_S:g})",
@@ -67,14 +66,15 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-_LIMITS = {  # option: (the ConnectionLimits field, its type, what it bounds)
+_LIMITS = {  # option: (the ConnectionLimits field, its type, metavar, what it bounds)
     "--head-timeout": (
         "head_timeout_s",
-        float,
+        seconds,
+        "SECONDS",
         "close a connection whose request head is not in after SECONDS",
     ),
-    "--keep-alive": ("keep_alive_s", int, "close an idle connection after SECONDS"),
-    "--max-connections": ("max_connections", int, "serve at most N connections at once"),
+    "--keep-alive": ("keep_alive_s", count, "SECONDS", "close an idle connection after SECONDS"),
+    "--max-connections": ("max_connections", count, "N", "serve at most N connections at once"),
 }
 
 
@@ -108,11 +108,15 @@ def add_http_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGro
         help="listen on an address other than loopback without a token: anyone who reaches it runs the tools",
     )
     bounds = parser.add_argument_group("connection limits")
-    for option, (name, kind, text) in _LIMITS.items():
+    for option, (name, kind, metavar, text) in _LIMITS.items():
         default = getattr(ConnectionLimits(), name)
-        metavar = "N" if option == "--max-connections" else "SECONDS"
         bounds.add_argument(
-            option, type=kind, default=default, metavar=metavar, help=f"{text} (default {default:g})"
+            option,
+            dest=name,
+            type=kind,
+            default=default,
+            metavar=metavar,
+            help=f"{text} (default {default:g})",
         )
     return bounds
 
@@ -120,7 +124,7 @@ def add_http_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGro
 def http_settings(args: argparse.Namespace) -> tuple[AccessRules, ConnectionLimits]:
     """The access rules and connection limits for listening on ``args.host``; raises ``ValueError``
     (``TokenError`` among them) naming the bad option: a port out of range, an address other than
-    loopback without a token (unless ``--insecure-no-token``), a limit that is not > 0."""
+    loopback without a token (unless ``--insecure-no-token``), an origin that is none."""
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be from 0 to 65535, not {args.port}")
     token = load_token(args.token_file, os.environ)
@@ -139,16 +143,7 @@ def http_settings(args: argparse.Namespace) -> tuple[AccessRules, ConnectionLimi
         if origin != ANY and "://" not in origin:
             raise ValueError(f"--allow-origin {origin!r} is not an origin such as https://app.example")
     access = AccessRules.of(hosts=hosts, origins=args.allow_origin, token=token)
-    values = {option: getattr(args, option[2:].replace("-", "_")) for option in _LIMITS}
-    checked = {
-        "--head-timeout": values["--head-timeout"],
-        "--body-timeout": getattr(args, "body_timeout", 1.0),
-        **values,
-    }
-    for option, value in checked.items():
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"{option} must be a number > 0, not {value:g}")
-    return access, ConnectionLimits(**{_LIMITS[option][0]: value for option, value in values.items()})
+    return access, ConnectionLimits(**{name: getattr(args, name) for name, *_ in _LIMITS.values()})
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from ..interop import DIALECTS
 from ..validation import expand, report
 from ..validation._checks import RESPONSE_JUDGE
 from ..validation._report import EXIT_ERROR
-from ._input import add_paths_argument, fail, input_paths
+from ._input import add_paths_argument, count, fail, input_paths, seconds
 
 if TYPE_CHECKING:
     from ..validation import Judge, Options, Record, Source
@@ -37,26 +37,6 @@ exit status:
 A line holding only a vertical tab or a form feed is not blank (neither is JSON white
 space). In a directory, links to files are followed, links to directories are not (name
 one to check it). At most 100 violations are shown per response, then "... and N more"."""
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,7 +68,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "shape, then the ToolResponse it maps to",
     )
     parser.add_argument(
-        "-j", "--jobs", type=_jobs, default=1, metavar="N", help="check with N processes (same output order)"
+        "-j",
+        "--jobs",
+        type=count,
+        default=1,
+        metavar="N",
+        help="check with N processes (same output order)",
     )
     parser.add_argument(
         "--scheduler",
@@ -98,7 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--cluster-timeout",
-        type=_seconds,
+        type=seconds,
         default=None,
         metavar="SECONDS",
         help="with --scheduler, the longest wait on the cluster (default 30): for its scheduler to answer, "

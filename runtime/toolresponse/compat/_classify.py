@@ -397,7 +397,7 @@ class _Walk:
 
     def dependent_schemas(self, key: str, old: _Schema, new: _Schema, place: _Place) -> _Steps:
         before, after = old.get(key, {}), new.get(key, {})
-        for name in {*before, *after}:
+        for name in {**before, **after}:  # the documents' order, not a set's
             yield _Compare(before.get(name, True), after.get(name, True), place.at(key, name), key)
 
     def definitions(self, key: str, old: _Schema, new: _Schema, place: _Place) -> _Steps:

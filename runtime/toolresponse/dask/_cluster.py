@@ -8,6 +8,7 @@ command line its work left is sent at once, to the worker that holds the stream 
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import pickle
@@ -16,6 +17,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._suggest import is_finite_number
@@ -66,10 +68,12 @@ def _records_bound(task_records: int) -> int:
     return task_records
 
 
-def _dask() -> Any:
+def _dask(module: str = "dask.bag") -> Any:
+    """``dask``, once ``module`` is imported too (``distributed`` for a cluster)."""
     try:
         import dask
-        import dask.bag
+
+        importlib.import_module(module)
     except ImportError:
         raise DaskUnavailable(f"validating on Dask needs dask and distributed: {EXTRA}") from None
     return dask
@@ -157,10 +161,6 @@ def _counts(result: tuple[Part, int]) -> Summary:
 
 def _summary(counts: list[Summary], done: list[Batch]) -> Summary:
     return Summary(*(sum(column) for column in zip(summarise(done), *counts, strict=False)))
-
-
-def _first(part: list[tuple[Part, int]]) -> tuple[Part, int]:
-    return part[0]
 
 
 COLUMNS = ("source", "line", "column", "valid", "pointer", "keyword", "message", "io_error")
@@ -262,7 +262,7 @@ def validate_bag(
     limit = _records_bound(task_records)
     dask = _dask()
     parts_ = lines.map_partitions(_bag_partition, name, options, limit).to_delayed()
-    first = dask.delayed(_first, pure=True)
+    first = dask.delayed(itemgetter(0), pure=True)  # a partition's one result
     return _validation(dask, ((index == 0, first(part)) for index, part in enumerate(parts_)))
 
 
@@ -288,10 +288,10 @@ def _step(work: LineRange | Source | _Stream, options: Options, limit: int, bloc
     ``block_bytes`` of a stream), and the work left."""
     if isinstance(work, LineRange):
         return _read_here(check_range(work, options, max_records=limit))
+    source, from_line = (work.source, work.from_line) if isinstance(work, _Stream) else (work, 1)
     with _READERS_LOCK:
         reader = _READERS.pop(work.reader, None) if isinstance(work, _Stream) else None
     if reader is None:
-        source, from_line = (work.source, work.from_line) if isinstance(work, _Stream) else (work, 1)
         reader = _stream_parts(source, options, max_records=limit, max_bytes=block_bytes, from_line=from_line)
     part = next(reader)
     if part.rest is None:
@@ -302,7 +302,6 @@ def _step(work: LineRange | Source | _Stream, options: Options, limit: int, bloc
         closing = [_READERS.popitem(last=False)[1] for _ in range(len(_READERS) - READERS_KEPT)]
     for old in closing:
         old.close()
-    source = work.source if isinstance(work, _Stream) else work
     return _read_here(part._replace(rest=_Stream(source, part.rest, name, _worker())))
 
 
@@ -390,11 +389,8 @@ def connect(scheduler: str, *, workers: int | None = None, timeout_s: float = TI
     A scheduler that does not answer in ``timeout_s`` seconds is an ``OSError``. A local cluster has
     ``workers`` processes (one per core by default) of one thread, on 127.0.0.1; closed on leaving."""
     timeout_s = _timeout(timeout_s)
-    _dask()
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise DaskUnavailable(f"validating on Dask needs dask and distributed: {EXTRA}") from None
+    _dask("distributed")
+    from distributed import Client, LocalCluster
 
     if scheduler != "local":
         _identify(scheduler, timeout_s)

@@ -26,7 +26,8 @@ from toolresponse_generated.http_binding import (
 
 from .._response import ToolResponse
 
-if TYPE_CHECKING:  # Starlette (the extra) is needed by the type checker only: a CLI reads tokens here
+if TYPE_CHECKING:  # Starlette (the extra) is imported by the guard only: a CLI reads tokens here
+    from starlette.datastructures import Headers
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 ANY = "*"  # in an allow-list: any value
@@ -162,16 +163,13 @@ def _denied(reason: str, message: str, **details: str | None) -> Refusal:
     return Refusal(HTTP_STATUS[code], ToolResponse.error(code, message, details={"reason": reason, **kept}))
 
 
-def refusal(rules: AccessRules, headers: Iterable[tuple[bytes, bytes]]) -> Refusal | None:
-    """Why a request with these (ASGI) headers is refused, or None: ``Host`` (403), ``Origin``
-    (403), then the bearer token (401), each ACCESS_DENIED with the rule in ``details.reason``."""
-    values: dict[bytes, list[str]] = {}
-    for key, value in headers:
-        values.setdefault(key.lower(), []).append(value.decode("latin-1"))
+def refusal(rules: AccessRules, headers: Headers) -> Refusal | None:
+    """Why a request with these headers is refused, or None: ``Host`` (403), ``Origin`` (403),
+    then the bearer token (401), each ACCESS_DENIED with the rule in ``details.reason``."""
     return (
-        _host_refusal(rules, values.get(b"host", []))
-        or _origin_refusal(rules, values.get(b"origin", []))
-        or _token_refusal(rules, values.get(b"authorization", []))
+        _host_refusal(rules, headers.getlist("host"))
+        or _origin_refusal(rules, headers.getlist("origin"))
+        or _token_refusal(rules, headers.getlist("authorization"))
     )
 
 
@@ -227,14 +225,12 @@ class AccessGuard:
         self.rules = rules
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        refused = refusal(self.rules, scope.get("headers", ())) if scope["type"] == "http" else None
+        from starlette.datastructures import Headers
+        from starlette.responses import Response
+
+        refused = refusal(self.rules, Headers(scope=scope)) if scope["type"] == "http" else None
         if refused is None:
             await self.app(scope, receive, send)
             return
         body = refused.response.to_json_bytes()
-        headers = {"content-type": MEDIA_TYPE, "content-length": str(len(body)), **refused.headers}
-        encoded = [
-            (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()
-        ]
-        await send({"type": "http.response.start", "status": refused.status, "headers": encoded})
-        await send({"type": "http.response.body", "body": body})
+        await Response(body, refused.status, refused.headers, MEDIA_TYPE)(scope, receive, send)

@@ -27,7 +27,8 @@ try:
 except ImportError as missing:  # pragma: no cover - depends on the installed extras
     raise ImportError(
         f"serving over HTTP needs the optional extra 'http' ({missing.name} is not installed):"
-        " pip install 'toolresponse[http]'"
+        " pip install 'toolresponse[http]'",
+        name=missing.name,
     ) from None
 
 from toolresponse_generated import ErrorCode, ToolStatus

@@ -19,7 +19,7 @@ def to_anthropic(
 ) -> dict[str, Any]:
     """The ``tool_result`` block of ``response``: ``tool_use_id`` defaults to ``context.call_id``,
     ``text`` (with ``carry=False`` only) to the model text; with ``carry`` the trailer follows."""
-    call_id = required(response, "call_id", tool_use_id, dialect="anthropic", member="tool_use_id")
+    call_id = required(response, "call_id", tool_use_id, dialect="anthropic")
     blocks = [
         {"type": "text", "text": part} for part in written(response, text, call_id=call_id, carry=carry)
     ]
@@ -28,8 +28,8 @@ def to_anthropic(
 
 def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ``tool_result`` known to have its shape (unchecked)."""
-    content, call_id = record.get("content", ""), record["tool_use_id"]
-    texts, others = ([content], []) if isinstance(content, str) else text_parts(content, "text")
+    call_id = record["tool_use_id"]
+    texts, others = text_parts(record.get("content", ""), "text")
     return text_wire(
         "anthropic",
         texts,

@@ -27,12 +27,12 @@ def to_autogen(
     """The ``FunctionExecutionResult`` of ``response`` as ``model_dump(mode="json")`` writes one;
     ``name`` and ``call_id`` default to the response's context, ``text`` as ``to_anthropic``."""
     if carry:
-        call_id = required(response, "call_id", call_id, dialect="autogen", member="call_id")
+        call_id = required(response, "call_id", call_id, dialect="autogen")
     elif call_id is None:
         call_id = context_value(response, "call_id") or ""
     return {
         "content": carried_text(response, text, call_id=call_id, carry=carry),
-        "name": required(response, "tool_name", name, dialect="autogen", member="name"),
+        "name": required(response, "tool_name", name, dialect="autogen"),
         "call_id": call_id,
         "is_error": response.is_error,
     }

@@ -24,7 +24,7 @@ def to_bedrock(
     if carry:
         content.append({"json": response.to_dict()})
     return {
-        "toolUseId": required(response, "call_id", toolUseId, dialect="bedrock", member="toolUseId"),
+        "toolUseId": required(response, "call_id", toolUseId, dialect="bedrock"),
         "content": content,
         "status": "error" if response.is_error else "success",
     }

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, TypeGuard, TypeVar
+from typing import Any, Final, TypeGuard
 
 import orjson
 
@@ -22,9 +22,8 @@ from .._errors import DialectError
 from .._response import ToolResponse
 from .._suggest import shortened
 from .._violation import SchemaViolation
+from ._dialects import DIALECTS
 from ._text import CODES, inferred, model_text, wire_model_text
-
-_Carried = TypeVar("_Carried")
 
 TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
@@ -41,12 +40,14 @@ def context_value(response: ToolResponse, key: str) -> str | None:
     return known if isinstance(known, str) else None
 
 
-def required(response: ToolResponse, key: str, given: str | None, *, dialect: str, member: str) -> str:
-    """The value of ``member`` (also ``to_``'s keyword) in a record of ``dialect``: ``given``, else
-    ``response``'s ``context[key]``; without one (or "") ``DialectError`` at ``/context/KEY``."""
+def required(response: ToolResponse, key: str, given: str | None, *, dialect: str) -> str:
+    """The value of the member that ``dialect``'s row names for ``key`` (also ``to_``'s keyword):
+    ``given``, else ``response``'s ``context[key]``; without one (or "") ``DialectError`` at
+    ``/context/KEY``."""
     value = context_value(response, key) if given is None else given
     if value:
         return value
+    member = getattr(DIALECTS[dialect], key)
     why, placeholder = _NEEDED[key]
     function = "to_" + dialect.replace("-", "_")
     message = (
@@ -67,9 +68,12 @@ def record_context(call_id: Any, tool_name: Any = None) -> dict[str, Any] | None
 
 
 def text_parts(
-    blocks: Sequence[Mapping[str, Any]], text_type: str, key: str = "type"
+    blocks: str | Sequence[Mapping[str, Any]], text_type: str, key: str = "type"
 ) -> tuple[list[str], list[Any]]:
-    """The texts of the blocks whose ``key`` is ``text_type``, and the other blocks, in order."""
+    """The texts of the blocks whose ``key`` is ``text_type``, and the other blocks, in order; a
+    string is content of one text."""
+    if isinstance(blocks, str):
+        return [blocks], []
     texts = [block["text"] for block in blocks if block[key] == text_type]
     others = [block for block in blocks if block[key] != text_type]
     return texts, others
@@ -187,12 +191,14 @@ def text_wire(
     return blocks_wire(texts, others, is_error=is_error, context=context, kept=kept)
 
 
-def agreeing(dialect: str, wire: _Carried, *, is_error: bool, flag: str, carrier: str) -> _Carried:
+def agreeing(
+    dialect: str, wire: Mapping[str, Any], *, is_error: bool, flag: str, carrier: str
+) -> dict[str, Any]:
     """``wire``, the response a record carries in ``carrier``, when its status agrees with the
     record's error flag (``flag``: ``NAME VALUE`` in the record's terms); else ``DialectError``."""
-    status = wire.get("status") if isinstance(wire, Mapping) else None
+    status = wire.get("status")
     if (status == "error") is is_error:
-        return wire
+        return dict(wire)
     name = flag.split(" ", 1)[0]
     message = (
         f"{dialect} record: {flag}, but the response in {carrier} has status {shortened(repr(status), 60)}:"
@@ -219,7 +225,7 @@ def slot_wire(
     """The wire object of the JSON ``value`` in a record's outcome slot: the response it is
     (``agreeing``), else another framework's value (``foreign_wire``)."""
     if is_response_wire(value):
-        return dict(agreeing(dialect, value, is_error=is_error, flag=flag, carrier=carrier))
+        return agreeing(dialect, value, is_error=is_error, flag=flag, carrier=carrier)
     return foreign_wire(value, is_error=is_error, context=context)
 
 

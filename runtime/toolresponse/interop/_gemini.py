@@ -37,7 +37,7 @@ def to_gemini(
     call_id = context_value(response, "call_id") if id is None else id
     if call_id:
         record["id"] = call_id
-    record["name"] = required(response, "tool_name", name, dialect="gemini", member="name")
+    record["name"] = required(response, "tool_name", name, dialect="gemini")
     record["response"] = {"error" if response.is_error else "output": _outcome(response, carry)}
     return record
 
@@ -49,7 +49,7 @@ def to_gemini_interactions(
     (left out without one) default to the response's context; ``carry`` as ``to_gemini``."""
     record: dict[str, Any] = {
         "type": "function_result",
-        "call_id": required(response, "call_id", call_id, dialect="gemini-interactions", member="call_id"),
+        "call_id": required(response, "call_id", call_id, dialect="gemini-interactions"),
     }
     tool = context_value(response, "tool_name") if name is None else name
     if tool:

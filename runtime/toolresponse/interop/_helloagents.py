@@ -34,15 +34,10 @@ def to_helloagents(response: ToolResponse) -> dict[str, Any]:
 def wire_from_helloagents(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a HelloAgents dict known to have its shape (unchecked)."""
     wire: dict[str, Any] = {"status": record["status"], "text": record["text"]}
-    data = record.get("data")
-    if data:
-        wire["data"] = data
+    wire |= {name: record[name] for name in ("data", "stats") if record.get(name)}
     error = record.get("error")
     if error is not None:
         wire["error_info"] = error_info_of(error)
-    stats = record.get("stats")
-    if stats:
-        wire["stats"] = stats
     context = record.get("context")
     if context:
         if "input" in context and "params_input" not in context:

@@ -18,7 +18,7 @@ from .._response import ToolResponse
 from ..tools._policy import LOCAL_CALLER
 from ._carry import agreeing, blocks_wire, context_value, is_response_wire, record_context
 from ._dialects import dialect
-from ._offered import offered_tools
+from ._offered import library, offered_tools
 from ._text import model_text
 
 if TYPE_CHECKING:
@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from ..tools._registry import ToolRegistry
 
 
-_Artifact = TypeVar("_Artifact")
+_EXTRA = "'toolresponse[langchain]'"
+_Artifact = TypeVar("_Artifact", ToolResponse, Mapping[str, Any])
 
 
 def to_langchain(
@@ -49,19 +50,11 @@ def to_langchain(
     return record
 
 
-def _langchain_core(what: str) -> None:
-    try:
-        import langchain_core  # noqa: F401  (present or not: that is the question here)
-    except ImportError as error:
-        hint = "install langchain-core: pip install 'toolresponse[langchain]'"
-        raise ImportError(f"{what} needs langchain-core; {hint}") from error
-
-
 def to_langchain_message(
     response: ToolResponse, *, tool_call_id: str | None = None, text: str | None = None
 ) -> ToolMessage:
     """The LangChain ``ToolMessage`` of ``response`` (needs langchain-core)."""
-    _langchain_core("to_langchain_message")
+    library("langchain_core", "to_langchain_message", _EXTRA)
     from langchain_core.messages import ToolMessage
 
     return ToolMessage(**to_langchain(response, tool_call_id=tool_call_id, text=text))
@@ -150,7 +143,7 @@ def as_langchain_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) ->
     langchain-core). A call runs through the registry as ``caller`` with the tool call's id, and
     answers ``(content, artifact)``: a tool node's ``ToolMessage`` gets the model text, the whole
     response as artifact, and ``status="error"`` for an error."""
-    _langchain_core("as_langchain_tools")
+    library("langchain_core", "as_langchain_tools", _EXTRA)
     from langchain_core.messages import ToolMessage
     from langchain_core.tools import BaseTool
 

@@ -22,7 +22,7 @@ def to_llamaindex(response: ToolResponse, *, tool_name: str | None = None) -> di
     params = (response.context or {}).get("params_input")
     return {
         "blocks": [{"block_type": "text", "text": model_text(response)}],
-        "tool_name": required(response, "tool_name", tool_name, dialect="llamaindex", member="tool_name"),
+        "tool_name": required(response, "tool_name", tool_name, dialect="llamaindex"),
         "raw_input": params if isinstance(params, dict) else {},
         "raw_output": response.to_dict(),
         "is_error": response.is_error,
@@ -34,9 +34,7 @@ def wire_from_llamaindex(record: Mapping[str, Any]) -> dict[str, Any]:
     is_error, raw_output = record.get("is_error", False), record.get("raw_output")
     if is_response_wire(raw_output):
         flag = f"is_error is {'true' if is_error else 'false'}"
-        return dict(
-            agreeing("llamaindex", raw_output, is_error=is_error, flag=flag, carrier="its raw_output")
-        )
+        return agreeing("llamaindex", raw_output, is_error=is_error, flag=flag, carrier="its raw_output")
     texts, others = text_parts(record.get("blocks", []), "text", "block_type")
     context = record_context(None, record["tool_name"])
     wire = blocks_wire(

@@ -7,6 +7,7 @@ and runs each call through the registry as that caller, so the policies decide i
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,14 @@ class OfferedTool:
     async def aexecute(self, arguments: Any, *, call_id: str | None) -> ToolResponse:
         """``execute``, awaited (``ToolRegistry.aexecute``)."""
         return await self.registry.aexecute(self.name, arguments, call_id=call_id, caller=self.caller)
+
+
+def library(module: str, what: str, install: str) -> None:
+    """Import ``module``, which ``what`` needs, or raise ``ImportError`` saying what to install."""
+    try:
+        importlib.import_module(module)
+    except ImportError as error:
+        raise ImportError(f"{what} needs the {module!r} module: pip install {install}") from error
 
 
 def offered_tools(registry: ToolRegistry, *, caller: str) -> list[OfferedTool]:

@@ -21,7 +21,7 @@ def to_openai_chat(
     """The Chat Completions tool message of ``response``: ``tool_call_id`` defaults to
     ``context.call_id``, ``text`` (with ``carry=False`` only) to the model text; with ``carry``
     the trailer follows, so that ``from_openai_chat`` gives the response back exactly."""
-    call_id = required(response, "call_id", tool_call_id, dialect="openai-chat", member="tool_call_id")
+    call_id = required(response, "call_id", tool_call_id, dialect="openai-chat")
     content = carried_text(response, text, call_id=call_id, carry=carry)
     return {"role": "tool", "tool_call_id": call_id, "content": content}
 
@@ -30,13 +30,14 @@ def to_openai_responses(
     response: ToolResponse, *, call_id: str | None = None, text: str | None = None, carry: bool = True
 ) -> dict[str, Any]:
     """The Responses API ``function_call_output`` item of ``response`` (as ``to_openai_chat``)."""
-    call_id = required(response, "call_id", call_id, dialect="openai-responses", member="call_id")
+    call_id = required(response, "call_id", call_id, dialect="openai-responses")
     output = carried_text(response, text, call_id=call_id, carry=carry)
     return {"type": "function_call_output", "call_id": call_id, "output": output}
 
 
-def _from_text(dialect: str, text: str, call_id: str, text_at: str, parts: list[Any]) -> dict[str, Any]:
-    context = record_context(call_id)
+def _from_text(dialect: str, content: Any, text_type: str, call_id: str, text_at: str) -> dict[str, Any]:
+    texts, parts = text_parts(content, text_type)
+    text, context = "".join(texts), record_context(call_id)
     return text_wire(
         dialect, [text], parts, call_id=call_id, is_error=None, text_at=text_at, context=context, kept="parts"
     )
@@ -44,17 +45,12 @@ def _from_text(dialect: str, text: str, call_id: str, text_at: str, parts: list[
 
 def wire_from_openai_chat(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a tool message already known to have its shape (unchecked)."""
-    content = record["content"]
-    if not isinstance(content, str):
-        content = "".join(part["text"] for part in content)
-    return _from_text("openai-chat", content, record["tool_call_id"], "/content", [])
+    return _from_text("openai-chat", record["content"], "text", record["tool_call_id"], "/content")
 
 
 def wire_from_openai_responses(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ``function_call_output`` known to have its shape (unchecked)."""
-    output = record["output"]
-    texts, parts = ([output], []) if isinstance(output, str) else text_parts(output, "input_text")
-    return _from_text("openai-responses", "".join(texts), record["call_id"], "/output", parts)
+    return _from_text("openai-responses", record["output"], "input_text", record["call_id"], "/output")
 
 
 def from_openai_chat(record: Mapping[str, Any]) -> ToolResponse:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..tools._policy import LOCAL_CALLER
-from ._offered import OfferedTool, offered_tools
+from ._offered import OfferedTool, library, offered_tools
 from ._openai import to_openai_responses, wire_from_openai_responses
 
 if TYPE_CHECKING:
@@ -38,10 +38,8 @@ def as_openai_agents_tools(
     """One openai-agents ``FunctionTool`` per tool of ``registry`` that ``caller`` may see, in its
     order (needs openai-agents), its schema the registry's as it is (strict mode would rewrite it);
     a call runs through the registry as ``caller`` with the tool call's id."""
-    try:
-        from agents import FunctionTool
-    except ImportError as error:
-        raise ImportError("as_openai_agents_tools needs openai-agents: pip install openai-agents") from error
+    library("agents", "as_openai_agents_tools", "openai-agents")
+    from agents import FunctionTool
 
     def tool_of(tool: OfferedTool) -> FunctionTool:
         async def invoke(context: ToolContext[Any], arguments: str) -> str:

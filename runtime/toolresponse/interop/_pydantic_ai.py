@@ -19,7 +19,7 @@ from .._response import ToolResponse
 from ..tools._policy import DENIAL_CODES, LOCAL_CALLER
 from ._carry import agreeing, is_response_wire, record_context, required
 from ._dialects import dialect
-from ._offered import OfferedTool, offered_tools
+from ._offered import OfferedTool, library, offered_tools
 from ._outcomes import DENIED, INTERRUPTED
 from ._shape import dumped
 from ._text import inferred, model_text
@@ -67,10 +67,8 @@ def to_pydantic_ai(
     ``tool_name`` default to the response's context."""
     return {
         "part_kind": "tool-return",
-        "tool_name": required(response, "tool_name", tool_name, dialect="pydantic-ai", member="tool_name"),
-        "tool_call_id": required(
-            response, "call_id", tool_call_id, dialect="pydantic-ai", member="tool_call_id"
-        ),
+        "tool_name": required(response, "tool_name", tool_name, dialect="pydantic-ai"),
+        "tool_call_id": required(response, "call_id", tool_call_id, dialect="pydantic-ai"),
         "content": model_text(response),
         "metadata": response.to_dict(),
         "outcome": outcome_for(response),
@@ -88,7 +86,7 @@ def wire_from_pydantic_ai(record: Mapping[str, Any]) -> dict[str, Any]:
     metadata = record.get("metadata")
     if is_response_wire(metadata):
         flag, is_error = f"outcome is {outcome!r}", outcome != "success"
-        return dict(agreeing("pydantic-ai", metadata, is_error=is_error, flag=flag, carrier="its metadata"))
+        return agreeing("pydantic-ai", metadata, is_error=is_error, flag=flag, carrier="its metadata")
     named = _OUTCOMES.get(outcome)
     implied = named.code if named is not None else _CAUSE_CODES.get((retry or {}).get("cause", ""))
     text = content if isinstance(content, str) else orjson.dumps(content).decode()
@@ -123,11 +121,9 @@ def as_pydantic_ai_tools(registry: ToolRegistry, *, caller: str = LOCAL_CALLER) 
     (needs pydantic-ai). A call runs through the registry as ``caller`` with the tool call's id and
     answers by ``outcome_for``: a ``ToolReturn`` with the response as ``metadata``, ``ToolFailed``,
     ``ModelRetry`` (``retried``) or ``ToolDenied``; the model text is the content."""
-    try:
-        from pydantic_ai import ModelRetry, RunContext, Tool, ToolDenied, ToolFailed
-        from pydantic_ai.messages import ToolReturn
-    except ImportError as error:
-        raise ImportError("as_pydantic_ai_tools needs pydantic-ai: pip install pydantic-ai-slim") from error
+    library("pydantic_ai", "as_pydantic_ai_tools", "pydantic-ai-slim")
+    from pydantic_ai import ModelRetry, RunContext, Tool, ToolDenied, ToolFailed
+    from pydantic_ai.messages import ToolReturn
 
     def answer(response: ToolResponse) -> Any:
         outcome, text = outcome_for(response), model_text(response)

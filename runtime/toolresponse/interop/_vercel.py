@@ -24,8 +24,8 @@ def to_vercel(
     response's context."""
     record: dict[str, Any] = {
         "type": "tool-result",
-        "toolCallId": required(response, "call_id", toolCallId, dialect="vercel", member="toolCallId"),
-        "toolName": required(response, "tool_name", toolName, dialect="vercel", member="toolName"),
+        "toolCallId": required(response, "call_id", toolCallId, dialect="vercel"),
+        "toolName": required(response, "tool_name", toolName, dialect="vercel"),
     }
     info = response.error_info
     if info is not None and DENIED.of(response):

@@ -146,7 +146,7 @@ def _result(future: concurrent.futures.Future[T], timeout_s: float | None) -> T:
         raise
 
 
-class McpConnection:
+class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
     """One MCP server, connected through the SDK on a loop of its own.
 
     ``target`` is a URL (streamable HTTP, ``token`` sent as a bearer token) or a command (a string
@@ -524,9 +524,6 @@ class McpConnection:
     @property
     def closed(self) -> bool:
         return self._closed or self._loop.stopped
-
-    def __enter__(self) -> McpConnection:
-        return self
 
     def __exit__(self, *_: object) -> None:
         self.close()

@@ -17,8 +17,7 @@ from typing import Any, Final
 from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
-from .._suggest import is_finite_number
-from ._answers import safe
+from .._suggest import is_finite_number, shortened
 from ._policy import ALLOW, AccessRequest, ApprovalRequest, Approver, Decision, Policy, Verdict, shown
 from ._prepared import PreparedTool, ToolSpec
 from ._threads import AsyncWait, Job, Raised, ToolThreads, Wait, called, captured, is_async
@@ -88,9 +87,9 @@ def _denial(
     **extra: Any,
 ) -> Denial:
     assert decision.code is not None
-    reason = safe(decision.reason or "the access policy refused the call", 500)
-    rule = safe(decision.rule, 100)
-    details: dict[str, Any] = {"policy": rule, "reason": reason, "caller": safe(caller, 200), **extra}
+    reason = shortened(decision.reason or "the access policy refused the call", 500)
+    rule = shortened(decision.rule, 100)
+    details: dict[str, Any] = {"policy": rule, "reason": reason, "caller": shortened(caller, 200), **extra}
     response = ToolResponse.error(
         decision.code, f"Call of tool {prepared.name!r} refused: {reason}.", details=details
     )

@@ -1,5 +1,5 @@
 """The responses the tool runtime writes itself: a function's value as a response, and the answers
-of calls that went wrong, their outside text made valid Unicode, cut (``safe``) and masked."""
+of calls that went wrong, their outside text made valid Unicode, cut (``shortened``) and masked."""
 
 from __future__ import annotations
 
@@ -30,11 +30,6 @@ _RESPONSE_MEMBERS = frozenset(field.name for field in dataclasses.fields(ToolRes
 
 Success = tuple[str, dict[str, Any]]
 """The ``text`` and ``data`` of a plain function's success, not built into a response yet."""
-
-
-def safe(text: str, limit: int = _MESSAGE_LIMIT) -> str:
-    """``text`` as valid Unicode, at most ``limit`` characters (a runtime message's bound)."""
-    return shortened(text, limit)
 
 
 def is_response(value: Any) -> TypeGuard[ToolResponse]:
@@ -99,7 +94,7 @@ def params_input_of(params: Any) -> Any:
     if isinstance(params, bytes | bytearray):
         params = bytes(params).decode("utf-8", "replace")
     if isinstance(params, str):
-        return safe(params, 10_000)
+        return shortened(params, 10_000)
     try:
         return to_json_data(params)
     except JsonValueError:
@@ -127,16 +122,16 @@ def _described(error: BaseException, mask: bool) -> tuple[str, str]:
         message = str(error)
     except Exception:  # an exception whose __str__ itself fails
         message = ""
-    message = safe(str.__str__(message))  # a str subclass from __str__ becomes a str
-    return safe(name, 200), mask_secrets(message) if mask else message
+    message = shortened(str.__str__(message), _MESSAGE_LIMIT)  # a str subclass from __str__ becomes a str
+    return shortened(name, 200), mask_secrets(message) if mask else message
 
 
 def _violations(violations: tuple[SchemaViolation, ...], root: str) -> tuple[str, list[dict[str, Any]]]:
     """The violations as text (the first five) and as JSON."""
-    shown = "; ".join(f"{v.pointer or root}: {safe(v.message, 300)}" for v in violations[:5])
+    shown = "; ".join(f"{v.pointer or root}: {shortened(v.message, 300)}" for v in violations[:5])
     if len(violations) > 5:
         shown += f"; and {len(violations) - 5} more"
-    return shown, [{**v.to_dict(), "message": safe(v.message, 500)} for v in violations]
+    return shown, [{**v.to_dict(), "message": shortened(v.message, 500)} for v in violations]
 
 
 def invalid_params(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolResponse:
@@ -149,7 +144,7 @@ def invalid_params(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolRe
 def unreadable_params(tool: str, reason: str, detail: str) -> ToolResponse:
     """INVALID_PARAM for parameters that are not one JSON object."""
     text = f"Invalid arguments for tool {tool!r}: {detail}. Send the arguments as one JSON object."
-    return _error(ErrorCode.INVALID_PARAM, safe(text), reason=reason)
+    return _error(ErrorCode.INVALID_PARAM, shortened(text, _MESSAGE_LIMIT), reason=reason)
 
 
 def output_violation(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolResponse:
@@ -165,7 +160,7 @@ def output_violation(tool: str, violations: tuple[SchemaViolation, ...]) -> Tool
 def not_a_response(tool: str, value: Any) -> ToolResponse:
     kind = type(value).__name__
     message = f"Tool {tool!r} returned {kind}, not a ToolResponse."
-    return _error(ErrorCode.EXECUTION_ERROR, message, reason="not_a_tool_response", type=safe(kind, 200))
+    return _error(ErrorCode.EXECUTION_ERROR, message, reason="not_a_tool_response", type=shortened(kind, 200))
 
 
 def changed_response(tool: str) -> ToolResponse:

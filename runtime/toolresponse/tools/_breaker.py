@@ -27,6 +27,7 @@ from typing import Any, Final, Literal
 from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
+from .._suggest import checked_count, checked_seconds
 
 _log = logging.getLogger("toolresponse.breaker")
 _log.addHandler(logging.NullHandler())
@@ -127,9 +128,9 @@ class CircuitBreaker:
         clock: Callable[[], float] = time.monotonic,
         is_failure: FailurePredicate | None = None,
     ) -> None:
-        self.failure_threshold = _positive_int(failure_threshold, "failure_threshold")
-        self.half_open_max_calls = _positive_int(half_open_max_calls, "half_open_max_calls")
-        self.recovery_timeout_s = _duration(recovery_timeout_s, "recovery_timeout_s")
+        self.failure_threshold = checked_count(failure_threshold, "failure_threshold")
+        self.half_open_max_calls = checked_count(half_open_max_calls, "half_open_max_calls")
+        self.recovery_timeout_s = float(checked_seconds(recovery_timeout_s, "recovery_timeout_s"))
         if not callable(clock):
             raise TypeError(f"clock must be a function returning monotonic seconds, not {clock!r}")
         if is_failure is not None and not callable(is_failure):
@@ -380,19 +381,3 @@ def _ceil_ms(seconds: float) -> int:
     if not milliseconds < MAX_RETRY_AFTER_MS:  # huge, or infinite
         return MAX_RETRY_AFTER_MS
     return max(0, math.ceil(milliseconds))
-
-
-def _positive_int(value: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, not {value}")
-    return value
-
-
-def _duration(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number of seconds >= 0, not {value!r}")
-    return float(value)

@@ -357,8 +357,6 @@ def return_schema(function: Callable[..., Any], *, name: str | None = None) -> d
     annotation = _hints(function, where).get("return", inspect.Parameter.empty)
     if annotation is None or annotation is type(None):
         return None
-    if isinstance(annotation, type) and annotation.__name__ == "ToolResponse":
-        return None
     try:
         schema = _schema_of(annotation, where)
     except ToolDefinitionError:

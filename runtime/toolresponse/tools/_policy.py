@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Final, Protocol
 
 from toolresponse_generated import ErrorCode
 
-from ._answers import safe
+from .._suggest import safe_text, shortened
 from ._prepared import ToolSpec
 
 LOCAL_CALLER: Final = "local"
@@ -114,11 +114,7 @@ class Approver(Protocol):
 
 def shown(value: Any) -> str:
     """``repr(value)`` cut to 200 characters, for a reason (whatever ``__repr__`` does)."""
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__}>"
-    return safe(text, 200)
+    return shortened(safe_text(value), 200)
 
 
 class _Glob:

@@ -19,7 +19,7 @@ from toolresponse_generated import ToolStatus
 
 from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
 from .._response import ToolResponse, loads_strict, owned_response, trusted_response, with_call_info
-from .._suggest import is_finite_number
+from .._suggest import is_finite_number, shortened
 from ..validation import to_json_data
 from ..validation._jsondata import MAX_VALUE_DEPTH, NOT_PLAIN, is_json_data, is_plain, plain_object_copy
 from ._answers import (
@@ -34,7 +34,6 @@ from ._answers import (
     output_violation,
     params_input_of,
     plain_success,
-    safe,
     timeout_error,
     unreadable_params,
     wrap_sync_value,
@@ -49,7 +48,6 @@ Clock = Callable[[], float]
 NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Tool names usable by every provider format (OpenAI, Anthropic and MCP alike)."""
 
-_MAX_VIOLATIONS: Final = 20
 _ERROR = ToolStatus.ERROR
 _SUCCESS = ToolStatus.SUCCESS
 
@@ -106,7 +104,7 @@ def call_id_of(call_id: Any) -> str | None:
     """The caller's ``call_id`` as ``context.call_id`` takes it: a string of valid Unicode."""
     if call_id is None or (type(call_id) is str and call_id.isascii()):
         return call_id
-    return safe(str(call_id), 1000)
+    return shortened(str(call_id), 1000)
 
 
 def _object_schema(schema: Any, where: str, what: str) -> ParameterValidator:
@@ -193,7 +191,7 @@ class PreparedTool:
         if self.params.is_valid(params):
             valid: dict[str, Any] = params
             return valid
-        return invalid_params(self.name, self.params.violations(params, limit=_MAX_VIOLATIONS))
+        return invalid_params(self.name, self.params.violations(params))
 
     def _as_dict(self, params: Any) -> dict[str, Any] | ToolResponse:
         if params is None:
@@ -230,7 +228,7 @@ class PreparedTool:
         output = self.output
         if output is None or output.is_valid(data):
             return None
-        return output_violation(self.name, output.violations(data, limit=_MAX_VIOLATIONS))
+        return output_violation(self.name, output.violations(data))
 
     def _function_value(self, value: Any, *, awaited: bool) -> Outcome:
         """A plain function's value, checked: its text and data when it is plain JSON, else the

@@ -27,15 +27,12 @@ _FORMATS: dict[str, Callable[[ToolSpec], dict[str, Any]]] = {
     "mcp": lambda spec: _entry(spec, "inputSchema", "outputSchema"),
 }
 
-PROVIDERS: tuple[str, ...] = tuple(_FORMATS)
-"""The provider formats ``tool_schemas`` knows."""
-
 
 def tool_schemas(specs: Iterable[ToolSpec], provider: str) -> list[dict[str, Any]]:
     """The tools ``specs`` described in ``provider``'s format; raises ``ValueError`` for an unknown one."""
     try:
         describe = _FORMATS[provider]
     except (KeyError, TypeError):
-        known = ", ".join(repr(name) for name in PROVIDERS)
+        known = ", ".join(repr(name) for name in _FORMATS)
         raise ValueError(f"unknown provider {provider!r}: use one of {known}") from None
     return [describe(spec) for spec in specs]

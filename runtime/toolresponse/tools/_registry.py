@@ -17,12 +17,12 @@ from toolresponse_generated import ErrorCode
 
 from .._errors import ToolDefinitionError
 from .._response import ToolResponse, with_call_info
-from .._suggest import did_you_mean, suggestions
+from .._suggest import did_you_mean, shortened, suggestions
 from ._access import AccessControl, Denial, Hidden, PendingApproval
-from ._answers import internal_error, params_input_of, safe
+from ._answers import internal_error, params_input_of
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
-from ._policy import LOCAL_CALLER
+from ._policy import LOCAL_CALLER, shown
 from ._prepared import PreparedTool, ToolSpec, call_id_of, check_max_threads, check_timeout
 from ._provider_schemas import tool_schemas
 from ._threads import DEFAULT_MAX_THREADS, AsyncWait, Wait, real_async_wait, real_wait
@@ -254,7 +254,7 @@ class ToolRegistry:
     ) -> ToolResponse:
         if not self._listeners:
             return response
-        tool = name if type(name) is str else safe(repr(name), 200)
+        tool = name if type(name) is str else shown(name)
         try:
             event = ToolCallEvent(
                 tool=tool,
@@ -385,20 +385,20 @@ class ToolRegistry:
         try:
             specs = self._visible(caller, [prepared.spec for prepared in self._tools.values()])
             names = [spec.name for spec in specs]
-            shown = safe(name if isinstance(name, str) else repr(name), 200)
-            near = suggestions(shown, names)
-            text = f"No tool named {shown!r}."
+            asked = shortened(name, 200) if isinstance(name, str) else shown(name)
+            near = suggestions(asked, names)
+            text = f"No tool named {asked!r}."
             if near:
                 phrase = did_you_mean(near)
                 text += f" {phrase[0].upper()}{phrase[1:]}"
             text += f" Available tools: {', '.join(names[:30])}." if names else " No tools are registered."
-            context: dict[str, Any] = {"tool_name": shown} if isinstance(name, str) and shown else {}
+            context: dict[str, Any] = {"tool_name": asked} if isinstance(name, str) and asked else {}
             params_input = params_input_of(params)
             if params_input is not None:
                 context["params_input"] = mask_params(params_input) if self._mask else params_input
             if call_id is not None:
                 context["call_id"] = call_id
-            details = {"tool": shown, "suggestions": near, "available": names[:100]}
+            details = {"tool": asked, "suggestions": near, "available": names[:100]}
             response = ToolResponse.error(ErrorCode.NOT_FOUND, text, details=details, context=context)
         except Exception as error:
             response = internal_error(str(type(name).__name__), error)

@@ -7,11 +7,13 @@ stop at one pre-filter of every pattern's literals.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
 import os
 import re
+import string
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any, Final, Literal
@@ -19,6 +21,7 @@ from typing import IO, Any, Final, Literal
 import orjson
 
 from .._errors import JsonValueError
+from .._suggest import safe_text
 from ..validation import to_json_data
 from ..validation._jsondata import MAX_VALUE_DEPTH
 from ._events import ToolCallEvent
@@ -247,30 +250,49 @@ def _mask_any(text: str) -> str:
     return text
 
 
+_URL_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
+
+
+def _percent_encoded(char: str) -> str:
+    escapes = "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+    return f"(?:{re.escape(char)}|{'[+]|' if char == ' ' else ''}(?i:{escapes}))"
+
+
+@functools.lru_cache(maxsize=256)
+def _written_forms(word: str) -> str:
+    """A pattern for ``word`` as written, percent-encoded (any of its characters, in either hex
+    case, a space also as ``+``), JSON-escaped, or as its repr writes it (one quote kind escaped)."""
+    encoded = "".join(re.escape(char) if char in _URL_UNRESERVED else _percent_encoded(char) for char in word)
+    escaped = {json.dumps(word)[1:-1], json.dumps(word, ensure_ascii=False)[1:-1], repr(word)[1:-1]}
+    return "|".join([encoded, *map(re.escape, sorted(escaped - {word}, key=len, reverse=True))])
+
+
 def mask_secrets(value: Any, known: Iterable[str] = ()) -> Any:
     """A copy of ``value`` with secrets masked (docs/observability.md); other values as they are.
 
-    ``known``: secrets to mask wherever a string holds one as a whole word (``secret_values``). A
-    container that contains itself is cut where it repeats, as ``"<cycle>"``.
+    ``known``: secrets to mask wherever a string holds one as a whole word, as written, escaped or
+    percent-encoded (``secret_values``). A container that contains itself is cut where it repeats,
+    as ``"<cycle>"``.
     """
     words = sorted({word for word in known if word}, key=len, reverse=True)
     if not words:
         return _masked(value, _mask_text, True, 0, set())
-    found = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9])")
+    forms = "|".join(map(_written_forms, words))
+    found = re.compile(r"(?:(?<![A-Za-z0-9])|(?<=%[0-9A-Fa-f]{2}))(?:" + forms + r")(?![A-Za-z0-9])")
     return _masked(value, lambda text: _mask_text(found.sub(MASK, text)), True, 0, set())
 
 
 def masked_json_text(value: Any) -> str:
     """``value`` with secrets masked, as compact JSON text (what is not JSON, as its repr)."""
     try:
-        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"), default=repr)
+        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"), default=safe_text)
     except (TypeError, ValueError, RecursionError):
-        return str(mask_secrets(repr(value)))
+        return str(mask_secrets(safe_text(value)))
 
 
 def secret_values(params: Any) -> set[str]:
     """The values held under secret-named members of JSON ``params`` (at any depth), as text: each
-    string as it is and JSON-escaped, each number as JSON writes it."""
+    string as it is, each number as JSON writes it."""
     found: set[str] = set()
 
     def collect(value: Any, secret: bool, depth: int) -> None:
@@ -283,7 +305,7 @@ def secret_values(params: Any) -> set[str]:
             for item in value:
                 collect(item, secret, depth + 1)
         elif secret and isinstance(value, str):
-            found.update((value, orjson.dumps(value).decode("utf-8")[1:-1]))
+            found.add(value)
         elif secret and isinstance(value, int | float) and not isinstance(value, bool):
             found.add(orjson.dumps(value).decode("utf-8"))
 
@@ -359,16 +381,16 @@ def _lenient(value: Any, depth: int = 0, seen: frozenset[int] = frozenset()) -> 
         return "<cycle or too deep>"
     inner = seen | {id(value)}
     if isinstance(value, Mapping):
-        return {str(key): _lenient(item, depth + 1, inner) for key, item in value.items()}
+        return {safe_text(key, str): _lenient(item, depth + 1, inner) for key, item in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [_lenient(item, depth + 1, inner) for item in value]
     try:
         return to_json_data(value)
     except JsonValueError:
-        return repr(value)
+        return safe_text(value)
 
 
-class JsonlTraceWriter:
+class JsonlTraceWriter(contextlib.AbstractContextManager["JsonlTraceWriter"]):
     """Writes masked JSON objects, one per line, each flushed, to a path (appended to unless
     ``mode="w"``) or a text stream; a registry listener for ``ToolCallEvent``s. What is not JSON is
     written as its repr."""
@@ -420,9 +442,6 @@ class JsonlTraceWriter:
     @property
     def closed(self) -> bool:
         return self._closed
-
-    def __enter__(self) -> JsonlTraceWriter:
-        return self
 
     def __exit__(self, *_: object) -> None:
         self.close()

@@ -115,12 +115,10 @@ def read_range(stream: IO[bytes], start: int, end: int | None, piece_bytes: int)
         yield lines
 
 
-def check_range(work: LineRange, options: Options, *, max_records: int | None = None) -> Part:
-    """Check the lines of one byte range, read where this runs, numbered from 1; with ``max_records``
-    it stops where its records would be more, and ``Part.rest`` is the range of the lines after."""
-    room = sys.maxsize if max_records is None else max_records
-    if room < 1:
-        raise ValueError(f"max_records must be at least 1, not {max_records}")
+def check_range(work: LineRange, options: Options, *, max_records: int) -> Part:
+    """Check the lines of one byte range, read where this runs, numbered from 1; it stops where its
+    records would be more than ``max_records``, and ``Part.rest`` is the range of the lines after."""
+    room = max_records
     batches: list[Batch] = []
     number = 1
     try:
@@ -179,8 +177,6 @@ def stream_parts(
     """One input checked in order, in parts of at most ``max_records`` records (and about
     ``max_bytes`` of input); each part's ``rest`` is the line the next starts at (None: the last).
     Started at ``from_line``, it passes over the lines before unchecked."""
-    if max_records < 1:
-        raise ValueError(f"max_records must be at least 1, not {max_records}")
     units = _from_line(tasks(source, io.BytesIO()), from_line)
     task: Task | None = next(units, None)
     while True:

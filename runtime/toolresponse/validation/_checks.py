@@ -9,7 +9,7 @@ import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from functools import cache, partial
+from functools import partial
 from typing import IO, Any, Final, NamedTuple
 
 import orjson
@@ -18,8 +18,8 @@ from .._errors import IJsonError
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
 from ._ijson import parse_error, parse_ijson, refusal, violation_of
-from ._inputs import DocumentTask, LinesTask, Record, Source, Task, closing, document_spans, tasks
-from ._validate import ExplanationCache, ValidationResult, validate_json
+from ._inputs import DocumentTask, DoneTask, LinesTask, Record, Source, Task, closing, document_spans, tasks
+from ._validate import ValidationResult, cached_explanation, validate_json
 
 
 class Batch(NamedTuple):
@@ -30,12 +30,6 @@ class Batch(NamedTuple):
     invalid: int
     records: list[Record]
     size: int
-
-
-@cache
-def _explanations() -> ExplanationCache:
-    """The explanations of this process, built on the first invalid response (not at import)."""
-    return ExplanationCache()
 
 
 class Judge:
@@ -67,14 +61,13 @@ class ResponseJudge(Judge):
     """Records are ToolResponses v1: jsonschema-rs decides, cached explanations say why not."""
 
     def verdict(self) -> Callable[[Any], bool]:
-        function: Callable[[Any], bool] = engine("fast").is_valid
-        return function
+        return engine("fast").is_valid
 
     def explain(self, value: Any, *, first: bool) -> tuple[SchemaViolation, ...]:
-        return _explanations().explain(value, first=first).errors
+        return cached_explanation(value, first=first).errors
 
     def explainer(self, *, first: bool) -> Callable[[Any], ValidationResult]:
-        return partial(_explanations().explain, first=first)
+        return partial(cached_explanation, first=first)
 
     def explain_document(self, data: bytes) -> ValidationResult:
         return validate_json(data)  # each violation located in the text
@@ -137,14 +130,13 @@ def _read(lines: list[bytes], first_line: int) -> Iterator[tuple[int, bytes, Any
 def _collector_paused() -> Iterator[None]:
     """Decoded JSON holds no reference cycles: while a batch is checked, the cyclic collector, which
     would walk its values over and over, is paused."""
-    if not gc.isenabled():
-        yield
-        return
+    enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()
 
 
 def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
@@ -204,21 +196,13 @@ def _pretty_printed(lines: list[bytes], index: int) -> bytes | None:
 def _moved(record: Record, line: int, column: int) -> Record:
     """``record`` of a document that starts at ``line`` and ``column`` of a longer text, located there."""
 
-    def place(at_line: int, at_column: int | None) -> tuple[int, int | None]:
+    def place(at_line: int, at_column: int | None) -> dict[str, Any]:
         shifted = at_column + column - 1 if at_line == 1 and at_column is not None else at_column
-        return at_line + line - 1, shifted
+        return {"line": at_line + line - 1, "column": shifted}
 
-    def moved(violation: SchemaViolation) -> SchemaViolation:
-        if violation.line is None:
-            return violation
-        at_line, at_column = place(violation.line, violation.column)
-        return replace(violation, line=at_line, column=at_column)
-
-    errors = tuple(map(moved, record.errors))
-    if record.line is None:
-        return record._replace(line=line, errors=errors)
-    at_line, at_column = place(record.line, record.column)
-    return record._replace(line=at_line, column=at_column, errors=errors)
+    errors = tuple(v if v.line is None else replace(v, **place(v.line, v.column)) for v in record.errors)
+    # A record without a line (the whole document) starts where the document does.
+    return record._replace(errors=errors, **place(record.line or 1, record.column))
 
 
 def check_document(name: str, data: bytes, options: Options) -> Batch:
@@ -297,52 +281,46 @@ def renumber(batch: Batch, offset: int) -> Batch:
 
 class Decoded(NamedTuple):
     """Records read together from one input: their lines (None: a document that is the whole input)
-    and values, the records that are no I-JSON or inputs that could not be read, and bytes read."""
+    and values, and the records that are no I-JSON or inputs that could not be read."""
 
     source: str
     lines: list[int | None]
     values: list[Any]
     problems: list[Record]
-    size: int
 
 
-def decode_lines(name: str, lines: list[bytes], first_line: int) -> Decoded:
-    """JSON lines decoded, the first being line ``first_line`` of ``name`` (blank lines skipped)."""
-    decoded = Decoded(name, [], [], [], sum(map(len, lines)) + len(lines))
-    for number, line, value, problem in _read(lines, first_line):
-        if problem is None:
-            decoded.lines.append(number)
-            decoded.values.append(value)
-        else:
-            decoded.problems.append(_unread(name, number, line, problem))
-    return decoded
-
-
-def _decode_document(name: str, data: bytes, line: int | None = None, column: int = 1) -> Decoded:
+def _decode_document(decoded: Decoded, data: bytes, line: int | None = None, column: int = 1) -> None:
+    """Add the value of one document (at ``line`` and ``column`` of its input), or why it is no I-JSON."""
     try:
-        return Decoded(name, [line], [parse_ijson(data)], [], len(data))
+        value = parse_ijson(data)
     except IJsonError as error:
         failure = violation_of(error)
-        record = Record(name, failure.line, failure.column, (failure,))
-        return Decoded(name, [], [], [record if line is None else _moved(record, line, column)], len(data))
+        record = Record(decoded.source, failure.line, failure.column, (failure,))
+        decoded.problems.append(record if line is None else _moved(record, line, column))
+    else:
+        decoded.lines.append(line)
+        decoded.values.append(value)
 
 
 def _decode(task: Task) -> Decoded:
+    if isinstance(task, DoneTask):
+        return Decoded(task.record.source, [], [], [task.record])
+    decoded = Decoded(task.name, [], [], [])
     if isinstance(task, LinesTask):
-        return decode_lines(task.name, task.lines, task.first_line)
-    if not isinstance(task, DocumentTask):
-        return Decoded(task.record.source, [], [], [task.record], 0)
-    decoded = _decode_document(task.name, task.data)
-    spans = document_spans(task.data) if decoded.problems else None
-    if spans is None:
+        for number, line, value, problem in _read(task.lines, task.first_line):
+            if problem is None:
+                decoded.lines.append(number)
+                decoded.values.append(value)
+            else:
+                decoded.problems.append(_unread(task.name, number, line, problem))
         return decoded
-    several = Decoded(task.name, [], [], [], len(task.data))
-    for start, end, line, column in spans:
-        one = _decode_document(task.name, task.data[start:end], line, column)
-        several.lines.extend(one.lines)
-        several.values.extend(one.values)
-        several.problems.extend(one.problems)
-    return several
+    _decode_document(decoded, task.data)
+    spans = document_spans(task.data) if decoded.problems else None
+    if spans is not None:
+        decoded = Decoded(task.name, [], [], [])
+        for start, end, at_line, at_column in spans:
+            _decode_document(decoded, task.data[start:end], at_line, at_column)
+    return decoded
 
 
 def decoded_records(sources: Iterable[Source | Record], *, stdin: IO[bytes]) -> Iterator[Decoded]:

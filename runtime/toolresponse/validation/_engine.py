@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -55,10 +56,7 @@ def _parts(reference: str) -> list[str]:
 
 
 def _resolve(reference: str) -> Any:
-    node: Any = bundled_schema()
-    for part in _parts(reference):
-        node = node[part]
-    return node
+    return schema_node(_parts(reference))
 
 
 def _through(node: Any, part: str | int) -> tuple[Any, str | None]:
@@ -90,11 +88,9 @@ def keyword_location(schema_path: Path) -> str:
             location = list(_parts(reference))
         if part == "$ref" and isinstance(node, dict) and "$ref" in node:
             continue
-        if isinstance(node, dict):
-            node = node.get(part)
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        try:
             node = node[part]
-        else:
+        except (LookupError, TypeError):  # a path that goes on past the nodes of the bundle
             node = None
         location.append(part)
     return json_pointer(location)
@@ -147,16 +143,18 @@ class FastEngine:
                 schema_path = tuple(error.schema_path)
                 # The failing value is read from the instance itself: no conversion back from Rust.
                 value = _value_at(instance, path)
+                members: Sequence[str | None]
                 if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
-                    left_out += max(len(kind.unexpected) - limit, 0)
-                    out.extend(
-                        EngineError(path, keyword, schema_path, value, name, error.message)
-                        for name in kind.unexpected[:limit]
-                    )
+                    members = kind.unexpected
                 elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
-                    out.append(EngineError(path, keyword, schema_path, value, kind.property, error.message))
+                    members = [kind.property]
                 else:
-                    out.append(EngineError(path, keyword, schema_path, value, None, error.message))
+                    members = [None]
+                left_out += max(len(members) - limit, 0)
+                out.extend(
+                    EngineError(path, keyword, schema_path, value, name, error.message)
+                    for name in members[:limit]
+                )
         except (ValueError, LookupError, TypeError):
             # jsonschema-rs gives up on a value nested too deeply or not JSON at all.
             return engine("reference").errors(instance, limit)
@@ -190,22 +188,22 @@ class ReferenceEngine:
             keyword = str(error.validator)
             path = tuple(error.absolute_path)
             schema_path = tuple(error.absolute_schema_path)
+            members: Sequence[str | None]
             if keyword == "required":
                 # jsonschema yields one error per missing member, in the order of the keyword's list.
                 missing = [name for name in error.validator_value if name not in error.instance]
                 taken = missing_taken.get((path, schema_path), 0)
                 missing_taken[(path, schema_path)] = taken + 1
-                member = missing[taken] if taken < len(missing) else None
-                out.append(EngineError(path, keyword, schema_path, error.instance, member, error.message))
+                members = [missing[taken] if taken < len(missing) else None]
             elif keyword == "additionalProperties":
-                names = unexpected_members(error.instance, keyword_owner(schema_path))
-                left_out += max(len(names) - limit, 0)
-                out.extend(
-                    EngineError(path, keyword, schema_path, error.instance, name, error.message)
-                    for name in names[:limit]
-                )
+                members = unexpected_members(error.instance, keyword_owner(schema_path))
             else:
-                out.append(EngineError(path, keyword, schema_path, error.instance, None, error.message))
+                members = [None]
+            left_out += max(len(members) - limit, 0)
+            out.extend(
+                EngineError(path, keyword, schema_path, error.instance, name, error.message)
+                for name in members[:limit]
+            )
         return out, left_out
 
 
@@ -255,43 +253,68 @@ def _identity(value: Any) -> Any:
     return value
 
 
+_ANNOTATIONS = (
+    *("$anchor", "$comment", "$defs", "$id", "$schema", "default", "definitions", "deprecated"),
+    *("description", "examples", "readOnly", "title", "writeOnly"),
+)
+_OBJECT_KEYWORDS = frozenset(("properties", "patternProperties", "additionalProperties", "required"))
+_SUBSCHEMAS = frozenset(("if", "then", "else", "not", "allOf", "anyOf", "oneOf"))
+_KNOWN = frozenset(
+    (*_ANNOTATIONS, *_OBJECT_KEYWORDS, *_SUBSCHEMAS, *_COMPARISONS, "$ref", "type", "minLength", "maxLength")
+)
+
+
+def _keywords(nodes: Iterable[Any]) -> dict[str, list[Any]] | None:
+    """The values of each keyword in ``nodes`` and the subschemas they lead to, or None when a
+    value must be kept whole: a keyword not known (enum, const, pattern, items ...), a ``$ref``
+    met again, a bound that is not a number, a schema ``false``."""
+    found: dict[str, list[Any]] = defaultdict(list)
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        if node is True:
+            continue
+        if not isinstance(node, dict):
+            return None
+        for keyword, value in node.items():
+            if keyword not in _KNOWN and not keyword.startswith("x-"):
+                return None
+            if keyword == "$ref":
+                if not isinstance(value, str) or value in found["$ref"]:
+                    return None
+                pending.append(_resolve(value))
+            elif keyword in _SUBSCHEMAS:
+                pending.extend(value if isinstance(value, list) else [value])
+            elif keyword in _COMPARISONS and (isinstance(value, bool) or not isinstance(value, int | float)):
+                return None
+            found[keyword].append(value)
+    return found
+
+
+def _stand_in(checks: Iterable[tuple[Callable[[Any, Any], bool], Any]], kind: str) -> int | float | None:
+    """The first stand-in number of ``kind`` that meets every number keyword, if any."""
+    for stand_in in _NUMBER_STAND_INS[kind]:
+        if all(meets(stand_in, limit) for meets, limit in checks):
+            return stand_in
+    return None
+
+
 class Projection:
     """What a set of schema nodes needs of a value; ``project(value)`` keeps just that."""
 
     def __init__(self, nodes: Iterable[Any]) -> None:
-        self.keep = False
-        self.string_keep = 0
-        self.numbers: list[tuple[str, Any]] = []
-        self.objects = False
-        self._types: list[frozenset[str]] = []
-        self._properties: dict[str, list[Any]] = {}
-        self._patterns: list[tuple[re.Pattern[str], Any]] = []
-        self._additional: list[Any] = []
-        self._references: set[str] = set()
+        found = _keywords(nodes)
+        read: dict[str, list[Any]] = defaultdict(list) if found is None else found
         self._memo: dict[str, Projector] = {}
-        pending = list(nodes)
-        while pending and not self.keep:
-            node = pending.pop()
-            if node is True:
-                continue
-            if not isinstance(node, dict):
-                self.keep = True
-                break
-            for keyword, value in node.items():
-                read = _KEYWORDS.get(keyword)
-                self.objects = self.objects or keyword in _OBJECT_KEYWORDS
-                if read is not None:
-                    self.keep = not read(self, value, pending)
-                elif not keyword.startswith("x-"):
-                    self.keep = True  # enum, const, pattern, items ... and any keyword not listed
-                if self.keep:
-                    break
-        self.typed_kinds = frozenset(
-            kind
-            for kind in _ALL_KINDS
-            if all(kind in allowed or (kind == "integer" and "number" in allowed) for allowed in self._types)
-        )
-        self.project: Projector = _identity if self.keep else self._projector()
+        self._properties: dict[str, list[Any]] = {}
+        for members in read["properties"]:
+            for name, subschema in members.items():
+                self._properties.setdefault(name, []).append(subschema)
+        self._patterns = [
+            (re.compile(pattern), sub) for each in read["patternProperties"] for pattern, sub in each.items()
+        ]
+        self._additional = read["additionalProperties"]
+        self.project: Projector = _identity if found is None else self._projector(found)
 
     def _child(self, name: str) -> Projection:
         """The projection of the member ``name`` of an object under these nodes."""
@@ -309,25 +332,24 @@ class Projection:
             self._memo[name] = member
         return member
 
-    def _stand_in(self, kind: str) -> int | float | None:
-        """The first stand-in number of ``kind`` that meets every number keyword, if any."""
-        for stand_in in _NUMBER_STAND_INS[kind]:
-            if all(_COMPARISONS[keyword](stand_in, limit) for keyword, limit in self.numbers):
-                return stand_in
-        return None
-
-    def _projector(self) -> Projector:
+    def _projector(self, found: dict[str, list[Any]]) -> Projector:
         # The hot path of explaining invalid responses: everything it reads is bound here.
-        typed_kinds = self.typed_kinds
-        quoted = max(_QUOTED_CHARACTERS, self.string_keep)
-        objects = self.objects
+        types = [frozenset([value] if isinstance(value, str) else value) for value in found["type"]]
+        typed_kinds = frozenset(
+            kind
+            for kind in _ALL_KINDS
+            if all(kind in allowed or (kind == "integer" and "number" in allowed) for allowed in types)
+        )
+        string_keep = int(max([*found["minLength"], *(limit + 1 for limit in found["maxLength"])], default=0))
+        quoted = max(_QUOTED_CHARACTERS, string_keep)
+        objects = any(found[keyword] for keyword in _OBJECT_KEYWORDS)
         memo = self._memo
         member = self._member
-        checks = tuple((_COMPARISONS[keyword], limit) for keyword, limit in self.numbers)
-        integer_stand_in = self._stand_in("integer")
-        number_stand_in = self._stand_in("number")
+        checks = tuple((_COMPARISONS[keyword], limit) for keyword in _COMPARISONS for limit in found[keyword])
+        integer_stand_in = _stand_in(checks, "integer")
+        number_stand_in = _stand_in(checks, "number")
         strings_typed = "string" in typed_kinds
-        string_stand_in = "x" * self.string_keep
+        string_stand_in = "x" * string_keep
         integers_typed = "integer" in typed_kinds
         numbers_typed = "number" in typed_kinds
 
@@ -361,86 +383,6 @@ class Projection:
             return value
 
         return project
-
-
-# How a projection reads each keyword it knows: False keeps the value whole; subschemas go on ``pending``.
-KeywordReader = Callable[[Projection, Any, list[Any]], bool]
-
-
-def _annotation(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    return True
-
-
-def _reference(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    if not isinstance(value, str) or value in projection._references:
-        return False
-    projection._references.add(value)
-    pending.append(_resolve(value))
-    return True
-
-
-def _type(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection._types.append(frozenset([value] if isinstance(value, str) else value))
-    return True
-
-
-def _length(extra: int) -> KeywordReader:
-    def read(projection: Projection, value: Any, pending: list[Any]) -> bool:
-        projection.string_keep = max(projection.string_keep, int(value) + extra)
-        return True
-
-    return read
-
-
-def _number(keyword: str) -> KeywordReader:
-    def read(projection: Projection, value: Any, pending: list[Any]) -> bool:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return False
-        projection.numbers.append((keyword, value))
-        return True
-
-    return read
-
-
-def _members(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    for name, subschema in value.items():
-        projection._properties.setdefault(name, []).append(subschema)
-    return True
-
-
-def _patterns(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection._patterns.extend((re.compile(pattern), sub) for pattern, sub in value.items())
-    return True
-
-
-def _additional(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    projection._additional.append(value)
-    return True
-
-
-def _subschemas(projection: Projection, value: Any, pending: list[Any]) -> bool:
-    pending.extend(value if isinstance(value, list) else [value])
-    return True
-
-
-_ANNOTATIONS = (
-    *("$anchor", "$comment", "$defs", "$id", "$schema", "default", "definitions", "deprecated"),
-    *("description", "examples", "readOnly", "title", "writeOnly"),
-)
-_KEYWORDS: Mapping[str, KeywordReader] = {
-    **dict.fromkeys(_ANNOTATIONS, _annotation),
-    "$ref": _reference,
-    "type": _type,
-    "minLength": _length(0),
-    "maxLength": _length(1),
-    **{keyword: _number(keyword) for keyword in _COMPARISONS},
-    "properties": _members,
-    "patternProperties": _patterns,
-    "additionalProperties": _additional,
-    "required": _annotation,
-    **dict.fromkeys(("if", "then", "else", "not", "allOf", "anyOf", "oneOf"), _subschemas),
-}
-_OBJECT_KEYWORDS = frozenset(("properties", "patternProperties", "additionalProperties", "required"))
 
 
 _PROJECTIONS: dict[tuple[int, ...], Projection] = {}

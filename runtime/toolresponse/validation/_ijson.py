@@ -49,8 +49,8 @@ def _error_at(
     return IJsonError(rule, detail, line=line, column=column, offset=offset, pointer=pointer)
 
 
-def _shown(text: str, limit: int = 24) -> str:
-    """A short, escaped excerpt of ``text`` for a message."""
+def excerpt(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text`` (then ``...``), escaped, for a message."""
     excerpt = text[:limit]
     return repr(excerpt + ("..." if len(text) > limit else ""))
 
@@ -84,7 +84,7 @@ def _diagnose(text: str, error: orjson.JSONDecodeError) -> IJsonError:
         )
     if "infinity" in message:
         number = re.match(r"-?[0-9.eE+-]+", text[pos:])
-        shown = _shown(number.group() if number else text[pos:])
+        shown = excerpt(number.group() if number else text[pos:], 24)
         detail = f"the number {shown} is too large for a double; I-JSON numbers are finite"
         return _error_at(text, pos, IJsonRule.NON_FINITE_NUMBER, detail)
     for word, start in (("-Infinity", pos - 1), ("-Infinity", pos), ("Infinity", pos), ("NaN", pos)):
@@ -250,19 +250,23 @@ def locate_all(text: str, targets: Iterable[Target]) -> dict[Target, int]:
     return found
 
 
-def positions(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
-    """The 1-based (line, column) of each offset of ``text``, counted in one pass."""
+def positions(text: str | bytes, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """The 1-based (line, column) of each offset of ``text``, counted in one pass; in UTF-8 bytes,
+    the column counts characters."""
     out: dict[int, tuple[int, int]] = {}
     line = 1
     line_start = 0
     counted = 0
+    newline: Any = "\n" if isinstance(text, str) else b"\n"
     for offset in sorted(set(offsets)):
-        last = text.rfind("\n", counted, offset)
+        last = text.rfind(newline, counted, offset)
         if last >= 0:
-            line += text.count("\n", counted, offset)
+            line += text.count(newline, counted, offset)
             line_start = last + 1
         counted = offset
-        out[offset] = (line, offset - line_start + 1)
+        before = text[line_start:offset] if isinstance(text, bytes) else None
+        column = offset - line_start if before is None else len(before.decode("utf-8", "replace"))
+        out[offset] = (line, column + 1)
     return out
 
 

@@ -22,7 +22,7 @@ import orjson
 from .._errors import IJsonRule
 from .._suggest import printable
 from .._violation import SchemaViolation
-from ._ijson import BINARY_SNIFF_BYTES
+from ._ijson import BINARY_SNIFF_BYTES, positions
 from ._validate import MAX_VIOLATIONS, ValidationResult
 
 LOCAL_BATCH_BYTES = 1 << 16
@@ -516,12 +516,5 @@ def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
         return None
     if start < len(data):
         spans.append((start, len(data)))
-    located = []
-    line, counted, line_start = 1, 0, 0
-    for start, end in spans:
-        line += data.count(b"\n", counted, start)
-        newline = data.rfind(b"\n", counted, start)
-        line_start = newline + 1 if newline >= 0 else line_start
-        counted = start
-        located.append((start, end, line, len(data[line_start:start].decode("utf-8", "replace")) + 1))
-    return located
+    found = positions(data, [start for start, _ in spans])
+    return [(start, end, *found[start]) for start, end in spans]

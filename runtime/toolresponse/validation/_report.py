@@ -98,35 +98,15 @@ def _record_json(record: Record) -> dict[str, Any]:
     return out
 
 
-OUTPUT_CHUNK = 1 << 16
-"""Report text is written in pieces of this many characters (a terminal gets it at once)."""
-
-
 class _Report:
     """Writes the records of each batch as they come; ``close`` ends the report. As it is, the quiet one."""
 
     keep_valid = False
 
-    def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
+    def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out = out
         self.err = err
         self.valid = self.invalid = self.unreadable = 0
-        self._pending: list[str] = []
-        self._pending_size = 0
-        self._limit = 0 if immediate else OUTPUT_CHUNK
-
-    def emit(self, text: str) -> None:
-        """Write ``text`` to ``out`` soon: with the next piece, or now on a terminal."""
-        self._pending.append(text)
-        self._pending_size += len(text)
-        if self._pending_size >= self._limit:
-            self.flush()
-
-    def flush(self) -> None:
-        if self._pending:
-            self.out.write("".join(self._pending))
-            self._pending.clear()
-            self._pending_size = 0
 
     def add(self, batch: Batch) -> None:
         self.valid += batch.valid
@@ -134,11 +114,8 @@ class _Report:
         for record in batch.records:
             if record.io_error is not None:
                 self.unreadable += 1
-                self.flush()
                 self.err.write(unreadable_line(PROGRAM, record.source, record.line, record.io_error))
-        text = self.write(batch.records)
-        if text:
-            self.emit(text)
+        self.out.write(self.write(batch.records))
 
     def write(self, records: list[Record]) -> str:
         """The report's text for ``records``."""
@@ -151,7 +128,7 @@ class _Report:
         return text
 
     def close(self) -> None:
-        self.flush()
+        """End the report (the quiet one ends with nothing more)."""
 
 
 _SUFFIX_CACHE_LIMIT = 4096
@@ -178,8 +155,8 @@ def violation_lines(source: str, line: int | None, errors: Iterable[SchemaViolat
 
 
 class _TextReport(_Report):
-    def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
-        super().__init__(out, err, immediate=immediate)
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        super().__init__(out, err)
         # Each explanation's text after "FILE:LINE", by the identity of its (cached) tuple, kept with
         # it so that an id is never taken for another tuple's.
         self._suffixes: dict[int, tuple[tuple[SchemaViolation, ...], tuple[str, ...]]] = {}
@@ -215,16 +192,15 @@ class _TextReport(_Report):
         return "".join(lines)
 
     def close(self) -> None:
-        self.emit(self.summary() + "\n")
-        self.flush()
+        self.out.write(self.summary() + "\n")
 
 
 class _JsonReport(_Report):
-    def __init__(self, out: TextIO, err: TextIO, *, immediate: bool = False) -> None:
-        super().__init__(out, err, immediate=immediate)
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        super().__init__(out, err)
         self._io_errors: list[dict[str, Any]] = []
         self._separator = "\n"
-        self.emit('{"responses": [')
+        out.write('{"responses": [')
 
     def write(self, records: list[Record]) -> str:
         parts = []
@@ -239,8 +215,7 @@ class _JsonReport(_Report):
     def close(self) -> None:
         tail = {"io_errors": self._io_errors, "valid": self.valid, "invalid": self.invalid}
         body = orjson.dumps({**tail, "unreadable": self.unreadable}).decode("utf-8")
-        self.emit("\n], " + body[1:] + "\n")
-        self.flush()
+        self.out.write("\n], " + body[1:] + "\n")
 
 
 class _JsonlReport(_Report):
@@ -250,7 +225,6 @@ class _JsonlReport(_Report):
         return "".join(orjson.dumps(_record_json(record)).decode("utf-8") + "\n" for record in records)
 
     def close(self) -> None:
-        self.flush()
         self.err.write(self.summary() + "\n")
 
 
@@ -283,7 +257,7 @@ def report(
     batches (a Dask cluster's, say); ``judge`` says what each record must be."""
     listed = list(sources)
     immediate = is_terminal(out)
-    reporter = (_Report if quiet else _REPORTS[output_format])(out, err, immediate=immediate)
+    reporter = (_Report if quiet else _REPORTS[output_format])(out, err)
     options = Options(first=first, keep_valid=reporter.keep_valid, explain=not quiet, judge=judge)
     bar: Progress | None = None
     if (not quiet and is_terminal(err)) if progress is None else progress:

@@ -35,7 +35,7 @@ from ._engine import (
     unexpected_members,
 )
 from ._engine import engine as _engine_named
-from ._ijson import MAX_NESTING
+from ._ijson import MAX_NESTING, excerpt
 from ._jsondata import _Walk, is_plain
 from ._schema import bundled_schema
 
@@ -95,13 +95,9 @@ _FOREIGN_NAMES: Mapping[str, _Foreign] = {
 _SHORT = 40
 
 
-def _quoted(name: str) -> str:
-    """A member name in double quotes, escaped as JSON (control characters cannot reach a terminal)."""
-    return orjson.dumps(name).decode("utf-8")
-
-
-def _short(text: str) -> str:
-    return repr(text if len(text) <= _SHORT else text[:_SHORT] + "...")
+def _json(value: Any) -> str:
+    """A value as JSON text (a name in double quotes, escaped: control characters cannot reach a terminal)."""
+    return orjson.dumps(value).decode("utf-8")
 
 
 def _describe(value: Any) -> str:
@@ -115,7 +111,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else f"{value!r} (not a JSON number)"
     if isinstance(value, str):
-        return f"the string {_short(value)}" if value else "the empty string"
+        return f"the string {excerpt(value, _SHORT)}" if value else "the empty string"
     if isinstance(value, list):
         return "an array" if value else "an empty array"
     if isinstance(value, dict):
@@ -125,7 +121,7 @@ def _describe(value: Any) -> str:
 
 def _shown(value: Any) -> str:
     """A value as a message shows it: strings quoted, everything else described."""
-    return _short(value) if isinstance(value, str) else _describe(value)
+    return excerpt(value, _SHORT) if isinstance(value, str) else _describe(value)
 
 
 def _where(path: Sequence[str | int]) -> str:
@@ -139,7 +135,7 @@ def _where(path: Sequence[str | int]) -> str:
         elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
             out += f".{part}" if out else part
         else:
-            out += f"[{_quoted(part)}]"
+            out += f"[{_json(part)}]"
     return out
 
 
@@ -194,7 +190,7 @@ def _if_phrase(condition: Any) -> str | None:
     ((name, test),) = properties.items()
     if not isinstance(test, dict) or "const" not in test:
         return None
-    return f"{name} is {orjson.dumps(test['const']).decode('utf-8')}"
+    return f"{name} is {_json(test['const'])}"
 
 
 def _pattern_phrase(patterns: Mapping[str, Any]) -> str:
@@ -202,7 +198,7 @@ def _pattern_phrase(patterns: Mapping[str, Any]) -> str:
     for pattern in patterns:
         prefix = re.fullmatch(r"\^([A-Za-z0-9_-]+)", pattern)
         phrases.append(
-            f"names beginning with {_quoted(prefix.group(1))}" if prefix else f"names matching {pattern}"
+            f"names beginning with {_json(prefix.group(1))}" if prefix else f"names matching {pattern}"
         )
     return "".join(f", or {phrase}" for phrase in phrases)
 
@@ -215,21 +211,21 @@ def _unknown_member(error: EngineError) -> tuple[str, str | None]:
     inside = f" in {_where(error.path)}" if error.path else ""
     foreign = _FOREIGN_NAMES.get(name)
     if foreign is not None and foreign.member in allowed and not error.path:
-        return f"unknown member {_quoted(name)}; {foreign.unknown}", foreign.member
+        return f"unknown member {_json(name)}; {foreign.unknown}", foreign.member
     instance = error.instance if isinstance(error.instance, dict) else {}
-    absent = frozenset(option for option in allowed if option not in instance)
-    required = frozenset(owner.get("required", ())) & absent
-    suggestion = nearest(name, tuple(sorted(absent, key=allowed.index)), required) if absent else None
+    absent = tuple(option for option in allowed if option not in instance)
+    required = frozenset(owner.get("required", ())).intersection(absent)
+    suggestion = nearest(name, absent, required) if absent else None
     if suggestion is None and any(re.search(pattern, name.lower()) for pattern in patterns):
         suggestion = name.lower()
     if suggestion is not None:
         return (
-            f"unknown member {_quoted(name)}{inside}; {did_you_mean([suggestion], quote=_quoted)}",
+            f"unknown member {_json(name)}{inside}; {did_you_mean([suggestion], quote=_json)}",
             suggestion,
         )
     members = ", ".join(allowed)
     return (
-        f"unknown member {_quoted(name)}{inside}; the members are {members}{_pattern_phrase(patterns)}",
+        f"unknown member {_json(name)}{inside}; the members are {members}{_pattern_phrase(patterns)}",
         None,
     )
 
@@ -239,9 +235,9 @@ def _missing_member(error: EngineError) -> tuple[str, str | None]:
     condition = _condition(error.schema_path)
     inside = f" in {_where(error.path)}" if error.path else ""
     if condition:
-        message = f"missing member {_quoted(name)}{inside}, required{condition}"
+        message = f"missing member {_json(name)}{inside}, required{condition}"
     else:
-        message = f"missing required member {_quoted(name)}{inside}"
+        message = f"missing required member {_json(name)}{inside}"
     instance = error.instance if isinstance(error.instance, dict) else {}
     for present in instance:
         foreign = _FOREIGN_NAMES.get(present)
@@ -268,7 +264,7 @@ def _bad_enum(error: EngineError) -> tuple[str, str | None]:
     elif frozenset(options) == _STATUS_SET:
         head = f"{shown} is not a status ({_or_list(_STATUSES)})"
     else:
-        listed = _or_list([orjson.dumps(option).decode("utf-8") for option in options])
+        listed = _or_list([_json(option) for option in options])
         head = f"{_where(error.path)} must be {listed}, not {shown}"
     return (f"{head}; {did_you_mean([suggestion], quote=str)}" if suggestion else head), suggestion
 
@@ -300,7 +296,7 @@ def _bad_value(error: EngineError) -> tuple[str, str | None]:
         template = "{where} must not be empty{condition}"
     message = template.format(
         where=_where(error.path),
-        limit=orjson.dumps(limit).decode("utf-8") if keyword == "const" else limit,
+        limit=_json(limit) if keyword == "const" else limit,
         condition=_condition(error.schema_path),
         value=_describe(value),
         types=_types_phrase(limit, error.path) if keyword == "type" else "",
@@ -379,35 +375,29 @@ def _first(result: ValidationResult) -> ValidationResult:
     return ValidationResult(errors=() if best is None else (best,))
 
 
-class ExplanationCache:
-    """Explanations cached by the response's projection (``_engine.Projection``), at most
-    ``_CACHED_ANSWERS`` (afresh when full). An answer is the same tuple each time: a report keeps its text."""
-
-    def __init__(self) -> None:
-        self._answers: dict[bytes, tuple[ValidationResult, ValidationResult]] = {}
-        self._project = root_projection().project
-
-    def explain(self, obj: Any, *, first: bool = False) -> ValidationResult:
-        """The violations of an instance known to be invalid (with ``first``, the most relevant)."""
-        try:
-            projected = self._project(obj)
-            key = orjson.dumps(projected)
-        except (TooLarge, orjson.JSONEncodeError):
-            result = _result(obj, _engine_named("fast"))
-            return _first(result) if first else result
-        answer = self._answers.get(key)
-        if answer is None:
-            result = _result(projected, _engine_named("fast"))
-            answer = (result, _first(result))
-            if len(self._answers) >= _CACHED_ANSWERS:
-                self._answers.clear()
-            if len(key) <= _CACHED_BYTES:
-                self._answers[key] = answer
-        return answer[1] if first else answer[0]
-
-
 _CACHED_ANSWERS = 4096
 _CACHED_BYTES = 1 << 16
+
+
+@lru_cache(maxsize=_CACHED_ANSWERS)
+def _answer(projected: bytes) -> tuple[ValidationResult, ValidationResult]:
+    """The explanation of a projection (the same tuple each time: a report keeps its text), and its first."""
+    result = _result(orjson.loads(projected), _engine_named("fast"))
+    return result, _first(result)
+
+
+def cached_explanation(obj: Any, *, first: bool = False) -> ValidationResult:
+    """The violations of an instance known to be invalid (with ``first``, the most relevant), cached
+    by its projection (``_engine.Projection``) when that is at most ``_CACHED_BYTES`` long."""
+    try:
+        projected = orjson.dumps(root_projection().project(obj))
+    except (TooLarge, orjson.JSONEncodeError):
+        projected = None
+    if projected is None or len(projected) > _CACHED_BYTES:
+        result = _result(obj, _engine_named("fast"))
+        return _first(result) if first else result
+    answer = _answer(projected)
+    return answer[1] if first else answer[0]
 
 
 def iter_errors(obj: Any, *, engine: EngineName = "fast") -> Iterator[SchemaViolation]:
