@@ -400,7 +400,7 @@ def test_the_other_readers_of_files_answer_a_fifo_with_no_writer_as_validate_doe
     finished = subprocess.run(
         [str(TOOLRESPONSE), *verb, *[str(fifo)] * (len(verb))], capture_output=True, timeout=60
     )
-    expected = told.format(fifo=fifo, reason=_inputs.NO_WRITER) + "\n"
+    expected = told.format(fifo=fifo, reason=_inputs.NO_WRITER_OF_FILE) + "\n"
     assert (status, expected) == (finished.returncode, finished.stderr.decode())
 
 

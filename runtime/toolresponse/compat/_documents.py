@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 from .._errors import MalformedJsonError, ToolResponseError
 from ..validation import parse_ijson
 from ..validation._engine import json_pointer
-from ..validation._inputs import open_local
+from ..validation._inputs import NO_WRITER_OF_FILE, open_local
 
 
 class SchemaDiffError(ToolResponseError, ValueError):
@@ -79,7 +79,7 @@ class SchemaSet:
 
 def _read(path: Path) -> Any:
     try:
-        with open_local(str(path)) as stream:  # a FIFO without a writer is refused at once
+        with open_local(str(path), no_writer=NO_WRITER_OF_FILE) as stream:  # never waited on
             return parse_ijson(stream.read())
     except OSError as error:
         raise SchemaDiffError(str(path), f"cannot read: {error.strerror}") from None
