@@ -636,6 +636,23 @@ def test_any_exception_from_a_plugged_in_model_ends_the_run_clearly(
     assert "the model failed: API_ERROR: RuntimeError: socket closed by provider SDK" == result.reason
 
 
+class _OddReplyModel:
+    """A ChatModel of the application's own whose reply's finish_reason and model are not text."""
+
+    def complete(self, messages: Any, tools: Any) -> ModelReply:
+        return ModelReply(content="two", finish_reason=["stop"], model=7)  # type: ignore[arg-type]
+
+    async def acomplete(self, messages: Any, tools: Any) -> ModelReply:
+        return self.complete(messages, tools)
+
+
+def test_a_plugged_in_models_finish_reason_that_is_not_text_is_left_out(mode: str, calls: Calls) -> None:
+    """A finish_reason or model that is not text, from any ChatModel, is dropped; the run answers."""
+    result = _run(Agent(_registry(calls), _OddReplyModel()), "Hi.", mode)
+    assert (RunOutcome.ANSWERED, "two") == (result.outcome, result.answer)
+    assert (None, None) == (result.steps[-1].reply.finish_reason, result.steps[-1].reply.model)
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

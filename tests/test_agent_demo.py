@@ -3,6 +3,7 @@ with OPENAI_BASE_URL and TOOLRESPONSE_MODEL set it uses that model instead."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import sys
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from scripted_chat import ScriptedChatServer, ScriptedReply
 
-from toolresponse.agent import RetryPolicy
+from toolresponse.agent import Agent, RetryPolicy
 from toolresponse.demo import agent as demo
 from toolresponse.demo._chat_server import ScriptedChatServer as DemoChatServer
 
@@ -88,7 +89,7 @@ def test_demo_with_an_unreachable_configured_model_fails_with_the_reason(
         url = server.base_url
     monkeypatch.setenv("OPENAI_BASE_URL", url)
     monkeypatch.setenv("TOOLRESPONSE_MODEL", "gone")
-    monkeypatch.setattr(demo, "DEMO_MODEL_RETRY", RetryPolicy(max_retries=0))
+    monkeypatch.setattr(demo, "Agent", functools.partial(Agent, model_retry=RetryPolicy(max_retries=0)))
     out = io.StringIO()
     assert 1 == demo.main(out)
     assert f"the run ended model_error: the model failed: NETWORK_ERROR: cannot reach {url}" in out.getvalue()

@@ -302,6 +302,22 @@ def test_any_chat_model_gets_chat_spans_and_keeps_its_class(otel: OtelCapture, m
     assert own is _OwnModel.__dict__["complete"]
 
 
+class _MiscountingModel(_OwnModel):
+    def complete(self, messages: Sequence[Any], tools: Sequence[Any]) -> ModelReply:
+        usage: Any = TokenUsage(prompt_tokens=10**30, completion_tokens=2.5)  # type: ignore[arg-type]
+        return ModelReply(content="fine", finish_reason="stop", usage=usage)
+
+
+def test_a_chat_span_counts_the_tokens_the_run_counts(otel: OtelCapture, mode: str) -> None:
+    """A usage count the agent repairs (clamped, or not a count) is the chat span's as repaired."""
+    result = _run(Agent(_registry(), _MiscountingModel()), "Hi.", mode)
+
+    chat = otel.span("chat own-model")
+    assert (2**53 - 1, 0) == (result.usage.prompt_tokens, result.usage.completion_tokens)
+    assert 2**53 - 1 == chat.attributes["gen_ai.usage.input_tokens"]
+    assert 0 == chat.attributes["gen_ai.usage.output_tokens"]
+
+
 def test_a_subclass_that_calls_its_base_makes_one_chat_span(otel: OtelCapture) -> None:
     """A subclass of a model already used: one chat span per call, not two; a failure's
     ModelError code is the chat span's error.type."""

@@ -135,7 +135,7 @@ class AgentResult:
 
 @dataclass(frozen=True)
 class _Complete:
-    """Call the model; the answer is its reply and None, or None and the exception it raised."""
+    """Call the model; the answer is its reply, checked, and None, or None and the exception raised."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,6 @@ class _Execute:
     """Run one tool call through the registry; the answer is the response and its time in ms."""
 
     call: ToolCall
-    arguments: str
 
 
 @dataclass(frozen=True)
@@ -229,7 +228,7 @@ class Agent:
     def run(self, task: str, *, run_id: str | None = None) -> AgentResult:
         """Run the task to an answer, the step budget or a model error; never raises for those."""
         state = self._start(task, run_id)
-        executor: list[ThreadPoolExecutor] = []  # made when a turn first has calls to run at once
+        executor = ThreadPoolExecutor(self.max_parallel_tools, "agent-tool")  # no thread before a submit
 
         def drive(steps: _Steps[T]) -> T:
             done, value = _step(steps, None)
@@ -244,17 +243,15 @@ class Agent:
                         return self._complete(state.messages, state.tools), None
                     except Exception as exc:
                         return None, exc
-                case _Execute(call, arguments):
+                case _Execute(call):
                     started = self.clock()
-                    response = self.registry.execute(call.name, arguments, call_id=call.id)
+                    response = self.registry.execute(call.name, call.argument_text, call_id=call.id)
                     return response, (self.clock() - started) * 1000
                 case _Sleep(seconds):
                     return self.sleep(seconds)
                 case _Together(steps) if len(steps) > 1 and self.max_parallel_tools > 1:
-                    if not executor:
-                        executor.append(ThreadPoolExecutor(self.max_parallel_tools, "agent-tool"))
                     # Each in a copy of this thread's context, so that its spans keep their parent.
-                    run = [executor[0].submit(contextvars.copy_context().run, drive, s) for s in steps]
+                    run = [executor.submit(contextvars.copy_context().run, drive, s) for s in steps]
                     return [future.result() for future in run]
                 case _Together(steps):
                     return [drive(s) for s in steps]
@@ -262,8 +259,7 @@ class Agent:
         try:
             return drive(self._turns(state))
         finally:
-            for pool in executor:
-                pool.shutdown(wait=True)
+            executor.shutdown(wait=True)
             state.trace.close()
 
     async def arun(self, task: str, *, run_id: str | None = None) -> AgentResult:
@@ -284,10 +280,12 @@ class Agent:
                         return await self._acomplete(state.messages, state.tools), None
                     except Exception as exc:
                         return None, exc
-                case _Execute(call, arguments):
+                case _Execute(call):
                     async with limit:
                         started = self.clock()
-                        response = await self.registry.aexecute(call.name, arguments, call_id=call.id)
+                        response = await self.registry.aexecute(
+                            call.name, call.argument_text, call_id=call.id
+                        )
                         return response, (self.clock() - started) * 1000
                 case _Sleep(seconds):
                     return await self.asleep(seconds)
@@ -299,13 +297,13 @@ class Agent:
         finally:
             state.trace.close()
 
-    # One model call each: what ``toolresponse.otel`` makes a chat span of, whatever the model.
+    # One model call each, its reply checked: what ``toolresponse.otel`` makes a chat span of.
 
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        return self.model.complete(messages, tools)
+        return _checked(self.model.complete(messages, tools))
 
     async def _acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        return await self.model.acomplete(messages, tools)
+        return _checked(await self.model.acomplete(messages, tools))
 
     # -- the loop, written once ----------------------------------------------------------------
 
@@ -336,26 +334,17 @@ class Agent:
         attempt, waited = 0, 0.0
         while True:
             started = self.clock()
-            answer, raised = yield _Complete()
-            try:
-                if raised is not None:
-                    raise raised
-                if not isinstance(answer, ModelReply):
-                    raise ModelError(
-                        f"the model returned {type(answer).__name__}, not a ModelReply", code=API
-                    )
-                reply = checked_reply(answer)
-            except Exception as exc:
-                # Another provider's surprise is a bad response that will not get better.
-                error = (
-                    exc
-                    if isinstance(exc, ModelError)
-                    else ModelError(f"{type(exc).__name__}: {exc}", code=API)
-                )
-            else:
+            reply, raised = yield _Complete()
+            if raised is None:
                 state.usage = state.usage + reply.usage
                 state.trace.model_output(index, attempt, reply, (self.clock() - started) * 1000)
-                return reply
+                return reply  # type: ignore[no-any-return]
+            # Another provider's surprise is a bad response that will not get better.
+            error = (
+                raised
+                if isinstance(raised, ModelError)
+                else ModelError(f"{type(raised).__name__}: {raised}", code=API)
+            )
             hint = error.retry_after_s
             wait = self.model_retry.next_wait_s(attempt, waited, hint) if error.retryable else None
             state.trace.emit(
@@ -388,7 +377,7 @@ class Agent:
         responses: list[ToolResponse] = []
         waited = 0.0
         while True:
-            response, time_ms = yield _Execute(call, call.argument_text)
+            response, time_ms = yield _Execute(call)
             state.trace.tool_result(index, call, len(responses), response, time_ms)
             responses.append(response)
             # Done: a success, a refusal (whatever its retryable says), an unknown tool, a permanent
@@ -440,7 +429,7 @@ class Agent:
         """Write the tool messages in the model's order and update the repeated-failure guard."""
         records: list[ToolCallRecord] = []
         for call, done in calls:
-            response = done.attempts[-1]
+            response, executed = done.attempts[-1], done.blocked is None
             if done.blocked is not None:
                 text, traced = done.blocked
                 state.trace.tool_event("tool_blocked", index, call, **traced)
@@ -452,12 +441,11 @@ class Agent:
                     retries=len(done.attempts) - 1,
                     waited_s=done.waited_s,
                 )
-            if done.blocked is None and response.is_error:
+            if executed and response.is_error:
                 failures = state.failures.get(_key(call), (0, response))[0] + 1
                 if is_denial(response):  # refused: asking again would be refused again
                     failures = max(failures, self.max_failures_per_call)
                 state.failures[_key(call)] = (failures, response)
-            executed = done.blocked is None
             attempts = done.attempts if executed else ()
             records.append(ToolCallRecord(call=call, response=response, attempts=attempts, executed=executed,
                                           feedback=text, waited_s=done.waited_s))  # fmt: skip
@@ -524,6 +512,12 @@ def _step(steps: _Steps[Any], answer: Any) -> tuple[bool, Any]:
         return False, steps.send(answer)
     except StopIteration as done:
         return True, done.value
+
+
+def _checked(answer: Any) -> ModelReply:
+    if not isinstance(answer, ModelReply):
+        raise ModelError(f"the model returned {type(answer).__name__}, not a ModelReply", code=API)
+    return checked_reply(answer)
 
 
 def _gave_up(error: ModelError, attempts: int, waited_s: float) -> ModelError:

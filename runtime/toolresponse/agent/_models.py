@@ -8,10 +8,10 @@ raises ``ModelError``, which says whether it may be retried; the agent loop does
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
@@ -30,8 +30,6 @@ Message = Mapping[str, Any]
 
 ToolSchema = Mapping[str, Any]
 """One tool in OpenAI function-calling format (``{"type": "function", "function": {...}}``)."""
-
-AGENT_EXTRA_HINT = "install the optional extra: pip install 'toolresponse[agent]'"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,7 +146,8 @@ class OpenAIChatModel:
         try:
             import openai
         except ImportError as exc:
-            raise ModelConfigError(f"OpenAIChatModel needs the openai package; {AGENT_EXTRA_HINT}") from exc
+            hint = "install the optional extra: pip install 'toolresponse[agent]'"
+            raise ModelConfigError(f"OpenAIChatModel needs the openai package; {hint}") from exc
         del openai  # imported here only to fail early with a clear message; methods import it again
         name = model or environ.get("TOOLRESPONSE_MODEL", "").strip()
         if not name:
@@ -173,7 +172,6 @@ class OpenAIChatModel:
             "timeout": timeout_s,
             "max_retries": max_retries,
         }
-        self._timeout_s = timeout_s
         settings = {"temperature": temperature, "extra_body": dict(extra_body) if extra_body else None}
         self._settings = {name: value for name, value in settings.items() if value is not None}
         self._client: openai.OpenAI | None = None
@@ -186,22 +184,6 @@ class OpenAIChatModel:
     def __repr__(self) -> str:
         return f"OpenAIChatModel(model={self.model!r}, base_url={self.base_url!r})"
 
-    def _sync_client(self) -> openai.OpenAI:
-        import openai
-
-        if self._client is None:
-            self._client = openai.OpenAI(**self._options)
-        return self._client
-
-    def _loop_client(self) -> openai.AsyncOpenAI:
-        # An async client's connections belong to one event loop: a new loop gets a new client.
-        import openai
-
-        loop = asyncio.get_running_loop()
-        if self._async_client is None or self._async_client[0] is not loop:
-            self._async_client = (loop, openai.AsyncOpenAI(**self._options))
-        return self._async_client[1]
-
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> dict[str, Any]:
         request = {"model": self.model, "messages": [dict(message) for message in messages], **self._settings}
         return request | {"tools": [dict(tool) for tool in tools]} if tools else request
@@ -209,21 +191,20 @@ class OpenAIChatModel:
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> ModelReply:
         import openai
 
-        client = self._sync_client()
-        try:
-            completion = client.chat.completions.create(**self._request(messages, tools))
-        except openai.OpenAIError as exc:
-            raise self._model_error(exc) from exc
+        self._client = self._client or openai.OpenAI(**self._options)
+        with self._model_errors():
+            completion = self._client.chat.completions.create(**self._request(messages, tools))
         return self._reply(cast("ChatCompletion", completion))
 
     async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSchema]) -> ModelReply:
         import openai
 
-        client = self._loop_client()
-        try:
-            completion = await client.chat.completions.create(**self._request(messages, tools))
-        except openai.OpenAIError as exc:
-            raise self._model_error(exc) from exc
+        # An async client's connections belong to one event loop: a new loop gets a new client.
+        loop = asyncio.get_running_loop()
+        if self._async_client is None or self._async_client[0] is not loop:
+            self._async_client = (loop, openai.AsyncOpenAI(**self._options))
+        with self._model_errors():
+            completion = await self._async_client[1].chat.completions.create(**self._request(messages, tools))
         return self._reply(cast("ChatCompletion", completion))
 
     def close(self) -> None:
@@ -232,29 +213,35 @@ class OpenAIChatModel:
             self._client.close()
             self._client = None
 
-    def _model_error(self, exc: Exception) -> ModelError:
+    @contextlib.contextmanager
+    def _model_errors(self) -> Iterator[None]:
+        """An ``openai`` error raised inside as the ModelError that says it."""
         import openai
 
-        if isinstance(exc, openai.APITimeoutError):
-            return ModelError(f"no answer within {self._timeout_s:g} s", code=ErrorCode.TIMEOUT)
-        if isinstance(exc, openai.APIConnectionError):
+        try:
+            yield
+        except openai.APITimeoutError as exc:
+            raise ModelError(
+                f"no answer within {self._options['timeout']:g} s", code=ErrorCode.TIMEOUT
+            ) from exc
+        except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc.__context__
             detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
-            return ModelError(
-                f"cannot reach {self.base_url or 'the OpenAI API'}{detail}", code=ErrorCode.NETWORK_ERROR
-            )
-        if isinstance(exc, openai.APIStatusError):
+            where = self.base_url or "the OpenAI API"
+            raise ModelError(f"cannot reach {where}{detail}", code=ErrorCode.NETWORK_ERROR) from exc
+        except openai.APIStatusError as exc:
             status = exc.status_code
             # A provider means 5xx, 408 and 409 as "try again": API_ERROR, retryable this time.
             again = status >= 500 or status in (408, 409)
-            return ModelError(
+            raise ModelError(
                 _status_message(exc),
                 code=ErrorCode.RATE_LIMIT if status == 429 else ErrorCode.API_ERROR,
                 retryable=True if again else None,
                 status_code=status,
                 retry_after_s=retry_after_seconds(exc.response.headers),
-            )
-        return ModelError(f"{type(exc).__name__}: {exc}", code=ErrorCode.API_ERROR)
+            ) from exc
+        except openai.OpenAIError as exc:
+            raise ModelError(f"{type(exc).__name__}: {exc}", code=ErrorCode.API_ERROR) from exc
 
     def _reply(self, completion: ChatCompletion) -> ModelReply:
         # The client builds its response objects without validating them, so every member is read
@@ -269,7 +256,6 @@ class OpenAIChatModel:
             raise ModelError("the reply's first choice has no message", code=ErrorCode.API_ERROR)
         calls = getattr(message, "tool_calls", None)
         usage = getattr(completion, "usage", None)  # None: getattr below answers 0
-        finish_reason, model = getattr(choice, "finish_reason", None), getattr(completion, "model", None)
         reply = ModelReply(
             content=getattr(message, "content", None),
             tool_calls=tuple(
@@ -280,8 +266,8 @@ class OpenAIChatModel:
                 prompt_tokens=getattr(usage, "prompt_tokens", 0),
                 completion_tokens=getattr(usage, "completion_tokens", 0),
             ),
-            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
-            model=model if isinstance(model, str) else None,
+            finish_reason=getattr(choice, "finish_reason", None),
+            model=getattr(completion, "model", None),
         )
         return checked_reply(reply)
 
@@ -320,15 +306,20 @@ def checked_reply(reply: ModelReply) -> ModelReply:
         completion_tokens=_count(reply.usage.completion_tokens, "completion_tokens", notes),
     )
     calls = tuple(
-        call
-        if isinstance(call.name, str)
-        and (call.name or call.problem is not None)  # a call read once already says what is wrong
-        and isinstance(call.arguments, str)
-        and isinstance(call.id, str)
-        else _call_from(str(call.id), call.name, call.arguments, call.problem)
-        for call in reply.tool_calls
+        _call_from(str(call.id), call.name, call.arguments, call.problem) for call in reply.tool_calls
     )
-    return replace(reply, content=content, tool_calls=calls, usage=usage, notes=tuple(notes))
+    finish_reason, model = (
+        text if isinstance(text, str) else None for text in (reply.finish_reason, reply.model)
+    )
+    return replace(
+        reply,
+        content=content,
+        tool_calls=calls,
+        usage=usage,
+        finish_reason=finish_reason,
+        model=model,
+        notes=tuple(notes),
+    )
 
 
 def _text_of(part: Any) -> Any:
@@ -339,20 +330,21 @@ def _text_of(part: Any) -> Any:
 
 def _call_from(call_id: str, name: Any, arguments: Any, problem: str | None = None) -> ToolCall:
     problems = [problem] if problem else []
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not (name or problem):  # a call read once already says what is wrong
         problems.append("it has no function name" if name in (None, "") else f"its name is {kind_of(name)}")
-        name = "" if name is None else name if isinstance(name, str) else _json_text(name)
+        name = "" if name is None else name if isinstance(name, str) else json_text(name)
     if not isinstance(arguments, str):
         problems.append(
             "its arguments are missing (null)"
             if arguments is None
             else f"its arguments are {kind_of(arguments)}, not a string of JSON text"
         )
-        arguments = "" if arguments is None else _json_text(arguments)
+        arguments = "" if arguments is None else json_text(arguments)
     return ToolCall(id=call_id, name=name, arguments=arguments, problem="; ".join(problems) or None)
 
 
-def _json_text(value: Any) -> str:
+def json_text(value: Any) -> str:
+    """``value`` as compact JSON text, else its repr."""
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
@@ -377,17 +369,23 @@ _KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
 )
 
 
-def _count(value: Any, name: str, notes: list[str]) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_TOKEN_COUNT:
-        notes.append(f"usage.{name} {value:.3e} is beyond any real count: clamped to {MAX_TOKEN_COUNT}")
+def token_count(value: Any) -> int | None:
+    """``value`` as a usage count: a whole number >= 0 (int or integral float), clamped to
+    ``MAX_TOKEN_COUNT``; None when it is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        return None
+    if value > MAX_TOKEN_COUNT:
         return MAX_TOKEN_COUNT
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
-        return min(int(value), MAX_TOKEN_COUNT)
-    shown = shortened(repr(value), 40)
-    notes.append(f"usage.{name} {shown} is not a count: counted as 0")
-    return 0
+    return int(value) if isinstance(value, int) or value.is_integer() else None
+
+
+def _count(value: Any, name: str, notes: list[str]) -> int:
+    count, shown = token_count(value), shortened(repr(value), 40)
+    if count is None:
+        notes.append(f"usage.{name} {shown} is not a count: counted as 0")
+    elif count == MAX_TOKEN_COUNT and value != MAX_TOKEN_COUNT:
+        notes.append(f"usage.{name} {shown} is beyond any real count: clamped to {MAX_TOKEN_COUNT}")
+    return count or 0
 
 
 def _status_message(exc: openai.APIStatusError) -> str:
@@ -403,11 +401,8 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """The provider's retry hint in seconds, from ``retry-after-ms`` or ``retry-after`` (an HTTP
     date is ignored: it would need the wall clock)."""
     for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(header)
-        if value is None:
-            continue
         try:
-            seconds = float(value) / divisor
+            seconds = float(headers.get(header, "")) / divisor  # absent: "", not a number
         except ValueError:
             continue
         if seconds >= 0 and seconds != float("inf"):

@@ -9,7 +9,6 @@ docs/observability.md, "Reading traces".
 from __future__ import annotations
 
 import html
-import json
 import math
 import os
 from collections import Counter
@@ -21,9 +20,9 @@ from typing import Any, NamedTuple
 from toolresponse_generated import ErrorCode, ToolStatus
 
 from .._errors import TraceFormatError
-from .._suggest import printable, shortened
+from .._suggest import is_finite_number, printable, shortened
 from ..tools._policy import DENIAL_CODES
-from ._models import MAX_TOKEN_COUNT
+from ._models import MAX_TOKEN_COUNT, json_text, token_count
 from ._trace import read_trace
 
 _STATUSES = tuple(status.value for status in ToolStatus)
@@ -125,13 +124,11 @@ class TraceSummary:
         lines = []
         for name in (name for name in self.files if not self.read[name]):
             skipped = [error for error in self.skipped if error.path == name]
-            if not skipped:
-                lines.append(f"{name}: no trace event in it (it has no line that is not blank)")
-                continue
-            lines.append(
-                f"{name}: no trace event in it ({_plural(len(skipped), 'line')}, none readable; "
-                f"line {skipped[0].line}: {skipped[0].reason})"
-            )
+            why = "it has no line that is not blank"
+            if skipped:
+                first = skipped[0]
+                why = f"{_plural(len(skipped), 'line')}, none readable; line {first.line}: {first.reason}"
+            lines.append(f"{name}: no trace event in it ({why})")
         return lines
 
     def tool(self, name: str) -> ToolSummary:
@@ -158,20 +155,12 @@ class _Line:
 
     def tool(self) -> str:
         value = self.record.get("tool")
-        if isinstance(value, str) or value is None:
-            return value or UNNAMED
-        try:
-            return json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError, RecursionError):
-            return repr(value)
+        return (value or UNNAMED) if isinstance(value, str) or value is None else json_text(value)
 
     def amount(self, name: str) -> float | None:
         """A time in ms: a finite number >= 0, else None (the call is counted untimed)."""
         value = self.record.get(name)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return None
-        number = float(value)
-        return number if math.isfinite(number) and number >= 0 else None
+        return float(value) if is_finite_number(value) and value >= 0 else None
 
     def tool_call(self) -> tuple[str, ToolCall]:
         """The tool and its call, of a ``tool_result`` (the agent's) or ``tool_call`` (the registry's)."""
@@ -191,13 +180,11 @@ class _Line:
 
 
 def _count(value: Any) -> int:
-    """A usage count as the report adds it: a number or a string of digits, clamped; else 0."""
+    """A usage count as the report adds it: ``token_count`` of a number or a string of digits; else 0."""
     if isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
         digits = value.strip()
-        return MAX_TOKEN_COUNT if len(digits) > 16 else min(int(digits), MAX_TOKEN_COUNT)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        return 0
-    return MAX_TOKEN_COUNT if value >= MAX_TOKEN_COUNT else int(value)
+        value = MAX_TOKEN_COUNT if len(digits) > 16 else int(digits)
+    return token_count(value) or 0
 
 
 def _add(summary: TraceSummary, line: _Line) -> None:

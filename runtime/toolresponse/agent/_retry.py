@@ -34,13 +34,10 @@ class RetryPolicy:
         if not math.isfinite(self.multiplier) or self.multiplier < 1:
             raise ValueError(f"multiplier must be >= 1, not {self.multiplier!r}")
 
-    def backoff_s(self, retry_index: int) -> float:
-        """The wait before retry number ``retry_index`` (from 0), without any hint."""
-        return float(min(self.max_delay_s, self.initial_delay_s * self.multiplier**retry_index))
-
     def next_wait_s(self, retries_done: int, waited_s: float, hint_s: float | None = None) -> float | None:
         """The wait before the next retry, or None when the policy allows no more retries."""
         if retries_done >= self.max_retries:
             return None
-        wait = max(self.backoff_s(retries_done), hint_s or 0.0)
+        backoff = min(self.max_delay_s, self.initial_delay_s * self.multiplier**retries_done)
+        wait = max(float(backoff), hint_s or 0.0)
         return None if waited_s + wait > self.max_total_wait_s else wait

@@ -94,9 +94,7 @@ class RunTrace:
             step=index,
             attempt=attempt,
             content=reply.content,
-            tool_calls=[
-                {"id": c.id, "name": c.name, "arguments": _masked(c.arguments)} for c in reply.tool_calls
-            ],
+            tool_calls=[{"id": c.id, "name": c.name, "arguments": _masked(c)} for c in reply.tool_calls],
             finish_reason=reply.finish_reason,
             usage=reply.usage.to_dict(),
             time_ms=round(time_ms, 3),
@@ -151,14 +149,11 @@ class RunTrace:
                 _log.warning("the agent trace could not be closed: %s", exc)
 
 
-def _masked(arguments: str) -> str:
+def _masked(call: ToolCall) -> str:
     """The model's argument text, secrets masked: JSON text member by member (so that a
     secret-named member is masked whatever its value), written back compactly; other text as text."""
-    try:
-        value = json.loads(arguments)
-    except (ValueError, RecursionError):
-        value = None
-    return masked_json_text(value) if isinstance(value, Mapping | list) else str(mask_secrets(arguments))
+    value = call.parsed_arguments if call.arguments.strip() else None
+    return masked_json_text(value) if isinstance(value, Mapping | list) else str(mask_secrets(call.arguments))
 
 
 def read_trace(
@@ -168,7 +163,7 @@ def read_trace(
 
     A line that is not a JSON object with a string ``event`` is a ``TraceFormatError`` (file and
     line) given to ``on_error`` and skipped, else raised; a file that cannot be read raises it. An
-    integer too long for Python (4300 digits) is read as infinity."""
+    integer of more than 300 digits is read as a float (infinity beyond the float range)."""
     name = os.fspath(path)
     try:
         handle = open_local(name, no_writer=NO_WRITER_OF_FILE)  # refused at once, as validate does
@@ -207,6 +202,4 @@ def _record(name: str, number: int, raw: bytes) -> dict[str, Any] | None:
 
 
 def _integer(text: str) -> int | float:
-    if len(text) <= 4000:
-        return int(text)
-    return float("-inf") if text.startswith("-") else float("inf")
+    return int(text) if len(text) <= 300 else float(text)

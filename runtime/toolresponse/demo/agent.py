@@ -22,13 +22,11 @@ from ..agent import (
     Agent,
     AgentResult,
     OpenAIChatModel,
-    RetryPolicy,
     RunOutcome,
     render_html,
     render_text,
     summarise,
 )
-from ..agent._agent import DEFAULT_MODEL_RETRY
 from ..tools._breaker import CircuitBreaker
 from ._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 from .calculator import build_registry
@@ -40,9 +38,6 @@ TASK = (
     "3) 12 baskets hold 4 apples each: how many apples? "
     "4) What is the average of zero measurements that sum to 0 (0 / 0)?"
 )
-
-DEMO_MODEL_RETRY: RetryPolicy = DEFAULT_MODEL_RETRY
-"""How the demo retries a failing model (a configured one may be slow to start)."""
 
 _FIRST_CALLS = ("2 ** 128", "pi * 3 ** 2", "12 \N{MULTIPLICATION SIGN} 4", "0 / 0")
 _FIXES = {"12 \N{MULTIPLICATION SIGN} 4": "12 * 4"}
@@ -141,9 +136,7 @@ def _main(out: TextIO, env: Mapping[str, str]) -> int:
             model = OpenAIChatModel("scripted-model", base_url=server.base_url, timeout_s=30, env={})
             where = "(a scripted model; set OPENAI_BASE_URL and TOOLRESPONSE_MODEL to use a real one)"
         print(f"  task:  {TASK}\n  model: {model.model} at {model.base_url} {where}", file=out)
-        agent = Agent(
-            build_registry(CircuitBreaker()), model, max_steps=8, trace=trace, model_retry=DEMO_MODEL_RETRY
-        )
+        agent = Agent(build_registry(CircuitBreaker()), model, max_steps=8, trace=trace)
         result = agent.run(TASK)
     print_transcript(result, out)
     statuses = {response.status.value for response in result.responses}

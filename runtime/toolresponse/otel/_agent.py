@@ -17,8 +17,9 @@ from opentelemetry.trace import SpanKind
 
 from .._errors import ModelError
 from ..agent import ModelReply, OpenAIChatModel
+from ..tools._trace import masked_json_text
 from . import _conventions as names
-from ._telemetry import Ending, Span, Telemetry, content_json
+from ._telemetry import Ending, Span, Telemetry, raised
 
 if TYPE_CHECKING:
     from ..agent import Agent, AgentResult
@@ -79,18 +80,10 @@ def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[st
         common.update(names.server_attributes(base_url))
     attributes = dict(common)
     if telemetry.capture_content:
-        attributes[names.INPUT_MESSAGES] = content_json(_input_messages(messages))
+        attributes[names.INPUT_MESSAGES] = masked_json_text(_input_messages(messages))
 
-    def failed(error_type: str, message: str) -> Ending:
-        run = _RUN.get()
-        if run is not None:
-            run.state.last_error = error_type
-        return Ending({}, error_type, message)
-
-    def ending(reply: Any) -> Ending:
-        if not isinstance(reply, ModelReply):  # the agent answers it as a model error; so does the span
-            return failed("API_ERROR", "not a ModelReply")
-        usage = {"input": _count(reply.usage.prompt_tokens), "output": _count(reply.usage.completion_tokens)}
+    def ending(reply: ModelReply) -> Ending:
+        usage = {"input": reply.usage.prompt_tokens, "output": reply.usage.completion_tokens}
         ended: dict[str, Any] = {
             names.USAGE_INPUT_TOKENS: usage["input"],
             names.USAGE_OUTPUT_TOKENS: usage["output"],
@@ -100,16 +93,19 @@ def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[st
         if reply.finish_reason:
             ended[names.RESPONSE_FINISH_REASONS] = [reply.finish_reason]
         if telemetry.capture_content:
-            ended[names.OUTPUT_MESSAGES] = content_json([_output_message(reply)])
+            ended[names.OUTPUT_MESSAGES] = masked_json_text([_output_message(reply)])
         for kind, count in usage.items():
             telemetry.token_usage.record(count, {**common, **metric, names.TOKEN_TYPE: kind})
         return Ending(ended, metric=metric)
 
     def failure(error: BaseException) -> Ending:
-        if isinstance(error, ModelError):
-            return failed(str(getattr(error.code, "value", error.code)), str(error.message))
-        kind = type(error).__qualname__
-        return failed(kind, str(error) or kind)
+        ending = (
+            Ending({}, error.code.value, error.message) if isinstance(error, ModelError) else raised(error)
+        )
+        run = _RUN.get()
+        if run is not None:
+            run.state.last_error = ending.error_type
+        return ending
 
     name = f"chat {common[names.REQUEST_MODEL]}"
     return Span(
@@ -117,41 +113,29 @@ def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[st
     )
 
 
-def _count(value: Any) -> int:
-    return value if type(value) is int and value >= 0 else 0
-
-
 # -- messages in the conventions' format -----------------------------------------------------------
 
 
-def _arguments(text: Any) -> Any:
+def _tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
     try:
-        return json.loads(text) if isinstance(text, str) else text
+        value = json.loads(arguments)
     except (ValueError, RecursionError):
-        return text
-
-
-def _tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
-    return {"type": "tool_call", "id": call_id, "name": name, "arguments": _arguments(arguments)}
+        value = arguments
+    return {"type": "tool_call", "id": call_id, "name": name, "arguments": value}
 
 
 def _input_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """OpenAI-format messages as the conventions' input messages (role and parts)."""
+    """The agent's messages (OpenAI format) as the conventions' input messages (role and parts)."""
     converted: list[dict[str, Any]] = []
-    for message in (message for message in messages if isinstance(message, Mapping)):
+    for message in messages:
         content = message.get("content")
-        parts: list[dict[str, Any]] = []
-        if message.get("role") == "tool":
-            parts.append(
-                {"type": "tool_call_response", "id": message.get("tool_call_id"), "response": content}
-            )
-        elif isinstance(content, str) and content:
-            parts.append({"type": "text", "content": content})
-        for call in message.get("tool_calls") or ():
-            call = call if isinstance(call, Mapping) else {}
-            function = call.get("function", {})
-            parts.append(_tool_call(call.get("id"), function.get("name"), function.get("arguments")))
-        converted.append({"role": message.get("role"), "parts": parts})
+        if message["role"] == "tool":
+            parts = [{"type": "tool_call_response", "id": message["tool_call_id"], "response": content}]
+        else:
+            parts = [{"type": "text", "content": content}] if content else []
+        for call in message.get("tool_calls", ()):
+            parts.append(_tool_call(call["id"], call["function"]["name"], call["function"]["arguments"]))
+        converted.append({"role": message["role"], "parts": parts})
     return converted
 
 

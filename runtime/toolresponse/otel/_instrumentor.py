@@ -57,7 +57,6 @@ class ToolResponseInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             tracer_provider=kwargs.get("tracer_provider"),
             meter_provider=kwargs.get("meter_provider"),
             capture_content=capture_content_from_env() if capture is None else capture,
-            version="1.0.0",
         )
         for cls, attribute, start in _TARGETS:
             original = type(self)._originals[(cls, attribute)] = vars(cls)[attribute]

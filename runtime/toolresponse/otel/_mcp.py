@@ -32,19 +32,16 @@ class McpRequest:
 
     def __init__(self, attributes: Mapping[str, str]) -> None:
         self._attributes = MappingProxyType(dict(attributes))
-        self._token: contextvars.Token[Mapping[str, str]] | None = None
 
     def __enter__(self) -> McpRequest:
         self._token = MCP_ATTRIBUTES.set(self._attributes)
         return self
 
     def __exit__(self, *_exc_info: object) -> None:
-        self.ended(None)
+        MCP_ATTRIBUTES.reset(self._token)
 
     def ended(self, result: Any) -> Any:
-        if self._token is not None:
-            MCP_ATTRIBUTES.reset(self._token)
-            self._token = None
+        """What a traced call returns (the attributes end with the ``with``)."""
         return result
 
 

@@ -20,7 +20,7 @@ from opentelemetry import context, metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from .._suggest import shortened
-from ..tools._trace import mask_secrets, masked_json_text
+from ..tools._trace import mask_secrets
 from . import _conventions as names
 
 _log = logging.getLogger("toolresponse.otel")
@@ -37,6 +37,7 @@ class Telemetry:
 
 
 _current: Telemetry | None = None
+_VERSION = "1.0.0"  # of the instrumentation scope
 
 
 def install(
@@ -44,18 +45,17 @@ def install(
     tracer_provider: trace.TracerProvider | None,
     meter_provider: metrics.MeterProvider | None,
     capture_content: bool,
-    version: str,
 ) -> None:
     """Build the tracer and instruments from the given providers (the global ones by default)."""
     global _current
-    meter = metrics.get_meter("toolresponse.otel", version, meter_provider=meter_provider)
+    meter = metrics.get_meter("toolresponse.otel", _VERSION, meter_provider=meter_provider)
 
     def duration(name: str, description: str) -> metrics.Histogram:
         bounds = list(names.DURATION_BUCKETS)
         return meter.create_histogram(name, "s", description, explicit_bucket_boundaries_advisory=bounds)
 
     _current = Telemetry(
-        tracer=trace.get_tracer("toolresponse.otel", version, tracer_provider=tracer_provider),
+        tracer=trace.get_tracer("toolresponse.otel", _VERSION, tracer_provider=tracer_provider),
         tool_duration=duration(names.EXECUTE_TOOL_DURATION, "The duration of a single tool execution."),
         agent_duration=duration(
             names.INVOKE_AGENT_DURATION, "The end-to-end duration of a single agent invocation."
@@ -137,7 +137,7 @@ class Span:
                 self.span.set_attributes(ending.attributes)
                 if ending.error_type is not None:
                     description = (
-                        _masked(ending.message) if self.telemetry.capture_content else ending.error_type
+                        shown(ending.message, 300) if self.telemetry.capture_content else ending.error_type
                     )
                     self.span.set_attribute(names.ERROR_TYPE, ending.error_type)
                     self.span.set_status(Status(StatusCode.ERROR, description))
@@ -197,17 +197,7 @@ def traced(original: Callable[..., Any], start: Callable[..., Scope | None]) -> 
     return traced
 
 
-def content_json(value: Any) -> str:
-    """``value`` with secrets masked, as compact JSON text (what is not JSON, as its repr)."""
-    return masked_json_text(value)
-
-
-def _masked(text: str, limit: int = 300) -> str:
-    """``text`` with secrets masked, cut to ``limit`` characters (for a span status description)."""
-    masked = str(mask_secrets(text))
-    return shortened(masked, limit)
-
-
 def shown(value: Any, limit: int = 200) -> str:
-    """A name the caller chose as a span shows it: text (a repr if it is not), masked, cut."""
-    return _masked(value if isinstance(value, str) else repr(value), limit)
+    """Text the caller chose (a name, a message) as a span shows it: a repr if it is not text,
+    secrets masked, cut to ``limit`` characters."""
+    return shortened(str(mask_secrets(value if isinstance(value, str) else repr(value))), limit)

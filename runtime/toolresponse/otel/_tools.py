@@ -19,10 +19,10 @@ from toolresponse_generated import ERROR_CODE_INFO
 
 from .._response import ToolResponse
 from ..tools._breaker import StateChange
-from ..tools._trace import mask_secrets
+from ..tools._trace import mask_secrets, masked_json_text
 from . import _conventions as names
 from ._mcp import MCP_ATTRIBUTES
-from ._telemetry import Ending, Span, Telemetry, content_json, raised, shown
+from ._telemetry import Ending, Span, Telemetry, raised, shown
 
 if TYPE_CHECKING:
     from ..tools._registry import ToolRegistry
@@ -70,11 +70,12 @@ def start(
                 attributes[names.BREAKER_STATE] = registry.breaker.state(name).value
         if telemetry.capture_content:
             recorded = (response.context or {}).get("params_input", params)
-            if recorded is not None:
-                text = str(mask_secrets(recorded)) if isinstance(recorded, str) else content_json(recorded)
-                attributes[names.TOOL_CALL_ARGUMENTS] = text
+            if isinstance(recorded, str):
+                attributes[names.TOOL_CALL_ARGUMENTS] = str(mask_secrets(recorded))
+            elif recorded is not None:
+                attributes[names.TOOL_CALL_ARGUMENTS] = masked_json_text(recorded)
             result = {key: value for key, value in response.to_dict().items() if key != "context"}
-            attributes[names.TOOL_CALL_RESULT] = content_json(result)
+            attributes[names.TOOL_CALL_RESULT] = masked_json_text(result)
         error_type = None if code is None else code.value
         return Ending(attributes, error_type, response.text, {names.STATUS: response.status.value})
 
