@@ -823,3 +823,26 @@ def test_arguments_sent_as_an_object_are_answered_invalid_format(
         "usage.prompt_tokens 'many' is not a count: counted as 0",
         "usage.completion_tokens None is not a count: counted as 0",
     ] == events[1]["notes"]
+
+
+def test_a_call_without_a_function_name_is_told_once_and_pointed_at_the_tools(
+    mode: str, clock: FakeClock, calls: Calls, serve: Serve
+) -> None:
+    """A call whose function has no name is answered INVALID_FORMAT in one sentence saying so,
+    and the model is told the names it may call, not to call '' again."""
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"arguments": "{}"}}],
+    }
+    server = serve([ScriptedCompletion(body=_completion(message, finish_reason="tool_calls")), _answer("ok")])
+    result = _run(_agent(server.base_url, _registry(calls), clock), "Add.", mode)
+    assert (RunOutcome.ANSWERED, {}) == (result.outcome, calls.counts)
+    text = server.tool_messages()[0]["content"]
+    assert 1 == text.count("no function name"), text
+    assert text.startswith("ERROR INVALID_FORMAT: The tool call could not be read: it has no function name. ")
+    assert "''" not in text
+    listed = "add, search, divide, read_file, quote, fetch"
+    assert text.endswith(
+        f"\nThe call names no tool. Call one of the available tools by its exact name: {listed}."
+    )

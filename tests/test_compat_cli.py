@@ -111,6 +111,29 @@ def test_an_unreadable_side_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "no JSON Schema documents" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("missing_side", ["old", "new"])
+def test_a_missing_side_is_named_as_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], missing_side: str
+) -> None:
+    """A path that does not exist is said to be missing, not a directory compared with a file."""
+    missing = tmp_path / "nope"
+    sides = [str(missing), str(BASELINE)] if missing_side == "old" else [str(BASELINE), str(missing)]
+    assert 2 == main(["schema", "diff", *sides])
+    assert f"toolresponse schema diff: {missing}: no such file or directory\n" == capsys.readouterr().err
+
+
+def test_two_files_are_named_in_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Compared as two files, the summary and the JSON report name the files, not their directory."""
+    old = BASELINE / "status.schema.json"
+    new = _copy(tmp_path) / "status.schema.json"
+    _edit(new.parent, "status.schema.json", "description", "How a tool call ended.")
+    assert 0 == main(["schema", "diff", str(old), str(new)])
+    assert f"1 changes from {old} to {new}: " in capsys.readouterr().out
+    assert 0 == main(["schema", "diff", str(old), str(new), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert (str(old), str(new)) == (report["old"], report["new"])
+
+
 # -- deep schemas: answered as deep as the reader reads ---------------------------------------
 
 # Each keyword's nesting as text (a schema this deep cannot go through json.dumps): what opens

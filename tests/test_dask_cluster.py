@@ -10,6 +10,8 @@ import gzip
 import io
 import logging
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -334,3 +336,32 @@ def test_a_file_the_workers_cannot_read_is_reported_once_not_once_per_range(clie
     assert 10 <= len(batches)
     assert 1 == len(records)
     assert "(read on the Dask worker at tcp://127.0.0.1:" in str(records[0].io_error)
+
+
+# Ctrl-C while the local cluster starts: sent when its worker begins to start (which then never
+# gets further), not at a guessed time. SIGINT is handled even where the test runner ignores it.
+_INTERRUPTED_START = """
+import asyncio, os, signal, sys
+from distributed import Nanny
+from toolresponse.cli import main
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+async def interrupted(self):
+    os.kill(os.getpid(), signal.SIGINT)
+    await asyncio.Event().wait()
+
+Nanny.start_unsafe = interrupted
+sys.exit(main(["validate", "--scheduler", "local", "--jobs", "1", sys.argv[1]]))
+"""
+
+
+def test_ctrl_c_while_the_local_cluster_starts_is_one_line_and_130(tmp_path: Path) -> None:
+    """Interrupted while its worker starts, the command says so in one line, with no traceback of
+    distributed's own (from closing, at exit, a cluster whose worker never started)."""
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"status": "success", "text": "ok"}\n', encoding="utf-8")
+    finished = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED_START, str(path)], capture_output=True, timeout=120, cwd=tmp_path
+    )
+    assert (130, "toolresponse: interrupted\n") == (finished.returncode, finished.stderr.decode())

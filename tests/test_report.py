@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from toolresponse import CircuitBreaker, JsonlTraceWriter, ToolRegistry
-from toolresponse.agent import render_html, render_text, summarise
+from toolresponse.agent import Agent, ModelReply, ToolCall, render_html, render_text, summarise
 from toolresponse.agent._report import percentile
 from toolresponse.cli import main
 from toolresponse.testing import FakeClock
@@ -258,10 +259,60 @@ def test_the_registry_own_trace_is_reported_with_its_breaker_trips(tmp_path: Pat
 
 
 def test_registry_events_beside_agent_results_are_not_counted_twice(tmp_path: Path) -> None:
-    """In a file with the agent's tool_result events, the registry's tool_call events are ignored."""
+    """A registry tool_call beside the agent's tool_result of the same call (tool and call id) is
+    that call, counted once."""
     registry_event = {"event": "tool_call", "tool": "add", "status": "success", "code": None, "time_ms": 1.0}
     trace = _write(tmp_path / "t.jsonl", [_result("add", "success", 1.0), registry_event])
     assert 1 == len(summarise([trace]).tools["add"].calls)
+
+
+class _TwoAdds:
+    """A ChatModel that asks for two calls of ``add`` (one failing), then answers."""
+
+    def __init__(self) -> None:
+        calls = (
+            ToolCall(id="k1", name="add", arguments='{"a": 1, "b": 2}'),
+            ToolCall(id="k2", name="add", arguments='{"a": "x", "b": 2}'),
+        )
+        answer = ModelReply(content="3", finish_reason="stop")
+        self._replies = iter([ModelReply(tool_calls=calls, finish_reason="tool_calls"), answer])
+
+    def complete(self, messages: Sequence[Any], tools: Sequence[Any]) -> ModelReply:
+        return next(self._replies)
+
+    async def acomplete(self, messages: Sequence[Any], tools: Sequence[Any]) -> ModelReply:
+        return self.complete(messages, tools)
+
+
+def test_a_file_of_registry_calls_and_agent_runs_counts_every_call_once(tmp_path: Path) -> None:
+    """One writer on the registry and the agent's trace in the same file, then that file after a
+    registry-only trace: every call is counted, the agent's calls once, the direct ones too."""
+    clock = FakeClock()
+    registry = ToolRegistry(clock=clock)
+
+    @registry.tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    alone, both = tmp_path / "alone.jsonl", tmp_path / "both.jsonl"
+    with JsonlTraceWriter(alone) as writer:
+        registry.add_listener(writer)
+        for b in (1, 2, 3):
+            registry.execute("add", {"a": 1, "b": b})
+        registry.execute("add", {"a": 1, "b": 4}, call_id="k1")  # an id the agent's model uses too
+        registry.remove_listener(writer)
+    with JsonlTraceWriter(both) as writer:
+        registry.add_listener(writer)
+        agent = Agent(registry, _TwoAdds(), trace=writer, clock=clock, sleep=clock.sleep)
+        assert "answered" == agent.run("Add.").outcome.value
+        registry.execute("add", {"a": 2, "b": 2})
+        registry.remove_listener(writer)
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(alone.read_bytes() + both.read_bytes())
+    tool = summarise([mixed]).tools["add"]
+    assert (7, 6, 1) == (len(tool.calls), tool.count("success"), tool.count("error"))
+    assert (4, 3) == tuple(len(summarise([path]).tools["add"].calls) for path in (alone, both))
 
 
 # -- the hostile corpus ------------------------------------------------------------------------

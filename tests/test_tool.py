@@ -207,6 +207,70 @@ def test_partial_and_callable_objects_are_described() -> None:
     assert {"output": 9} == FunctionTool(square, name="square").execute({"base": 3}).data
 
 
+def _typed_tool(seen: dict[str, Any], *, is_async: bool) -> Callable[..., Any]:
+    """A function whose parameters JSON cannot give as they are annotated; it records what it got."""
+
+    def typed(
+        colour: Colour,
+        pair: tuple[int, str],
+        tags: set[str],
+        frozen: frozenset[int] = frozenset(),
+        many: tuple[Colour, ...] = ("red",),  # type: ignore[assignment]
+        maybe: Colour | None = None,
+        listed: list[Colour] | None = None,
+        default: Colour = Colour.BLUE,
+        named: Annotated[Colour, "a colour"] = "red",  # type: ignore[assignment]
+    ) -> None:
+        seen.update(locals())
+
+    async def typed_async(**arguments: Any) -> None:
+        typed(**arguments)
+
+    if is_async:
+        functools.update_wrapper(typed_async, typed)  # the same signature and annotations
+        return typed_async
+    return typed
+
+
+_TYPED_ARGUMENTS = {"colour": "red", "pair": [1, "a"], "tags": ["x", "y"], "frozen": [2, 3]}
+
+
+@pytest.mark.parametrize("call", ["execute", "execute with a timeout", "aexecute", "async function"])
+def test_enum_tuple_and_set_parameters_receive_their_types_sent_or_left_out(call: str) -> None:
+    """JSON has no Enum, tuple or set: the function still gets a Colour, a tuple, a set, inside
+    ``X | None``, lists and ``Annotated`` too, whether the argument was sent or its default
+    (even one written as JSON) was used."""
+    seen: dict[str, Any] = {}
+    tool = FunctionTool(_typed_tool(seen, is_async=call == "async function"), name="typed")
+    sent = {**_TYPED_ARGUMENTS, "many": ["blue"], "maybe": "blue", "listed": ["red"], "named": "blue"}
+    for arguments in (sent, _TYPED_ARGUMENTS):
+        if call.startswith("execute"):
+            response = tool.execute(arguments, timeout_s=5 if "timeout" in call else None)
+        else:
+            response = asyncio.run(tool.aexecute(arguments))
+        assert ToolStatus.SUCCESS is response.status, response.text
+        assert Colour.RED is seen["colour"]
+        assert ((1, "a"), {"x", "y"}, frozenset({2, 3})) == (seen["pair"], seen["tags"], seen["frozen"])
+        assert (tuple, set, frozenset) == (type(seen["pair"]), type(seen["tags"]), type(seen["frozen"]))
+        assert Colour.BLUE is seen["default"]
+    assert {"many": (Colour.RED,), "maybe": None, "listed": None, "named": Colour.RED} == {
+        name: seen[name] for name in ("many", "maybe", "listed", "named")
+    }
+    tool.execute(sent)
+    assert {"many": (Colour.BLUE,), "maybe": Colour.BLUE, "listed": [Colour.RED], "named": Colour.BLUE} == {
+        name: seen[name] for name in ("many", "maybe", "listed", "named")
+    }
+
+
+def test_a_function_of_json_types_only_is_called_as_it_is() -> None:
+    """Nothing to convert: the registry calls the function itself, with no step in between."""
+
+    def plain(a: int, b: list[str], c: dict[str, float] | None = None) -> None:
+        return None
+
+    assert plain is FunctionTool(plain)._runs().function
+
+
 # -- wrap_value -----------------------------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -227,6 +228,44 @@ def test_a_deeply_nested_value_is_explained_without_recursion_errors() -> None:
     errors = validate({"status": "success", "text": "x", "stauts": deep, "data": {"d": deep}}).errors
     expected = [("", "additionalProperties")]
     assert expected == [(error.pointer, error.keyword) for error in errors]
+
+
+def _cycle() -> dict[str, Any]:
+    loop: dict[str, Any] = {}
+    loop["again"] = loop
+    return loop
+
+
+NOT_JSON_DATA = [
+    (float("nan"), "type", "I-JSON has no NaN"),
+    (float("-inf"), "type", "I-JSON has no NaN or Infinity"),
+    ("\ud800", "type", "lone surrogate"),
+    (10**40, "maximum", "outside the 64-bit range"),
+    ((1, 2), "type", "a value of type tuple is not JSON"),
+    ({1, 2}, "type", "a value of type set is not JSON"),
+    (object(), "type", "a value of type object is not JSON"),
+]
+
+
+@pytest.mark.parametrize(("value", "keyword", "message"), NOT_JSON_DATA)
+def test_a_value_no_json_reader_gives_is_a_violation(value: Any, keyword: str, message: str) -> None:
+    """What validate_json refuses in text, validate refuses in a value the schema would take, at
+    the value's pointer; a JSON decoder's own NaN and surrogates included (json.loads gives them)."""
+    errors = validate({"status": "success", "text": "x", "data": {"a": value}}).errors
+    assert [("/data/a", keyword)] == [(error.pointer, error.keyword) for error in errors]
+    assert message in errors[0].message
+
+
+def test_a_cycle_is_a_violation() -> None:
+    """A container that holds itself is named where it first repeats."""
+    errors = validate({"status": "success", "text": "x", "data": _cycle()}).errors
+    assert [("/data/again", "cycle")] == [(error.pointer, error.keyword) for error in errors]
+
+
+def test_json_decoded_nan_is_refused_by_both_validators() -> None:
+    """The same response, as text and decoded by json.loads, is refused by both."""
+    text = '{"status": "success", "text": "x", "data": {"a": NaN}}'
+    assert (False, False) == (validate_json(text).valid, validate(json.loads(text)).valid)
 
 
 JSON_TEXTS = [

@@ -223,11 +223,11 @@ def feedback_text(
         )
     code = response.code
     assert code is not None
-    if code is ErrorCode.NOT_FOUND and tool not in available_tools:
+    if not tool or (code is ErrorCode.NOT_FOUND and tool not in available_tools):
         listed = ", ".join(available_tools) if available_tools else "(none)"
+        missing = f"There is no tool named {tool!r}." if tool else "The call names no tool."
         return (
-            f"{model_text(response)}\nThere is no tool named {tool!r}. "
-            f"Call one of the available tools by its exact name: {listed}."
+            f"{model_text(response)}\n{missing} Call one of the available tools by its exact name: {listed}."
         )
     default = _temporary if response.is_retryable else _other
     writer = _BY_CODE.get(code) or _BY_CATEGORY.get(ERROR_CODE_INFO[code].category, default)

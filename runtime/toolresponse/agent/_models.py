@@ -330,7 +330,7 @@ def _text_of(part: Any) -> Any:
 
 def _call_from(call_id: str, name: Any, arguments: Any, problem: str | None = None) -> ToolCall:
     problems = [problem] if problem else []
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not (name or problem):  # a call read once already says what is wrong
         problems.append("it has no function name" if name in (None, "") else f"its name is {kind_of(name)}")
         name = "" if name is None else name if isinstance(name, str) else json_text(name)
     if not isinstance(arguments, str):

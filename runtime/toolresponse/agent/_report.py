@@ -213,6 +213,12 @@ def _add(summary: TraceSummary, line: _Line) -> None:
             summary.duration_ms += line.amount("duration_ms") or 0.0
 
 
+def _call_id(record: Mapping[str, Any]) -> Any:
+    """A record's call id as a key: its text, else None (no id, or one that is not text)."""
+    value = record.get("call_id")
+    return value if isinstance(value, str) else None
+
+
 def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
     """Read every trace file and add up what the report shows; lines that cannot be read are kept
     in ``skipped``, a file that cannot be opened raises ``TraceFormatError``."""
@@ -220,24 +226,31 @@ def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
     for path in paths:
         name = os.fspath(path)
         summary.files.append(name)
-        registry_calls: list[tuple[str, ToolCall, Any]] = []
-        agent_results = False
+        registry_calls: list[tuple[str, ToolCall, Any, Any]] = []
+        agent_results: Counter[tuple[str, Any]] = Counter()  # by tool and call id
         for number, record in read_trace(name, on_error=summary.skipped.append):
             line = _Line(name, number, record)
             try:
                 if line.event == "tool_call":  # the registry's own trace, with the state after the call
-                    registry_calls.append((*line.tool_call(), record.get("breaker_state")))
+                    tool, call = line.tool_call()
+                    registry_calls.append((tool, call, _call_id(record), record.get("breaker_state")))
                 else:
-                    agent_results |= line.event == "tool_result"
                     _add(summary, line)
+                    if line.event == "tool_result":
+                        agent_results[line.tool(), _call_id(record)] += 1
             except TraceFormatError as exc:
                 summary.skipped.append(exc)
             else:
                 summary.read[name] += 1
         last_state: dict[str, Any] = {}
-        for tool, call, state in [] if agent_results else registry_calls:  # never a call counted twice
-            summary.tool(tool).calls.append(call)
-            summary.tool(tool).breaker_trips += state == "open" and last_state.get(tool) != "open"
+        for tool, call, call_id, state in registry_calls:
+            # The agent's tool_result of the same tool and call id is this call: never counted twice,
+            # and a trip while a run lasts is the agent's breaker event.
+            if agent_results[tool, call_id]:
+                agent_results[tool, call_id] -= 1
+            else:
+                summary.tool(tool).calls.append(call)
+                summary.tool(tool).breaker_trips += state == "open" and last_state.get(tool) != "open"
             last_state[tool] = state
     return summary
 

@@ -18,6 +18,7 @@ from .._suggest import shortened
 from ..tools._breaker import StateChange
 from ..tools._policy import DENIAL_CODES
 from ..tools._trace import JsonlTraceWriter, mask_secrets, masked_json_text
+from ..validation._inputs import NO_WRITER_OF_FILE, open_local
 from ._models import ModelReply, ToolCall, kind_of
 
 _log = logging.getLogger("toolresponse.agent")
@@ -165,7 +166,7 @@ def read_trace(
     integer of more than 300 digits is read as a float (infinity beyond the float range)."""
     name = os.fspath(path)
     try:
-        handle = open(name, "rb")  # noqa: SIM115 - closed by the with below
+        handle = open_local(name, no_writer=NO_WRITER_OF_FILE)  # refused at once, as validate does
     except OSError as exc:
         raise TraceFormatError(name, 0, f"cannot read the trace: {exc.strerror or exc}") from None
     with handle:

@@ -5,6 +5,7 @@ resolution in them. A directory's set is every ``.json`` file whose top level is
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from urllib.parse import urljoin, urlsplit
 from .._errors import MalformedJsonError, ToolResponseError
 from ..validation import parse_ijson
 from ..validation._engine import json_pointer
+from ..validation._inputs import NO_WRITER_OF_FILE, open_local
 
 
 class SchemaDiffError(ToolResponseError, ValueError):
@@ -37,7 +39,10 @@ class SchemaSet:
     """The schema documents of one side of a comparison, keyed by file name."""
 
     source: str
+    """The directory or file the set was read from, as named."""
     documents: Mapping[str, Any]
+    file: bool = False
+    """Whether ``source`` is one file (its one document keyed by the other side's name)."""
 
     def _file_for(self, reference: str, base_file: str) -> str | None:
         base = self.documents[base_file]
@@ -52,7 +57,7 @@ class SchemaSet:
         """The file, path and schema that ``reference`` (a ``$ref`` in ``base_file``) names."""
         uri, _, fragment = reference.partition("#")
         file = base_file if uri == "" else self._file_for(uri, base_file)
-        where = f"{self.source}/{base_file}"
+        where = self.source if self.file else f"{self.source}/{base_file}"
         if file is None:
             raise SchemaDiffError(where, f"$ref {reference!r} names no document")
         if fragment and not fragment.startswith("/"):
@@ -74,7 +79,8 @@ class SchemaSet:
 
 def _read(path: Path) -> Any:
     try:
-        return parse_ijson(path.read_bytes())
+        with open_local(str(path), no_writer=NO_WRITER_OF_FILE) as stream:  # never waited on
+            return parse_ijson(stream.read())
     except OSError as error:
         raise SchemaDiffError(str(path), f"cannot read: {error.strerror}") from None
     except MalformedJsonError as error:
@@ -94,12 +100,15 @@ def load_schema_set(path: str | Path, *, name: str | None = None) -> SchemaSet:
     document = _read(path)
     if not isinstance(document, dict | bool):
         raise SchemaDiffError(str(path), "not a JSON Schema (an object or a boolean)")
-    return SchemaSet(str(path.parent), {name or path.name: document})
+    return SchemaSet(str(path), {name or path.name: document}, file=True)
 
 
 def load_schema_sets(old: str | Path, new: str | Path) -> tuple[SchemaSet, SchemaSet]:
     """Both sides of a comparison: two directories, or two files (compared as one document)."""
     old, new = Path(old), Path(new)
+    for side in (old, new):
+        if not os.path.lexists(side):
+            raise SchemaDiffError(str(side), "no such file or directory")
     if old.is_dir() != new.is_dir():
         raise SchemaDiffError(f"{old}, {new}", "compare two directories or two files, not one of each")
     if old.is_dir():

@@ -397,18 +397,36 @@ def connect(scheduler: str, *, workers: int | None = None, timeout_s: float = TI
         with Client(scheduler, timeout=timeout_s) as client:
             yield client
         return
-    with (
-        LocalCluster(
+    with _left_if_interrupted():
+        cluster = LocalCluster(
             n_workers=workers or os.cpu_count() or 1,
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
             dashboard_address="127.0.0.1:0",  # loopback, any free port (the dashboard itself needs bokeh)
             silence_logs=logging.CRITICAL,  # a worker closing with its cluster logs errors: not the user's
-        ) as cluster,
-        Client(cluster) as client,
-    ):
+        )
+    with cluster, Client(cluster) as client:
         yield client
+
+
+@contextmanager
+def _left_if_interrupted() -> Iterator[None]:
+    """A local cluster whose start is interrupted (Ctrl-C) is left to end with the process (its
+    workers are daemon processes): distributed would close it at exit, which fails with tracebacks
+    on workers still starting; and what its threads log from then on (tasks of the start cut
+    short) is not shown: the start was the user's to stop."""
+    from distributed.deploy.spec import SpecCluster
+
+    before = set(SpecCluster._instances)
+    try:
+        yield
+    except KeyboardInterrupt:
+        for cluster in set(SpecCluster._instances) - before:
+            cluster.shutdown_on_close = False
+        for name in ("distributed", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        raise
 
 
 def _identify(address: str, timeout_s: float) -> None:

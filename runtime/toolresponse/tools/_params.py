@@ -1,11 +1,14 @@
 """Tool parameters: a JSON Schema from a plain function's signature, and a compiled validator.
 
 ``parameters_schema`` maps each annotation as docs/migrating.md tabulates ("Parameters from the
-signature"); ``ParameterValidator`` compiles a schema once with jsonschema-rs (local ``$ref``s only).
+signature"); ``with_typed_arguments`` gives the function its arguments as annotated (an Enum's
+member, a tuple, a set); ``ParameterValidator`` compiles a schema once with jsonschema-rs (local
+``$ref``s only).
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import inspect
@@ -137,6 +140,112 @@ def _typeddict_schema(annotation: Any, where: str) -> dict[str, Any]:
     if required:
         schema["required"] = required
     return schema
+
+
+# -- arguments as the annotations say: JSON gives a list for a tuple or a set, a value for an Enum
+
+_Convert = Callable[[Any], Any]
+
+
+def _items(make: Callable[[Any], Any], item: _Convert | None) -> _Convert:
+    return make if item is None else lambda value: make(map(item, value))
+
+
+def _optional(arguments: tuple[Any, ...]) -> _Convert | None:
+    others = [argument for argument in arguments if argument is not type(None)]
+    member = _converter(others[0]) if len(others) == 1 else None
+    if member is None:
+        return None
+    return lambda value: value if value is None else member(value)
+
+
+def _tuple_of(arguments: tuple[Any, ...]) -> _Convert:
+    if not arguments:
+        return tuple
+    if len(arguments) == 2 and arguments[1] is Ellipsis:
+        return _items(tuple, _converter(arguments[0]))
+    each = [_converter(argument) or _same for argument in arguments]
+    return lambda value: tuple(convert(item) for convert, item in zip(each, value, strict=True))
+
+
+def _set_of(make: Callable[[Any], Any]) -> Callable[[tuple[Any, ...]], _Convert]:
+    return lambda arguments: _items(make, _converter(arguments[0]) if arguments else None)
+
+
+def _list_of(arguments: tuple[Any, ...]) -> _Convert | None:
+    item = _converter(arguments[0]) if arguments else None
+    return None if item is None else _items(list, item)
+
+
+def _mapping_of(arguments: tuple[Any, ...]) -> _Convert | None:
+    member = _converter(arguments[1]) if len(arguments) == 2 else None
+    if member is None:
+        return None
+    return lambda value: {key: member(item) for key, item in value.items()}
+
+
+_CONVERT_BY_ORIGIN: dict[Any, Callable[[tuple[Any, ...]], _Convert | None]] = {
+    typing.Annotated: lambda arguments: _converter(arguments[0]),
+    typing.Union: _optional,
+    types.UnionType: _optional,
+    tuple: _tuple_of,
+    set: _set_of(set),
+    frozenset: _set_of(frozenset),
+    AbstractSet: _set_of(frozenset),
+    list: _list_of,
+    Sequence: _list_of,
+    dict: _mapping_of,
+    Mapping: _mapping_of,
+}
+
+
+def _converter(annotation: Any) -> _Convert | None:
+    """How a valid JSON argument becomes the annotated type (None: it already is). Converted: an
+    Enum (its member), ``tuple``, ``set``, ``frozenset``, and such types inside ``X | None``,
+    ``Annotated``, lists and mappings. Other unions are left as JSON gives them."""
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        kind = annotation
+        return lambda value: value if isinstance(value, kind) else kind(value)
+    origin = typing.get_origin(annotation)
+    make = _lookup(_CONVERT_BY_ORIGIN, annotation if origin is None else origin)
+    return None if make is None else make(typing.get_args(annotation))
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+_BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def with_typed_arguments(function: Callable[..., Any], *, name: str | None = None) -> Callable[..., Any]:
+    """``function`` itself when JSON arguments are already of its parameters' types; else a
+    function that converts them first (see ``_converter``), and the defaults of the parameters it
+    converts too, so that a parameter is of its type whether it was sent or left out."""
+    where = f"tool {name or getattr(function, '__name__', repr(function))}"
+    hints = _hints(function, where)
+    converters: dict[str, _Convert] = {}
+    defaults: dict[str, Any] = {}
+    for parameter in inspect.signature(function).parameters.values():
+        convert = _converter(hints.get(parameter.name, parameter.annotation))
+        if convert is None or parameter.kind not in _BY_KEYWORD:
+            continue
+        converters[parameter.name] = convert
+        if parameter.default is not inspect.Parameter.empty:
+            with contextlib.suppress(Exception):  # a default of another type (None ...): kept as it is
+                defaults[parameter.name] = convert(parameter.default)
+    if not converters:
+        return function
+
+    def typed(**arguments: Any) -> Any:
+        for key, convert in converters.items():
+            if key in arguments:
+                arguments[key] = convert(arguments[key])
+            elif key in defaults:
+                arguments[key] = defaults[key]
+        return function(**arguments)
+
+    return typed
 
 
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters|Params)\s*:\s*$")

@@ -15,7 +15,7 @@ from typing import Any, Final
 from .._errors import ToolDefinitionError, warn_renamed
 from .._response import ToolResponse
 from ._answers import wrap_sync_value, wrap_value
-from ._params import docstring_summary, parameters_schema, return_schema
+from ._params import docstring_summary, parameters_schema, return_schema, with_typed_arguments
 from ._prepared import PreparedTool, Runs, call_id_of
 from ._threads import AsyncWait, Wait, called, is_async, real_async_wait, real_wait
 
@@ -157,6 +157,7 @@ class FunctionTool(Tool):
             timeout_s=timeout_s,
         )
         self.function = function
+        self._typed = with_typed_arguments(function, name=tool_name)  # called with JSON arguments
         self._is_async = is_async(function)
 
     @property
@@ -168,11 +169,11 @@ class FunctionTool(Tool):
         kind = type(self)
         if self._is_async:
             plain = kind.arun is FunctionTool.arun
-            return Runs(None, self.arun, self.function if plain else None)
-        return Runs(self.run, None, self.function if kind.run is FunctionTool.run else None)
+            return Runs(None, self.arun, self._typed if plain else None)
+        return Runs(self.run, None, self._typed if kind.run is FunctionTool.run else None)
 
     def run(self, params: dict[str, Any]) -> ToolResponse:
-        return wrap_sync_value(self.name, self.function(**params))
+        return wrap_sync_value(self.name, self._typed(**params))
 
     async def arun(self, params: dict[str, Any]) -> ToolResponse:
-        return wrap_value(await called(self.function, **params))
+        return wrap_value(await called(self._typed, **params))

@@ -241,14 +241,15 @@ class _Prefixed(io.RawIOBase):
         super().close()
 
 
-NO_WRITER = (
-    "a FIFO that no process has open for writing (it is read only while its writer runs;"
-    " pipe the responses into - instead)"
-)
+_NO_WRITER = "a FIFO that no process has open for writing (it is read only while its writer runs"
+NO_WRITER = _NO_WRITER + "; pipe the responses into - instead)"
+NO_WRITER_OF_FILE = _NO_WRITER + ")"
+"""The same, for a command that reads files only (no standard input to pipe into)."""
 
 
-def _open_local(path: str) -> IO[bytes]:
-    """``path`` opened for reading, never waiting: a FIFO without a writer is an ``OSError``."""
+def open_local(path: str, *, no_writer: str = NO_WRITER) -> IO[bytes]:
+    """``path`` opened for reading, never waiting: a FIFO without a writer is an ``OSError``
+    (its reason ``no_writer``)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         if stat.S_ISFIFO(os.fstat(fd).st_mode):
@@ -258,7 +259,7 @@ def _open_local(path: str) -> IO[bytes]:
                 head = b""  # a writer is there, with nothing written yet: wait for it
             else:
                 if not head:
-                    raise OSError(errno.ENXIO, NO_WRITER)
+                    raise OSError(errno.ENXIO, no_writer)
             os.set_blocking(fd, True)
             return io.BufferedReader(_Prefixed(fd, head))
         os.set_blocking(fd, True)
@@ -343,7 +344,7 @@ def open_input(path: str) -> Iterator[IO[bytes]]:
 @contextmanager
 def _open_raw(path: str) -> Iterator[IO[bytes]]:
     if not is_url(path):
-        with _open_local(path) as stream:
+        with open_local(path) as stream:
             yield stream
         return
     try:

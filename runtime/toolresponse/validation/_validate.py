@@ -19,6 +19,7 @@ import orjson
 
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCode, ToolStatus
 
+from .._errors import JsonValueError
 from .._suggest import did_you_mean, nearest
 from .._violation import SchemaViolation, best_match, relevance
 from ._engine import (
@@ -34,7 +35,8 @@ from ._engine import (
     unexpected_members,
 )
 from ._engine import engine as _engine_named
-from ._ijson import excerpt
+from ._ijson import MAX_NESTING, excerpt
+from ._jsondata import _Walk, is_plain
 from ._schema import bundled_schema
 
 MAX_VIOLATIONS = 100
@@ -418,14 +420,38 @@ def _verdict(obj: Any, chosen: ValidationEngine) -> tuple[bool, ValidationEngine
 
 
 def is_valid(obj: Any) -> bool:
-    """Whether the decoded JSON value ``obj`` is a valid ToolResponse v1 (about a microsecond)."""
+    """Whether the decoded JSON value ``obj`` is a valid ToolResponse v1 (about a microsecond): the
+    schema's verdict only; ``validate`` also refuses a value no I-JSON text gives (NaN, a tuple ...)."""
     return _verdict(obj, _engine_named("fast"))[0]
 
 
 def validate(obj: Any, *, engine: EngineName = "fast") -> ValidationResult:
-    """Check a decoded JSON value (what a JSON decoder gives) against the ToolResponse v1 schema."""
+    """Check a decoded JSON value (what a JSON decoder gives) against the ToolResponse v1 schema.
+    A value the schema accepts that is not I-JSON data, as ``validate_json`` would refuse its text
+    (NaN or Infinity, a lone surrogate, an integer outside 64 bits, a tuple, set or other object,
+    a cycle), has that one violation instead."""
     valid, chosen = _verdict(obj, _engine_named(engine))
-    return _VALID if valid else _result(obj, chosen)
+    if not valid:
+        return _result(obj, chosen)
+    not_json = _not_json_data(obj)
+    return _VALID if not_json is None else ValidationResult(errors=not_json.errors)
+
+
+def _not_json_data(obj: Any) -> JsonValueError | None:
+    """Why ``obj`` is not JSON data as a decoder gives it, or None (also when it nests deeper than
+    this interpreter's stack walks, some hundreds of levels: the schema's verdict then stands)."""
+    try:
+        if is_plain(obj, 0, MAX_NESTING):
+            return None
+    except RecursionError:  # deep, or a cycle: the walk below tells them apart
+        pass
+    try:
+        _Walk("", convert=False, limit=MAX_NESTING).value(obj)
+    except JsonValueError as error:
+        return error
+    except RecursionError:
+        return None
+    return None
 
 
 def validate_json(
