@@ -62,6 +62,8 @@ lint: $(STAMP) $(NPM_STAMP)
 	$(BIN)/lint-imports --no-cache
 	@complex="$$($(BIN)/radon cc --min D --show-complexity runtime/toolresponse)"; \
 	  if [ -n "$$complex" ]; then echo "radon: functions of grade D or worse:"; echo "$$complex"; exit 1; fi
+	@long="$$(find runtime/toolresponse -name '*.py' -exec awk 'FNR == 601 { print FILENAME }' {} +)"; \
+	  if [ -n "$$long" ]; then echo "modules over 600 lines:"; echo "$$long"; exit 1; fi
 	node_modules/.bin/prettier --check $(TS_PACKAGE)/src $(TS_PACKAGE)/test $(TS_PACKAGE)/*.json
 
 ## check-compat: every change of schema/v1 since the released baseline, classified; only compatible ones pass

@@ -163,7 +163,7 @@ def many_invalid(path: Path, invalid: int) -> Path:
 def counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the bulk API opens from now on (in this process), in order."""
     from toolresponse.validation import _inputs
-    from toolresponse.validation._inputs import open_input
+    from toolresponse.validation._open import open_input
 
     opened: list[str] = []
 

@@ -24,7 +24,8 @@ from toolresponse.cli import main
 from toolresponse.validation import Options, Record, Source, _bulk, check, expand
 from toolresponse.validation._bulk import LineRange, check_range, range_tasks, split_ranges, stream_parts
 from toolresponse.validation._checks import renumber
-from toolresponse.validation._inputs import LinesTask, open_input
+from toolresponse.validation._inputs import LinesTask
+from toolresponse.validation._open import open_input
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
 RESPONSES: tuple[bytes, ...] = (

@@ -24,6 +24,7 @@ from toolresponse.validation import (
     Record,
     Source,
     _inputs,
+    _open,
     check,
     check_lines,
     expand,
@@ -384,7 +385,7 @@ def test_a_fifo_with_no_writer_is_an_io_error_not_a_wait(
     fifo = tmp_path / "responses.jsonl"
     os.mkfifo(fifo)
     status, _, err = run(capsys, str(fifo))
-    assert (2, f"toolresponse validate: cannot read {fifo}: {_inputs.NO_WRITER}\n") == (status, err)
+    assert (2, f"toolresponse validate: cannot read {fifo}: {_open.NO_WRITER}\n") == (status, err)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
@@ -397,7 +398,7 @@ def test_a_fifo_in_a_directory_is_reported_as_a_named_one_is(
     os.mkfifo(fifo)
     (tmp_path / "q.jsonl").write_bytes(b'{"status": "success", "text": "ok"}\n')
     status, out, err = run(capsys, str(tmp_path))
-    expected = f"toolresponse validate: cannot read {fifo}: {_inputs.NO_WRITER}\n"
+    expected = f"toolresponse validate: cannot read {fifo}: {_open.NO_WRITER}\n"
     assert (2, "1 valid, 0 invalid, 1 input unreadable\n", expected) == (status, out, err)
 
 
@@ -419,7 +420,7 @@ def test_the_other_readers_of_files_answer_a_fifo_with_no_writer_as_validate_doe
     finished = subprocess.run(
         [str(TOOLRESPONSE), *verb, *[str(fifo)] * (len(verb))], capture_output=True, timeout=60
     )
-    expected = told.format(fifo=fifo, reason=_inputs.NO_WRITER_OF_FILE) + "\n"
+    expected = told.format(fifo=fifo, reason=_open.NO_WRITER_OF_FILE) + "\n"
     assert (status, expected) == (finished.returncode, finished.stderr.decode())
 
 

@@ -18,7 +18,7 @@ from .._suggest import shortened
 from ..tools._breaker import StateChange
 from ..tools._policy import DENIAL_CODES
 from ..tools._trace import JsonlTraceWriter, mask_secrets, masked_json_text
-from ..validation._inputs import NO_WRITER_OF_FILE, open_local
+from ..validation._open import NO_WRITER_OF_FILE, open_local
 from ._models import ModelReply, ToolCall, kind_of
 
 _log = logging.getLogger("toolresponse.agent")

@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 from .._errors import MalformedJsonError, ToolResponseError
 from ..validation import parse_ijson
 from ..validation._engine import json_pointer
-from ..validation._inputs import NO_WRITER_OF_FILE, open_local
+from ..validation._open import NO_WRITER_OF_FILE, open_local
 
 
 class SchemaDiffError(ToolResponseError, ValueError):

@@ -33,7 +33,7 @@ from ..validation._bulk import (
 )
 from ..validation._bulk import stream_parts as _stream_parts
 from ..validation._checks import Batch, done_batch, renumber
-from ..validation._inputs import EXTRA, input_size, is_url
+from ..validation._open import EXTRA, input_size, is_url
 from ._partition import TASK_RECORDS, Summary, capped, pieces, summarise
 
 if TYPE_CHECKING:

@@ -28,6 +28,7 @@ from .._errors import DialectError, McpConnectError, warn_renamed
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools._trace import mask_secrets
+from ._inbound import Inbound, record
 
 T = TypeVar("T")
 
@@ -44,9 +45,6 @@ _STATUS_CODES: Final = {429: ErrorCode.RATE_LIMIT} | dict.fromkeys((502, 503, 50
 _CONNECTION_CLOSED: Final = -32000
 """The SDK's code for a connection that ended, which a server may send as its own error too."""
 _REQUEST_TIMEOUT: Final = -32001  # the SDK's code for a request it stopped waiting for
-_RESULT_TYPE_KEY: Final = "dev.toolresponse/resultType"
-"""Where ``_Inbound`` keeps a result's ``resultType``, which the SDK drops on a session older than
-MCP 2026-07-28 (``ClientSession.send_request`` removes a later revision's fields) but ``_meta`` keeps."""
 
 
 def require_sdk() -> None:
@@ -65,82 +63,6 @@ def leaf_error(error: BaseException) -> BaseException:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return error
-
-
-def _record(result: Any) -> dict[str, Any]:
-    """The SDK's ``CallToolResult`` as the wire JSON ``from_mcp`` reads (its ``resultType`` the
-    server's, as ``_Inbound`` kept it)."""
-    meta = None if result.meta is None else dict(result.meta)
-    result_type = result.result_type if meta is None else meta.pop(_RESULT_TYPE_KEY, result.result_type)
-    record: dict[str, Any] = {
-        "content": [
-            {"type": "text", "text": block.text}
-            if block.type == "text"
-            else block.model_dump(by_alias=True, exclude_none=True, mode="json")
-            for block in result.content
-        ],
-        "isError": result.is_error is True,
-    }
-    if result.structured_content is not None:
-        record["structuredContent"] = result.structured_content
-    if meta:
-        record["_meta"] = meta
-    if result_type != "complete":  # the SDK drives input rounds; one it gave up on stays refused
-        record["resultType"] = result_type
-    return record
-
-
-class _Inbound:
-    """The transport's read stream as the SDK reads it, watched: whether it has ended or the SDK has
-    closed it (no answer can come: the SDK says so with the code a server may send as its own
-    error), and each result's ``resultType`` copied into its ``_meta`` (``_RESULT_TYPE_KEY``)."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-        self.ended = False
-
-    @property
-    def last_context(self) -> Any:  # the SDK reads the sender's context from the stream it is given
-        return getattr(self._stream, "last_context", None)
-
-    async def receive(self) -> Any:
-        import anyio
-        from mcp.shared.message import SessionMessage
-        from mcp_types import JSONRPCResponse
-
-        try:
-            item = await self._stream.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self.ended = True
-            raise
-        if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCResponse):
-            result = item.message.result
-            said = result.get("resultType")
-            meta = result.get("_meta", {})
-            if isinstance(said, str) and said != "complete" and isinstance(meta, dict):
-                result["_meta"] = {**meta, _RESULT_TYPE_KEY: said}
-        return item
-
-    def __aiter__(self) -> _Inbound:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        self.ended = True
-        await self._stream.aclose()
-
-    async def __aenter__(self) -> _Inbound:
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.aclose()
 
 
 def _masked(response: ToolResponse) -> ToolResponse:
@@ -244,7 +166,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         self._stderr = stderr
         self._http_failure: tuple[int, str | None] | None = None  # the last failed POST, what it said
         self._client: Any = None
-        self._inbound: _Inbound | None = None
+        self._inbound: Inbound | None = None
         self._session_task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._lock = asyncio.Lock()
@@ -304,10 +226,10 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         return Client(self._watched(transport), read_timeout_seconds=read_timeout, cache=None)
 
     @contextlib.asynccontextmanager
-    async def _watched(self, transport: Any) -> AsyncIterator[tuple[_Inbound, Any]]:
-        """``transport`` with its read stream watched (``_Inbound``), which ``_inbound`` holds."""
+    async def _watched(self, transport: Any) -> AsyncIterator[tuple[Inbound, Any]]:
+        """``transport`` with its read stream watched (``Inbound``), which ``_inbound`` holds."""
         async with transport as (read_stream, write_stream):
-            self._inbound = _Inbound(read_stream)
+            self._inbound = Inbound(read_stream)
             yield self._inbound, write_stream
 
     async def _seen(self, response: Any) -> None:
@@ -542,7 +464,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
                 self._client = None
             return response
         try:  # the SDK has checked the result's shape (its CallToolResult model)
-            return _masked(from_mcp(_record(result), shape_known=True))
+            return _masked(from_mcp(record(result), shape_known=True))
         except DialectError as error:
             violations = [violation.to_dict() for violation in error.errors[:20]]
             return self._invalid_result(tool, f": {error}", violations)
@@ -552,7 +474,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         message = f"The MCP server {self.description} answered tool {tool!r} with an invalid result{why}"
         return self._failure(ErrorCode.API_ERROR, message, violations=violations)
 
-    def _call_failure(self, tool: str, error: BaseException, inbound: _Inbound | None) -> ToolResponse | None:
+    def _call_failure(self, tool: str, error: BaseException, inbound: Inbound | None) -> ToolResponse | None:
         """The answer to a call that failed with ``error``; None when the connection broke: the SDK's
         ``CONNECTION_CLOSED`` once the server's stream has ended (``inbound``) or the request could
         not be written, not that code in an error the server sent (docs/mcp-binding.md)."""

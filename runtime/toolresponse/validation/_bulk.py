@@ -24,13 +24,12 @@ from ._inputs import (
     Task,
     binary_record,
     io_record,
-    is_url,
     lines_tasks,
-    open_input,
     pretty_printed,
     splittable,
     tasks,
 )
+from ._open import is_url, open_input
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
