@@ -154,8 +154,9 @@ def check_range(work: LineRange, options: Options, *, max_records: int) -> Part:
     read = 0
     try:
         with open_input(work.path) as stream:
-            units = range_tasks(work.name, stream, work.start, work.end, _PIECE_BYTES)
+            # The range's first line start, found once: range_tasks given it finds it again at once.
             offset = _line_start(stream, work.start)
+            units = range_tasks(work.name, stream, offset, work.end, _PIECE_BYTES)
             task = next(units, None)
             while task is not None:
                 if room <= 0:
