@@ -218,6 +218,20 @@ def test_a_result_asking_for_input_on_an_older_session_is_refused_not_read_as_a_
     assert "input_required" in response.text
 
 
+def test_a_result_asking_for_input_with_a_null_meta_is_refused_too(tmp_path: Path) -> None:
+    """``_meta: null`` does not hide the result type the SDK drops."""
+    response = _call_broken(tmp_path, "input_required_meta_null")
+    assert ("error", "API_ERROR") == (response.status, response.code and response.code.value)
+    assert "input_required" in response.text
+
+
+def test_a_server_cannot_forge_the_result_type_the_client_keeps(tmp_path: Path) -> None:
+    """A complete result whose ``_meta`` holds the client's own key for the dropped result type is
+    read as the complete result its wire says it is."""
+    response = _call_broken(tmp_path, "forged_result_type")
+    assert ("success", "hi") == (response.status, response.text)
+
+
 @pytest.mark.parametrize("mode", ["error_rpc", "secret_text"])
 def test_a_remote_error_is_masked_as_a_local_one_is(tmp_path: Path, mode: str) -> None:
     response = _call_broken(tmp_path, mode)

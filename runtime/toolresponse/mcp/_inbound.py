@@ -60,9 +60,13 @@ class Inbound:
         if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCResponse):
             result = item.message.result
             said = result.get("resultType")
-            meta = result.get("_meta", {})
-            if isinstance(said, str) and said != "complete" and isinstance(meta, dict):
-                result["_meta"] = {**meta, RESULT_TYPE_KEY: said}
+            meta = result.get("_meta")
+            if isinstance(meta, dict) and RESULT_TYPE_KEY in meta:  # a server's own: never read as the wire's
+                meta = result["_meta"] = {
+                    name: value for name, value in meta.items() if name != RESULT_TYPE_KEY
+                }
+            if isinstance(said, str) and said != "complete" and (meta is None or isinstance(meta, dict)):
+                result["_meta"] = {**(meta or {}), RESULT_TYPE_KEY: said}
         return item
 
     def __aiter__(self) -> Inbound:
