@@ -94,8 +94,9 @@ def _fsspec() -> Any:
 
 
 _COMPRESSED_PIECE = 1 << 11
-"""Compressed bytes decompressed at once: what they expand to stays bounded (zstd expands a few
-bytes into 128 KiB at most, gzip some 1,000 times)."""
+"""Compressed bytes decompressed at once. gzip expands them some 1,000 times at most (about 2 MiB);
+zstd can expand 2 KiB of a crafted frame into tens of MiB at once (measured: 64 MiB), so a zstd
+bomb costs memory in proportion."""
 
 
 def _decompressor(compression: str) -> Callable[[], Any]:
