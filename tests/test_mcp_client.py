@@ -375,6 +375,18 @@ class _Quiet(http.server.BaseHTTPRequestHandler):
         pass
 
 
+@contextlib.contextmanager
+def _served(handler: type[_Quiet]) -> Iterator[str]:
+    """``handler`` served on loopback in threads; yields its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 class _EndlessNotFound(_Quiet):
     """Answers every POST 404 with a body of a gigabyte, counting the bytes it got to send."""
 
@@ -398,16 +410,8 @@ class _EndlessNotFound(_Quiet):
 def test_a_failed_answer_s_body_is_read_only_as_far_as_its_message() -> None:
     """A 404 whose body never ends is NOT_FOUND after reading the start of it: the client does not
     read (and hold) a gigabyte to find the server's message."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EndlessNotFound)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
-        with pytest.raises(McpConnectError) as caught:
-            attach(ToolRegistry(), url, timeout_s=120)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _served(_EndlessNotFound) as url, pytest.raises(McpConnectError) as caught:
+        attach(ToolRegistry(), f"{url}/mcp", timeout_s=120)
     assert ErrorCode.NOT_FOUND is _valid(caught.value.response).code
     assert _EndlessNotFound.sent < 64 * 1024 * 1024  # the socket's buffers, not the gigabyte
 
@@ -421,12 +425,8 @@ class _Status(_Quiet):
 
 @pytest.fixture(scope="module")
 def status_server() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Status)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with _served(_Status) as url:
+        yield url
 
 
 @pytest.mark.parametrize(
@@ -591,23 +591,11 @@ class _CallRefused(_PlainPeer):
         )
 
 
-@contextlib.contextmanager
-def _plain_peer(handler: type[_PlainPeer]) -> Iterator[str]:
-    """``handler`` served on loopback in threads; yields its endpoint URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_a_call_refused_with_a_json_rpc_error_in_an_http_error_says_the_servers_error() -> None:
     """Once connected, a failed answer's body is the SDK's to read: the JSON-RPC error a server
     sends at HTTP 400 reaches the caller, not a stand-in."""
     registry = ToolRegistry()
-    with _plain_peer(_CallRefused) as url, attach(registry, url, timeout_s=30):
+    with _served(_CallRefused) as url, attach(registry, f"{url}/mcp", timeout_s=30):
         response = _valid(registry.execute("echo", {}))
     assert ErrorCode.INVALID_PARAM is response.code
     assert "the argument x is refused" in response.text
@@ -661,7 +649,7 @@ class _StreamEnds(_PlainPeer):
 @pytest.fixture(scope="module")
 def stream_ends() -> Iterator[tuple[ToolRegistry, McpConnection]]:
     registry = ToolRegistry()
-    with _plain_peer(_StreamEnds) as url, attach(registry, url, timeout_s=30) as connection:
+    with _served(_StreamEnds) as url, attach(registry, f"{url}/mcp", timeout_s=30) as connection:
         yield registry, connection
 
 

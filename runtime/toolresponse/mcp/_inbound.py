@@ -62,10 +62,14 @@ async def watch_answer_stream(response: httpx2.Response) -> None:
     """An ``httpx2`` response hook: an event stream that may carry an answer (a 2xx; a request's, or
     one resumed), its end noted in the task reading it (``_STREAM_ENDED``)."""
     kind = response.headers.get("content-type", "").lower()
-    if response.status_code < 300 and kind.startswith("text/event-stream"):
-        assert isinstance(response.stream, httpx2.AsyncByteStream)
+    body = response.stream
+    if (
+        response.status_code < 300
+        and kind.startswith("text/event-stream")
+        and isinstance(body, httpx2.AsyncByteStream)
+    ):
         _STREAM_ENDED.set(False)
-        response.stream = _EndWatched(response.stream)
+        response.stream = _EndWatched(body)
 
 
 class _EndWatched(httpx2.AsyncByteStream):
