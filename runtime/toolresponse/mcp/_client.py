@@ -44,9 +44,6 @@ _REFUSALS: Final = frozenset({401, 403, 404, 405})
 """HTTP answers read at any time (once connected, a 404 is a session the server ended)."""
 _STATUS_CODES: Final = {429: ErrorCode.RATE_LIMIT} | dict.fromkeys((502, 503, 504), ErrorCode.NETWORK_ERROR)
 """The code of an HTTP failure while connecting, but for API_ERROR (502-504: down for now)."""
-_CONNECTION_CLOSED: Final = -32000
-"""The SDK's code for a connection that ended, which a server may send as its own error too."""
-_REQUEST_TIMEOUT: Final = -32001  # the SDK's code for a request it stopped waiting for
 
 
 def require_sdk() -> None:
@@ -358,7 +355,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
     def _connect_failure(self, error: BaseException, what: str = "the connection") -> ToolResponse:
         """The answer to ``what`` (connecting, or listing) failing with ``error``."""
         error = leaf_error(error)
-        if isinstance(error, TimeoutError) or _is_sdk_error(error, _REQUEST_TIMEOUT):
+        if _timed_out(error):
             return self.timeout_error(self._connect_timeout_s, what)
         refusal = self._refusal()
         if refusal is not None:
@@ -489,16 +486,17 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         for an answer its event stream lost is a NETWORK_ERROR too, and the connection stays."""
         import anyio
         from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
         from pydantic import ValidationError
 
         from ._inbound import ANSWER_LOST
 
-        if isinstance(error, TimeoutError) or _is_sdk_error(error, _REQUEST_TIMEOUT):
+        if _timed_out(error):
             return self.timeout_error(self._call_timeout_s, f"tool {tool!r}")
         refusal = self._refusal(connecting=False)
         if refusal is not None:
             return refusal
-        if isinstance(error, MCPError) and error.code == _CONNECTION_CLOSED:
+        if isinstance(error, MCPError) and error.code == CONNECTION_CLOSED:
             if error.data is ANSWER_LOST:
                 message = (
                     f"The MCP server {self.description} sent no answer to tool {tool!r} before the call's"
@@ -569,7 +567,9 @@ def _is_url(target: str) -> bool:
     return target.startswith(("http://", "https://"))
 
 
-def _is_sdk_error(error: BaseException, code: int) -> bool:
+def _timed_out(error: BaseException) -> bool:
+    """Whether ``error`` is a wait that ended: this client's, or the SDK's (its ``REQUEST_TIMEOUT``)."""
     from mcp import MCPError
+    from mcp_types import REQUEST_TIMEOUT
 
-    return isinstance(error, MCPError) and error.code == code
+    return isinstance(error, TimeoutError) or (isinstance(error, MCPError) and error.code == REQUEST_TIMEOUT)
