@@ -500,7 +500,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
             if error.data is ANSWER_LOST:
                 message = (
                     f"The MCP server {self.description} sent no answer to tool {tool!r} before the call's"
-                    f" event stream ended ({error.message}); the connection stays."
+                    f" event stream ended: {error.message}."
                 )
                 return self._failure(ErrorCode.NETWORK_ERROR, message, error)
             unwritten = isinstance(error.__context__, anyio.BrokenResourceError | anyio.ClosedResourceError)
