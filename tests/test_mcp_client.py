@@ -563,17 +563,19 @@ class _PlainPeer(_Quiet):
         if message["method"] == "tools/call":
             self.call(message)
             return
-        status, result = 200, None
+        if "id" not in message:  # a notification
+            self.reply(202, "application/json", b"")
+            return
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
         if message["method"] == "initialize":
             type(self).handshakes += 1
-            result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                      "serverInfo": {"name": "plain", "version": "1"}}  # fmt: skip
+            version, info = message["params"]["protocolVersion"], {"name": "plain", "version": "1"}
+            answer["result"] = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
         elif message["method"] == "tools/list":
-            result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
-        elif "id" not in message:
-            status = 202
-        answer = {"jsonrpc": "2.0", "id": message.get("id"), "result": result}
-        self.reply(status, "application/json", json.dumps(answer).encode() if status != 202 else b"")
+            answer["result"] = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+        else:  # as a server of a protocol version before server/discover
+            answer["error"] = {"code": -32601, "message": f"no method {message['method']}"}
+        self.reply(200, "application/json", json.dumps(answer).encode())
 
     def call(self, message: dict[str, Any]) -> None:
         raise NotImplementedError
