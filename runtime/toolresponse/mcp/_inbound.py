@@ -43,11 +43,11 @@ def record(result: Any) -> dict[str, Any]:
     return record
 
 
-class AnswerLost(str):
+class _AnswerLost(str):
     """The type of ``ANSWER_LOST``: no JSON a server sends is one."""
 
 
-ANSWER_LOST: Final = AnswerLost("its event stream ended without the answer")
+ANSWER_LOST: Final = _AnswerLost("its event stream ended without the answer")
 """``data`` of the SDK's own -32000 for a call whose event stream ended (or broke) without its
 answer while the session lives on (``Inbound`` sets it): a server's -32000 never has it."""
 
