@@ -7,6 +7,7 @@ view; every answer validates."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.server
 import json
 import shutil
@@ -14,6 +15,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp_peers import HANG_AT_START, NOISY_START, TIME_SERVER, process_gone, serve_http_in_background
@@ -373,6 +375,18 @@ class _Quiet(http.server.BaseHTTPRequestHandler):
         pass
 
 
+@contextlib.contextmanager
+def _served(handler: type[_Quiet]) -> Iterator[str]:
+    """``handler`` served on loopback in threads; yields its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 class _EndlessNotFound(_Quiet):
     """Answers every POST 404 with a body of a gigabyte, counting the bytes it got to send."""
 
@@ -396,16 +410,8 @@ class _EndlessNotFound(_Quiet):
 def test_a_failed_answer_s_body_is_read_only_as_far_as_its_message() -> None:
     """A 404 whose body never ends is NOT_FOUND after reading the start of it: the client does not
     read (and hold) a gigabyte to find the server's message."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EndlessNotFound)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
-        with pytest.raises(McpConnectError) as caught:
-            attach(ToolRegistry(), url, timeout_s=120)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _served(_EndlessNotFound) as url, pytest.raises(McpConnectError) as caught:
+        attach(ToolRegistry(), f"{url}/mcp", timeout_s=120)
     assert ErrorCode.NOT_FOUND is _valid(caught.value.response).code
     assert _EndlessNotFound.sent < 64 * 1024 * 1024  # the socket's buffers, not the gigabyte
 
@@ -419,12 +425,8 @@ class _Status(_Quiet):
 
 @pytest.fixture(scope="module")
 def status_server() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Status)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with _served(_Status) as url:
+        yield url
 
 
 @pytest.mark.parametrize(
@@ -550,42 +552,137 @@ def test_an_attached_tool_answers_with_the_callers_call_id_or_none() -> None:
     assert "mine" == named.context["call_id"]
 
 
-class _CallRefused(_Quiet):
-    """A stateless MCP server in plain HTTP whose every tools/call answers HTTP 400 with a JSON-RPC
-    error in its body, as the protocol allows."""
+class _PlainPeer(_Quiet):
+    """A stateless MCP server in plain HTTP (one tool, ``echo``) that answers each tools/call as
+    ``call`` says; it counts the handshakes it answered."""
+
+    handshakes = 0
 
     def do_POST(self) -> None:
         message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        status, result = 200, None
-        if message["method"] == "initialize":
-            result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                      "serverInfo": {"name": "refuser", "version": "1"}}  # fmt: skip
-        elif message["method"] == "tools/list":
-            result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
-        elif "id" not in message:
-            status = 202
-        answer = {"jsonrpc": "2.0", "id": message.get("id")}
         if message["method"] == "tools/call":
-            status, answer["error"] = 400, {"code": -32602, "message": "the argument x is refused"}
-        else:
-            answer["result"] = result
-        self.reply(status, "application/json", json.dumps(answer).encode() if status != 202 else b"")
+            self.call(message)
+            return
+        if "id" not in message:  # a notification
+            self.reply(202, "application/json", b"")
+            return
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+        if message["method"] == "initialize":
+            type(self).handshakes += 1
+            version, info = message["params"]["protocolVersion"], {"name": "plain", "version": "1"}
+            answer["result"] = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
+        elif message["method"] == "tools/list":
+            answer["result"] = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+        else:  # as a server of a protocol version before server/discover
+            answer["error"] = {"code": -32601, "message": f"no method {message['method']}"}
+        self.reply(200, "application/json", json.dumps(answer).encode())
+
+    def call(self, message: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+class _CallRefused(_PlainPeer):
+    """Answers every tools/call HTTP 400 with a JSON-RPC error in its body, as the protocol allows."""
+
+    def call(self, message: dict[str, Any]) -> None:
+        error = {"code": -32602, "message": "the argument x is refused"}
+        self.reply(
+            400,
+            "application/json",
+            json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode(),
+        )
 
 
 def test_a_call_refused_with_a_json_rpc_error_in_an_http_error_says_the_servers_error() -> None:
     """Once connected, a failed answer's body is the SDK's to read: the JSON-RPC error a server
     sends at HTTP 400 reaches the caller, not a stand-in."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _CallRefused)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     registry = ToolRegistry()
-    try:
-        connection = attach(registry, f"http://127.0.0.1:{server.server_address[1]}/mcp", timeout_s=30)
-        try:
-            response = _valid(registry.execute("echo", {}))
-        finally:
-            connection.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _served(_CallRefused) as url, attach(registry, f"{url}/mcp", timeout_s=30):
+        response = _valid(registry.execute("echo", {}))
     assert ErrorCode.INVALID_PARAM is response.code
     assert "the argument x is refused" in response.text
+
+
+_SDK_LOST = "SSE stream ended without a response"
+_SDK_GAVE_UP = "SSE stream ended and reconnection attempts were exhausted"
+
+
+class _StreamEnds(_PlainPeer):
+    """Answers a tools/call with an event stream (``text/event-stream``) that ends as its argument
+    ``end`` says: ``empty`` (no event), ``cut`` (the body ends before the length it announced),
+    ``forged`` (the server's own JSON-RPC error -32000 in the SDK's words for a lost answer),
+    ``resume_lost`` and ``resume_forged`` (an event id to resume from, then the end: the stream
+    resumed answers HTTP 500, or with the server's own -32000 in the SDK's words for giving up);
+    ``result`` answers with a result."""
+
+    def call(self, message: dict[str, Any]) -> None:
+        end = message["params"]["arguments"]["end"]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        if end == "cut":
+            self.send_header("Content-Length", "4096")
+        self.end_headers()
+        if end in ("forged", "result"):
+            self.event(message["id"], _SDK_LOST if end == "forged" else None)
+        elif end.startswith("resume"):
+            self.wfile.write(f"id: {end}\nretry: 1\ndata: \n\n".encode())
+        elif end == "cut":
+            self.wfile.write(b": the answer follows\n\n")
+
+    def event(self, ident: object, error: str | None) -> None:
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": ident}
+        if error is None:
+            answer["result"] = {"content": [{"type": "text", "text": "hello"}]}
+        else:
+            answer["error"] = {"code": -32000, "message": error}
+        self.wfile.write(f"event: message\ndata: {json.dumps(answer)}\n\n".encode())
+
+    def do_GET(self) -> None:
+        """The stream resumed after an event id: answers 500 for ``resume_lost``."""
+        if self.headers.get("Last-Event-ID") != "resume_forged":
+            self.reply(500, "text/plain", b"nothing to resume")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.event(0, _SDK_GAVE_UP)  # the SDK gives the answer the id of the request it resumes
+
+
+@pytest.fixture(scope="module")
+def stream_ends() -> Iterator[tuple[ToolRegistry, McpConnection]]:
+    registry = ToolRegistry()
+    with _served(_StreamEnds) as url, attach(registry, f"{url}/mcp", timeout_s=30) as connection:
+        yield registry, connection
+
+
+@pytest.mark.parametrize(
+    ("end", "said"), [("empty", _SDK_LOST), ("cut", _SDK_LOST), ("resume_lost", _SDK_GAVE_UP)]
+)
+def test_an_answer_whose_event_stream_ends_without_it_is_lost_not_the_servers_error(
+    stream_ends: tuple[ToolRegistry, McpConnection], end: str, said: str
+) -> None:
+    """The SDK answers -32000, the code a server may send as its own error, for a call whose event
+    stream ended (or broke) without its answer, resumed or not: the answer was lost on the way, a
+    retryable NETWORK_ERROR naming the server, and the session goes on (no new handshake)."""
+    registry, connection = stream_ends
+    handshakes = _StreamEnds.handshakes
+    response = _valid(registry.execute("echo", {"end": end}))
+    assert (ErrorCode.NETWORK_ERROR, True) == (response.code, response.is_retryable)
+    assert connection.description in response.text
+    details = response.to_dict()["error_info"]["details"]
+    assert (connection.description, said) == (details["server"], details["message"])
+    assert "hello" == _valid(registry.execute("echo", {"end": "result"})).text
+    assert handshakes == _StreamEnds.handshakes
+
+
+@pytest.mark.parametrize(("end", "said"), [("forged", _SDK_LOST), ("resume_forged", _SDK_GAVE_UP)])
+def test_a_servers_own_error_in_the_sdks_words_for_a_lost_answer_is_still_its_error(
+    stream_ends: tuple[ToolRegistry, McpConnection], end: str, said: str
+) -> None:
+    """A server's JSON-RPC error -32000 on the call's event stream (resumed or not) is its error,
+    whatever it says: the client tells the SDK's own by the stream having ended, not by the text."""
+    registry, _ = stream_ends
+    response = _valid(registry.execute("echo", {"end": end}))
+    assert (ErrorCode.EXECUTION_ERROR, False) == (response.code, response.is_retryable)
+    assert said in response.text
+    assert -32000 == response.to_dict()["error_info"]["details"]["jsonrpc_code"]

@@ -18,7 +18,7 @@ import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
-from typing import Any, Final, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
 
 import orjson
 
@@ -28,7 +28,9 @@ from .._errors import DialectError, McpConnectError, warn_renamed
 from .._response import ToolResponse
 from ..interop import from_mcp, from_mcp_error
 from ..tools._trace import mask_secrets
-from ._inbound import Inbound, record
+
+if TYPE_CHECKING:
+    from ._inbound import Inbound
 
 T = TypeVar("T")
 
@@ -42,9 +44,6 @@ _REFUSALS: Final = frozenset({401, 403, 404, 405})
 """HTTP answers read at any time (once connected, a 404 is a session the server ended)."""
 _STATUS_CODES: Final = {429: ErrorCode.RATE_LIMIT} | dict.fromkeys((502, 503, 504), ErrorCode.NETWORK_ERROR)
 """The code of an HTTP failure while connecting, but for API_ERROR (502-504: down for now)."""
-_CONNECTION_CLOSED: Final = -32000
-"""The SDK's code for a connection that ended, which a server may send as its own error too."""
-_REQUEST_TIMEOUT: Final = -32001  # the SDK's code for a request it stopped waiting for
 
 
 def require_sdk() -> None:
@@ -210,10 +209,12 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
+            from ._inbound import watch_answer_stream
+
             http = httpx2.AsyncClient(
                 headers={"Authorization": f"Bearer {self._token}"} if self._token else {},
                 timeout=httpx2.Timeout(self._call_timeout_s, read=read_timeout),
-                event_hooks={"response": [self._seen]},
+                event_hooks={"response": [self._seen, watch_answer_stream]},
             )
             exit_stack.push_async_callback(http.aclose)
             transport = streamable_http_client(self.target, http_client=http)
@@ -228,6 +229,8 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
     @contextlib.asynccontextmanager
     async def _watched(self, transport: Any) -> AsyncIterator[tuple[Inbound, Any]]:
         """``transport`` with its read stream watched (``Inbound``), which ``_inbound`` holds."""
+        from ._inbound import Inbound
+
         async with transport as (read_stream, write_stream):
             self._inbound = Inbound(read_stream)
             yield self._inbound, write_stream
@@ -352,7 +355,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
     def _connect_failure(self, error: BaseException, what: str = "the connection") -> ToolResponse:
         """The answer to ``what`` (connecting, or listing) failing with ``error``."""
         error = leaf_error(error)
-        if isinstance(error, TimeoutError) or _is_sdk_error(error, _REQUEST_TIMEOUT):
+        if _timed_out(error):
             return self.timeout_error(self._connect_timeout_s, what)
         refusal = self._refusal()
         if refusal is not None:
@@ -463,6 +466,8 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
             if session is not None and session.done():  # the server answered, then ended
                 self._client = None
             return response
+        from ._inbound import record
+
         try:  # the SDK has checked the result's shape (its CallToolResult model)
             return _masked(from_mcp(record(result), shape_known=True))
         except DialectError as error:
@@ -477,17 +482,27 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
     def _call_failure(self, tool: str, error: BaseException, inbound: Inbound | None) -> ToolResponse | None:
         """The answer to a call that failed with ``error``; None when the connection broke: the SDK's
         ``CONNECTION_CLOSED`` once the server's stream has ended (``inbound``) or the request could
-        not be written, not that code in an error the server sent (docs/mcp-binding.md)."""
+        not be written, not that code in an error the server sent (docs/mcp-binding.md). The SDK's
+        for an answer its event stream lost is a NETWORK_ERROR too, and the connection stays."""
         import anyio
         from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
         from pydantic import ValidationError
 
-        if isinstance(error, TimeoutError) or _is_sdk_error(error, _REQUEST_TIMEOUT):
+        from ._inbound import ANSWER_LOST
+
+        if _timed_out(error):
             return self.timeout_error(self._call_timeout_s, f"tool {tool!r}")
         refusal = self._refusal(connecting=False)
         if refusal is not None:
             return refusal
-        if isinstance(error, MCPError) and error.code == _CONNECTION_CLOSED:
+        if isinstance(error, MCPError) and error.code == CONNECTION_CLOSED:
+            if error.data is ANSWER_LOST:
+                message = (
+                    f"The MCP server {self.description} sent no answer to tool {tool!r} before the call's"
+                    f" event stream ended: {error.message}."
+                )
+                return self._failure(ErrorCode.NETWORK_ERROR, message, error)
             unwritten = isinstance(error.__context__, anyio.BrokenResourceError | anyio.ClosedResourceError)
             if unwritten or (inbound is not None and inbound.ended):
                 return None
@@ -552,7 +567,9 @@ def _is_url(target: str) -> bool:
     return target.startswith(("http://", "https://"))
 
 
-def _is_sdk_error(error: BaseException, code: int) -> bool:
+def _timed_out(error: BaseException) -> bool:
+    """Whether ``error`` is a wait that ended: this client's, or the SDK's (its ``REQUEST_TIMEOUT``)."""
     from mcp import MCPError
+    from mcp_types import REQUEST_TIMEOUT
 
-    return isinstance(error, MCPError) and error.code == code
+    return isinstance(error, TimeoutError) or (isinstance(error, MCPError) and error.code == REQUEST_TIMEOUT)

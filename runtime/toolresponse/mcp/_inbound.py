@@ -1,10 +1,19 @@
-"""What the MCP client reads from the SDK: the transport's read stream, watched (``Inbound``), and
-a ``CallToolResult`` as the wire JSON ``from_mcp`` reads (``record``).
+"""What the MCP client reads from the SDK: the transport's read stream, watched (``Inbound``), each
+event stream that may carry an answer over HTTP, watched for its end (``watch_answer_stream``), and
+a ``CallToolResult`` as the wire JSON ``from_mcp`` reads (``record``). Imported once the SDK is known
+to be installed.
 """
 
 from __future__ import annotations
 
+import contextvars
+from collections.abc import AsyncIterator
 from typing import Any, Final
+
+import anyio
+import httpx2
+from mcp.shared.message import SessionMessage
+from mcp_types import CONNECTION_CLOSED, JSONRPCError, JSONRPCResponse
 
 RESULT_TYPE_KEY: Final = "dev.toolresponse/resultType"
 """Where ``Inbound`` keeps a result's ``resultType``, which the SDK drops on a session older than
@@ -34,10 +43,60 @@ def record(result: Any) -> dict[str, Any]:
     return record
 
 
+class _AnswerLost(str):
+    """The type of ``ANSWER_LOST``: no JSON a server sends is one."""
+
+
+ANSWER_LOST: Final = _AnswerLost("its event stream ended without the answer")
+"""``data`` of the SDK's own -32000 for a call whose event stream ended (or broke) without its
+answer while the session lives on (``Inbound`` sets it): a server's -32000 never has it."""
+
+_STREAM_ENDED: Final = contextvars.ContextVar[bool]("toolresponse_mcp_stream_ended", default=False)
+"""In the SDK's task that posts a request over HTTP and reads its answer: whether the event stream
+that may carry the answer has ended or broken. The task sends what it read, or the error it makes
+when no answer came, into the read stream, which keeps a copy of the sender's context with each
+message (``last_context``): an error sent once the stream had ended was not read from it."""
+
+
+async def watch_answer_stream(response: httpx2.Response) -> None:
+    """An ``httpx2`` response hook: an event stream that may carry an answer (a 2xx; a request's, or
+    one resumed), its end noted in the task reading it (``_STREAM_ENDED``)."""
+    kind = response.headers.get("content-type", "").lower()
+    body = response.stream
+    if (
+        response.status_code < 300
+        and kind.startswith("text/event-stream")
+        and isinstance(body, httpx2.AsyncByteStream)
+    ):
+        _STREAM_ENDED.set(False)
+        response.stream = _EndWatched(body)
+
+
+class _EndWatched(httpx2.AsyncByteStream):
+    """A response body whose end (or failure) is noted in the task reading it; closing it early (the
+    SDK does once it has the answer) is no end."""
+
+    def __init__(self, stream: httpx2.AsyncByteStream) -> None:
+        self._stream = stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._stream:
+                yield chunk
+        except Exception:
+            _STREAM_ENDED.set(True)
+            raise
+        _STREAM_ENDED.set(True)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
 class Inbound:
     """The transport's read stream as the SDK reads it, watched: whether it has ended or the SDK has
     closed it (no answer can come: the SDK says so with the code a server may send as its own
-    error), and each result's ``resultType`` copied into its ``_meta`` (``RESULT_TYPE_KEY``)."""
+    error), the SDK's own -32000 for an answer its event stream lost marked (``ANSWER_LOST``), and
+    each result's ``resultType`` copied into its ``_meta`` (``RESULT_TYPE_KEY``)."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
@@ -48,10 +107,6 @@ class Inbound:
         return getattr(self._stream, "last_context", None)
 
     async def receive(self) -> Any:
-        import anyio
-        from mcp.shared.message import SessionMessage
-        from mcp_types import JSONRPCResponse
-
         try:
             item = await self._stream.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
@@ -67,14 +122,20 @@ class Inbound:
                 }
             if isinstance(said, str) and said != "complete" and (meta is None or isinstance(meta, dict)):
                 result["_meta"] = {**(meta or {}), RESULT_TYPE_KEY: said}
+        elif isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCError):
+            sender = self.last_context
+            if (
+                item.message.error.code == CONNECTION_CLOSED
+                and sender is not None
+                and sender.get(_STREAM_ENDED)
+            ):
+                item.message.error.data = ANSWER_LOST
         return item
 
     def __aiter__(self) -> Inbound:
         return self
 
     async def __anext__(self) -> Any:
-        import anyio
-
         try:
             return await self.receive()
         except anyio.EndOfStream:
