@@ -376,3 +376,15 @@ def test_a_server_serving_no_tool_skips_the_fixtures_that_need_one() -> None:
         result.name for result in binding if result.passed
     ]
     assert [] == [result.name for result in report.failures]
+
+
+def test_an_installation_without_the_fixtures_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An installation that lacks the shipped HTTP fixtures exits 2 saying so, rather than pass on
+    schemathesis alone."""
+    monkeypatch.setattr("toolresponse.http._fixtures.CONFORMANCE_FIXTURE_DIR", "conformance/missing")
+    assert 2 == cli_main(["conformance", f"http://127.0.0.1:{free_port()}"])
+    captured = capsys.readouterr()
+    assert ("", 1) == (captured.out, len(captured.err.strip().splitlines()))
+    assert "are not in this installation" in captured.err
