@@ -14,12 +14,7 @@ import pytest
 from toolresponse import ErrorCode, ToolResponse
 from toolresponse._errors import ConformanceError
 from toolresponse.cli import main as cli_main
-from toolresponse.http import (
-    ConformanceReport,
-    create_app,
-    run_conformance,
-    serve_in_background,
-)
+from toolresponse.http import create_app, run_conformance, serve_in_background
 from toolresponse.http._conformance import BINDING_CHECK, add_tool_operations, resolved_binding_document
 from toolresponse.http._fixtures import load_fixtures, request_body
 
@@ -49,13 +44,6 @@ def reference_registry() -> Any:
 def reference_url() -> Iterator[str]:
     with serve_in_background(create_app(reference_registry())) as url:
         yield url
-
-
-def failures_by_section(report: ConformanceReport) -> dict[str, list[str]]:
-    sections: dict[str, list[str]] = {}
-    for result in report.failures:
-        sections.setdefault(result.section, []).extend(result.problems)
-    return sections
 
 
 def test_the_reference_server_conforms(reference_url: str) -> None:
