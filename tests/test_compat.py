@@ -189,11 +189,6 @@ def _new_definition(docs: Documents) -> None:
     docs[TR]["$defs"]["Usage"] = {"type": "object"}
 
 
-def _removed_definition(docs: Documents) -> None:
-    docs[TR]["$defs"]["Stats"]["$ref"] = "#/$defs/Spare"
-    docs[TR]["$defs"]["Spare"] = {"type": "object"}
-
-
 def _new_id(docs: Documents) -> None:
     docs[ST]["$id"] = "https://toolresponse.dev/schema/v1/tool-status.schema.json"
 
