@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +14,9 @@ import pytest
 from toolresponse import ErrorCode, ToolResponse
 from toolresponse._errors import ConformanceError
 from toolresponse.cli import main as cli_main
-from toolresponse.http import (
-    ConformanceReport,
-    create_app,
-    run_conformance,
-    serve_in_background,
-)
+from toolresponse.http import create_app, run_conformance, serve_in_background
 from toolresponse.http._conformance import BINDING_CHECK, add_tool_operations, resolved_binding_document
-from toolresponse.http._fixtures import Fixture, load_fixtures
+from toolresponse.http._fixtures import load_fixtures, request_body
 
 ROOT = Path(__file__).resolve().parent.parent
 HTTP_FIXTURE_DIR = ROOT / "tests" / "conformance" / "v1" / "http"
@@ -51,13 +46,6 @@ def reference_url() -> Iterator[str]:
         yield url
 
 
-def failures_by_section(report: ConformanceReport) -> dict[str, list[str]]:
-    sections: dict[str, list[str]] = {}
-    for result in report.failures:
-        sections.setdefault(result.section, []).extend(result.problems)
-    return sections
-
-
 def test_the_reference_server_conforms(reference_url: str) -> None:
     """The reference server with the demo tools passes every check: the document, the binding's own
     checks and schemathesis's, response-schema conformance among them."""
@@ -71,7 +59,7 @@ def test_the_reference_server_conforms(reference_url: str) -> None:
     operations = {result.name for result in report.results if result.section == "schemathesis"}
     assert {"GET /tools", "POST /tools/{name}/invoke"} <= operations
     ran = {result.name for result in report.results if result.section == "binding" and not result.skipped}
-    assert set() == {fixture.description for fixture in load_fixtures()} - ran
+    assert set() == {test["description"] for test in load_fixtures()} - ran
 
 
 class Rewrite:
@@ -339,26 +327,27 @@ def source_fixture_tests() -> list[dict[str, Any]]:
 
 def test_the_runner_loads_exactly_the_http_fixtures_of_the_repository() -> None:
     """The fixtures the runner ships and runs are the tests of tests/conformance/v1/http, in order."""
-    expected = [test["description"] for test in source_fixture_tests()]
-    actual = [fixture.description for fixture in load_fixtures()]
-    assert expected == actual
+    assert source_fixture_tests() == list(load_fixtures())
 
 
-def fixture_named(description: str) -> Fixture:
-    return next(fixture for fixture in load_fixtures() if fixture.description == description)
+def fixture_named(description: str) -> Mapping[str, Any]:
+    return next(test for test in load_fixtures() if test["description"] == description)
 
 
 def test_a_padded_body_is_its_text_then_spaces_to_the_size() -> None:
     """{"text": "{}", "pad_to_bytes": 1048577} is {} followed by spaces, 1048577 bytes in all."""
     fixture = fixture_named("a body of 1 MiB + 1 byte is 413 INVALID_PARAM with details.limit_bytes")
-    assert fixture.body is not None
-    assert (1048577, b"{}", b"") == (len(fixture.body), fixture.body[:2], fixture.body[2:].strip(b" "))
-    assert {"status": 413, "code": "INVALID_PARAM", "details": {"limit_bytes": 1048576}} == fixture.expected
+    body = request_body(fixture["request"]["body"])
+    assert body is not None
+    assert (1048577, b"{}", b"") == (len(body), body[:2], body[2:].strip(b" "))
+    expected = {"status": 413, "code": "INVALID_PARAM", "details": {"limit_bytes": 1048576}}
+    assert expected == fixture["response"]
 
 
 def test_a_base64_body_is_its_bytes() -> None:
     """A base64 body is sent as the bytes it encodes, which need not be UTF-8."""
-    assert b'{"a": "\xff\xfe"}' == fixture_named("a body that is not UTF-8 is 400 INVALID_FORMAT").body
+    fixture = fixture_named("a body that is not UTF-8 is 400 INVALID_FORMAT")
+    assert b'{"a": "\xff\xfe"}' == request_body(fixture["request"]["body"])
 
 
 def test_a_server_serving_no_tool_skips_the_fixtures_that_need_one() -> None:
@@ -369,7 +358,7 @@ def test_a_server_serving_no_tool_skips_the_fixtures_that_need_one() -> None:
     with serve_in_background(create_app(ToolRegistry())) as url:
         report = run_conformance(url, max_examples=SMALL_BUDGET, seed=1)
     binding = [result for result in report.results if result.section == "binding"]
-    needing = [fixture.description for fixture in load_fixtures() if "{tool}" in fixture.path]
+    needing = [test["description"] for test in load_fixtures() if "{tool}" in test["request"]["path"]]
     assert needing == [result.name for result in binding if result.skipped == "the server serves no tool"]
     assert "DELETE /tools is 405 NOT_FOUND, with Allow" in [
         result.name for result in binding if result.passed
@@ -377,64 +366,13 @@ def test_a_server_serving_no_tool_skips_the_fixtures_that_need_one() -> None:
     assert [] == [result.name for result in report.failures]
 
 
-def http_test(**members: Any) -> dict[str, Any]:
-    return {
-        "description": "a request",
-        "request": {"method": "POST", "path": "/tools/{tool}/invoke", "body": {"text": "{}"}},
-        "response": {"code": "NOT_FOUND"},
-        **members,
-    }
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        pytest.param("[{", "broken.json: not JSON", id="not JSON"),
-        pytest.param(
-            json.dumps([{"description": "no tests"}]), "off the fixture schema", id="off the schema"
-        ),
-        pytest.param(
-            json.dumps([{"description": "g", "tests": [{"description": "t", "data": {}, "valid": True}]}]),
-            "'t' is not an HTTP test",
-            id="a schema test",
-        ),
-        pytest.param(
-            json.dumps([{"description": "g", "tests": [http_test(response={"code": "NO_SUCH_CODE"})]}]),
-            "'NO_SUCH_CODE' is not an error code",
-            id="an unknown code",
-        ),
-        pytest.param(
-            json.dumps(
-                [
-                    {
-                        "description": "g",
-                        "tests": [
-                            http_test(
-                                request={
-                                    "method": "POST",
-                                    "path": "/",
-                                    "body": {"text": "{}", "pad_to_bytes": 1},
-                                }
-                            )
-                        ],
-                    }
-                ]
-            ),
-            "pad_to_bytes 1 is under the text's 2 bytes",
-            id="padding under the text",
-        ),
-    ],
-)
-def test_a_malformed_fixture_file_is_a_conformance_error_naming_it(
-    text: str, message: str, tmp_path: Path
+def test_an_installation_without_the_fixtures_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A fixture file that is not JSON, off the fixture schema or not what the runner can send is refused."""
-    (tmp_path / "broken.json").write_text(text, encoding="utf-8")
-    with pytest.raises(ConformanceError, match=message):
-        load_fixtures(tmp_path)
-
-
-def test_an_empty_fixture_directory_is_a_conformance_error(tmp_path: Path) -> None:
-    """With no fixture file the runner refuses to run, rather than pass on nothing."""
-    with pytest.raises(ConformanceError, match="holds no HTTP conformance fixture"):
-        load_fixtures(tmp_path)
+    """An installation that lacks the shipped HTTP fixtures exits 2 saying so, rather than pass on
+    schemathesis alone."""
+    monkeypatch.setattr("toolresponse.http._fixtures.CONFORMANCE_FIXTURE_DIR", "conformance/missing")
+    assert 2 == cli_main(["conformance", f"http://127.0.0.1:{free_port()}"])
+    captured = capsys.readouterr()
+    assert ("", 1) == (captured.out, len(captured.err.strip().splitlines()))
+    assert "are not in this installation" in captured.err

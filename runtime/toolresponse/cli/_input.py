@@ -7,7 +7,7 @@ import argparse
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import IO, TypeVar
+from typing import TypeVar
 
 from ..validation._report import is_terminal
 
@@ -26,14 +26,12 @@ def add_paths_argument(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def input_paths(
-    paths: Sequence[str], stdin: IO[bytes] | None, *, program: str, what: str
-) -> list[str] | None:
+def input_paths(paths: Sequence[str], *, program: str, what: str) -> list[str] | None:
     """The paths named, or ``["-"]`` (standard input) when none is and input is piped; None, with
     a message on standard error, when there is nothing to read: no path and a terminal on stdin."""
     if paths:
         return list(paths)
-    if is_terminal(sys.stdin if stdin is None else stdin):
+    if is_terminal(sys.stdin):
         print(
             f"{program}: no input: name a file or directory, or pipe {what} to standard input",
             file=sys.stderr,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import IO
 
 from ..interop import DIALECTS, convert
 from ..validation._report import EXIT_ERROR
@@ -41,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary line on standard error")
 
 
-def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
-    paths = input_paths(args.paths, stdin, program=PROGRAM, what="records")
+def run(args: argparse.Namespace) -> int:
+    paths = input_paths(args.paths, program=PROGRAM, what="records")
     if paths is None:
         return EXIT_ERROR
     result = convert(
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
         paths,
         out=sys.stdout,
         err=sys.stderr,
-        stdin=sys.stdin.buffer if stdin is None else stdin,
+        stdin=sys.stdin.buffer,
         output_format=args.format,
         quiet=args.quiet,
     )

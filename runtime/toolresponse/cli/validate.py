@@ -91,9 +91,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
-    source_stream = sys.stdin.buffer if stdin is None else stdin
-    paths = input_paths(args.paths, stdin, program=PROGRAM, what="responses")
+def run(args: argparse.Namespace) -> int:
+    paths = input_paths(args.paths, program=PROGRAM, what="responses")
     if paths is None:
         return EXIT_ERROR
     judge: Judge = RESPONSE_JUDGE
@@ -106,7 +105,7 @@ def run(args: argparse.Namespace, *, stdin: IO[bytes] | None = None) -> int:
         expand(paths),
         out=sys.stdout,
         err=sys.stderr,
-        stdin=source_stream,
+        stdin=sys.stdin.buffer,
         output_format=args.format,
         first=args.first,
         quiet=args.quiet,

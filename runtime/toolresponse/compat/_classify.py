@@ -23,7 +23,7 @@ _ANNOTATIONS = {
     "x-enum-descriptions": "description-changed",
 }
 _NOTES = ("deprecated", "readOnly", "writeOnly")
-_IDENTITY = {"$schema": "dialect-changed", "$id": "id-changed"}
+_VALUES = {"$schema": "dialect-changed", "$id": "id-changed", "default": "default-changed"}
 _LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 _OTHER_CONSTRAINTS = ("pattern", "format", "multipleOf", "uniqueItems", "contentEncoding")
@@ -44,6 +44,7 @@ _CODE_FIELDS = {
     "http_status": "code-http-status-changed",
 }
 _SET_CLASSES = (ChangeClass.BREAKING_PRODUCERS, ChangeClass.BREAKING_CONSUMERS)
+_ANYWHERE = ("dialect-changed", "id-changed", "definition-removed")  # references break either way
 # A subschema that went from ``false`` to accepting values (opened) or back (closed), by its place
 _OPENED = {"property": "property-added", "additional": "additional-properties-opened"}
 _CLOSED = {"property": "property-removed", "additional": "additional-properties-closed"}
@@ -100,7 +101,7 @@ class _Texts:
         self._known: dict[int, tuple[Any, str]] = {}
 
     def __call__(self, value: Any) -> str:
-        pending, started = [value], set()
+        pending = [value]
         while pending:
             node = pending[-1]
             if not isinstance(node, dict | list) or id(node) in self._known:
@@ -111,9 +112,6 @@ class _Texts:
                 child for child in children if isinstance(child, dict | list) and id(child) not in self._known
             ]
             if missing:
-                if id(node) in started:
-                    raise ValueError("a value that contains itself is not JSON")
-                started.add(id(node))
                 pending.extend(missing)
                 continue
             pending.pop()
@@ -214,18 +212,18 @@ class _Walk:
     _followed: set[tuple[str, str, str, str]] = field(default_factory=set)
     text: _Texts = field(default_factory=_Texts)
 
-    def emit(self, rule: str, place: _Place, keyword: str, message: str, *, anywhere: bool = False) -> None:
-        """Record a change; ``anywhere``: the rule holds inside ``if`` and ``not`` too."""
-        if place.conditional and not anywhere and RULES[rule].change_class in _SET_CLASSES:
+    def emit(self, rule: str, place: _Place, keyword: str, message: str) -> None:
+        """Record a change; inside ``if`` and ``not`` only the rules of ``_ANYWHERE`` keep their direction."""
+        if place.conditional and rule not in _ANYWHERE and RULES[rule].change_class in _SET_CLASSES:
             message = f"{message} (inside if or not, where the direction is not followed)"
             rule = "condition-changed"
         self.changes.append(
             Change(RULES[rule].change_class, rule, location(place.file, place.path), keyword, message)
         )
 
-    def was(self, rule: str, place: _Place, key: str, old: _Schema, new: _Schema, **how: bool) -> None:
+    def was(self, rule: str, place: _Place, key: str, old: _Schema, new: _Schema) -> None:
         """Record a change of ``key`` saying what it was and what it is."""
-        self.emit(rule, place.at(key), key, f"{key} {_was(old, new, key)}", **how)
+        self.emit(rule, place.at(key), key, f"{key} {_was(old, new, key)}")
 
     def files(self) -> None:
         for name in self.new.documents:
@@ -280,7 +278,7 @@ class _Walk:
                 if members_done:
                     continue
                 members_done = True
-            compare = _KEYWORDS.get(key, _Walk.vendor if key.startswith("x-") else _Walk.unknown)
+            compare = _KEYWORDS.get(key, _Walk.note if key.startswith("x-") else _Walk.unknown)
             yield from compare(self, key, old, new, place) or ()
 
     # -- one method per kind of keyword (``_KEYWORDS``): (key, old, new, place) -> comparisons or None
@@ -301,17 +299,11 @@ class _Walk:
         self.emit(_ANNOTATIONS[key], place.at(key), key, f"{key} changed")
 
     def note(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
-        self.was(_annotation_rule(key, old), place, key, old, new)
+        shown = f"vendor annotation {key}" if key.startswith("x-") else key
+        self.emit(_annotation_rule(key, old), place.at(key), key, f"{shown} {_was(old, new, key)}")
 
-    def vendor(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
-        message = f"vendor annotation {key} {_was(old, new, key)}"
-        self.emit(_annotation_rule(key, old), place.at(key), key, message, anywhere=True)
-
-    def default(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
-        self.emit("default-changed", place.at(key), key, _was(old, new, key))
-
-    def identity(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
-        self.emit(_IDENTITY[key], place.at(key), key, _was(old, new, key), anywhere=True)
+    def value(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
+        self.emit(_VALUES[key], place.at(key), key, _was(old, new, key))
 
     def unknown(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
         message = f"keyword {key} {_was(old, new, key)}; the classifier does not know it"
@@ -404,12 +396,10 @@ class _Walk:
         at, before, after = place.at(key), old.get(key, {}), new.get(key, {})
         for name in after:
             if name not in before:
-                self.emit("definition-added", at.at(name), key, f"new definition {name}", anywhere=True)
+                self.emit("definition-added", at.at(name), key, f"new definition {name}")
         for name in before:
             if name not in after:
-                self.emit(
-                    "definition-removed", at.at(name), key, f"definition {name} was removed", anywhere=True
-                )
+                self.emit("definition-removed", at.at(name), key, f"definition {name} was removed")
             else:
                 yield _Compare(before[name], after[name], at.at(name), "definition")
 
@@ -422,9 +412,7 @@ class _Walk:
         new_file, new_path, new_target = self.new.resolve(new[key], at.file)
         followed = (location(old_file, old_path), location(new_file, new_path), at.old_file, at.file)
         if followed[0] == followed[1]:
-            self.emit(
-                "ref-retargeted", at, key, f"$ref {_was(old, new, key)}, the same schema", anywhere=True
-            )
+            self.emit("ref-retargeted", at, key, f"$ref {_was(old, new, key)}, the same schema")
             return
         if followed in self._followed:
             return
@@ -438,19 +426,19 @@ class _Walk:
             self.emit("ref-retargeted", at, key, message)
 
     def error_codes(self, key: str, old: _Schema, new: _Schema, place: _Place) -> None:
-        """Each code's metadata; these rules hold wherever they appear (``anywhere``)."""
+        """Each code's metadata: a behaviour, never a change of the accepted set."""
         at, codes_before, codes_after = place.at(key), old.get(key, {}), new.get(key, {})
         for code in codes_after:
             if code not in codes_before:
-                self.emit("code-metadata-added", at.at(code), key, f"metadata for {code}", anywhere=True)
+                self.emit("code-metadata-added", at.at(code), key, f"metadata for {code}")
         for code in codes_before:
             before, after = codes_before[code], codes_after.get(code)
             if code not in codes_after:
                 message = f"{code} lost its category, default retryability and HTTP status"
-                self.emit("code-metadata-removed", at.at(code), key, message, anywhere=True)
+                self.emit("code-metadata-removed", at.at(code), key, message)
             elif not isinstance(before, dict) or not isinstance(after, dict):
                 if self.text(before) != self.text(after):
-                    self.emit("code-metadata-changed", at.at(code), key, code, anywhere=True)
+                    self.emit("code-metadata-changed", at.at(code), key, code)
             else:
                 for name in _union(before, after):
                     if self.text(before.get(name)) != self.text(after.get(name)):
@@ -458,7 +446,7 @@ class _Walk:
                         rule = _CODE_FIELDS.get(name, "code-metadata-changed")
                         rule = _annotation_rule(name, before) if name.startswith("x-") else rule
                         message = f"{code}: {name} {_was(before, after, name)}"
-                        self.emit(rule, at.at(code, name), key, message, anywhere=True)
+                        self.emit(rule, at.at(code, name), key, message)
 
 
 def _annotation_rule(key: str, old: Mapping[str, Any]) -> str:
@@ -471,12 +459,11 @@ _KEYWORDS: dict[str, _Comparison] = {
     **dict.fromkeys((*_LOWER_BOUNDS, *_UPPER_BOUNDS), _Walk.bound),
     **dict.fromkeys(_ANNOTATIONS, _Walk.annotation),
     **dict.fromkeys(_NOTES, _Walk.note),
-    **dict.fromkeys(_IDENTITY, _Walk.identity),
+    **dict.fromkeys(_VALUES, _Walk.value),
     **dict.fromkeys(_OTHER_CONSTRAINTS, _Walk.constraint),
     **dict.fromkeys(_SUBSCHEMAS, _Walk.subschema),
     **dict.fromkeys(("not", "if"), _Walk.condition),
     **dict.fromkeys(("allOf", "anyOf", "oneOf", "prefixItems"), _Walk.applicator),
-    "default": _Walk.default,
     "x-error-codes": _Walk.error_codes,
     "$defs": _Walk.definitions,
     "$ref": _Walk.reference,

@@ -27,7 +27,7 @@ from toolresponse_generated.http_binding import (
 from .._response import ToolResponse
 
 if TYPE_CHECKING:  # Starlette (the extra) is imported by the guard only: a CLI reads tokens here
-    from starlette.datastructures import Headers
+    from starlette.responses import Response
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 ANY = "*"  # in an allow-list: any value
@@ -148,32 +148,19 @@ class AccessRules:
         return scheme in ("http", "https") and "/" not in rest and _normal_host(rest) in LOOPBACK_HOSTS
 
 
-@dataclass(frozen=True)
-class Refusal:
-    """The answer to a request refused by the access rules."""
+def _refusal(status: int, response: ToolResponse, headers: Mapping[str, str] | None = None) -> Response:
+    from starlette.responses import Response
 
-    status: int
-    response: ToolResponse
-    headers: Mapping[str, str] = field(default_factory=dict)
+    return Response(response.to_json_bytes(), status, headers, MEDIA_TYPE)
 
 
-def _denied(reason: str, message: str, **details: str | None) -> Refusal:
+def _denied(reason: str, message: str, **details: str | None) -> Response:
     kept = {key: value for key, value in details.items() if value is not None}
     code = ErrorCode.ACCESS_DENIED
-    return Refusal(HTTP_STATUS[code], ToolResponse.error(code, message, details={"reason": reason, **kept}))
+    return _refusal(HTTP_STATUS[code], ToolResponse.error(code, message, details={"reason": reason, **kept}))
 
 
-def refusal(rules: AccessRules, headers: Headers) -> Refusal | None:
-    """Why a request with these headers is refused, or None: ``Host`` (403), ``Origin`` (403),
-    then the bearer token (401), each ACCESS_DENIED with the rule in ``details.reason``."""
-    return (
-        _host_refusal(rules, headers.getlist("host"))
-        or _origin_refusal(rules, headers.getlist("origin"))
-        or _token_refusal(rules, headers.getlist("authorization"))
-    )
-
-
-def _host_refusal(rules: AccessRules, hosts: list[str]) -> Refusal | None:
+def _host_refusal(rules: AccessRules, hosts: list[str]) -> Response | None:
     host = hosts[0] if len(hosts) == 1 else None
     if rules.host_allowed(host):
         return None
@@ -187,7 +174,7 @@ def _host_refusal(rules: AccessRules, hosts: list[str]) -> Refusal | None:
     return _denied("host", message, host=host)
 
 
-def _origin_refusal(rules: AccessRules, origins: list[str]) -> Refusal | None:
+def _origin_refusal(rules: AccessRules, origins: list[str]) -> Response | None:
     origin = origins[0] if len(origins) == 1 else None
     if len(origins) <= 1 and rules.origin_allowed(origin):
         return None
@@ -199,7 +186,7 @@ def _origin_refusal(rules: AccessRules, origins: list[str]) -> Refusal | None:
     return _denied("origin", message, origin=origin)
 
 
-def _token_refusal(rules: AccessRules, authorizations: list[str]) -> Refusal | None:
+def _token_refusal(rules: AccessRules, authorizations: list[str]) -> Response | None:
     if rules.token is None:
         return None
     scheme, _, presented = authorizations[0].strip().partition(" ") if len(authorizations) == 1 else ("",) * 3
@@ -212,11 +199,13 @@ def _token_refusal(rules: AccessRules, authorizations: list[str]) -> Refusal | N
     else:
         return None
     response = ToolResponse.error(UNAUTHORIZED_CODE, message, details={"reason": reason})
-    return Refusal(UNAUTHORIZED_STATUS, response, {AUTHENTICATE_HEADER: challenge})
+    return _refusal(UNAUTHORIZED_STATUS, response, {AUTHENTICATE_HEADER: challenge})
 
 
 class AccessGuard:
-    """ASGI middleware: an HTTP request the ``rules`` refuse is answered here, its body unread."""
+    """ASGI middleware: an HTTP request the ``rules`` refuse is answered here, its body unread:
+    ``Host`` (403), ``Origin`` (403), then the bearer token (401), each ACCESS_DENIED with the rule
+    in ``details.reason``."""
 
     def __init__(self, app: ASGIApp, rules: AccessRules) -> None:
         if not isinstance(rules, AccessRules):
@@ -226,11 +215,14 @@ class AccessGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         from starlette.datastructures import Headers
-        from starlette.responses import Response
 
-        refused = refusal(self.rules, Headers(scope=scope)) if scope["type"] == "http" else None
-        if refused is None:
-            await self.app(scope, receive, send)
-            return
-        body = refused.response.to_json_bytes()
-        await Response(body, refused.status, refused.headers, MEDIA_TYPE)(scope, receive, send)
+        refused = None
+        if scope["type"] == "http":
+            headers = Headers(scope=scope)
+            refused = (
+                _host_refusal(self.rules, headers.getlist("host"))
+                or _origin_refusal(self.rules, headers.getlist("origin"))
+                or _token_refusal(self.rules, headers.getlist("authorization"))
+            )
+        answer = self.app if refused is None else refused
+        await answer(scope, receive, send)

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from importlib import resources
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -33,7 +34,7 @@ from toolresponse_generated.http_binding import (
 )
 
 from .._errors import ConformanceError, ConformanceTokenError
-from ._fixtures import CheckResult, check_binding, error_code, load_fixtures, packaged_json, status_problem
+from ._fixtures import CheckResult, check_binding, error_code, load_fixtures, status_problem
 from ._refs import rewrite_refs
 
 DEFAULT_MAX_EXAMPLES = 50
@@ -60,7 +61,12 @@ class ConformanceReport:
 def resolved_binding_document() -> dict[str, Any]:
     """The binding's OpenAPI document with the v1 schema in ``components/schemas`` and every
     reference pointing there (``make generate`` writes it)."""
-    return dict(packaged_json(RESOLVED_DOCUMENT_NAME, "the resolved binding document"))
+    packaged = resources.files("toolresponse_generated").joinpath(RESOLVED_DOCUMENT_NAME)
+    if not packaged.is_file():
+        raise ConformanceError(
+            f"the resolved binding document ({RESOLVED_DOCUMENT_NAME}) is not in this installation"
+        )
+    return dict(json.loads(packaged.read_text("utf-8")))
 
 
 def _objects(node: Any) -> Iterator[dict[str, Any]]:

@@ -99,10 +99,12 @@ def _protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
     return BoundedH11Protocol
 
 
-def _config(app: Any, limits: ConnectionLimits, **options: Any) -> Any:
+def _server(app: Any, limits: ConnectionLimits | None, **options: Any) -> Any:
+    """A uvicorn server of ``app`` within ``limits`` (default: ``ConnectionLimits()``)."""
     import uvicorn
 
-    return uvicorn.Config(
+    limits = limits or ConnectionLimits()
+    config = uvicorn.Config(
         app,
         http=_protocol_class(limits),
         timeout_keep_alive=limits.keep_alive_s,
@@ -111,6 +113,7 @@ def _config(app: Any, limits: ConnectionLimits, **options: Any) -> Any:
         server_header=False,
         **options,
     )
+    return uvicorn.Server(config)
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -147,10 +150,7 @@ def serve(
     limits: ConnectionLimits | None = None,
 ) -> None:
     """Run uvicorn with ``app`` on the listening ``sock`` until SIGINT or SIGTERM (then return)."""
-    import uvicorn
-
-    config = _config(app, limits or ConnectionLimits(), log_level=log_level, access_log=access_log)
-    server = uvicorn.Server(config)
+    server = _server(app, limits, log_level=log_level, access_log=access_log)
     previous = signal.signal(signal.SIGTERM, lambda *_: None)
     try:
         with sock:
@@ -206,12 +206,9 @@ def serve_in_background(
 ) -> Iterator[str]:
     """Serve the ASGI ``app`` with uvicorn in a thread; yields the base URL, already listening.
     The server stops, and the thread is joined, when the block ends."""
-    import uvicorn
-
-    sock = listen(host, port)
     hangup = _Hangup(app)
-    config = _config(hangup, limits or ConnectionLimits(), log_level="error", access_log=False)
-    server = uvicorn.Server(config)
+    server = _server(hangup, limits, log_level="error", access_log=False)
+    sock = listen(host, port)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="toolresponse-http", daemon=True
     )
