@@ -77,15 +77,13 @@ def stated_text(shown: str, code: str, message: str) -> str:
 
 # -- the code inferred from third-party text --------------------------------------------------
 
-INFERENCE_TABLE: Final = INFERENCE_RULES
-"""How a third-party error's text is coded: ``schema/v1/interop/text-inference.json``, most specific
-rule first (the TypeScript package reads the same table)."""
-
-_COMPILED: Final = tuple((rule.signal, rule.regex, rule.code) for rule in INFERENCE_TABLE)
+# How a third-party error's text is coded: schema/v1/interop/text-inference.json, most specific rule
+# first (the TypeScript package reads the same table), each pattern compiled once.
+_COMPILED: Final = tuple((rule.signal, rule.regex, rule.code) for rule in INFERENCE_RULES)
 
 
 def infer_code(text: str) -> tuple[ErrorCode, str] | None:
-    """The code a third-party error text signals, and the signal (an ``INFERENCE_TABLE`` row);
+    """The code a third-party error text signals, and the signal (an ``INFERENCE_RULES`` row);
     None when no signal is found."""
     for signal, pattern, code in _COMPILED:
         if pattern.search(text):
@@ -107,7 +105,7 @@ class TextError(NamedTuple):
     """``prefix`` (the text states it), ``record`` (the record's outcome implies it), ``text``
     (inferred from its words) or ``default``."""
     signal: str | None = None
-    """The ``INFERENCE_TABLE`` signal an inferred code came from."""
+    """The ``INFERENCE_RULES`` signal an inferred code came from."""
 
     def details(self) -> dict[str, Any]:
         """What ``error_info.details`` says of where the code came from: for an inferred code,
