@@ -245,7 +245,5 @@ def test_the_package_reads_error_text_as_the_python_runtime_does(node: str) -> N
     for text in texts:
         read = text_error(text, is_error=True)
         assert read is not None
-        expected.append(
-            [read.code.value, read.text, read.message, {"code_from": read.code_from, **read.details()}]
-        )
+        expected.append([read.code.value, read.text, read.message, read.source])
     assert expected == read_there

@@ -281,7 +281,7 @@ def _error(
         code = read.code
         if ignored is not None:
             details["tool_failure_ignored"] = ignored
-        details.update({"code_from": read.code_from, **read.details()})
+        details.update(read.source)
     wire: dict[str, Any] = {"status": "error", "text": read.text, "error_info": {"code": code.value, **info}}
     if data:
         wire["data"] = data
