@@ -150,14 +150,15 @@ def text_wire(
     others: Sequence[Any] = (),
     *,
     call_id: str,
+    tool_name: str | None = None,
     is_error: bool | None,
     text_at: str,
-    context: Mapping[str, Any] | None,
     kept: str = "blocks",
 ) -> dict[str, Any]:
-    """The wire object of a record of text: the response its trailer carries (content without
-    ``others`` blocks only), else what ``blocks_wire`` reads; ``DialectError`` when the trailer
-    contradicts ``is_error`` (None: no flag) or the text before it."""
+    """The wire object of a record of text (its call id and tool name in ``context``): the response
+    its trailer carries (content without ``others`` blocks only), else what ``blocks_wire`` reads;
+    ``DialectError`` when the trailer contradicts ``is_error`` (None: no flag) or the text before it."""
+    context = record_context(call_id, tool_name)
     found = None if others else _bound_trailer(texts, call_id)
     if found is None:
         return blocks_wire(texts, others, is_error=is_error, context=context, kept=kept)
