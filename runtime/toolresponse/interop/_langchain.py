@@ -67,11 +67,7 @@ def wire_from_langchain(
     artifact = record.get("artifact")
     context = record_context(record["tool_call_id"], record.get("name"))
     if is_response_wire(artifact):
-        status = record.get("status", "success")
-        flag, is_error = f"{at}status is {status!r}", status == "error"
-        return agreeing(
-            dialect, artifact, is_error=is_error, flag=flag, carrier="its artifact", context=context
-        )
+        return _agreeing(artifact, record.get("status", "success"), context, dialect, at)
     content = record["content"]
     parts = [content] if isinstance(content, str) else content
     texts = [part if isinstance(part, str) else part.get("text", "") for part in parts if _is_text(part)]
@@ -80,6 +76,21 @@ def wire_from_langchain(
     if artifact is not None:
         wire.setdefault("data", {})["artifact"] = artifact
     return wire
+
+
+def _agreeing(
+    artifact: Mapping[str, Any],
+    status: str,
+    context: dict[str, Any] | None,
+    dialect: str = "langchain",
+    at: str = "",
+) -> dict[str, Any]:
+    """The wire object ``artifact`` (a ToolResponse's status will do, to check it), when its status
+    agrees with the message's, with the message's call id and tool name (``context``)."""
+    flag = f"{at}status is {status!r}"
+    return agreeing(
+        dialect, artifact, is_error=status == "error", flag=flag, carrier="its artifact", context=context
+    )
 
 
 def _is_text(part: Any) -> bool:
@@ -92,9 +103,11 @@ def from_langchain(record: Any) -> ToolResponse:
         return record
     if not isinstance(record, Mapping) and callable(getattr(record, "model_dump", None)):
         artifact = getattr(record, "artifact", None)
+        if isinstance(artifact, ToolResponse):
+            _agreeing({"status": artifact.status.value}, getattr(record, "status", "success"), None)
+            context = record_context(getattr(record, "tool_call_id", None), getattr(record, "name", None))
+            return artifact.with_context(**context) if context else artifact
         record = record.model_dump()
-        if isinstance(artifact, ToolResponse):  # read as the artifact it saves (to_dict)
-            record["artifact"] = artifact.to_dict()
     return dialect("langchain").read(record)
 
 
