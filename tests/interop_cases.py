@@ -62,7 +62,7 @@ def to_record(name: str, response: ToolResponse, *, call_id: str = "call_1", too
 
 def inferred_error(text: str, code: str, signal: str, **context: Any) -> dict[str, Any]:
     """The wire object of an error read from a third party's ``text``, its ``code`` inferred from
-    the words ``signal`` names (``_text.INFERENCE_TABLE``), with ``context``."""
+    the words ``signal`` names (``toolresponse_generated.INFERENCE_RULES``), with ``context``."""
     details = {"code_from": "text", "inferred": True, "signal": signal}
     info = {"code": code, "message": text, "details": details}
     return {"status": "error", "text": text, "error_info": info, "context": context}

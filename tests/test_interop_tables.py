@@ -15,8 +15,7 @@ from test_drift import GENERATED, TS_GENERATED, check, copy_checkout, edit_json,
 from test_http_binding_generated import GENERATOR
 
 from toolresponse.interop import DIALECTS, dialect
-from toolresponse.interop._text import INFERENCE_TABLE
-from toolresponse_generated import MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE
+from toolresponse_generated import INFERENCE_RULES, MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE
 
 __all__ = ["ts_checkout"]  # the fixture, for the TypeScript drift test
 
@@ -29,7 +28,7 @@ def test_the_runtime_reads_the_committed_documents() -> None:
     rules = json.loads((INTEROP / "text-inference.json").read_text(encoding="utf-8"))["rules"]
     assert rules == [
         {"signal": r.signal, "pattern": r.pattern, "ignore_case": r.ignore_case, "code": r.code.value}
-        for r in INFERENCE_TABLE
+        for r in INFERENCE_RULES
     ]
     for shape, name in ((MCP_RESULT_SHAPE, "mcp-call-tool-result"), (TOOL_FAILURE_SHAPE, "mcp-tool-failure")):
         assert json.loads((INTEROP / f"{name}.schema.json").read_text(encoding="utf-8")) == shape
@@ -65,8 +64,8 @@ def test_the_generator_refuses_a_reference_to_no_document() -> None:
 
 
 def test_every_committed_pattern_means_the_same_in_both_languages() -> None:
-    assert [None] * len(INFERENCE_TABLE) == [
-        GENERATOR.pattern_problem(rule.pattern) for rule in INFERENCE_TABLE
+    assert [None] * len(INFERENCE_RULES) == [
+        GENERATOR.pattern_problem(rule.pattern) for rule in INFERENCE_RULES
     ]
 
 

@@ -35,9 +35,10 @@ from test_mcp_typescript import SDK, _run
 from toolresponse import ErrorCode, ToolRegistry, ToolResponse, ToolStatus, validate
 from toolresponse.interop import from_mcp
 from toolresponse.interop._mcp import MCP_META_KEY, TOOL_FAILURE_KEY
-from toolresponse.interop._text import INFERENCE_TABLE, text_error
+from toolresponse.interop._text import text_error
 from toolresponse.mcp import attach, http_app
 from toolresponse.tools import load_registry
+from toolresponse_generated import INFERENCE_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_BUILD = ROOT / "packages" / "typescript" / "dist" / "mcp.js"
@@ -227,7 +228,7 @@ def _error_texts() -> list[str]:
         "The value must be positive",
         "Something broke",
     ]
-    for rule in INFERENCE_TABLE:
+    for rule in INFERENCE_RULES:
         texts += [
             rule.signal,
             f"failed: {rule.signal.upper()}!",
@@ -244,7 +245,5 @@ def test_the_package_reads_error_text_as_the_python_runtime_does(node: str) -> N
     for text in texts:
         read = text_error(text, is_error=True)
         assert read is not None
-        expected.append(
-            [read.code.value, read.text, read.message, {"code_from": read.code_from, **read.details()}]
-        )
+        expected.append([read.code.value, read.text, read.message, read.source])
     assert expected == read_there

@@ -30,9 +30,9 @@ from toolresponse.interop._mcp import (
     STRUCTURED_MEMBER,
     TOOL_FAILURE_KEY,
 )
-from toolresponse.interop._text import INFERENCE_TABLE, infer_code
+from toolresponse.interop._text import infer_code
 from toolresponse.tools._params import ParameterValidator
-from toolresponse_generated import ERROR_CODE_INFO, MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE
+from toolresponse_generated import ERROR_CODE_INFO, INFERENCE_RULES, MCP_RESULT_SHAPE, TOOL_FAILURE_SHAPE
 
 VALID = [(name, data) for name, data, valid, _ in CASES if valid]
 SHAPE = ParameterValidator.compile(MCP_RESULT_SHAPE, where="test")
@@ -440,6 +440,6 @@ def test_a_protocol_error_is_a_response(error: dict[str, Any], code: ErrorCode) 
 
 
 def test_every_inference_row_is_reachable_by_its_own_signal() -> None:
-    for rule in INFERENCE_TABLE:
+    for rule in INFERENCE_RULES:
         if rule.signal.isupper():  # errno names match themselves
             assert (rule.code, rule.signal) == infer_code(f"{rule.signal}: something")

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import record_context, required, text_parts, text_wire, written
+from ._carry import required, text_parts, text_wire, written
 from ._dialects import dialect
 
 
@@ -28,17 +28,9 @@ def to_anthropic(
 
 def wire_from_anthropic(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ``tool_result`` known to have its shape (unchecked)."""
-    call_id = record["tool_use_id"]
     texts, others = text_parts(record.get("content", ""), "text")
-    return text_wire(
-        "anthropic",
-        texts,
-        others,
-        call_id=call_id,
-        is_error=record.get("is_error", False),
-        text_at="/content",
-        context=record_context(call_id),
-    )
+    is_error, call_id = record.get("is_error", False), record["tool_use_id"]
+    return text_wire("anthropic", texts, others, call_id=call_id, is_error=is_error, text_at="/content")
 
 
 def from_anthropic(record: Mapping[str, Any]) -> ToolResponse:

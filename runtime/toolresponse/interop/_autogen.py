@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import carried_text, context_value, record_context, required, text_wire
+from ._carry import carried_text, context_value, required, text_wire
 from ._dialects import dialect
 from ._shape import dumped
 
@@ -40,14 +40,13 @@ def to_autogen(
 
 def wire_from_autogen(record: Mapping[str, Any]) -> dict[str, Any]:
     """The ToolResponse wire object of a ``FunctionExecutionResult`` known to have its shape."""
-    call_id = record["call_id"]
     return text_wire(
         "autogen",
         [record["content"]],
-        call_id=call_id,
+        call_id=record["call_id"],
+        tool_name=record.get("name"),
         is_error=record.get("is_error"),
         text_at="/content",
-        context=record_context(call_id, record.get("name")),
     )
 
 

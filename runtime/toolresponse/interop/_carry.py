@@ -118,10 +118,12 @@ def carried_text(response: ToolResponse, text: str | None, *, call_id: str, carr
     return "\n\n".join(part for part in written(response, text, call_id=call_id, carry=carry) if part)
 
 
-def _split(content: str) -> tuple[str, Any] | None:
-    """The text before ``content``'s trailer and the trailer's decoded JSON, when ``content`` is
-    laid out as ``carried_text`` lays it out; None otherwise (a trailer not holding JSON too)."""
-    if not content.endswith(TRAILER_END):
+def _bound_trailer(texts: Sequence[str], call_id: str) -> tuple[str, Mapping[str, Any]] | None:
+    """The text before the trailer ``texts`` end with and the response it carries, when they are
+    laid out as ``written`` lays them out (one text, or the model text then the trailer) and the
+    trailer is bound to ``call_id``; None otherwise (a trailer not holding JSON too)."""
+    content = "\n\n".join(texts)
+    if len(texts) > 2 or not content.endswith(TRAILER_END):
         return None
     start = content.rfind("\n") + 1
     if not content.startswith(TRAILER_START, start):
@@ -133,50 +135,13 @@ def _split(content: str) -> tuple[str, Any] | None:
     else:
         return None
     try:
-        return before, orjson.loads(content[start + len(TRAILER_START) : -len(TRAILER_END)])
+        wire = orjson.loads(content[start + len(TRAILER_START) : -len(TRAILER_END)])
     except orjson.JSONDecodeError:
         return None
-
-
-def _carried_response(
-    dialect: str,
-    texts: Sequence[str],
-    *,
-    call_id: Any,
-    is_error: bool | None,
-    text_at: str,
-    context: Mapping[str, Any] | None,
-) -> dict[str, Any] | None:
-    """The wire object ``texts`` carry in a trailer bound to ``call_id`` (``written``'s layout), or
-    None; ``DialectError`` when it contradicts ``is_error`` (None: no flag) or the text before it."""
-    if len(texts) == 1:
-        found = _split(texts[0])
-    elif len(texts) == 2:
-        alone = _split(texts[1])
-        found = (texts[0], alone[1]) if alone is not None and alone[0] == "" else None
-    else:
-        found = None
-    if found is None or not is_response_wire(found[1]):
+    bound = wire.get("context") if is_response_wire(wire) else None
+    if not call_id or not isinstance(bound, Mapping) or bound.get("call_id") != call_id:
         return None
-    shown, wire = found
-    bound = wire.get("context")
-    if not (isinstance(call_id, str) and call_id and isinstance(bound, Mapping)):
-        return None
-    if bound.get("call_id") != call_id:
-        return None
-    if is_error is not None:
-        said = f"is_error is {'true' if is_error else 'false'}"
-        agreeing(dialect, wire, is_error=is_error, flag=said, carrier="its trailer")
-    wire = owned(wire, context)
-    model = wire_model_text(wire)
-    if model is not None and model != shown:
-        message = (
-            f"{dialect} record: the text before its trailer is not the model text of the response the"
-            f" trailer carries ({shortened(repr(model), 120)}): what the model read is the record's own"
-            " word, and a trailer that says otherwise is not believed over it"
-        )
-        raise DialectError(dialect, (SchemaViolation(pointer=text_at, keyword="const", message=message),))
-    return dict(wire)
+    return before, wire
 
 
 def text_wire(
@@ -184,21 +149,33 @@ def text_wire(
     texts: Sequence[str],
     others: Sequence[Any] = (),
     *,
-    call_id: Any,
+    call_id: str,
+    tool_name: str | None = None,
     is_error: bool | None,
     text_at: str,
-    context: Mapping[str, Any] | None,
     kept: str = "blocks",
 ) -> dict[str, Any]:
-    """The wire object of a record of text: the response its trailer carries (content without
-    ``others`` blocks only), else what ``blocks_wire`` reads."""
-    if not others:
-        wire = _carried_response(
-            dialect, texts, call_id=call_id, is_error=is_error, text_at=text_at, context=context
+    """The wire object of a record of text (its call id and tool name in ``context``): the response
+    its trailer carries (content without ``others`` blocks only), else what ``blocks_wire`` reads;
+    ``DialectError`` when the trailer contradicts ``is_error`` (None: no flag) or the text before it."""
+    context = record_context(call_id, tool_name)
+    found = None if others else _bound_trailer(texts, call_id)
+    if found is None:
+        return blocks_wire(texts, others, is_error=is_error, context=context, kept=kept)
+    shown, wire = found
+    if is_error is not None:
+        said = f"is_error is {'true' if is_error else 'false'}"
+        agreeing(dialect, wire, is_error=is_error, flag=said, carrier="its trailer")
+    carried = owned(wire, context)
+    model = wire_model_text(carried)
+    if model is not None and model != shown:
+        message = (
+            f"{dialect} record: the text before its trailer is not the model text of the response the"
+            f" trailer carries ({shortened(repr(model), 120)}): what the model read is the record's own"
+            " word, and a trailer that says otherwise is not believed over it"
         )
-        if wire is not None:
-            return wire
-    return blocks_wire(texts, others, is_error=is_error, context=context, kept=kept)
+        raise DialectError(dialect, (SchemaViolation(pointer=text_at, keyword="const", message=message),))
+    return carried
 
 
 def agreeing(

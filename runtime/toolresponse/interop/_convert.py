@@ -63,14 +63,13 @@ def convert(
     ``ValueError`` for an unknown dialect name. ``quiet``: no summary on ``err``."""
     source, target = dialect(source_dialect), dialect(target_dialect)
     result = ConvertReport()
-    dumps = orjson.dumps
     separator = "[\n" if output_format == "json" else ""
     for chunk in decoded_records(expand(paths), stdin=stdin):
         written: list[str] = []
         for line, value in zip(chunk.lines, chunk.values, strict=True):
             errors: Sequence[SchemaViolation]
             try:
-                text = dumps(target.to(source.from_(value))).decode("utf-8")
+                text = orjson.dumps(target.to(source.from_(value))).decode("utf-8")
             except ResponseValidationError as error:
                 errors = record_violations(source, value) or error.errors
             except orjson.JSONEncodeError as error:  # a value I-JSON cannot hold (an integer past 64 bits)

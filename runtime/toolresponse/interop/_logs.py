@@ -49,7 +49,7 @@ def _verdict(name: str) -> Callable[[Any], bool]:
     """The per-record verdict of dialect ``name``, compiled once per process: its shape, then
     the ToolResponse it maps to; only a record found wrong goes on to be explained."""
     chosen = dialect(name)
-    shape_ok, mapped, response_ok = chosen.shape.verdict(), chosen.wire, RESPONSE_JUDGE.verdict()
+    shape_ok, mapped, response_ok = chosen.shape.validator.verdict(), chosen.wire, RESPONSE_JUDGE.verdict()
 
     def verdict(value: Any) -> bool:
         if not shape_ok(value):

@@ -151,11 +151,10 @@ def wire_from_mcp(record: Mapping[str, Any], *, clock: Callable[[], float] = tim
     if is_error:
         return _error(text, data, meta, clock)
     if text.startswith(PARTIAL_MARKER):
-        return {"status": _PARTIAL, "text": text[len(PARTIAL_MARKER) :], "data": data}
+        return {"status": "partial", "text": text[len(PARTIAL_MARKER) :], "data": data}
     return {"status": "success", "text": text, "data": data}
 
 
-_PARTIAL: Final = ToolStatus.PARTIAL.value
 _INPUT_REQUIRED: Final = "input_required"
 _NOT_AN_OUTCOME: Final = SchemaViolation(
     pointer="/resultType",
@@ -178,7 +177,7 @@ def _carried(carried: Any, texts: list[str], data: dict[str, Any]) -> dict[str, 
     wire = dict(carried)
     text = texts[0] if texts else ""
     info = wire.get("error_info")
-    if text.startswith(PARTIAL_MARKER) and wire.get("status") == _PARTIAL:
+    if text.startswith(PARTIAL_MARKER) and wire.get("status") == "partial":
         text = text[len(PARTIAL_MARKER) :]
     elif (
         isinstance(info, dict) and isinstance(info.get("code"), str) and isinstance(info.get("message"), str)
@@ -281,7 +280,7 @@ def _error(
         code = read.code
         if ignored is not None:
             details["tool_failure_ignored"] = ignored
-        details.update({"code_from": read.code_from, **read.details()})
+        details.update(read.source)
     wire: dict[str, Any] = {"status": "error", "text": read.text, "error_info": {"code": code.value, **info}}
     if data:
         wire["data"] = data

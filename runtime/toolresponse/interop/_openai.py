@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import carried_text, record_context, required, text_parts, text_wire
+from ._carry import carried_text, required, text_parts, text_wire
 from ._dialects import dialect
 
 
@@ -37,10 +37,8 @@ def to_openai_responses(
 
 def _from_text(dialect: str, content: Any, text_type: str, call_id: str, text_at: str) -> dict[str, Any]:
     texts, parts = text_parts(content, text_type)
-    text, context = "".join(texts), record_context(call_id)
-    return text_wire(
-        dialect, [text], parts, call_id=call_id, is_error=None, text_at=text_at, context=context, kept="parts"
-    )
+    text = "".join(texts)
+    return text_wire(dialect, [text], parts, call_id=call_id, is_error=None, text_at=text_at, kept="parts")
 
 
 def wire_from_openai_chat(record: Mapping[str, Any]) -> dict[str, Any]:

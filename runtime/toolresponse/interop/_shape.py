@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from .._errors import DialectError, JsonValueError
@@ -55,16 +55,13 @@ class Shape:
     schema: Mapping[str, Any]
 
     @functools.cached_property
-    def _validator(self) -> ParameterValidator:
+    def validator(self) -> ParameterValidator:
+        """The shape compiled (on first use); its ``verdict()`` is the one for loops over many records."""
         return ParameterValidator.compile(self.schema, where=f"the {self.dialect} shape")
-
-    def verdict(self) -> Callable[[Any], bool]:
-        """The compiled ``is_valid`` itself, for loops over many records."""
-        return self._validator.verdict()
 
     def violations(self, record: Any) -> tuple[SchemaViolation, ...]:
         """Every way ``record`` breaks the shape (empty when it has it)."""
-        found = self._validator.violations(record, limit=None, schema_paths=True)
+        found = self.validator.violations(record, limit=None, schema_paths=True)
         prefix = f"{self.dialect} record: "
         # Most relevant first, as the validator orders them: an unknown member usually explains a
         # missing one. Each message is cut, as the ToolResponse layer's are short.

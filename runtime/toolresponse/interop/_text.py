@@ -77,15 +77,13 @@ def stated_text(shown: str, code: str, message: str) -> str:
 
 # -- the code inferred from third-party text --------------------------------------------------
 
-INFERENCE_TABLE: Final = INFERENCE_RULES
-"""How a third-party error's text is coded: ``schema/v1/interop/text-inference.json``, most specific
-rule first (the TypeScript package reads the same table)."""
-
-_COMPILED: Final = tuple((rule.signal, rule.regex, rule.code) for rule in INFERENCE_TABLE)
+# How a third-party error's text is coded: schema/v1/interop/text-inference.json, most specific rule
+# first (the TypeScript package reads the same table), each pattern compiled once.
+_COMPILED: Final = tuple((rule.signal, rule.regex, rule.code) for rule in INFERENCE_RULES)
 
 
 def infer_code(text: str) -> tuple[ErrorCode, str] | None:
-    """The code a third-party error text signals, and the signal (an ``INFERENCE_TABLE`` row);
+    """The code a third-party error text signals, and the signal (an ``INFERENCE_RULES`` row);
     None when no signal is found."""
     for signal, pattern, code in _COMPILED:
         if pattern.search(text):
@@ -103,18 +101,10 @@ class TextError(NamedTuple):
     text: str
     """The response's text: what follows a stated code, else the text itself."""
     message: str
-    code_from: str
-    """``prefix`` (the text states it), ``record`` (the record's outcome implies it), ``text``
-    (inferred from its words) or ``default``."""
-    signal: str | None = None
-    """The ``INFERENCE_TABLE`` signal an inferred code came from."""
-
-    def details(self) -> dict[str, Any]:
-        """What ``error_info.details`` says of where the code came from: for an inferred code,
-        ``{"code_from": "text", "inferred": true, "signal": ...}``; nothing otherwise."""
-        if self.signal is None:
-            return {}
-        return {"code_from": "text", "inferred": True, "signal": self.signal}
+    source: dict[str, Any]
+    """Where the code came from, as ``error_info.details`` says it: ``code_from`` ``prefix`` (the
+    text states it), ``record`` (the record's outcome implies it), ``default``, or ``text``
+    (inferred from its words: then ``"inferred": true`` and the ``INFERENCE_RULES`` ``signal``)."""
 
 
 def text_error(text: str, *, is_error: bool | None, implied: ErrorCode | None = None) -> TextError | None:
@@ -127,17 +117,17 @@ def text_error(text: str, *, is_error: bool | None, implied: ErrorCode | None = 
     if stated is not None and code is not None:
         rest = text[stated.end() :]
         message = rest.split("\n", 1)[0].strip()
-        return TextError(code, rest if message else text, message or text, "prefix")
+        return TextError(code, rest if message else text, message or text, {"code_from": "prefix"})
     if is_error is None and not _FAILURE_OPENING.match(text):
         return None
     message = text.strip() or NO_TEXT
     body = text if text.strip() else message
     if implied is not None:
-        return TextError(implied, body, message, "record")
+        return TextError(implied, body, message, {"code_from": "record"})
     found = infer_code(text)
     if found is None:
-        return TextError(ErrorCode.EXECUTION_ERROR, body, message, "default")
-    return TextError(found[0], body, message, "text", found[1])
+        return TextError(ErrorCode.EXECUTION_ERROR, body, message, {"code_from": "default"})
+    return TextError(found[0], body, message, {"code_from": "text", "inferred": True, "signal": found[1]})
 
 
 def inferred(
@@ -153,9 +143,8 @@ def inferred(
     wire: dict[str, Any]
     if error is not None:
         info: dict[str, Any] = {"code": error.code.value, "message": error.message}
-        details = error.details()
-        if details:
-            info["details"] = details
+        if "inferred" in error.source:  # only a code inferred from the words is explained
+            info["details"] = error.source
         wire = {"status": "error", "text": error.text, "error_info": info}
     else:
         wire = {"status": "partial" if _PARTIAL.match(text) else "success", "text": text}
