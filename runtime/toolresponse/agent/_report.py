@@ -228,7 +228,7 @@ def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
         summary.files.append(name)
         registry_calls: list[tuple[str, ToolCall, Any, Any]] = []
         agent_results: Counter[tuple[str, Any]] = Counter()  # by tool and call id
-        for number, record in read_trace(name, on_error=summary.skipped.append):
+        for number, record in read_trace(name, summary.skipped.append):
             line = _Line(name, number, record)
             try:
                 if line.event == "tool_call":  # the registry's own trace, with the state after the call

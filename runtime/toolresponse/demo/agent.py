@@ -45,11 +45,10 @@ TASK = (
 _FIRST_CALLS = ("2 ** 128", "pi * 3 ** 2", "12 \N{MULTIPLICATION SIGN} 4", "0 / 0")
 _FIXES = {"12 \N{MULTIPLICATION SIGN} 4": "12 * 4"}
 """What the scripted model asks first, and how it fixes the one the calculator refuses."""
+_Messages = Sequence[Mapping[str, Any]]
 
 
-def _reply(
-    messages: Sequence[Mapping[str, Any]], turn: int, content: str = "", asks: Sequence[str] = ()
-) -> ModelReply:
+def _reply(messages: _Messages, turn: int, content: str = "", asks: Sequence[str] = ()) -> ModelReply:
     arguments = [json.dumps({"expression": e}, separators=(",", ":"), ensure_ascii=False) for e in asks]
     calls = tuple(
         ToolCall(id=f"call_{turn + 1}_{n}", name="calculator", arguments=text)
@@ -63,48 +62,41 @@ def _reply(
     return ModelReply(content=content or None, tool_calls=calls, usage=usage, finish_reason=finish)
 
 
-def scripted_model(messages: Sequence[Mapping[str, Any]]) -> ModelReply:
-    """The built-in model: it reacts to each status it reads, as a careful model would."""
-    asked = {
-        call["id"]: json.loads(call["function"]["arguments"])["expression"]
-        for message in messages
-        for call in message.get("tool_calls") or ()
-    }
-    results = [
-        (asked.get(m["tool_call_id"], "?"), str(m["content"])) for m in messages if m.get("role") == "tool"
-    ]
-    turns = sum(1 for message in messages if message.get("role") == "assistant")
-    if turns == 0:
-        return _reply(messages, turns, asks=_FIRST_CALLS)
-    fixes = [_FIXES[e] for e, text in results if text.startswith("ERROR INVALID_") and e in _FIXES]
-    if turns == 1 and fixes:
-        return _reply(messages, turns, asks=fixes)
-    lines = []
-    for expression, text in results:
-        first = text.splitlines()[0]
-        if text.startswith("PARTIAL RESULT"):
-            lines.append(first.removeprefix("PARTIAL RESULT (incomplete): "))
-        elif text.startswith("ERROR") and not text.startswith("ERROR INVALID_"):  # those were fixed
-            lines.append(f"{expression} has no value ({first.split(': ', 1)[1].rstrip('.')})")
-        elif not text.startswith("ERROR"):
-            lines.append(first)
-    return _reply(messages, turns, "; ".join(lines) + ".")
-
-
 class ScriptedModel:
-    """The built-in model in process, a :class:`ChatModel` answering with :func:`scripted_model`."""
+    """The built-in model, in process: it reacts to each status it reads, as a careful model would."""
 
     name = "scripted-model"
 
-    def complete(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
-    ) -> ModelReply:
-        return scripted_model(messages)
+    def complete(self, messages: _Messages, tools: _Messages) -> ModelReply:
+        asked = {
+            call["id"]: json.loads(call["function"]["arguments"])["expression"]
+            for message in messages
+            for call in message.get("tool_calls") or ()
+        }
+        results = [
+            (asked.get(m["tool_call_id"], "?"), str(m["content"]))
+            for m in messages
+            if m.get("role") == "tool"
+        ]
+        turns = sum(1 for message in messages if message.get("role") == "assistant")
+        if turns == 0:
+            return _reply(messages, turns, asks=_FIRST_CALLS)
+        fixes = [_FIXES[e] for e, text in results if text.startswith("ERROR INVALID_") and e in _FIXES]
+        if turns == 1 and fixes:
+            return _reply(messages, turns, asks=fixes)
+        lines = []
+        for expression, text in results:
+            first = text.splitlines()[0]
+            if text.startswith("PARTIAL RESULT"):
+                lines.append(first.removeprefix("PARTIAL RESULT (incomplete): "))
+            elif text.startswith("ERROR") and not text.startswith("ERROR INVALID_"):  # those were fixed
+                lines.append(f"{expression} has no value ({first.split(': ', 1)[1].rstrip('.')})")
+            elif not text.startswith("ERROR"):
+                lines.append(first)
+        return _reply(messages, turns, "; ".join(lines) + ".")
 
-    async def acomplete(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
-    ) -> ModelReply:
-        return scripted_model(messages)
+    async def acomplete(self, messages: _Messages, tools: _Messages) -> ModelReply:
+        return self.complete(messages, tools)
 
 
 def _first_line(text: str, limit: int) -> str:
