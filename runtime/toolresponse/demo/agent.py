@@ -2,8 +2,8 @@
 
 With nothing configured the model is a scripted one, in process; ``OPENAI_BASE_URL`` and
 ``TOOLRESPONSE_MODEL`` (and ``OPENAI_API_KEY`` if needed) name a real one, reached through the
-official ``openai`` client. The trace goes to ``TOOLRESPONSE_DEMO_TRACE``,
-else to a new temporary directory, and its report is shown (text, and HTML beside the trace).
+official ``openai`` client. The trace goes to ``TOOLRESPONSE_DEMO_TRACE``, else to a new temporary
+directory, and its report is shown (text, and HTML beside the trace).
 """
 
 from __future__ import annotations
