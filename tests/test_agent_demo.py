@@ -3,21 +3,20 @@ with OPENAI_BASE_URL and TOOLRESPONSE_MODEL set it uses that model instead."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import io
 import json
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from scripted_chat import ScriptedChatServer, ScriptedReply
 
-from toolresponse.agent import Agent, RetryPolicy
+from toolresponse.agent import Agent, RetryPolicy, RunOutcome
 from toolresponse.demo import agent as demo
-from toolresponse.demo._chat_server import ScriptedChatServer as DemoChatServer
+from toolresponse.demo.calculator import build_registry
 
 
 @pytest.fixture
@@ -45,6 +44,15 @@ def test_demo_with_nothing_configured_meets_success_partial_and_error(env: Path)
     ):
         assert expected in text
     assert "12 * 4 = 48" in text.split("the model answers:")[1]
+
+
+def test_the_scripted_model_drives_an_async_run_alike() -> None:
+    """The in-process model answers ``arun`` as it answers ``run``: the same calls, the same answer."""
+    agent = Agent(build_registry(), demo.ScriptedModel(), max_steps=8)
+    ran = agent.run(demo.TASK)
+    awaited = asyncio.run(agent.arun(demo.TASK))
+    assert RunOutcome.ANSWERED is awaited.outcome
+    assert (ran.answer, ran.usage) == (awaited.answer, awaited.usage)
 
 
 def test_demo_shows_the_report_of_its_trace_and_writes_the_html(env: Path) -> None:
@@ -107,27 +115,12 @@ def test_demo_with_an_unwritable_trace_path_says_so(monkeypatch: pytest.MonkeyPa
 
 
 def test_demo_without_the_openai_client_names_the_extra(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without the ``agent`` extra the demo says which one to install, and fails."""
+    """Without the ``agent`` extra a configured model cannot be built: the demo says which extra to
+    install, and fails."""
     monkeypatch.setitem(sys.modules, "openai", None)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("TOOLRESPONSE_MODEL", "any")
     out = io.StringIO()
     assert 1 == demo.main(out)
     assert "cannot build the model: OpenAIChatModel needs the openai package" in out.getvalue()
     assert "pip install 'toolresponse[agent]'" in out.getvalue()
-
-
-def test_the_demo_model_whose_script_fails_answers_400_with_the_reason() -> None:
-    """A script that raises is an error answer naming it, not a dropped connection."""
-
-    def broken(messages: list[dict[str, Any]]) -> Any:
-        raise LookupError("no reply for this turn")
-
-    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
-    with DemoChatServer(broken) as server:
-        request = urllib.request.Request(f"{server.base_url}/chat/completions", data=body, method="POST")
-        with pytest.raises(urllib.error.HTTPError) as caught:
-            urllib.request.urlopen(request, timeout=10)
-    answer = json.loads(caught.value.read())
-    assert (400, "the scripted model failed: LookupError: no reply for this turn") == (
-        caught.value.code,
-        answer["error"]["message"],
-    )

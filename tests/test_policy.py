@@ -714,7 +714,7 @@ def test_listeners_and_the_trace_see_a_denial_and_the_report_counts_it(
         line["code"] for line in lines
     ]
     summary = summarise([path])
-    assert (1, 1, 1, 0, 0) == tuple(summary.tools[name].denied for name, _ in expected)
+    assert (1, 1, 1, 0, 0) == tuple(sum(summary.tools[name].denied_by_rule.values()) for name, _ in expected)
     assert {"read_only": 1} == summary.tools["write_file"].denied_by_rule
     text = render_text(summary)
     assert "remove_file: 1 denied (deny_list 1)" in text.splitlines()

@@ -69,11 +69,6 @@ class ToolSummary:
         return _by_count(Counter(call.code or "?" for call in self.calls if call.status == "error"))
 
     @property
-    def denied(self) -> int:
-        """The calls refused: ACCESS_DENIED or PERMISSION_DENIED, or an access rule named."""
-        return sum(self.denied_by_rule.values())
-
-    @property
     def denied_by_rule(self) -> dict[str, int]:
         """The refused calls by the access rule that refused them (``(tool)`` when none is named)."""
         return _by_count(Counter(call.denied_by or "(tool)" for call in self.calls if call.refused))
@@ -81,9 +76,6 @@ class ToolSummary:
     @property
     def times_ms(self) -> list[float]:
         return [call.time_ms for call in self.calls if call.time_ms is not None]
-
-    def percentile(self, q: float) -> float | None:
-        return percentile(self.times_ms, q)
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -228,7 +220,7 @@ def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
         summary.files.append(name)
         registry_calls: list[tuple[str, ToolCall, Any, Any]] = []
         agent_results: Counter[tuple[str, Any]] = Counter()  # by tool and call id
-        for number, record in read_trace(name, on_error=summary.skipped.append):
+        for number, record in read_trace(name, summary.skipped.append):
             line = _Line(name, number, record)
             try:
                 if line.event == "tool_call":  # the registry's own trace, with the state after the call
@@ -295,7 +287,11 @@ def tool_rows(summary: TraceSummary) -> list[list[str]]:
     rows = []
     for name, tool in sorted(summary.tools.items()):
         counts = [len(tool.calls), tool.count("success"), tool.count("partial"), tool.count("error")]
-        times = [tool.percentile(50), tool.percentile(95), max(tool.times_ms, default=None)]
+        times = [
+            percentile(tool.times_ms, 50),
+            percentile(tool.times_ms, 95),
+            max(tool.times_ms, default=None),
+        ]
         codes = _counts(tool.errors_by_code) or "-"
         rows.append([printable(name), *map(str, counts), *map(_ms, times), str(tool.breaker_trips), codes])
     return rows
@@ -325,11 +321,12 @@ def render_text(summary: TraceSummary) -> str:
 
 
 def denial_lines(summary: TraceSummary) -> list[str]:
-    """One line per tool with refused calls: how many, by rule."""
+    """One line per tool with refused calls (ACCESS_DENIED or PERMISSION_DENIED, or an access rule
+    named): how many, by rule."""
     return [
-        f"{printable(name)}: {tool.denied} denied ({_counts(tool.denied_by_rule)})"
+        f"{printable(name)}: {sum(rules.values())} denied ({_counts(rules)})"
         for name, tool in sorted(summary.tools.items())
-        if tool.denied
+        if (rules := tool.denied_by_rule)
     ]
 
 
@@ -387,7 +384,7 @@ def _svg_chart(tool: ToolSummary) -> str:
         ("p50", "#1565c0", _LEFT + 4, "start"),
         ("p95", "#6a1b9a", _LEFT + _WIDTH - 4, "end"),
     ):
-        at = tool.percentile(float(name[1:]))
+        at = percentile(tool.times_ms, float(name[1:]))
         y = _TOP + _HEIGHT - (at or 0.0) * _HEIGHT / peak
         parts.append(
             f'<line x1="{_LEFT}" x2="{_LEFT + _WIDTH}" y1="{y:.2f}" y2="{y:.2f}" stroke="{colour}" '

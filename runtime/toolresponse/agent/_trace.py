@@ -157,13 +157,13 @@ def _masked(call: ToolCall) -> str:
 
 
 def read_trace(
-    path: str | os.PathLike[str], *, on_error: Callable[[TraceFormatError], None] | None = None
+    path: str | os.PathLike[str], on_error: Callable[[TraceFormatError], None]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each record of a JSONL trace file with its line number, blank lines skipped.
 
     A line that is not a JSON object with a string ``event`` is a ``TraceFormatError`` (file and
-    line) given to ``on_error`` and skipped, else raised; a file that cannot be read raises it. An
-    integer of more than 300 digits is read as a float (infinity beyond the float range)."""
+    line) given to ``on_error`` and skipped; a file that cannot be read raises it. An integer of
+    more than 300 digits is read as a float (infinity beyond the float range)."""
     name = os.fspath(path)
     try:
         handle = open_local(name, no_writer=NO_WRITER_OF_FILE)  # refused at once, as validate does
@@ -174,8 +174,6 @@ def read_trace(
             try:
                 record = _record(name, number, raw)
             except TraceFormatError as exc:
-                if on_error is None:
-                    raise
                 on_error(exc)
                 continue
             if record is not None:

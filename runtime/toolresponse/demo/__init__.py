@@ -16,7 +16,7 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
         None,
     ),
     "validation": ("third-party tool output (HelloAgents 1.0 among it) checked by the validator", None),
-    "agent": ("the agent on a scripted model over loopback HTTP: success, partial and error", "agent:openai"),
+    "agent": ("the agent on a scripted model: success, partial and error", "agent:openai"),
     "mcp": (
         "the calculator served over MCP stdio and called through the client; a third-party error coded",
         "mcp:mcp",

@@ -1,9 +1,9 @@
 """The agent demo: a calculator task that meets success, partial and error, status by status.
 
-With nothing configured the model is a scripted one, served on loopback and reached through the
-official ``openai`` client as a real model would be; ``OPENAI_BASE_URL`` and ``TOOLRESPONSE_MODEL``
-(and ``OPENAI_API_KEY`` if needed) name a real one. The trace goes to ``TOOLRESPONSE_DEMO_TRACE``,
-else to a new temporary directory, and its report is shown (text, and HTML beside the trace).
+With nothing configured the model is a scripted one, in process; ``OPENAI_BASE_URL`` and
+``TOOLRESPONSE_MODEL`` (and ``OPENAI_API_KEY`` if needed) name a real one, reached through the
+official ``openai`` client. The trace goes to ``TOOLRESPONSE_DEMO_TRACE``, else to a new temporary
+directory, and its report is shown (text, and HTML beside the trace).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -21,14 +21,17 @@ from .._suggest import shortened
 from ..agent import (
     Agent,
     AgentResult,
+    ChatModel,
+    ModelReply,
     OpenAIChatModel,
     RunOutcome,
+    TokenUsage,
+    ToolCall,
     render_html,
     render_text,
     summarise,
 )
 from ..tools._breaker import CircuitBreaker
-from ._chat_server import ScriptedChatServer, ScriptedReply, ScriptedToolCall
 from .calculator import build_registry
 
 TASK = (
@@ -42,42 +45,58 @@ TASK = (
 _FIRST_CALLS = ("2 ** 128", "pi * 3 ** 2", "12 \N{MULTIPLICATION SIGN} 4", "0 / 0")
 _FIXES = {"12 \N{MULTIPLICATION SIGN} 4": "12 * 4"}
 """What the scripted model asks first, and how it fixes the one the calculator refuses."""
+_Messages = Sequence[Mapping[str, Any]]
 
 
-def _calls(*expressions: str) -> ScriptedReply:
-    return ScriptedReply(
-        tool_calls=tuple(
-            ScriptedToolCall(name="calculator", arguments={"expression": e}) for e in expressions
-        )
+def _reply(messages: _Messages, turn: int, content: str = "", asks: Sequence[str] = ()) -> ModelReply:
+    arguments = [json.dumps({"expression": e}, separators=(",", ":"), ensure_ascii=False) for e in asks]
+    calls = tuple(
+        ToolCall(id=f"call_{turn + 1}_{n}", name="calculator", arguments=text)
+        for n, text in enumerate(arguments, 1)
     )
+    usage = TokenUsage(  # about four characters a token: a deterministic stand-in for a tokenizer
+        prompt_tokens=(len(json.dumps(list(messages))) + 3) // 4,
+        completion_tokens=(len(content + "".join(arguments)) + 3) // 4,
+    )
+    finish = "tool_calls" if calls else "stop"
+    return ModelReply(content=content or None, tool_calls=calls, usage=usage, finish_reason=finish)
 
 
-def scripted_model(messages: list[dict[str, Any]]) -> ScriptedReply:
-    """The built-in model: it reacts to each status it reads, as a careful model would."""
-    asked = {
-        call["id"]: json.loads(call["function"]["arguments"])["expression"]
-        for message in messages
-        for call in message.get("tool_calls") or ()
-    }
-    results = [
-        (asked.get(m["tool_call_id"], "?"), str(m["content"])) for m in messages if m.get("role") == "tool"
-    ]
-    turns = sum(1 for message in messages if message.get("role") == "assistant")
-    if turns == 0:
-        return _calls(*_FIRST_CALLS)
-    fixes = [_FIXES[e] for e, text in results if text.startswith("ERROR INVALID_") and e in _FIXES]
-    if turns == 1 and fixes:
-        return _calls(*fixes)
-    lines = []
-    for expression, text in results:
-        first = text.splitlines()[0]
-        if text.startswith("PARTIAL RESULT"):
-            lines.append(first.removeprefix("PARTIAL RESULT (incomplete): "))
-        elif text.startswith("ERROR") and not text.startswith("ERROR INVALID_"):  # those were fixed
-            lines.append(f"{expression} has no value ({first.split(': ', 1)[1].rstrip('.')})")
-        elif not text.startswith("ERROR"):
-            lines.append(first)
-    return ScriptedReply(content="; ".join(lines) + ".")
+class ScriptedModel:
+    """The built-in model, in process: it reacts to each status it reads, as a careful model would."""
+
+    name = "scripted-model"
+
+    def complete(self, messages: _Messages, tools: _Messages) -> ModelReply:
+        asked = {
+            call["id"]: json.loads(call["function"]["arguments"])["expression"]
+            for message in messages
+            for call in message.get("tool_calls") or ()
+        }
+        results = [
+            (asked.get(m["tool_call_id"], "?"), str(m["content"]))
+            for m in messages
+            if m.get("role") == "tool"
+        ]
+        turns = sum(1 for message in messages if message.get("role") == "assistant")
+        if turns == 0:
+            return _reply(messages, turns, asks=_FIRST_CALLS)
+        fixes = [_FIXES[e] for e, text in results if text.startswith("ERROR INVALID_") and e in _FIXES]
+        if turns == 1 and fixes:
+            return _reply(messages, turns, asks=fixes)
+        lines = []
+        for expression, text in results:
+            first = text.splitlines()[0]
+            if text.startswith("PARTIAL RESULT"):
+                lines.append(first.removeprefix("PARTIAL RESULT (incomplete): "))
+            elif text.startswith("ERROR") and not text.startswith("ERROR INVALID_"):  # those were fixed
+                lines.append(f"{expression} has no value ({first.split(': ', 1)[1].rstrip('.')})")
+            elif not text.startswith("ERROR"):
+                lines.append(first)
+        return _reply(messages, turns, "; ".join(lines) + ".")
+
+    async def acomplete(self, messages: _Messages, tools: _Messages) -> ModelReply:
+        return self.complete(messages, tools)
 
 
 def _first_line(text: str, limit: int) -> str:
@@ -128,16 +147,16 @@ def _main(out: TextIO, env: Mapping[str, str]) -> int:
     trace = Path(chosen or Path(tempfile.mkdtemp(prefix="toolresponse-demo-")) / "agent-trace.jsonl")
     trace.parent.mkdir(parents=True, exist_ok=True)
     configured = env.get("OPENAI_BASE_URL", "").strip() and env.get("TOOLRESPONSE_MODEL", "").strip()
-    with ScriptedChatServer(scripted_model) as server:
-        if configured:
-            model = OpenAIChatModel(timeout_s=120, env=env)
-            where = "(from OPENAI_BASE_URL, TOOLRESPONSE_MODEL)"
-        else:
-            model = OpenAIChatModel("scripted-model", base_url=server.base_url, timeout_s=30, env={})
-            where = "(a scripted model; set OPENAI_BASE_URL and TOOLRESPONSE_MODEL to use a real one)"
-        print(f"  task:  {TASK}\n  model: {model.model} at {model.base_url} {where}", file=out)
-        agent = Agent(build_registry(CircuitBreaker()), model, max_steps=8, trace=trace)
-        result = agent.run(TASK)
+    model: ChatModel
+    if configured:
+        model = OpenAIChatModel(timeout_s=120, env=env)
+        where = f"at {model.base_url} (from OPENAI_BASE_URL, TOOLRESPONSE_MODEL)"
+    else:
+        model = ScriptedModel()
+        where = "(a scripted model, in process; set OPENAI_BASE_URL and TOOLRESPONSE_MODEL to use a real one)"
+    print(f"  task:  {TASK}\n  model: {model.name} {where}", file=out)
+    agent = Agent(build_registry(CircuitBreaker()), model, max_steps=8, trace=trace)
+    result = agent.run(TASK)
     print_transcript(result, out)
     statuses = {response.status.value for response in result.responses}
     ok = result.outcome is RunOutcome.ANSWERED and (configured or statuses == {"success", "partial", "error"})

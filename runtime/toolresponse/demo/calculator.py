@@ -1,9 +1,10 @@
 """The demo's calculator tool: every status of the protocol through the registry, and a breaker at work.
 
-The expression is parsed with ``ast`` and walked over tables of what is allowed; nothing reaches
-``eval``, and a power's size is checked before it is computed. An exact result is a success; an
-integer of more than ``MAX_EXACT_DIGITS`` digits is shown rounded to ``SIGNIFICANT_DIGITS`` digits,
-partial unless the rounding dropped only zeros; a refusal is INVALID_PARAM, INVALID_FORMAT or
+The expression (at most ``MAX_EXPRESSION_LENGTH`` characters, which bounds the parser) is parsed with
+``ast`` and walked over tables of what is allowed, at most ``MAX_EXPRESSION_DEPTH`` levels deep;
+nothing reaches ``eval``, and a power's size is checked before it is computed. An exact result is a
+success; an integer of more than ``MAX_EXACT_DIGITS`` digits is shown rounded to ``SIGNIFICANT_DIGITS``
+digits, partial unless the rounding dropped only zeros; a refusal is INVALID_PARAM, INVALID_FORMAT or
 EXECUTION_ERROR with ``details.reason``.
 """
 
@@ -25,7 +26,6 @@ from typing import Any, Final, TextIO
 from toolresponse_generated import ErrorCode
 
 from .._response import ToolResponse
-from .._suggest import did_you_mean, nearest
 from ..testing import FakeClock
 from ..tools._breaker import CircuitBreaker, StateChange
 from ..tools._registry import ToolRegistry
@@ -54,27 +54,6 @@ _ALLOWED: Final = (
     f"numbers, + - * / // % **, parentheses, the constants {', '.join(CONSTANTS)} and the functions "
     f"{', '.join(FUNCTIONS)} (one argument each)"
 )
-_FAILURES: Final = {
-    "division_by_zero": "Division by zero in '{}'.",
-    "overflow": "'{}' is too large for a floating-point number.",
-    "math_domain": "'{}' is undefined (outside the function's domain).",
-    "not_real": "'{}' is not a real number.",
-    "result_too_large": f"'{{}}' has more than the {MAX_RESULT_DIGITS:,} digits the calculator computes.",
-}
-"""The message of each reason an operation fails for (EXECUTION_ERROR)."""
-_CODES: Final = {"empty": ErrorCode.INVALID_PARAM, "syntax": ErrorCode.INVALID_FORMAT,
-                 "unsupported": ErrorCode.INVALID_FORMAT, "too_deep": ErrorCode.INVALID_FORMAT}  # fmt: skip
-"""The code of each reason the expression is refused for; any other is an EXECUTION_ERROR."""
-
-
-class CalculatorError(ValueError):
-    """An expression without a result: ``code`` to answer with, ``details`` (always a ``reason``)."""
-
-    def __init__(self, message: str, reason: str, **details: Any) -> None:
-        super().__init__(message)
-        self.code = _CODES.get(reason, ErrorCode.EXECUTION_ERROR)
-        self.message = message
-        self.details: dict[str, Any] = {"reason": reason, **details}
 
 
 class _TooLarge(OverflowError):
@@ -88,61 +67,57 @@ def _power(base: Number, exponent: Number) -> Number:
     return base**exponent
 
 
-_RAISED: Final[dict[type[Exception], str]] = {
-    ZeroDivisionError: "division_by_zero",
-    OverflowError: "overflow",
-    _TooLarge: "result_too_large",
-}
-
-
 _OPERATORS: Final[dict[type[ast.AST], Callable[..., Number]]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: _power,
     ast.UAdd: operator.pos, ast.USub: operator.neg,
 }  # fmt: skip
+_FAILURES: Final = {
+    ZeroDivisionError: ("division_by_zero", "Division by zero in '{}'."),
+    OverflowError: ("overflow", "'{}' is too large for a floating-point number."),
+    ValueError: ("math_domain", "'{}' is undefined (outside the function's domain)."),
+    complex: ("not_real", "'{}' is not a real number."),
+    _TooLarge: ("result_too_large",
+                f"'{{}}' has more than the {MAX_RESULT_DIGITS:,} digits the calculator computes."),
+}  # fmt: skip
+"""The reason and message of each way an operation fails (EXECUTION_ERROR), by what it raised or
+returned."""
+
+
+class _Refused(Exception):
+    """An expression without a result; ``response`` is the error that says why."""
+
+    def __init__(self, code: ErrorCode, message: str, reason: str, **details: Any) -> None:
+        super().__init__(message)
+        self.response = ToolResponse.error(code, message, details={"reason": reason, **details})
 
 
 def _value(node: ast.AST, source: str, depth: int = 0) -> Number:
     """The value of a parsed expression, refusing any node but those of arithmetic."""
     if depth > MAX_EXPRESSION_DEPTH:
         message = f"The expression nests more than {MAX_EXPRESSION_DEPTH} levels deep."
-        raise CalculatorError(message, "too_deep", limit=MAX_EXPRESSION_DEPTH)
+        raise _Refused(ErrorCode.INVALID_FORMAT, message, "too_deep", limit=MAX_EXPRESSION_DEPTH)
     match node:
         case ast.Constant(value=int() | float() as number) if not isinstance(number, bool):
             return _applied(operator.pos, [number], node, source)
-        case ast.BinOp(op=op, left=left, right=right) if type(op) in _OPERATORS:
-            operands = [_value(left, source, depth + 1), _value(right, source, depth + 1)]
-            return _applied(_OPERATORS[type(op)], operands, node, source)
-        case ast.UnaryOp(op=op, operand=operand) if type(op) in _OPERATORS:
-            return _applied(_OPERATORS[type(op)], [_value(operand, source, depth + 1)], node, source)
         case ast.Name(id=name) if name in CONSTANTS:
             return CONSTANTS[name]
-        case ast.Call(func=ast.Name(id=name), args=[argument], keywords=[]) if (
-            name in FUNCTIONS and not isinstance(argument, ast.Starred)
-        ):
-            return _applied(FUNCTIONS[name], [_value(argument, source, depth + 1)], node, source)
-        case ast.Name(id=name) | ast.Call(func=ast.Name(id=name)) if name in FUNCTIONS:
-            raise _refused(f"Call {name} with one argument: {name}(x)", node)
-        case ast.Call(func=ast.Name(id=name)) if name in CONSTANTS:
-            raise _refused(f"'{name}' is a constant, not a function", node)
-        case ast.Name(id=name) | ast.Call(func=ast.Name(id=name)):
-            near = nearest(name, [*CONSTANTS, *FUNCTIONS])
-            raise _refused(f"Unknown name '{name}'" + (f" ({did_you_mean([near])})" if near else ""), node)
-    raise _refused(f"'{_text(node, source)}' is not arithmetic", node)
+        case ast.BinOp(op=op, left=left, right=right) if type(op) in _OPERATORS:
+            function, operands = _OPERATORS[type(op)], [left, right]
+        case ast.UnaryOp(op=op, operand=operand) if type(op) in _OPERATORS:
+            function, operands = _OPERATORS[type(op)], [operand]
+        case ast.Call(func=ast.Name(id=name), args=[argument], keywords=[]) if name in FUNCTIONS:
+            function, operands = FUNCTIONS[name], [argument]
+        case _:
+            position = getattr(node, "col_offset", 0) + 1
+            message = f"'{_text(node, source)}' is not arithmetic (position {position}). Use {_ALLOWED}."
+            raise _Refused(ErrorCode.INVALID_FORMAT, message, "unsupported", position=position)
+    values = [_value(operand, source, depth + 1) for operand in operands]
+    return _applied(function, values, node, source)
 
 
 def _text(node: ast.AST, source: str) -> str:
     return ast.get_source_segment(source, node) or ast.unparse(node)
-
-
-def _refused(what: str, node: ast.AST) -> CalculatorError:
-    position = getattr(node, "col_offset", 0) + 1
-    return CalculatorError(f"{what} (position {position}). Use {_ALLOWED}.", "unsupported", position=position)
-
-
-def _failed(reason: str, node: ast.AST, source: str) -> CalculatorError:
-    text = _text(node, source)
-    return CalculatorError(_FAILURES[reason].format(text), reason, operation=text)
 
 
 def _applied(function: Callable[..., Number], arguments: list[Number], node: ast.AST, source: str) -> Number:
@@ -151,52 +126,51 @@ def _applied(function: Callable[..., Number], arguments: list[Number], node: ast
     try:
         result = function(*arguments)
     except (ArithmeticError, ValueError) as error:
-        raise _failed(_RAISED.get(type(error), "math_domain"), node, source) from None
-    if isinstance(result, complex):
-        raise _failed("not_real", node, source)
-    if isinstance(result, float) and not math.isfinite(result):
-        raise _failed("overflow", node, source)
-    if isinstance(result, int) and abs(result) >= _TOO_LARGE:
-        raise _failed("result_too_large", node, source)
-    return result
+        failure: type = type(error) if type(error) in _FAILURES else ValueError
+    else:
+        if isinstance(result, complex):
+            failure = complex
+        elif isinstance(result, float) and not math.isfinite(result):
+            failure = OverflowError
+        elif isinstance(result, int) and abs(result) >= _TOO_LARGE:
+            failure = _TooLarge
+        else:
+            return result
+    reason, message = _FAILURES[failure]
+    text = _text(node, source)
+    raise _Refused(ErrorCode.EXECUTION_ERROR, message.format(text), reason, operation=text)
 
 
-def evaluate(expression: str) -> Number:
-    """The value of an arithmetic expression; raises a :class:`CalculatorError` saying why not."""
-    source = expression.strip()
+def _evaluate(source: str) -> Number:
     if not source:
-        raise CalculatorError("The expression is empty: give one such as '2 + 3'.", "empty")
+        raise _Refused(ErrorCode.INVALID_PARAM, "The expression is empty: give one such as '2 + 3'.", "empty")
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
         tokens = []  # the parser says what is wrong
     for number, name in itertools.pairwise(tokens):
         if number.type == tokenize.NUMBER and name.type == tokenize.NAME and number.end == name.start:
-            # '2pi', '1if 2 else 3': the parser would only warn, or misread it
+            # '2pi', '1if 2 else 3': the parser would warn on stderr (not thread-safe to silence), or misread
             position = number.start[1] + 1
-            message = (
-                f"A number directly followed by a name at position {position}: write '2 * pi', not '2pi'."
-            )
-            raise CalculatorError(message, "syntax", position=position)
+            message = f"A number right against a name at position {position}: write '2 * pi', not '2pi'."
+            raise _Refused(ErrorCode.INVALID_FORMAT, message, "syntax", position=position)
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError as error:
         where = {"position": error.offset} if error.offset else {}
         at = f" at position {error.offset}" if error.offset else ""
         message = f"'{source}' is not a valid arithmetic expression ({error.msg}{at})."
-        raise CalculatorError(message, "syntax", **where) from None
-    except (RecursionError, MemoryError):
-        raise CalculatorError("The expression nests too deeply to be parsed.", "too_deep") from None
+        raise _Refused(ErrorCode.INVALID_FORMAT, message, "syntax", **where) from None
     return _value(tree.body, source)
 
 
 def calculate(expression: str) -> ToolResponse:
     """The calculator tool's body: evaluate ``expression`` and answer with a ToolResponse."""
-    try:
-        value = evaluate(expression)
-    except CalculatorError as error:
-        return ToolResponse.error(error.code, error.message, details=error.details)
     source = expression.strip()
+    try:
+        value = _evaluate(source)
+    except _Refused as refusal:
+        return refusal.response
     exact = decimal.Decimal(value)
     digits = exact.adjusted() + 1
     if isinstance(value, float) or digits <= MAX_EXACT_DIGITS:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextvars
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import SpanKind
@@ -27,13 +26,6 @@ if TYPE_CHECKING:
 _RUN: contextvars.ContextVar[Span | None] = contextvars.ContextVar("toolresponse_otel_run", default=None)
 
 
-@dataclass(slots=True)
-class _Run:
-    """What the chat spans of a run tell its ``invoke_agent`` span."""
-
-    last_error: str | None = None
-
-
 def _common(model: Any, operation: str) -> dict[str, Any]:
     provider = getattr(model, "provider", None)
     if not (isinstance(provider, str) and provider):
@@ -48,12 +40,11 @@ def _common(model: Any, operation: str) -> dict[str, Any]:
 
 def start_run(telemetry: Telemetry, agent: Agent, *args: Any, **kwargs: Any) -> Span:
     """The span of one ``run``/``arun``."""
-    state = _Run()
     attributes = _common(agent.model, "invoke_agent")
 
     def ending(result: AgentResult) -> Ending:
         outcome = result.outcome.value
-        error_type = {"model_error": state.last_error or "_OTHER", "max_steps": "max_steps"}.get(outcome)
+        error_type = {"model_error": span.state or "_OTHER", "max_steps": "max_steps"}.get(outcome)
         ended: dict[str, Any] = {
             names.USAGE_INPUT_TOKENS: result.usage.prompt_tokens,
             names.USAGE_OUTPUT_TOKENS: result.usage.completion_tokens,
@@ -65,11 +56,12 @@ def start_run(telemetry: Telemetry, agent: Agent, *args: Any, **kwargs: Any) -> 
             ended[names.RESPONSE_FINISH_REASONS] = [result.steps[-1].reply.finish_reason]
         return Ending(ended, error_type, result.reason)
 
+    # Its state is the error type of the run's last failed model call, which its chat spans set.
     duration = telemetry.agent_duration
-    return Span(
-        telemetry, "invoke_agent", SpanKind.INTERNAL, attributes, duration, attributes, ending,
-        variable=_RUN, state=state,
-    )  # fmt: skip
+    span = Span(
+        telemetry, "invoke_agent", SpanKind.INTERNAL, attributes, duration, attributes, ending, variable=_RUN
+    )
+    return span
 
 
 def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[str, Any]], *args: Any) -> Span:
@@ -104,7 +96,7 @@ def start_chat(telemetry: Telemetry, agent: Agent, messages: Sequence[Mapping[st
         )
         run = _RUN.get()
         if run is not None:
-            run.state.last_error = ending.error_type
+            run.state = ending.error_type
         return ending
 
     name = f"chat {common[names.REQUEST_MODEL]}"

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 from opentelemetry import context, metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
@@ -22,6 +22,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from .._suggest import shortened
 from ..tools._trace import mask_secrets
 from . import _conventions as names
+from ._mcp import McpRequest
 
 _log = logging.getLogger("toolresponse.otel")
 
@@ -150,22 +151,14 @@ class Span:
             self.span.end()
 
 
-class Scope(Protocol):
-    """What a traced call runs inside: a ``Span``, or any context that ``ended`` closes."""
-
-    def __enter__(self) -> object: ...
-
-    def __exit__(self, _kind: Any, _error: Any, _traceback: Any, /) -> None: ...
-
-    def ended(self, result: Any) -> Any: ...
-
-
-def traced(original: Callable[..., Any], start: Callable[..., Scope | None]) -> Callable[..., Any]:
+def traced(
+    original: Callable[..., Any], start: Callable[..., Span | McpRequest | None]
+) -> Callable[..., Any]:
     """``original`` (a method, plain or async) run inside ``start(telemetry, self, *args, **kwargs)``;
     the call goes straight through when not instrumented, when ``start`` gives None, or when it
     fails (said in the log: the telemetry never changes a call)."""
 
-    def begin(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Scope | None:
+    def begin(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Span | McpRequest | None:
         if _current is None:
             return None
         try:
