@@ -261,7 +261,7 @@ def _too_long(name: str, number: int, size: int) -> DoneTask:
     return DoneTask(Record(name, number, None, (), io_error=reason), size + 1)
 
 
-def _batch(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
+def limited_tasks(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
     """``lines`` as one task, or, around each line longer than ``MAX_LINE_BYTES``, several."""
     start = 0
     for index, line in enumerate(lines):
@@ -304,7 +304,7 @@ def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, si
                 del lines[0]
             else:
                 lines[0] = b"".join([*partial, lines[0]])
-        yield from _batch(name, number, lines)
+        yield from limited_tasks(name, number, lines)
         number += len(lines)
         partial, held = [rest] if rest else [], len(rest)
     if held > MAX_LINE_BYTES:
