@@ -5,9 +5,7 @@ is explained.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from typing import IO, Any, Final, NamedTuple
@@ -126,19 +124,6 @@ def _read(lines: list[bytes], first_line: int) -> Iterator[tuple[int, bytes, Any
         yield number, line, value, refusal(line, value)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Decoded JSON holds no reference cycles: while a batch is checked, the cyclic collector, which
-    would walk its values over and over, is paused."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
     """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``."""
     judge = options.judge
@@ -149,30 +134,27 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
     records: list[Record] = []
     # A pretty-printed document among the lines is read as one when it ends in the batch.
     read_to, searching = 0, True
-    with _collector_paused():
-        for number, line, value, problem in _read(lines, first_line):
-            if number <= read_to:
-                continue
-            if problem is None and is_valid(value):
-                valid += 1
-                if keep_valid:
-                    records.append(Record(name, number, None, ()))
-                continue
-            document = (
-                _pretty_printed(lines, number - first_line) if searching and problem is not None else None
-            )
-            if document is not None:
-                read_to = number + document.count(b"\n")
-                batch = _check_one(name, document, options)
-                valid, invalid = valid + batch.valid, invalid + batch.invalid
-                records.extend(_moved(record, number, 1) for record in batch.records)
-                continue
-            searching = searching and line.strip(b" \t\r\n") not in _OPENERS
-            invalid += 1
-            if explain is not None and problem is not None:
-                records.append(_unread(name, number, line, problem))
-            elif explain is not None:
-                records.append(Record.invalid(name, number, explain(value)))
+    for number, line, value, problem in _read(lines, first_line):
+        if number <= read_to:
+            continue
+        if problem is None and is_valid(value):
+            valid += 1
+            if keep_valid:
+                records.append(Record(name, number, None, ()))
+            continue
+        document = _pretty_printed(lines, number - first_line) if searching and problem is not None else None
+        if document is not None:
+            read_to = number + document.count(b"\n")
+            batch = _check_one(name, document, options)
+            valid, invalid = valid + batch.valid, invalid + batch.invalid
+            records.extend(_moved(record, number, 1) for record in batch.records)
+            continue
+        searching = searching and line.strip(b" \t\r\n") not in _OPENERS
+        invalid += 1
+        if explain is not None and problem is not None:
+            records.append(_unread(name, number, line, problem))
+        elif explain is not None:
+            records.append(Record.invalid(name, number, explain(value)))
     return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
 
 
@@ -208,21 +190,20 @@ def _moved(record: Record, line: int, column: int) -> Record:
 def check_document(name: str, data: bytes, options: Options, first_line: int | None = None) -> Batch:
     """The verdict on one JSON document, or on each of several one after another (``document_spans``);
     with ``first_line``, located in the input it begins at that line of."""
-    with _collector_paused():
-        batch = _check_one(name, data, options)
-        spans = document_spans(data) if batch.invalid else None
-        if spans is None:
-            spans = [(0, len(data), 1, 1)]
-            if first_line is None:
-                return batch
-            parts = [batch]
-        else:
-            parts = [_check_one(name, data[start:end], options) for start, end, _, _ in spans]
-        shift = 0 if first_line is None else first_line - 1
-        parts = [
-            part._replace(records=[_moved(record, line + shift, column) for record in part.records])
-            for part, (_, _, line, column) in zip(parts, spans, strict=True)
-        ]
+    batch = _check_one(name, data, options)
+    spans = document_spans(data) if batch.invalid else None
+    if spans is None:
+        spans = [(0, len(data), 1, 1)]
+        if first_line is None:
+            return batch
+        parts = [batch]
+    else:
+        parts = [_check_one(name, data[start:end], options) for start, end, _, _ in spans]
+    shift = 0 if first_line is None else first_line - 1
+    parts = [
+        part._replace(records=[_moved(record, line + shift, column) for record in part.records])
+        for part, (_, _, line, column) in zip(parts, spans, strict=True)
+    ]
     return merged(parts)._replace(size=len(data))
 
 
