@@ -277,43 +277,28 @@ class Decoded(NamedTuple):
     problems: list[Record]
 
 
-def _decode_document(decoded: Decoded, data: bytes, line: int | None = None, column: int = 1) -> None:
-    """Add the value of one document (at ``line`` and ``column`` of its input), or why it is no I-JSON."""
-    try:
-        value = parse_ijson(data)
-    except IJsonError as error:
-        failure = violation_of(error)
-        record = Record(decoded.source, failure.line, failure.column, (failure,))
-        decoded.problems.append(record if line is None else _moved(record, line, column))
-    else:
-        decoded.lines.append(line)
-        decoded.values.append(value)
+class _Collector(Judge):
+    """Takes every I-JSON record as valid and keeps its value: what ``decoded_records`` checks with."""
 
+    def __init__(self) -> None:
+        self.values: list[Any] = []
 
-def _decode(task: Task) -> Decoded:
-    if isinstance(task, DoneTask):
-        return Decoded(task.record.source, [], [], [task.record])
-    decoded = Decoded(task.name, [], [], [])
-    if isinstance(task, LinesTask):
-        for number, line, value, problem in _read(task.lines, task.first_line):
-            if problem is None:
-                decoded.lines.append(number)
-                decoded.values.append(value)
-            else:
-                decoded.problems.append(_unread(task.name, number, line, problem))
-        return decoded
-    _decode_document(decoded, task.data, task.first_line)
-    spans = document_spans(task.data) if decoded.problems else None
-    if spans is not None:
-        decoded = Decoded(task.name, [], [], [])
-        shift = 0 if task.first_line is None else task.first_line - 1
-        for start, end, at_line, at_column in spans:
-            _decode_document(decoded, task.data[start:end], at_line + shift, at_column)
-    return decoded
+    def verdict(self) -> Callable[[Any], bool]:
+        def keep(value: Any) -> bool:
+            self.values.append(value)
+            return True
+
+        return keep
 
 
 def decoded_records(sources: Iterable[Source | Record], *, stdin: IO[bytes]) -> Iterator[Decoded]:
     """The records of every input decoded, in input order, read as ``check`` reads them."""
+    collector = _Collector()
+    options = Options(keep_valid=True, judge=collector)
     for source in sources:
         for task in tasks(source, stdin):
-            yield _decode(task)
+            records = run_task(task, options).records
+            name = task.record.source if isinstance(task, DoneTask) else task.name
+            lines = [record.line for record in records if record.valid]
+            yield Decoded(name, lines, collector.values, [record for record in records if not record.valid])
+            collector.values = []
