@@ -98,26 +98,6 @@ def _line_start(stream: IO[bytes], offset: int) -> int:
     return stream.tell()
 
 
-class _Upto(io.RawIOBase):
-    """The next ``size`` bytes of ``stream`` (None: all the rest)."""
-
-    def __init__(self, stream: IO[bytes], size: int | None) -> None:
-        super().__init__()
-        self._stream = stream
-        self._left = size
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        want = len(buffer) if self._left is None else min(len(buffer), self._left)
-        data = self._stream.read(want) if want else b""
-        if self._left is not None:
-            self._left -= len(data)
-        buffer[: len(data)] = data
-        return len(data)
-
-
 def range_tasks(
     name: str, stream: IO[bytes], start: int, end: int | None, piece_bytes: int
 ) -> Iterator[Task]:
@@ -127,8 +107,7 @@ def range_tasks(
     begin = _line_start(stream, start)
     stop = None if end is None else _line_start(stream, end)
     stream.seek(begin)
-    bounded = io.BufferedReader(_Upto(stream, None if stop is None else stop - begin))
-    return lines_tasks(name, bounded, piece_bytes)
+    return lines_tasks(name, stream, piece_bytes, limit=None if stop is None else stop - begin)
 
 
 def _task_bytes(task: Task) -> int:

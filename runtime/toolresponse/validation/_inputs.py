@@ -274,10 +274,12 @@ def limited_tasks(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
         yield LinesTask(name, number + start, lines[start:])
 
 
-def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, size: int) -> Iterator[Task]:
-    """The lines of ``stream`` (after ``head``, the start of its first line) in batches of about
-    ``size`` bytes, each read as soon as it is there (a pipe's output is checked as it comes).
-    A line longer than ``MAX_LINE_BYTES`` is counted, not held, and reported."""
+def _line_batches(
+    name: str, stream: IO[bytes], first_line: int, head: bytes, size: int, limit: int | None
+) -> Iterator[Task]:
+    """The lines of ``stream`` (after ``head``, the start of its first line; its next ``limit`` bytes
+    only) in batches of about ``size`` bytes, each read as soon as it is there (a pipe's output is
+    checked as it comes). A line longer than ``MAX_LINE_BYTES`` is counted, not held, and reported."""
     number = first_line
     if head.endswith(b"\n"):
         yield LinesTask(name, number, [head[:-1]])
@@ -285,7 +287,8 @@ def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, si
     read = getattr(stream, "read1", stream.read)
     partial = [head] if head else []  # the start of a line that has not ended yet
     held = len(head)  # its length (its bytes are dropped past MAX_LINE_BYTES)
-    while chunk := read(size):
+    while chunk := read(size if limit is None else min(size, limit)):
+        limit = None if limit is None else limit - len(chunk)
         # Lines without their line feed (orjson needs none): bytes.split is the cheapest cut.
         lines = chunk.split(b"\n")
         rest = lines.pop()
@@ -373,12 +376,12 @@ def _documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
 
 
 def lines_tasks(
-    name: str, stream: IO[bytes], size: int, first_line: int = 1, head: bytes = b""
+    name: str, stream: IO[bytes], size: int, first_line: int = 1, head: bytes = b"", limit: int | None = None
 ) -> Iterator[Task]:
     """The units of work of JSON lines read from ``stream`` (after ``head``, the start of line
-    ``first_line``): batches of about ``size`` bytes, each pretty-printed document one unit, each
-    line longer than ``MAX_LINE_BYTES`` a record."""
-    return _documents_apart(name, _line_batches(name, stream, first_line, head, size))
+    ``first_line``; its next ``limit`` bytes only): batches of about ``size`` bytes, each pretty-printed
+    document one unit, each line longer than ``MAX_LINE_BYTES`` a record."""
+    return _documents_apart(name, _line_batches(name, stream, first_line, head, size, limit))
 
 
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
