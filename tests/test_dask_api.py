@@ -223,3 +223,15 @@ def test_lines_handed_over_skip_a_line_over_the_limit_as_one_process_does(
     assert expected == list(check_partition(lines, name=str(path), options=options))
     validation = validate_bag(dask.bag.from_sequence(lines, npartitions=2), name=str(path), options=options)
     assert (expected, summary) == compute(validation.records, validation.summary)
+
+
+def test_a_pretty_printed_document_handed_over_is_one_response(tmp_path: Path) -> None:
+    """A pretty-printed document among lines handed over with their line feeds (as
+    ``dask.bag.read_text`` gives them): one response reported at its own line, as one process does."""
+    text = '{"status": "success", "text": "x"}\n{\n  "status": "succes",\n  "text": "p"\n}\n"str"\n'
+    path = tmp_path / "logs.jsonl"
+    path.write_text(text, encoding="utf-8")
+    options = Options(keep_valid=True)
+    expected = one_process([str(path)], options)[0]
+    assert [1, 3, 6] == [record.line for record in expected]  # the document's at its violation
+    assert expected == list(check_partition(text.splitlines(keepends=True), name=str(path), options=options))

@@ -21,11 +21,10 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._suggest import is_finite_number
-from ..validation import Options, Record, Source, expand
+from ..validation import Options, Record, Source, check_lines, expand
 from ..validation._bulk import (
     LineRange,
     Part,
-    check_handed_lines,
     check_range,
     first_of_file,
     in_order,
@@ -144,7 +143,7 @@ def _run(work: LineRange | Source, options: Options, limit: int) -> tuple[Part, 
 def _bag_partition(
     lines: Iterable[str | bytes], name: str, options: Options, limit: int
 ) -> list[tuple[Part, int]]:
-    steps = (Part(check_handed_lines(name, piece, 1, options), len(piece)) for piece in pieces(lines))
+    steps = (Part(check_lines(name, piece, 1, options), len(piece)) for piece in pieces(lines))
     return [capped(steps, limit)]
 
 

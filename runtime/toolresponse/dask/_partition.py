@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import NamedTuple
 
-from ..validation import Options, Record
-from ..validation._bulk import Part, check_handed_lines
+from ..validation import Options, Record, check_lines
+from ..validation._bulk import Part
 from ..validation._checks import Batch, renumber
 from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
 
@@ -53,7 +53,7 @@ def check_partition(
     longer than ``MAX_LINE_BYTES`` skipped and reported, as ``toolresponse validate`` does)."""
     number = first_line
     for piece in pieces(lines):
-        yield from check_handed_lines(name, piece, number, options).records
+        yield from check_lines(name, piece, number, options).records
         number += len(piece)
 
 

@@ -24,7 +24,6 @@ from ._inputs import (
     Task,
     binary_record,
     io_record,
-    limited_tasks,
     lines_tasks,
     pretty_printed,
     splittable,
@@ -219,12 +218,6 @@ def parts(work: LineRange | Source | Record, options: Options, *, max_records: i
         part = check_range(rest, options, max_records=max_records)
         yield part
         rest = part.rest
-
-
-def check_handed_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
-    """``check_lines`` of lines handed over whole (a partition, a bag): a line longer than
-    ``MAX_LINE_BYTES`` is skipped and reported as the reader of a file reports it."""
-    return merged([run_task(task, options) for task in limited_tasks(name, first_line, lines)])
 
 
 def first_of_file(work: object) -> bool:

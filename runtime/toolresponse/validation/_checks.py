@@ -16,7 +16,18 @@ from .._errors import IJsonError
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
 from ._ijson import parse_error, parse_ijson, refusal, violation_of
-from ._inputs import DocumentTask, DoneTask, LinesTask, Record, Source, Task, closing, document_spans, tasks
+from ._inputs import (
+    DocumentTask,
+    DoneTask,
+    LinesTask,
+    Record,
+    Source,
+    Task,
+    document_spans,
+    documents_apart,
+    limited_tasks,
+    tasks,
+)
 from ._validate import ValidationResult, cached_explanation, validate_json
 
 
@@ -125,54 +136,34 @@ def _read(lines: list[bytes], first_line: int) -> Iterator[tuple[int, bytes, Any
 
 
 def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
-    """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``."""
+    """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``,
+    read as ``toolresponse validate`` reads a file's: a pretty-printed document among them one
+    response, a line longer than ``MAX_LINE_BYTES`` skipped and reported."""
+    lines = [line.removesuffix(b"\n") for line in lines]  # a reader's lines come without their line feed
+    units = documents_apart(name, limited_tasks(name, first_line, lines))
+    return merged([run_task(task, options) for task in units])
+
+
+def _check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
+    """The verdicts on lines of one JSON value each (a reader has taken the documents apart)."""
     judge = options.judge
     is_valid = judge.verdict()
     explain = judge.explainer(first=options.first) if options.explain else None
     keep_valid = options.keep_valid and explain is not None
     valid = invalid = 0
     records: list[Record] = []
-    # A pretty-printed document among the lines is read as one when it ends in the batch.
-    read_to, searching = 0, True
     for number, line, value, problem in _read(lines, first_line):
-        if number <= read_to:
-            continue
         if problem is None and is_valid(value):
             valid += 1
             if keep_valid:
                 records.append(Record(name, number, None, ()))
             continue
-        document = _pretty_printed(lines, number - first_line) if searching and problem is not None else None
-        if document is not None:
-            read_to = number + document.count(b"\n")
-            batch = _check_one(name, document, options)
-            valid, invalid = valid + batch.valid, invalid + batch.invalid
-            records.extend(_moved(record, number, 1) for record in batch.records)
-            continue
-        searching = searching and line.strip(b" \t\r\n") not in _OPENERS
         invalid += 1
         if explain is not None and problem is not None:
             records.append(_unread(name, number, line, problem))
         elif explain is not None:
             records.append(Record.invalid(name, number, explain(value)))
     return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
-
-
-_OPENERS = (b"{", b"[")
-
-
-def _pretty_printed(lines: list[bytes], index: int) -> bytes | None:
-    """The pretty-printed document that starts at ``lines[index]`` (``{`` or ``[`` alone) when it
-    ends within ``lines`` at the end of a line; else None."""
-    opener = lines[index].strip(b" \t\r\n")
-    if opener not in _OPENERS:
-        return None
-    text = b"\n".join(line[:-1] if line.endswith(b"\n") else line for line in lines[index:])
-    end = closing(text, text.index(opener))
-    if end is None:
-        return None
-    line_end = text.find(b"\n", end)
-    return text[:end] if not text[end : None if line_end < 0 else line_end].strip(b" \t\r") else None
 
 
 def _moved(record: Record, line: int, column: int) -> Record:
@@ -227,7 +218,7 @@ def _check_one(name: str, data: bytes, options: Options) -> Batch:
 def run_task(task: Task, options: Options) -> Batch:
     """Check one unit of work."""
     if isinstance(task, LinesTask):
-        return check_lines(task.name, task.lines, task.first_line, options)
+        return _check_lines(task.name, task.lines, task.first_line, options)
     if isinstance(task, DocumentTask):
         return check_document(task.name, task.data, options, task.first_line)
     return done_batch(task.record)

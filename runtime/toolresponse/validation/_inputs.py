@@ -338,7 +338,7 @@ def pretty_printed(head: bytes) -> bool:
 _OPENERS = (b"{", b"[")
 
 
-def _documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
+def documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
     """``units`` of JSON lines with each pretty-printed document among them (a line that is ``{``
     or ``[`` alone opens it, its brackets close it) taken out as a ``DocumentTask`` of its own,
     however many batches it spans. One still open after ``MAX_DOCUMENT_BYTES`` stays lines; one
@@ -381,7 +381,7 @@ def lines_tasks(
     """The units of work of JSON lines read from ``stream`` (after ``head``, the start of line
     ``first_line``; its next ``limit`` bytes only): batches of about ``size`` bytes, each pretty-printed
     document one unit, each line longer than ``MAX_LINE_BYTES`` a record."""
-    return _documents_apart(name, _line_batches(name, stream, first_line, head, size, limit))
+    return documents_apart(name, _line_batches(name, stream, first_line, head, size, limit))
 
 
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
