@@ -102,18 +102,11 @@ def range_tasks(
 ) -> Iterator[Task]:
     """The lines of ``stream`` that start in ``[start, end)``, numbered from 1, as the units of
     work that one process reads them in (``lines_tasks``: pieces of about ``piece_bytes``, the
-    line too long to read, the pretty-printed document); a unit's bytes are ``_task_bytes``."""
+    line too long to read, the pretty-printed document); a unit's bytes are its ``Batch.size``."""
     begin = _line_start(stream, start)
     stop = None if end is None else _line_start(stream, end)
     stream.seek(begin)
     return lines_tasks(name, stream, piece_bytes, limit=None if stop is None else stop - begin)
-
-
-def _task_bytes(task: Task) -> int:
-    """The bytes of input a unit of ``range_tasks`` stands for, each line with its line feed."""
-    if isinstance(task, LinesTask):
-        return sum(map(len, task.lines)) + len(task.lines)
-    return len(task.data) + 1 if isinstance(task, DocumentTask) else task.size
 
 
 def _within(task: Task, units: Iterator[Task], room: int) -> tuple[Task, Task | None]:
@@ -144,7 +137,7 @@ def check_range(work: LineRange, options: Options, *, max_records: int) -> Part:
                 batch = run_task(now, options)
                 batches.append(batch)
                 room -= len(batch.records)
-                offset += _task_bytes(now)
+                offset += batch.size
                 read = (_line_after(now) or 1) - 1
     except OSError as error:
         return Part(Batch(0, 0, [io_record(work.name, error)], 0))

@@ -219,9 +219,11 @@ def run_task(task: Task, options: Options) -> Batch:
     """Check one unit of work."""
     if isinstance(task, LinesTask):
         return _check_lines(task.name, task.lines, task.first_line, options)
-    if isinstance(task, DocumentTask):
-        return check_document(task.name, task.data, options, task.first_line)
-    return done_batch(task.record)
+    if isinstance(task, DocumentTask):  # its bytes with the line feed after it
+        return check_document(task.name, task.data, options, task.first_line)._replace(
+            size=len(task.data) + 1
+        )
+    return done_batch(task.record)._replace(size=task.size)
 
 
 def done_batch(record: Record) -> Batch:
