@@ -469,12 +469,6 @@ def _scan(data: bytes, start: int, depth: int) -> tuple[int | None, int]:
     return None, depth
 
 
-def closing(data: bytes, start: int) -> int | None:
-    """The end of the object or array that begins at ``start``, by its brackets; None when it does
-    not end (the parser then says why)."""
-    return _scan(data, start, 0)[0]
-
-
 def _depth_after(line: bytes, depth: int) -> int:
     """How many brackets are open after ``line`` (a line holds whole strings), ``depth`` before it;
     0 once they close."""
@@ -498,8 +492,7 @@ def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
     start = _skip_space(data, 0)
     while start < len(data):
         if data[start] in b"{[":
-            end = closing(data, start)
-            end = len(data) if end is None else end
+            end = _scan(data, start, 0)[0] or len(data)  # by its brackets; not closed: to the end
         elif spans:
             opener = _NEXT_OPENER.search(data, start)
             end = len(data) if opener is None else opener.start()
