@@ -247,17 +247,14 @@ def renumber(batch: Batch, offset: int) -> Batch:
     """``batch`` with its line numbers moved by ``offset``: the lines of the ranges before it."""
     if not offset:
         return batch
-    moved: list[Record] = []
-    make = tuple.__new__  # a Record without _replace's keyword handling: this runs per record
-    for source, line, column, errors, io_error, more in batch.records:
-        if any(violation.line is not None for violation in errors):  # located in the text
-            errors = tuple(
-                item if item.line is None else replace(item, line=item.line + offset) for item in errors
-            )
-        moved.append(
-            make(Record, (source, None if line is None else line + offset, column, errors, io_error, more))
+    moved = [
+        record._replace(
+            line=None if record.line is None else record.line + offset,
+            errors=tuple(v if v.line is None else replace(v, line=v.line + offset) for v in record.errors),
         )
-    return Batch(batch.valid, batch.invalid, moved, batch.size)
+        for record in batch.records
+    ]
+    return batch._replace(records=moved)
 
 
 class Decoded(NamedTuple):
