@@ -203,3 +203,35 @@ def test_check_partition_is_called_as_spark_calls_it(tmp_path: Path) -> None:
     expected = [r._replace(source="logs") for r in one_process([str(tmp_path / "logs")], options)[0]]
     assert expected == records
     assert sum(not line.isspace() for line in lines) == len(records)
+
+
+def test_lines_handed_over_skip_a_line_over_the_limit_as_one_process_does(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A line longer than ``MAX_LINE_BYTES`` handed to ``check_partition`` or in a bag: skipped and
+    reported as the reader of a file reports it (an unreadable line), the lines after it checked."""
+    from toolresponse.validation import _inputs
+
+    monkeypatch.setattr(_inputs, "MAX_LINE_BYTES", 1000)
+    long = '{"status": "succes", "text": "' + "a" * 1000 + '"}'
+    lines = [corpus(1).decode().strip(), long, '{"status": "succes", "text": "x"}']
+    path = tmp_path / "logs"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    options = Options(keep_valid=True)
+    expected, summary = one_process([str(path)], options)
+    assert "line 2 is longer than 1,000 bytes" in str(expected[1].io_error)
+    assert expected == list(check_partition(lines, name=str(path), options=options))
+    validation = validate_bag(dask.bag.from_sequence(lines, npartitions=2), name=str(path), options=options)
+    assert (expected, summary) == compute(validation.records, validation.summary)
+
+
+def test_a_pretty_printed_document_handed_over_is_one_response(tmp_path: Path) -> None:
+    """A pretty-printed document among lines handed over with their line feeds (as
+    ``dask.bag.read_text`` gives them): one response reported at its own line, as one process does."""
+    text = '{"status": "success", "text": "x"}\n{\n  "status": "succes",\n  "text": "p"\n}\n"str"\n'
+    path = tmp_path / "logs.jsonl"
+    path.write_text(text, encoding="utf-8")
+    options = Options(keep_valid=True)
+    expected = one_process([str(path)], options)[0]
+    assert [1, 3, 6] == [record.line for record in expected]  # the document's at its violation
+    assert expected == list(check_partition(text.splitlines(keepends=True), name=str(path), options=options))

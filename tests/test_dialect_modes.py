@@ -3,7 +3,6 @@ in every mode (``--jobs``, partitions called as Spark calls them), with the repo
 
 from __future__ import annotations
 
-import gc
 import io
 import os
 import pickle
@@ -108,19 +107,6 @@ def test_a_partition_of_dialect_records_the_way_spark_calls_it() -> None:
     assert expected_invalid == batch.invalid == len(batch.records)
     assert [record.line for record in batch.records] == sorted(record.line or 0 for record in batch.records)
     assert all(isinstance(record, Record) and record.errors for record in batch.records)
-
-
-@pytest.mark.parametrize("enabled", [True, False])
-def test_the_garbage_collector_is_left_as_it_was_found(enabled: bool) -> None:
-    """Paused while a batch is checked (decoded JSON has no cycles), the collector is then as before."""
-    was = gc.isenabled()
-    try:
-        gc.enable() if enabled else gc.disable()
-        check_lines("f", [b'{"status": "success", "text": "x"}', b"{"], 1, Options())
-        check_lines("f", [b'{"status": "success"}'], 1, Options(explain=False))
-        assert enabled == gc.isenabled()
-    finally:
-        gc.enable() if was else gc.disable()
 
 
 def test_decoded_records_read_what_check_reads(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from jsontext import random_json_text
 from toolresponse import MalformedJsonError
 from toolresponse._errors import IJsonError, IJsonRule
 from toolresponse.validation import Options, check_lines
-from toolresponse.validation._ijson import MAX_NESTING, locate_all, parse_ijson, pointer_at, position
+from toolresponse.validation._ijson import MAX_NESTING, locate_all, parse_ijson, pointer_at, positions
 
 REJECTED = [
     # (text, rule, line, column, pointer)
@@ -148,8 +148,8 @@ def test_a_50_mb_line_parses_and_its_duplicate_is_found() -> None:
     ],
 )
 def test_position_counts_lines_and_characters(text: str, offset: int, expected: tuple[int, int]) -> None:
-    """position gives the 1-based line and the 1-based column in characters."""
-    assert expected == position(text, offset)
+    """positions gives the 1-based line and the 1-based column in characters."""
+    assert {offset: expected} == positions(text, [offset])
 
 
 LOCATE_TEXT = (

@@ -400,3 +400,37 @@ def test_every_path_skips_a_line_over_the_limit_as_one_process_does(
     with dask.config.set(scheduler="synchronous"):
         validation = validate_paths([str(path)], options=options, block_bytes=8 << 20)
         assert expected == validation.records.compute()  # type: ignore[no-untyped-call]
+
+
+def test_a_zstd_bomb_is_expanded_a_bounded_piece_at_a_time(tmp_path: Path) -> None:
+    """200 MiB of one byte in a zstd frame of 6 KiB, read through ``open_input``: every byte comes
+    out, and no more than 24 MiB is held at any time (Python's allocations traced: a piece expands to
+    8 MiB at most, held twice while zstandard joins its output; 128 MiB before the bound)."""
+    import tracemalloc
+
+    packer = zstandard.ZstdCompressor().compressobj()
+    frame = b"".join(packer.compress(b"a" * (1 << 20)) for _ in range(200)) + packer.flush()
+    bomb = tmp_path / "bomb.jsonl.zst"
+    bomb.write_bytes(frame)
+    read = 0
+    tracemalloc.start()
+    try:
+        with open_input(str(bomb)) as stream:
+            while chunk := stream.read(1 << 16):
+                read += len(chunk)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (200 << 20, True) == (read, peak < 24 << 20)
+
+
+@pytest.mark.parametrize("name", ["empty.jsonl.gz", "empty.json.zst"])
+def test_an_empty_compressed_file_is_unreadable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str
+) -> None:
+    """A 0-byte ``.gz`` or ``.zst`` file holds no member or frame (``gzip -t`` and ``zstd -t`` refuse
+    it): one input that cannot be read, as a truncated one, not an empty input."""
+    (tmp_path / name).write_bytes(b"")
+    status, out, err = cli(capsys, str(tmp_path / name))
+    assert (2, "0 valid, 0 invalid, 1 input unreadable\n") == (status, out)
+    assert err.startswith(f"toolresponse validate: cannot read {tmp_path / name}: truncated: ")

@@ -12,7 +12,7 @@ from ..validation._checks import Batch, renumber
 from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
 
 PIECE_LINES = 1024
-"""Lines checked in one call of ``check_lines``: memory stays flat however large the partition."""
+"""Lines checked at once: memory stays flat however large the partition."""
 TASK_RECORDS = 10_000
 """The most records one task holds (some 5 MB), besides those of unreadable inputs."""
 
@@ -49,7 +49,8 @@ def check_partition(
     options: Options = Options(),  # noqa: B008 (a NamedTuple: immutable)
 ) -> Iterator[Record]:
     """The records of one partition of JSON lines, the first of which is line ``first_line`` of ``name``
-    (blank lines counted and skipped; ``Options(keep_valid=True)``: a record for every response)."""
+    (blank lines counted and skipped; ``Options(keep_valid=True)``: a record for every response; a line
+    longer than ``MAX_LINE_BYTES`` skipped and reported, as ``toolresponse validate`` does)."""
     number = first_line
     for piece in pieces(lines):
         yield from check_lines(name, piece, number, options).records

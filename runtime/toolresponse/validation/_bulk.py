@@ -97,44 +97,16 @@ def _line_start(stream: IO[bytes], offset: int) -> int:
     return stream.tell()
 
 
-class _Upto(io.RawIOBase):
-    """The next ``size`` bytes of ``stream`` (None: all the rest)."""
-
-    def __init__(self, stream: IO[bytes], size: int | None) -> None:
-        super().__init__()
-        self._stream = stream
-        self._left = size
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        want = len(buffer) if self._left is None else min(len(buffer), self._left)
-        data = self._stream.read(want) if want else b""
-        if self._left is not None:
-            self._left -= len(data)
-        buffer[: len(data)] = data
-        return len(data)
-
-
 def range_tasks(
     name: str, stream: IO[bytes], start: int, end: int | None, piece_bytes: int
 ) -> Iterator[Task]:
     """The lines of ``stream`` that start in ``[start, end)``, numbered from 1, as the units of
     work that one process reads them in (``lines_tasks``: pieces of about ``piece_bytes``, the
-    line too long to read, the pretty-printed document); a unit's bytes are ``_task_bytes``."""
+    line too long to read, the pretty-printed document); a unit's bytes are its ``Batch.size``."""
     begin = _line_start(stream, start)
     stop = None if end is None else _line_start(stream, end)
     stream.seek(begin)
-    bounded = io.BufferedReader(_Upto(stream, None if stop is None else stop - begin))
-    return lines_tasks(name, bounded, piece_bytes)
-
-
-def _task_bytes(task: Task) -> int:
-    """The bytes of input a unit of ``range_tasks`` stands for, each line with its line feed."""
-    if isinstance(task, LinesTask):
-        return sum(map(len, task.lines)) + len(task.lines)
-    return len(task.data) + 1 if isinstance(task, DocumentTask) else task.size
+    return lines_tasks(name, stream, piece_bytes, limit=None if stop is None else stop - begin)
 
 
 def _within(task: Task, units: Iterator[Task], room: int) -> tuple[Task, Task | None]:
@@ -146,30 +118,35 @@ def _within(task: Task, units: Iterator[Task], room: int) -> tuple[Task, Task | 
     return task, next(units, None)
 
 
+def _checked(
+    task: Task | None, units: Iterator[Task], options: Options, room: int, max_bytes: int | None = None
+) -> tuple[Batch, Task | None, int | None]:
+    """Units from ``task`` on checked until their records fill ``room`` (or about ``max_bytes`` of
+    input is read): their batch, the unit to check next (None: no more), and the line after them."""
+    batches: list[Batch] = []
+    size, line = 0, None
+    while task is not None and room > 0 and (max_bytes is None or size < max_bytes):
+        now, task = _within(task, units, room)
+        batch = run_task(now, options)
+        batches.append(batch)
+        room -= sum(record.io_error is None for record in batch.records)
+        size += batch.size
+        line = _line_after(now)
+    return merged(batches), task, line
+
+
 def check_range(work: LineRange, options: Options, *, max_records: int) -> Part:
     """Check the lines of one byte range, read where this runs, numbered from 1; it stops where its
     records would be more than ``max_records``, and ``Part.rest`` is the range of the lines after."""
-    room = max_records
-    batches: list[Batch] = []
-    read = 0
     try:
         with open_input(work.path) as stream:
             # The range's first line start, found once: range_tasks given it finds it again at once.
             offset = _line_start(stream, work.start)
             units = range_tasks(work.name, stream, offset, work.end, _PIECE_BYTES)
-            task = next(units, None)
-            while task is not None:
-                if room <= 0:
-                    return Part(merged(batches), read, work._replace(start=offset))
-                now, task = _within(task, units, room)
-                batch = run_task(now, options)
-                batches.append(batch)
-                room -= len(batch.records)
-                offset += _task_bytes(now)
-                read = (_line_after(now) or 1) - 1
+            batch, task, line = _checked(next(units, None), units, options, max_records)
     except OSError as error:
         return Part(Batch(0, 0, [io_record(work.name, error)], 0))
-    return Part(merged(batches), read)
+    return Part(batch, (line or 1) - 1, None if task is None else work._replace(start=offset + batch.size))
 
 
 def _line_after(task: Task) -> int | None:
@@ -215,16 +192,8 @@ def stream_parts(
     units = _from_line(tasks(source, io.BytesIO()), from_line)
     task: Task | None = next(units, None)
     while True:
-        batches: list[Batch] = []
-        room, size, line = max_records, 0, None
-        while task is not None and room > 0 and (max_bytes is None or size < max_bytes):
-            now, task = _within(task, units, room)
-            batch = run_task(now, options)
-            batches.append(batch)
-            room -= sum(record.io_error is None for record in batch.records)
-            size += batch.size
-            line = _line_after(now)
-        yield Part(merged(batches), 0, None if task is None else line)
+        batch, task, line = _checked(task, units, options, max_records, max_bytes)
+        yield Part(batch, 0, None if task is None else line)
         if task is None:
             return
 

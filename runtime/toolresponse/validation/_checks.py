@@ -5,9 +5,7 @@ is explained.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from typing import IO, Any, Final, NamedTuple
@@ -18,7 +16,18 @@ from .._errors import IJsonError
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
 from ._ijson import parse_error, parse_ijson, refusal, violation_of
-from ._inputs import DocumentTask, DoneTask, LinesTask, Record, Source, Task, closing, document_spans, tasks
+from ._inputs import (
+    DocumentTask,
+    DoneTask,
+    LinesTask,
+    Record,
+    Source,
+    Task,
+    document_spans,
+    documents_apart,
+    limited_tasks,
+    tasks,
+)
 from ._validate import ValidationResult, cached_explanation, validate_json
 
 
@@ -126,71 +135,35 @@ def _read(lines: list[bytes], first_line: int) -> Iterator[tuple[int, bytes, Any
         yield number, line, value, refusal(line, value)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Decoded JSON holds no reference cycles: while a batch is checked, the cyclic collector, which
-    would walk its values over and over, is paused."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
-    """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``."""
+    """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``,
+    read as ``toolresponse validate`` reads a file's: a pretty-printed document among them one
+    response, a line longer than ``MAX_LINE_BYTES`` skipped and reported."""
+    lines = [line.removesuffix(b"\n") for line in lines]  # a reader's lines come without their line feed
+    units = documents_apart(name, limited_tasks(name, first_line, lines))
+    return merged([run_task(task, options) for task in units])
+
+
+def _check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
+    """The verdicts on lines of one JSON value each (a reader has taken the documents apart)."""
     judge = options.judge
     is_valid = judge.verdict()
     explain = judge.explainer(first=options.first) if options.explain else None
     keep_valid = options.keep_valid and explain is not None
     valid = invalid = 0
     records: list[Record] = []
-    # A pretty-printed document among the lines is read as one when it ends in the batch.
-    read_to, searching = 0, True
-    with _collector_paused():
-        for number, line, value, problem in _read(lines, first_line):
-            if number <= read_to:
-                continue
-            if problem is None and is_valid(value):
-                valid += 1
-                if keep_valid:
-                    records.append(Record(name, number, None, ()))
-                continue
-            document = (
-                _pretty_printed(lines, number - first_line) if searching and problem is not None else None
-            )
-            if document is not None:
-                read_to = number + document.count(b"\n")
-                batch = _check_one(name, document, options)
-                valid, invalid = valid + batch.valid, invalid + batch.invalid
-                records.extend(_moved(record, number, 1) for record in batch.records)
-                continue
-            searching = searching and line.strip(b" \t\r\n") not in _OPENERS
-            invalid += 1
-            if explain is not None and problem is not None:
-                records.append(_unread(name, number, line, problem))
-            elif explain is not None:
-                records.append(Record.invalid(name, number, explain(value)))
+    for number, line, value, problem in _read(lines, first_line):
+        if problem is None and is_valid(value):
+            valid += 1
+            if keep_valid:
+                records.append(Record(name, number, None, ()))
+            continue
+        invalid += 1
+        if explain is not None and problem is not None:
+            records.append(_unread(name, number, line, problem))
+        elif explain is not None:
+            records.append(Record.invalid(name, number, explain(value)))
     return Batch(valid, invalid, records, sum(map(len, lines)) + len(lines))
-
-
-_OPENERS = (b"{", b"[")
-
-
-def _pretty_printed(lines: list[bytes], index: int) -> bytes | None:
-    """The pretty-printed document that starts at ``lines[index]`` (``{`` or ``[`` alone) when it
-    ends within ``lines`` at the end of a line; else None."""
-    opener = lines[index].strip(b" \t\r\n")
-    if opener not in _OPENERS:
-        return None
-    text = b"\n".join(line[:-1] if line.endswith(b"\n") else line for line in lines[index:])
-    end = closing(text, text.index(opener))
-    if end is None:
-        return None
-    line_end = text.find(b"\n", end)
-    return text[:end] if not text[end : None if line_end < 0 else line_end].strip(b" \t\r") else None
 
 
 def _moved(record: Record, line: int, column: int) -> Record:
@@ -208,21 +181,20 @@ def _moved(record: Record, line: int, column: int) -> Record:
 def check_document(name: str, data: bytes, options: Options, first_line: int | None = None) -> Batch:
     """The verdict on one JSON document, or on each of several one after another (``document_spans``);
     with ``first_line``, located in the input it begins at that line of."""
-    with _collector_paused():
-        batch = _check_one(name, data, options)
-        spans = document_spans(data) if batch.invalid else None
-        if spans is None:
-            spans = [(0, len(data), 1, 1)]
-            if first_line is None:
-                return batch
-            parts = [batch]
-        else:
-            parts = [_check_one(name, data[start:end], options) for start, end, _, _ in spans]
-        shift = 0 if first_line is None else first_line - 1
-        parts = [
-            part._replace(records=[_moved(record, line + shift, column) for record in part.records])
-            for part, (_, _, line, column) in zip(parts, spans, strict=True)
-        ]
+    batch = _check_one(name, data, options)
+    spans = document_spans(data) if batch.invalid else None
+    if spans is None:
+        spans = [(0, len(data), 1, 1)]
+        if first_line is None:
+            return batch
+        parts = [batch]
+    else:
+        parts = [_check_one(name, data[start:end], options) for start, end, _, _ in spans]
+    shift = 0 if first_line is None else first_line - 1
+    parts = [
+        part._replace(records=[_moved(record, line + shift, column) for record in part.records])
+        for part, (_, _, line, column) in zip(parts, spans, strict=True)
+    ]
     return merged(parts)._replace(size=len(data))
 
 
@@ -246,10 +218,12 @@ def _check_one(name: str, data: bytes, options: Options) -> Batch:
 def run_task(task: Task, options: Options) -> Batch:
     """Check one unit of work."""
     if isinstance(task, LinesTask):
-        return check_lines(task.name, task.lines, task.first_line, options)
-    if isinstance(task, DocumentTask):
-        return check_document(task.name, task.data, options, task.first_line)
-    return done_batch(task.record)
+        return _check_lines(task.name, task.lines, task.first_line, options)
+    if isinstance(task, DocumentTask):  # its bytes with the line feed after it
+        return check_document(task.name, task.data, options, task.first_line)._replace(
+            size=len(task.data) + 1
+        )
+    return done_batch(task.record)._replace(size=task.size)
 
 
 def done_batch(record: Record) -> Batch:
@@ -273,17 +247,14 @@ def renumber(batch: Batch, offset: int) -> Batch:
     """``batch`` with its line numbers moved by ``offset``: the lines of the ranges before it."""
     if not offset:
         return batch
-    moved: list[Record] = []
-    make = tuple.__new__  # a Record without _replace's keyword handling: this runs per record
-    for source, line, column, errors, io_error, more in batch.records:
-        if any(violation.line is not None for violation in errors):  # located in the text
-            errors = tuple(
-                item if item.line is None else replace(item, line=item.line + offset) for item in errors
-            )
-        moved.append(
-            make(Record, (source, None if line is None else line + offset, column, errors, io_error, more))
+    moved = [
+        record._replace(
+            line=None if record.line is None else record.line + offset,
+            errors=tuple(v if v.line is None else replace(v, line=v.line + offset) for v in record.errors),
         )
-    return Batch(batch.valid, batch.invalid, moved, batch.size)
+        for record in batch.records
+    ]
+    return batch._replace(records=moved)
 
 
 class Decoded(NamedTuple):
@@ -296,43 +267,28 @@ class Decoded(NamedTuple):
     problems: list[Record]
 
 
-def _decode_document(decoded: Decoded, data: bytes, line: int | None = None, column: int = 1) -> None:
-    """Add the value of one document (at ``line`` and ``column`` of its input), or why it is no I-JSON."""
-    try:
-        value = parse_ijson(data)
-    except IJsonError as error:
-        failure = violation_of(error)
-        record = Record(decoded.source, failure.line, failure.column, (failure,))
-        decoded.problems.append(record if line is None else _moved(record, line, column))
-    else:
-        decoded.lines.append(line)
-        decoded.values.append(value)
+class _Collector(Judge):
+    """Takes every I-JSON record as valid and keeps its value: what ``decoded_records`` checks with."""
 
+    def __init__(self) -> None:
+        self.values: list[Any] = []
 
-def _decode(task: Task) -> Decoded:
-    if isinstance(task, DoneTask):
-        return Decoded(task.record.source, [], [], [task.record])
-    decoded = Decoded(task.name, [], [], [])
-    if isinstance(task, LinesTask):
-        for number, line, value, problem in _read(task.lines, task.first_line):
-            if problem is None:
-                decoded.lines.append(number)
-                decoded.values.append(value)
-            else:
-                decoded.problems.append(_unread(task.name, number, line, problem))
-        return decoded
-    _decode_document(decoded, task.data, task.first_line)
-    spans = document_spans(task.data) if decoded.problems else None
-    if spans is not None:
-        decoded = Decoded(task.name, [], [], [])
-        shift = 0 if task.first_line is None else task.first_line - 1
-        for start, end, at_line, at_column in spans:
-            _decode_document(decoded, task.data[start:end], at_line + shift, at_column)
-    return decoded
+    def verdict(self) -> Callable[[Any], bool]:
+        def keep(value: Any) -> bool:
+            self.values.append(value)
+            return True
+
+        return keep
 
 
 def decoded_records(sources: Iterable[Source | Record], *, stdin: IO[bytes]) -> Iterator[Decoded]:
     """The records of every input decoded, in input order, read as ``check`` reads them."""
+    collector = _Collector()
+    options = Options(keep_valid=True, judge=collector)
     for source in sources:
         for task in tasks(source, stdin):
-            yield _decode(task)
+            records = run_task(task, options).records
+            name = task.record.source if isinstance(task, DoneTask) else task.name
+            lines = [record.line for record in records if record.valid]
+            yield Decoded(name, lines, collector.values, [record for record in records if not record.valid])
+            collector.values = []

@@ -32,18 +32,13 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPE_AT = re.compile(r"\\u[0-9a-fA-F]{4}")
 
 
-def position(text: str | bytes, offset: int) -> tuple[int, int]:
-    """The 1-based (line, column) of the character (or byte) at ``offset`` in ``text``."""
-    if isinstance(text, bytes):  # one character per byte: the column counts bytes
-        text = text[:offset].decode("latin-1")
-    return positions(text, (offset,))[offset]
-
-
 def _error_at(
     text: str | bytes, offset: int, rule: IJsonRule, detail: str, pointer: str | None = None
 ) -> IJsonError:
     """The error at ``offset``; in text (not bytes that are no UTF-8), with the pointer there."""
-    line, column = position(text, offset)
+    # In bytes that are no UTF-8, a column counts bytes.
+    counted = text[:offset].decode("latin-1") if isinstance(text, bytes) else text
+    line, column = positions(counted, (offset,))[offset]
     if pointer is None and rule is not IJsonRule.DEPTH and isinstance(text, str):
         pointer = pointer_at(text, offset)
     return IJsonError(rule, detail, line=line, column=column, offset=offset, pointer=pointer)

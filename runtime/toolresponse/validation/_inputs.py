@@ -261,7 +261,7 @@ def _too_long(name: str, number: int, size: int) -> DoneTask:
     return DoneTask(Record(name, number, None, (), io_error=reason), size + 1)
 
 
-def _batch(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
+def limited_tasks(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
     """``lines`` as one task, or, around each line longer than ``MAX_LINE_BYTES``, several."""
     start = 0
     for index, line in enumerate(lines):
@@ -274,10 +274,12 @@ def _batch(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
         yield LinesTask(name, number + start, lines[start:])
 
 
-def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, size: int) -> Iterator[Task]:
-    """The lines of ``stream`` (after ``head``, the start of its first line) in batches of about
-    ``size`` bytes, each read as soon as it is there (a pipe's output is checked as it comes).
-    A line longer than ``MAX_LINE_BYTES`` is counted, not held, and reported."""
+def _line_batches(
+    name: str, stream: IO[bytes], first_line: int, head: bytes, size: int, limit: int | None
+) -> Iterator[Task]:
+    """The lines of ``stream`` (after ``head``, the start of its first line; its next ``limit`` bytes
+    only) in batches of about ``size`` bytes, each read as soon as it is there (a pipe's output is
+    checked as it comes). A line longer than ``MAX_LINE_BYTES`` is counted, not held, and reported."""
     number = first_line
     if head.endswith(b"\n"):
         yield LinesTask(name, number, [head[:-1]])
@@ -285,7 +287,8 @@ def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, si
     read = getattr(stream, "read1", stream.read)
     partial = [head] if head else []  # the start of a line that has not ended yet
     held = len(head)  # its length (its bytes are dropped past MAX_LINE_BYTES)
-    while chunk := read(size):
+    while chunk := read(size if limit is None else min(size, limit)):
+        limit = None if limit is None else limit - len(chunk)
         # Lines without their line feed (orjson needs none): bytes.split is the cheapest cut.
         lines = chunk.split(b"\n")
         rest = lines.pop()
@@ -304,7 +307,7 @@ def _line_batches(name: str, stream: IO[bytes], first_line: int, head: bytes, si
                 del lines[0]
             else:
                 lines[0] = b"".join([*partial, lines[0]])
-        yield from _batch(name, number, lines)
+        yield from limited_tasks(name, number, lines)
         number += len(lines)
         partial, held = [rest] if rest else [], len(rest)
     if held > MAX_LINE_BYTES:
@@ -335,7 +338,7 @@ def pretty_printed(head: bytes) -> bool:
 _OPENERS = (b"{", b"[")
 
 
-def _documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
+def documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
     """``units`` of JSON lines with each pretty-printed document among them (a line that is ``{``
     or ``[`` alone opens it, its brackets close it) taken out as a ``DocumentTask`` of its own,
     however many batches it spans. One still open after ``MAX_DOCUMENT_BYTES`` stays lines; one
@@ -373,12 +376,12 @@ def _documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
 
 
 def lines_tasks(
-    name: str, stream: IO[bytes], size: int, first_line: int = 1, head: bytes = b""
+    name: str, stream: IO[bytes], size: int, first_line: int = 1, head: bytes = b"", limit: int | None = None
 ) -> Iterator[Task]:
     """The units of work of JSON lines read from ``stream`` (after ``head``, the start of line
-    ``first_line``): batches of about ``size`` bytes, each pretty-printed document one unit, each
-    line longer than ``MAX_LINE_BYTES`` a record."""
-    return _documents_apart(name, _line_batches(name, stream, first_line, head, size))
+    ``first_line``; its next ``limit`` bytes only): batches of about ``size`` bytes, each pretty-printed
+    document one unit, each line longer than ``MAX_LINE_BYTES`` a record."""
+    return documents_apart(name, _line_batches(name, stream, first_line, head, size, limit))
 
 
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
@@ -466,12 +469,6 @@ def _scan(data: bytes, start: int, depth: int) -> tuple[int | None, int]:
     return None, depth
 
 
-def closing(data: bytes, start: int) -> int | None:
-    """The end of the object or array that begins at ``start``, by its brackets; None when it does
-    not end (the parser then says why)."""
-    return _scan(data, start, 0)[0]
-
-
 def _depth_after(line: bytes, depth: int) -> int:
     """How many brackets are open after ``line`` (a line holds whole strings), ``depth`` before it;
     0 once they close."""
@@ -495,8 +492,7 @@ def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
     start = _skip_space(data, 0)
     while start < len(data):
         if data[start] in b"{[":
-            end = closing(data, start)
-            end = len(data) if end is None else end
+            end = _scan(data, start, 0)[0] or len(data)  # by its brackets; not closed: to the end
         elif spans:
             opener = _NEXT_OPENER.search(data, start)
             end = len(data) if opener is None else opener.start()

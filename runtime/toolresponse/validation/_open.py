@@ -93,10 +93,9 @@ def _fsspec() -> Any:
     return fsspec
 
 
-_COMPRESSED_PIECE = 1 << 11
-"""Compressed bytes decompressed at once. gzip expands them some 1,000 times at most (about 2 MiB);
-zstd can expand 2 KiB of a crafted frame into tens of MiB at once (measured: 64 MiB), so a zstd
-bomb costs memory in proportion."""
+_COMPRESSED_PIECE = 1 << 8
+"""Compressed bytes decompressed at once: they expand to at most 8 MiB (a zstd block of 4 bytes gives
+128 KiB; gzip expands some 1,000 times), far below ``MAX_LINE_BYTES``."""
 
 
 def _decompressor(compression: str) -> Callable[[], Any]:
@@ -121,6 +120,7 @@ class _Decompressed(io.RawIOBase):
         self._new = _decompressor(compression)
         self._decoder = self._new()
         self._fed = False  # whether the current member or frame has begun
+        self._empty = True  # no byte read: an empty file holds no member or frame
         self._out = memoryview(b"")  # decompressed bytes not yet read
 
     def readable(self) -> bool:
@@ -134,10 +134,12 @@ class _Decompressed(io.RawIOBase):
             else:
                 data = self._raw.read(_COMPRESSED_PIECE)
             if not data:
-                if self._fed and not self._decoder.eof:
+                if self._empty or (self._fed and not self._decoder.eof):
                     unit = "member" if self._compression == "gzip" else "frame"
-                    raise OSError(f"truncated: the {self._compression} data ends inside a {unit}")
+                    where = f"before its first {unit}" if self._empty else f"inside a {unit}"
+                    raise OSError(f"truncated: the {self._compression} data ends {where}")
                 return 0
+            self._empty = False
             try:
                 self._out = memoryview(self._decoder.decompress(data))
             except Exception as error:  # zlib.error, zstandard.ZstdError: the bytes are not of the format

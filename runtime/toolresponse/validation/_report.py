@@ -131,17 +131,6 @@ class _Report:
         """End the report (the quiet one ends with nothing more)."""
 
 
-_SUFFIX_CACHE_LIMIT = 4096
-
-
-def _after_where(violation: SchemaViolation) -> str:
-    """A violation's text line after its ``FILE:LINE[:COLUMN]``."""
-    return (
-        f": {printable(violation.pointer) or '(root)'}: {printable(violation.message, quoted=True)}"
-        f" [{printable(violation.keyword)}]\n"
-    )
-
-
 def unreadable_line(program: str, source: str, line: int | None, io_error: str) -> str:
     """The line saying that ``source`` (at ``line``, when known) could not be read, and why."""
     return f"{program}: cannot read {_where(source, line)}: {printable(io_error)}\n"
@@ -150,40 +139,19 @@ def unreadable_line(program: str, source: str, line: int | None, io_error: str) 
 def violation_lines(source: str, line: int | None, errors: Iterable[SchemaViolation]) -> str:
     """The text report's lines of ``errors``, found in the response at ``line`` of ``source``."""
     return "".join(
-        _where(source, line if v.line is None else v.line, v.column) + _after_where(v) for v in errors
+        f"{_where(source, line if v.line is None else v.line, v.column)}: {printable(v.pointer) or '(root)'}:"
+        f" {printable(v.message, quoted=True)} [{printable(v.keyword)}]\n"
+        for v in errors
     )
 
 
 class _TextReport(_Report):
-    def __init__(self, out: TextIO, err: TextIO) -> None:
-        super().__init__(out, err)
-        # Each explanation's text after "FILE:LINE", by the identity of its (cached) tuple, kept with
-        # it so that an id is never taken for another tuple's.
-        self._suffixes: dict[int, tuple[tuple[SchemaViolation, ...], tuple[str, ...]]] = {}
-
-    def _suffix(self, errors: tuple[SchemaViolation, ...]) -> tuple[str, ...] | None:
-        known = self._suffixes.get(id(errors))
-        if known is not None and known[0] is errors:
-            return known[1]
-        if any(violation.line is not None or violation.column is not None for violation in errors):
-            return None
-        text = tuple(map(_after_where, errors))
-        if len(self._suffixes) >= _SUFFIX_CACHE_LIMIT:
-            self._suffixes.clear()
-        self._suffixes[id(errors)] = (errors, text)
-        return text
-
     def write(self, records: list[Record]) -> str:
         lines: list[str] = []
         for record in records:
             if not record.errors:
                 continue
-            suffix = self._suffix(record.errors)
-            if suffix is not None:
-                where = _where(record.source, record.line)
-                lines.extend(where + piece for piece in suffix)
-            else:
-                lines.append(violation_lines(record.source, record.line, record.errors))
+            lines.append(violation_lines(record.source, record.line, record.errors))
             if record.more:
                 lines.append(
                     f"{_where(record.source, record.line)}: ... and {record.more:,} more violation"

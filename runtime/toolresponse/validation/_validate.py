@@ -19,7 +19,7 @@ import orjson
 
 from toolresponse_generated import ERROR_CODE_INFO, ErrorCode, ToolStatus
 
-from .._errors import JsonValueError
+from .._errors import IJsonError, JsonValueError
 from .._suggest import did_you_mean, nearest
 from .._violation import SchemaViolation, best_match, relevance
 from ._engine import (
@@ -35,7 +35,7 @@ from ._engine import (
     unexpected_members,
 )
 from ._engine import engine as _engine_named
-from ._ijson import MAX_NESTING, excerpt
+from ._ijson import MAX_NESTING, excerpt, locate_all, parse_ijson, positions, violation_of
 from ._jsondata import _Walk, is_plain
 from ._schema import bundled_schema
 
@@ -459,9 +459,6 @@ def validate_json(
 ) -> ValidationResult:
     """Check JSON text: the I-JSON rules of SPEC-v1 (UTF-8, unique member names at any depth,
     no NaN or Infinity), then the schema. Every violation carries its line and column."""
-    from .._errors import IJsonError
-    from ._ijson import locate_all, parse_ijson, positions, violation_of
-
     if isinstance(text, bytearray | memoryview):
         text = bytes(text)
     try:
