@@ -205,6 +205,15 @@ def test_a_task_reads_about_block_bytes_of_a_compressed_file(client: Client, tmp
     assert (30_000, []) == (sum(batch.valid for batch in batches), [r for b in batches for r in b.records])
 
 
+def test_a_window_of_one_task_in_flight_gives_the_same_batches(client: Client, tmp_path: Path) -> None:
+    """``check_on(window=1)`` sends one task at a time and gives the batches the default window gives."""
+    logs = many_invalid(tmp_path / "many.jsonl", 2000)
+    default = list(check_on(client, expand([str(logs)]), Options(), block_bytes=16 << 10))
+    one_at_a_time = list(check_on(client, expand([str(logs)]), Options(), block_bytes=16 << 10, window=1))
+    assert len(default) > 1
+    assert default == one_at_a_time
+
+
 def test_a_compressed_file_is_read_once_however_many_tasks_check_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

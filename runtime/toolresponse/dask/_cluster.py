@@ -317,17 +317,18 @@ def check_on(
     options: Options,
     *,
     block_bytes: int = BLOCK_BYTES,
+    window: int | None = None,
     timeout_s: float = TIMEOUT_S,
     task_records: int = TASK_RECORDS,
 ) -> Iterator[Batch]:
     """The batches of ``sources`` checked on ``client``'s cluster, in input order (as ``check`` gives them).
 
-    A task holds at most ``task_records`` records and reads about ``block_bytes``; at most four per
-    worker thread are in flight. No wait lasts more than ``timeout_s``
+    A task holds at most ``task_records`` records and reads about ``block_bytes``; at most ``window``
+    tasks are in flight (four per worker thread by default). No wait lasts more than ``timeout_s``
     seconds: past it, ``ClusterTimeout``."""
     timeout_s = _timeout(timeout_s)
     limit = _records_bound(task_records)
-    known: list[int] = []  # the window, once a worker has joined
+    known: list[int] = [] if window is None else [window]
 
     def send(work: LineRange | Source | _Stream | Record) -> Any:
         if isinstance(work, Record):
