@@ -15,7 +15,7 @@ from typing import Any, Final
 from .._errors import ToolDefinitionError, warn_renamed
 from .._response import ToolResponse
 from ._answers import wrap_sync_value, wrap_value
-from ._params import docstring_summary, parameters_schema, return_schema, with_typed_arguments
+from ._params import docstring_summary, return_schema, typed_parameters
 from ._prepared import PreparedTool, Runs, call_id_of
 from ._threads import AsyncWait, Wait, called, is_async, real_async_wait, real_wait
 
@@ -149,15 +149,15 @@ class FunctionTool(Tool):
         if not callable(function):
             raise ToolDefinitionError(f"a tool must be a Tool or a callable, not {type(function).__name__}")
         tool_name = name if name is not None else getattr(function, "__name__", "")
+        parameters, self._typed = typed_parameters(function, name=tool_name)  # called with JSON arguments
         super().__init__(
             name=tool_name,
             description=description if description is not None else docstring_summary(function),
-            parameters=parameters_schema(function, name=tool_name),
+            parameters=parameters,
             output_schema=return_schema(function, name=tool_name),
             timeout_s=timeout_s,
         )
         self.function = function
-        self._typed = with_typed_arguments(function, name=tool_name)  # called with JSON arguments
         self._is_async = is_async(function)
 
     @property
