@@ -1,8 +1,8 @@
 """Tool parameters: a JSON Schema from a plain function's signature, and a compiled validator.
 
-``parameters_schema`` maps each annotation as docs/migrating.md tabulates ("Parameters from the
-signature"); ``with_typed_arguments`` gives the function its arguments as annotated (an Enum's
-member, a tuple, a set); ``ParameterValidator`` compiles a schema once with jsonschema-rs (local
+``typed_parameters`` maps each annotation as docs/migrating.md tabulates ("Parameters from the
+signature"), and gives the function its arguments as annotated (an Enum's member, a tuple, a
+set); ``ParameterValidator`` compiles a schema once with jsonschema-rs (local
 ``$ref``s only).
 """
 
