@@ -130,7 +130,7 @@ def prepared_of(tool: Tool) -> PreparedTool:
     """``tool`` checked and compiled for ``Tool.execute``, once."""
     prepared: PreparedTool | None = tool.__dict__.get("_toolresponse_prepared")
     if prepared is None:
-        prepared = tool.__dict__["_toolresponse_prepared"] = PreparedTool(tool, tool._runs())
+        prepared = tool.__dict__["_toolresponse_prepared"] = PreparedTool(tool)
     return prepared
 
 
