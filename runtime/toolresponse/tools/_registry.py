@@ -282,7 +282,8 @@ class ToolRegistry:
     ) -> ToolResponse:
         """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None) for ``caller``:
         always a ToolResponse that validates against the schema."""
-        call_id = call_id_of(call_id)
+        if call_id is not None:
+            call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
         if isinstance(prepared, PendingApproval):
             answer = prepared.answer(self._wait, self._clock)
@@ -296,7 +297,8 @@ class ToolRegistry:
         self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
     ) -> ToolResponse:
         """The asynchronous form of ``execute``: the event loop is never blocked."""
-        call_id = call_id_of(call_id)
+        if call_id is not None:
+            call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
         if isinstance(prepared, PendingApproval):
             answer = await prepared.aanswer(self._async_wait, self._clock)
