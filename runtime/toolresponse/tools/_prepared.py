@@ -168,10 +168,6 @@ class PreparedTool:
     def arguments(self, params: Any) -> tuple[dict[str, Any] | ToolResponse, Any]:
         """The parameters checked (or the INVALID_PARAM answer), and a copy for ``context.params_input``
         (None when they cannot be shown as JSON)."""
-        if type(params) is dict:  # the common case: checked and copied for the record in one walk
-            record = plain_object_copy(params)
-            if record is not NOT_PLAIN and self._params_valid(params):
-                return params, record
         parsed = self.parse(params)
         if isinstance(parsed, ToolResponse):
             return parsed, params_input_of(params)

@@ -209,13 +209,6 @@ def _mask_named(text: str, lower: str) -> str:
     return "".join(pieces)
 
 
-def _contains(lower: str, stems: tuple[str, ...]) -> bool:
-    for stem in stems:  # noqa: SIM110 - a plain loop is twice as fast as any() over a generator
-        if stem in lower:
-            return True
-    return False
-
-
 _ALL_STEMS = tuple(stem for stems, _, _ in _KEY_FORMATS for stem in stems) + _NAME_STEMS
 """Every literal above: most strings hold none of them, and stop here."""
 
@@ -235,13 +228,13 @@ def _mask_short(text: str) -> str:
 
 def _mask_any(text: str) -> str:
     lower = text.lower()
-    if not _contains(lower, _ALL_STEMS):
+    if not any(stem in lower for stem in _ALL_STEMS):
         return text
     for stems, pattern, replacement in _KEY_FORMATS:
-        if _contains(lower, stems):
+        if any(stem in lower for stem in stems):
             text = pattern.sub(replacement, text)
             lower = text.lower()
-    if _contains(lower, _NAME_STEMS):
+    if any(stem in lower for stem in _NAME_STEMS):
         text = _mask_named(text, lower)
     return text
 
