@@ -271,12 +271,15 @@ def mask_secrets(value: Any, known: Iterable[str] = ()) -> Any:
     return _masked(value, lambda text: _mask_text(found.sub(MASK, text)), True, 0, set())
 
 
-def masked_json_text(value: Any) -> str:
-    """``value`` with secrets masked, as compact JSON text (what is not JSON, as its repr)."""
+def masked_json_text(value: Any, *, mask: bool = True) -> str:
+    """``value`` with secrets masked (unless not ``mask``), as compact JSON text: what
+    ``to_json_data`` cannot convert, as its repr."""
+    masked = mask_secrets(value) if mask else value
     try:
-        return json.dumps(mask_secrets(value), ensure_ascii=False, separators=(",", ":"), default=safe_text)
-    except (TypeError, ValueError, RecursionError):
-        return str(mask_secrets(safe_text(value)))
+        data = to_json_data(masked)
+    except JsonValueError:
+        data = _lenient(masked)
+    return orjson.dumps(data).decode("utf-8")
 
 
 def secret_values(params: Any) -> set[str]:
@@ -401,12 +404,7 @@ class JsonlTraceWriter(contextlib.AbstractContextManager["JsonlTraceWriter"]):
 
     def write(self, record: Mapping[str, Any]) -> None:
         """Write one record as a line of JSON, secrets masked; raises ``ValueError`` once closed."""
-        value = mask_secrets(record) if self._mask else record
-        try:
-            data = to_json_data(value)
-        except JsonValueError:
-            data = _lenient(value)
-        line = orjson.dumps(data).decode("utf-8") + "\n"
+        line = masked_json_text(record, mask=self._mask) + "\n"
         with self._lock:
             if self._closed:
                 raise ValueError("the trace writer is closed")
