@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -422,3 +423,25 @@ def test_masked_json_text_is_json_whatever_the_value_as_the_trace_writer_writes_
     stream = io.StringIO()
     JsonlTraceWriter(stream).write(value)
     assert text + "\n" == stream.getvalue()
+
+
+def test_a_value_converted_to_json_is_masked_as_json() -> None:
+    """Masking comes after the conversion to JSON: a dataclass's secret-named member and a secret
+    in the repr of a value that is not JSON are masked in a trace line and in the JSON text alike."""
+    from toolresponse.tools._trace import masked_json_text
+
+    @dataclasses.dataclass
+    class Login:
+        user: str
+        password: str
+
+    class Opaque:
+        def __repr__(self) -> str:
+            return "Opaque(Authorization: Bearer abcdefghijklmnop1234)"
+
+    value = {"login": Login("ann", "hunter22"), "thing": Opaque()}
+    expected = {"login": {"user": "ann", "password": "***"}, "thing": "Opaque(Authorization: Bearer ***)"}
+    assert expected == json.loads(masked_json_text(value))
+    stream = io.StringIO()
+    JsonlTraceWriter(stream).write(value)
+    assert expected == json.loads(stream.getvalue())

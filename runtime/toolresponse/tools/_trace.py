@@ -272,14 +272,13 @@ def mask_secrets(value: Any, known: Iterable[str] = ()) -> Any:
 
 
 def masked_json_text(value: Any, *, mask: bool = True) -> str:
-    """``value`` with secrets masked (unless not ``mask``), as compact JSON text: what
-    ``to_json_data`` cannot convert, as its repr."""
-    masked = mask_secrets(value) if mask else value
+    """``value`` as compact JSON text (what ``to_json_data`` cannot convert, as its repr), masked
+    unless not ``mask``: once it is JSON, so that a dataclass's members and a repr are masked too."""
     try:
-        data = to_json_data(masked)
+        data = to_json_data(value)
     except JsonValueError:
-        data = _lenient(masked)
-    return orjson.dumps(data).decode("utf-8")
+        data = _lenient(value)
+    return orjson.dumps(mask_params(data) if mask else data).decode("utf-8")
 
 
 def secret_values(params: Any) -> set[str]:
@@ -369,8 +368,10 @@ def _lenient(value: Any, depth: int = 0, seen: frozenset[int] = frozenset()) -> 
         return int(value) if -(2**63) <= value <= 2**64 - 1 else str(value)
     if isinstance(value, float):
         return float(value) if math.isfinite(value) else repr(value)
-    if depth > MAX_VALUE_DEPTH or id(value) in seen:
-        return "<cycle or too deep>"
+    if id(value) in seen:
+        return "<cycle>"
+    if depth > MAX_VALUE_DEPTH:
+        return "<too deep>"
     inner = seen | {id(value)}
     if isinstance(value, Mapping):
         return {safe_text(key, str): _lenient(item, depth + 1, inner) for key, item in value.items()}
