@@ -386,12 +386,8 @@ class ParameterValidator:
             raise ToolDefinitionError(f"{where}: the schema cannot be compiled: {first}") from None
         return cls(plain, validator)
 
-    def is_valid(self, value: Any) -> bool:
-        """Whether ``value`` (JSON data) satisfies the schema."""
-        return bool(self._validator.is_valid(value))
-
     def verdict(self) -> Callable[[Any], bool]:
-        """The compiled ``is_valid`` itself, without a call around it, for loops over many values."""
+        """Whether a value (JSON data) satisfies the schema: the compiled check itself."""
         function: Callable[[Any], bool] = self._validator.is_valid
         return function
 

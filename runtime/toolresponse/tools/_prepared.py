@@ -184,7 +184,7 @@ class PreparedTool:
                 params = to_json_data(params, strict=True)
             except JsonValueError as error:
                 return invalid_params(self.name, error.errors)
-        if self.params.is_valid(params):
+        if self._params_valid(params):
             valid: dict[str, Any] = params
             return valid
         return invalid_params(self.name, self.params.violations(params))
@@ -222,7 +222,7 @@ class PreparedTool:
 
     def _output_error(self, data: dict[str, Any]) -> ToolResponse | None:
         output = self.output
-        if output is None or output.is_valid(data):
+        if output is None or output.verdict()(data):
             return None
         return output_violation(self.name, output.violations(data))
 
