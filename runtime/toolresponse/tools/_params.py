@@ -373,17 +373,13 @@ class ParameterValidator:
             raise ToolDefinitionError(f"{where}: a schema must be a JSON object (a dict of JSON values)")
         plain = dict(schema)
         try:
-            jsonschema_rs.meta.validate(plain)
-        except jsonschema_rs.ValidationError as error:
-            pointer = json_pointer(error.instance_path) or '""'
-            raise ToolDefinitionError(
-                f"{where}: not a valid JSON Schema at {pointer}: {error.message}"
-            ) from None
-        try:
-            validator = jsonschema_rs.validator_for(plain, offline=True)
+            validator = jsonschema_rs.validator_for(plain, offline=True)  # checked against its meta-schema
         except (jsonschema_rs.ValidationError, ValueError) as error:
-            first = str(error).splitlines()[0]
-            raise ToolDefinitionError(f"{where}: the schema cannot be compiled: {first}") from None
+            if isinstance(error, jsonschema_rs.ValidationError) and error.instance_path:
+                problem = f"not a valid JSON Schema at {json_pointer(error.instance_path)}: {error.message}"
+            else:  # a $ref that does not resolve here, ...
+                problem = f"the schema cannot be compiled: {str(error).splitlines()[0]}"
+            raise ToolDefinitionError(f"{where}: {problem}") from None
         return cls(plain, validator)
 
     def verdict(self) -> Callable[[Any], bool]:
