@@ -74,7 +74,7 @@ class Tool:
     @property
     def is_async(self) -> bool:
         """Whether the tool's own implementation is ``arun`` (rather than ``run``)."""
-        return type(self).run is Tool.run and type(self).arun is not Tool.arun
+        return self._runs().run is None
 
     def _runs(self) -> Runs:
         kind = type(self)
@@ -159,10 +159,6 @@ class FunctionTool(Tool):
         )
         self.function = function
         self._is_async = is_async(function)
-
-    @property
-    def is_async(self) -> bool:
-        return self._is_async
 
     def _runs(self) -> Runs:
         """The function itself too, when a subclass does not override ``run``/``arun``."""
