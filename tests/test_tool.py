@@ -485,6 +485,10 @@ def test_function_tool_takes_name_description_and_output_schema() -> None:
         (Echo(parameters={"type": "array"}), '"type": "object"'),
         (Echo(parameters={"type": "objectx"}), "not a valid JSON Schema at /type"),
         (Echo(parameters={"$ref": "https://example.com/remote.json"}), "cannot be compiled"),
+        (
+            Echo(parameters={"type": "object", "properties": {"a": {"pattern": "("}}}),
+            "not a valid JSON Schema at /properties/a/pattern",
+        ),
         (Echo(output_schema={"type": "string"}), '"type": "object"'),
         (Echo(timeout_s=0), "positive number"),
         (Echo(timeout_s=float("inf")), "positive number"),

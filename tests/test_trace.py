@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -408,3 +409,39 @@ def test_masked_json_text_of_a_value_whose_repr_raises_is_its_type_name() -> Non
 
     assert '{"value":"<_Unprintable>"}' == masked_json_text({"value": _Unprintable()})
     assert '"<_Unprintable>"' == masked_json_text(_Unprintable())
+
+
+def test_masked_json_text_is_json_whatever_the_value_as_the_trace_writer_writes_it() -> None:
+    """OpenTelemetry's and the agent trace's JSON text is the trace writer's line: a value that is
+    not JSON (NaN, a tuple key, an integer past 64 bits) is written as its repr, never as text a
+    JSON reader rejects."""
+    from toolresponse.tools._trace import masked_json_text
+
+    value: Any = {"ratio": float("nan"), "big": 2**70, (1, 2): "pair", "token": "abc"}
+    text = masked_json_text(value)
+    assert {"ratio": "nan", "big": str(2**70), "(1, 2)": "pair", "token": "***"} == json.loads(text)
+    stream = io.StringIO()
+    JsonlTraceWriter(stream).write(value)
+    assert text + "\n" == stream.getvalue()
+
+
+def test_a_value_converted_to_json_is_masked_as_json() -> None:
+    """Masking comes after the conversion to JSON: a dataclass's secret-named member and a secret
+    in the repr of a value that is not JSON are masked in a trace line and in the JSON text alike."""
+    from toolresponse.tools._trace import masked_json_text
+
+    @dataclasses.dataclass
+    class Login:
+        user: str
+        password: str
+
+    class Opaque:
+        def __repr__(self) -> str:
+            return "Opaque(Authorization: Bearer abcdefghijklmnop1234)"
+
+    value = {"login": Login("ann", "hunter22"), "thing": Opaque()}
+    expected = {"login": {"user": "ann", "password": "***"}, "thing": "Opaque(Authorization: Bearer ***)"}
+    assert expected == json.loads(masked_json_text(value))
+    stream = io.StringIO()
+    JsonlTraceWriter(stream).write(value)
+    assert expected == json.loads(stream.getvalue())

@@ -25,7 +25,6 @@ from ._trace import mask_secrets, secret_values
 _log = logging.getLogger("toolresponse")
 
 _MESSAGE_LIMIT: Final = 2000
-_NOT_AWAITABLE = frozenset({type(None), bool, int, float, str, dict, list, tuple, ToolResponse})
 _RESPONSE_MEMBERS = frozenset(field.name for field in dataclasses.fields(ToolResponse))
 
 Success = tuple[str, dict[str, Any]]
@@ -75,7 +74,7 @@ def wrap_value(value: Any) -> ToolResponse:
 
 def wrap_sync_value(tool: str, value: Any) -> ToolResponse:
     """``wrap_value`` of a synchronous call's value; an awaitable is closed and refused."""
-    if type(value) not in _NOT_AWAITABLE and inspect.isawaitable(value):
+    if inspect.isawaitable(value):
         close = getattr(value, "close", None)
         if close is not None:
             close()

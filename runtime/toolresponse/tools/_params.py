@@ -1,8 +1,8 @@
 """Tool parameters: a JSON Schema from a plain function's signature, and a compiled validator.
 
-``parameters_schema`` maps each annotation as docs/migrating.md tabulates ("Parameters from the
-signature"); ``with_typed_arguments`` gives the function its arguments as annotated (an Enum's
-member, a tuple, a set); ``ParameterValidator`` compiles a schema once with jsonschema-rs (local
+``typed_parameters`` maps each annotation as docs/migrating.md tabulates ("Parameters from the
+signature"), and gives the function its arguments as annotated (an Enum's member, a tuple, a
+set); ``ParameterValidator`` compiles a schema once with jsonschema-rs (local
 ``$ref``s only).
 """
 
@@ -31,6 +31,11 @@ from ..validation._jsondata import is_json_data
 
 T = TypeVar("T")
 
+_Convert = Callable[[Any], Any]
+_Made = tuple[dict[str, Any], _Convert | None]
+"""An annotation's JSON Schema, and how a valid JSON argument becomes of the annotated type (JSON
+gives a list for a tuple or a set, a value for an Enum); None when it is of that type already."""
+
 _SCALARS: dict[Any, str] = {
     str: "string",
     int: "integer",
@@ -40,19 +45,26 @@ _SCALARS: dict[Any, str] = {
 }
 
 
-def _annotated(arguments: tuple[Any, ...], where: str) -> dict[str, Any]:
-    schema = _schema_of(arguments[0], where)
+def _annotated(arguments: tuple[Any, ...], where: str) -> _Made:
+    schema, convert = _schema_of(arguments[0], where)
     for extra in arguments[1:]:
         if isinstance(extra, str):
             schema["description"] = extra
         elif isinstance(extra, Mapping):
             schema.update(extra)
-    return schema
+    return schema, convert
 
 
-def _union(arguments: tuple[Any, ...], where: str) -> dict[str, Any]:
-    members = [_schema_of(argument, where) for argument in arguments]
-    return {} if {} in members else {"anyOf": members}
+def _union(arguments: tuple[Any, ...], where: str) -> _Made:
+    """Converted only as ``X | None``: other unions are left as JSON gives them."""
+    made = [_schema_of(argument, where) for argument in arguments]
+    members = [schema for schema, _ in made]
+    others = [
+        convert for argument, (_, convert) in zip(arguments, made, strict=True) if argument is not type(None)
+    ]
+    member = others[0] if len(others) == 1 else None
+    convert = None if member is None else lambda value: value if value is None else member(value)
+    return {} if {} in members else {"anyOf": members}, convert
 
 
 def _enum(values: list[Any], where: str, refusal: str) -> dict[str, Any]:
@@ -61,42 +73,62 @@ def _enum(values: list[Any], where: str, refusal: str) -> dict[str, Any]:
     return {"enum": values}
 
 
-def _tuple(arguments: tuple[Any, ...], where: str) -> dict[str, Any]:
+def _items(make: Callable[[Any], Any], item: _Convert | None) -> _Convert:
+    return make if item is None else lambda value: make(map(item, value))
+
+
+def _tuple(arguments: tuple[Any, ...], where: str) -> _Made:
     if not arguments:
-        return {"type": "array"}
+        return {"type": "array"}, tuple
     if len(arguments) == 2 and arguments[1] is Ellipsis:
-        return {"type": "array", "items": _schema_of(arguments[0], where)}
-    items = [_schema_of(argument, where) for argument in arguments]
-    return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
+        items, convert = _schema_of(arguments[0], where)
+        return {"type": "array", "items": items}, _items(tuple, convert)
+    made = [_schema_of(argument, where) for argument in arguments]
+    prefix = [schema for schema, _ in made]
+    each = [convert or _same for _, convert in made]
+    schema = {"type": "array", "prefixItems": prefix, "minItems": len(prefix), "maxItems": len(prefix)}
+    return schema, lambda value: tuple(convert(item) for convert, item in zip(each, value, strict=True))
 
 
-def _array(arguments: tuple[Any, ...], where: str, **keywords: Any) -> dict[str, Any]:
-    schema = {"type": "array", **keywords}
-    return {**schema, "items": _schema_of(arguments[0], where)} if arguments else schema
+def _array(make: Callable[[Any], Any] | None) -> Callable[[tuple[Any, ...], str], _Made]:
+    """A list's (``make`` None: converted only when its items are) or a set's (``make``)."""
+
+    def made(arguments: tuple[Any, ...], where: str) -> _Made:
+        schema: dict[str, Any] = {"type": "array"} if make is None else {"type": "array", "uniqueItems": True}
+        convert = None
+        if arguments:
+            schema["items"], convert = _schema_of(arguments[0], where)
+        if make is None:
+            return schema, None if convert is None else _items(list, convert)
+        return schema, _items(make, convert)
+
+    return made
 
 
-def _object(arguments: tuple[Any, ...], where: str) -> dict[str, Any]:
+def _object(arguments: tuple[Any, ...], where: str) -> _Made:
     if arguments and arguments[0] is not str:
         raise ToolDefinitionError(f"{where}: a mapping's keys must be str, as JSON object names are")
-    if len(arguments) == 2:
-        return {"type": "object", "additionalProperties": _schema_of(arguments[1], where)}
-    return {"type": "object"}
+    if len(arguments) != 2:
+        return {"type": "object"}, None
+    schema, member = _schema_of(arguments[1], where)
+    convert = None if member is None else lambda value: {key: member(item) for key, item in value.items()}
+    return {"type": "object", "additionalProperties": schema}, convert
 
 
-_Handler = Callable[[tuple[Any, ...], str], dict[str, Any]]
-_BY_ORIGIN: dict[Any, _Handler] = {
+_BY_ORIGIN: dict[Any, Callable[[tuple[Any, ...], str], _Made]] = {
     typing.Annotated: _annotated,
     typing.Union: _union,
     types.UnionType: _union,
-    typing.Literal: lambda arguments, where: _enum(
-        list(arguments), where, "Literal values must be JSON (str, int, float, bool, None)"
+    typing.Literal: lambda arguments, where: (
+        _enum(list(arguments), where, "Literal values must be JSON (str, int, float, bool, None)"),
+        None,
     ),
     tuple: _tuple,
-    list: _array,
-    Sequence: _array,
-    set: lambda arguments, where: _array(arguments, where, uniqueItems=True),
-    frozenset: lambda arguments, where: _array(arguments, where, uniqueItems=True),
-    AbstractSet: lambda arguments, where: _array(arguments, where, uniqueItems=True),
+    list: _array(None),
+    Sequence: _array(None),
+    set: _array(set),
+    frozenset: _array(frozenset),
+    AbstractSet: _array(frozenset),
     dict: _object,
     Mapping: _object,
 }
@@ -109,24 +141,27 @@ def _lookup(table: dict[Any, T], annotation: Any) -> T | None:
         return None
 
 
-def _schema_of(annotation: Any, where: str) -> dict[str, Any]:
-    """The JSON Schema of one annotation; raises ``ToolDefinitionError`` when it has none."""
+def _schema_of(annotation: Any, where: str) -> _Made:
+    """The JSON Schema of one annotation and its converter; raises ``ToolDefinitionError`` when it
+    has no schema."""
     if annotation is inspect.Parameter.empty or annotation is typing.Any or annotation is object:
-        return {}
+        return {}, None
     if annotation is None:
-        return {"type": "null"}
+        return {"type": "null"}, None
     origin = typing.get_origin(annotation)
     handler = _BY_ORIGIN.get(origin) if origin is not None else _lookup(_BY_ORIGIN, annotation)
     if handler is not None:
         return handler(typing.get_args(annotation), where)
     scalar = _lookup(_SCALARS, annotation)
     if scalar is not None:
-        return {"type": scalar}
+        return {"type": scalar}, None
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         values = [member.value for member in annotation]
-        return _enum(values, where, f"the values of enum {annotation.__name__} must be JSON")
+        kind = annotation
+        schema = _enum(values, where, f"the values of enum {annotation.__name__} must be JSON")
+        return schema, lambda value: value if isinstance(value, kind) else kind(value)
     if isinstance(annotation, type) and typing.is_typeddict(annotation):
-        return _typeddict_schema(annotation, where)
+        return _typeddict_schema(annotation, where), None
     raise ToolDefinitionError(
         f"{where}: the annotation {annotation!r} has no JSON Schema (see parameters_schema)"
     )
@@ -134,7 +169,7 @@ def _schema_of(annotation: Any, where: str) -> dict[str, Any]:
 
 def _typeddict_schema(annotation: Any, where: str) -> dict[str, Any]:
     hints = typing.get_type_hints(annotation, include_extras=True)
-    properties = {name: _schema_of(hint, f"{where}.{name}") for name, hint in hints.items()}
+    properties = {name: _schema_of(hint, f"{where}.{name}")[0] for name, hint in hints.items()}
     required = [name for name in hints if name in annotation.__required_keys__]
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
@@ -142,110 +177,8 @@ def _typeddict_schema(annotation: Any, where: str) -> dict[str, Any]:
     return schema
 
 
-# -- arguments as the annotations say: JSON gives a list for a tuple or a set, a value for an Enum
-
-_Convert = Callable[[Any], Any]
-
-
-def _items(make: Callable[[Any], Any], item: _Convert | None) -> _Convert:
-    return make if item is None else lambda value: make(map(item, value))
-
-
-def _optional(arguments: tuple[Any, ...]) -> _Convert | None:
-    others = [argument for argument in arguments if argument is not type(None)]
-    member = _converter(others[0]) if len(others) == 1 else None
-    if member is None:
-        return None
-    return lambda value: value if value is None else member(value)
-
-
-def _tuple_of(arguments: tuple[Any, ...]) -> _Convert:
-    if not arguments:
-        return tuple
-    if len(arguments) == 2 and arguments[1] is Ellipsis:
-        return _items(tuple, _converter(arguments[0]))
-    each = [_converter(argument) or _same for argument in arguments]
-    return lambda value: tuple(convert(item) for convert, item in zip(each, value, strict=True))
-
-
-def _set_of(make: Callable[[Any], Any]) -> Callable[[tuple[Any, ...]], _Convert]:
-    return lambda arguments: _items(make, _converter(arguments[0]) if arguments else None)
-
-
-def _list_of(arguments: tuple[Any, ...]) -> _Convert | None:
-    item = _converter(arguments[0]) if arguments else None
-    return None if item is None else _items(list, item)
-
-
-def _mapping_of(arguments: tuple[Any, ...]) -> _Convert | None:
-    member = _converter(arguments[1]) if len(arguments) == 2 else None
-    if member is None:
-        return None
-    return lambda value: {key: member(item) for key, item in value.items()}
-
-
-_CONVERT_BY_ORIGIN: dict[Any, Callable[[tuple[Any, ...]], _Convert | None]] = {
-    typing.Annotated: lambda arguments: _converter(arguments[0]),
-    typing.Union: _optional,
-    types.UnionType: _optional,
-    tuple: _tuple_of,
-    set: _set_of(set),
-    frozenset: _set_of(frozenset),
-    AbstractSet: _set_of(frozenset),
-    list: _list_of,
-    Sequence: _list_of,
-    dict: _mapping_of,
-    Mapping: _mapping_of,
-}
-
-
-def _converter(annotation: Any) -> _Convert | None:
-    """How a valid JSON argument becomes the annotated type (None: it already is). Converted: an
-    Enum (its member), ``tuple``, ``set``, ``frozenset``, and such types inside ``X | None``,
-    ``Annotated``, lists and mappings. Other unions are left as JSON gives them."""
-    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        kind = annotation
-        return lambda value: value if isinstance(value, kind) else kind(value)
-    origin = typing.get_origin(annotation)
-    make = _lookup(_CONVERT_BY_ORIGIN, annotation if origin is None else origin)
-    return None if make is None else make(typing.get_args(annotation))
-
-
 def _same(value: Any) -> Any:
     return value
-
-
-_BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-
-
-def with_typed_arguments(function: Callable[..., Any], *, name: str | None = None) -> Callable[..., Any]:
-    """``function`` itself when JSON arguments are already of its parameters' types; else a
-    function that converts them first (see ``_converter``), and the defaults of the parameters it
-    converts too, so that a parameter is of its type whether it was sent or left out."""
-    where = f"tool {name or getattr(function, '__name__', repr(function))}"
-    hints = _hints(function, where)
-    converters: dict[str, _Convert] = {}
-    defaults: dict[str, Any] = {}
-    for parameter in inspect.signature(function).parameters.values():
-        convert = _converter(hints.get(parameter.name, parameter.annotation))
-        if convert is None or parameter.kind not in _BY_KEYWORD:
-            continue
-        converters[parameter.name] = convert
-        if parameter.default is not inspect.Parameter.empty:
-            with contextlib.suppress(Exception):  # a default of another type (None ...): kept as it is
-                defaults[parameter.name] = convert(parameter.default)
-    if not converters:
-        return function
-
-    def typed(**arguments: Any) -> Any:
-        for key, convert in converters.items():
-            if key in arguments:
-                arguments[key] = convert(arguments[key])
-            elif key in defaults:
-                arguments[key] = defaults[key]
-        return function(**arguments)
-
-    return typed
 
 
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters|Params)\s*:\s*$")
@@ -309,8 +242,12 @@ def _hints(function: Callable[..., Any], where: str) -> dict[str, Any]:
         raise ToolDefinitionError(f"{where}: its type hints cannot be resolved ({error})") from error
 
 
-def parameters_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any]:
-    """The JSON Schema (an object) of ``function``'s keyword parameters (see docs/migrating.md)."""
+def typed_parameters(
+    function: Callable[..., Any], *, name: str | None = None
+) -> tuple[dict[str, Any], Callable[..., Any]]:
+    """The JSON Schema (an object) of ``function``'s keyword parameters (see docs/migrating.md), and
+    the function to call with JSON arguments: ``function`` itself, or one that converts them first
+    (see ``_Made``)."""
     where = f"tool {name or getattr(function, '__name__', repr(function))}"
     try:
         signature = inspect.signature(function)
@@ -321,13 +258,14 @@ def parameters_schema(function: Callable[..., Any], *, name: str | None = None) 
     properties: dict[str, Any] = {}
     required: list[str] = []
     extra: dict[str, Any] | bool = False
+    converters: dict[str, _Convert] = {}
     for parameter in signature.parameters.values():
         annotation = hints.get(parameter.name, parameter.annotation)
         place = f"{where}, parameter {parameter.name!r}"
         if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
             continue
         if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-            extra = _schema_of(annotation, place) or True
+            extra = _schema_of(annotation, place)[0] or True
             continue
         if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
             if parameter.default is inspect.Parameter.empty:
@@ -335,7 +273,9 @@ def parameters_schema(function: Callable[..., Any], *, name: str | None = None) 
                     f"{place} is positional-only; a tool is called with keyword arguments"
                 )
             continue
-        schema = _schema_of(annotation, place)
+        schema, convert = _schema_of(annotation, place)
+        if convert is not None:
+            converters[parameter.name] = convert
         if parameter.name in docs and "description" not in schema:
             schema["description"] = docs[parameter.name]
         if parameter.default is inspect.Parameter.empty:
@@ -347,7 +287,37 @@ def parameters_schema(function: Callable[..., Any], *, name: str | None = None) 
     if required:
         result["required"] = required
     result["additionalProperties"] = extra
-    return result
+    return result, _typed(function, signature, converters)
+
+
+def _typed(
+    function: Callable[..., Any], signature: inspect.Signature, converters: dict[str, _Convert]
+) -> Callable[..., Any]:
+    """``function`` with its arguments converted first, and the defaults of the parameters it
+    converts too, so that a parameter is of its type whether it was sent or left out."""
+    if not converters:
+        return function
+    defaults: dict[str, Any] = {}
+    for key, convert in converters.items():
+        default = signature.parameters[key].default
+        if default is not inspect.Parameter.empty:
+            with contextlib.suppress(Exception):  # a default of another type (None ...): kept as it is
+                defaults[key] = convert(default)
+
+    def typed(**arguments: Any) -> Any:
+        for key, convert in converters.items():
+            if key in arguments:
+                arguments[key] = convert(arguments[key])
+            elif key in defaults:
+                arguments[key] = defaults[key]
+        return function(**arguments)
+
+    return typed
+
+
+def parameters_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any]:
+    """The JSON Schema (an object) of ``function``'s keyword parameters (see docs/migrating.md)."""
+    return typed_parameters(function, name=name)[0]
 
 
 def return_schema(function: Callable[..., Any], *, name: str | None = None) -> dict[str, Any] | None:
@@ -358,7 +328,7 @@ def return_schema(function: Callable[..., Any], *, name: str | None = None) -> d
     if annotation is None or annotation is type(None):
         return None
     try:
-        schema = _schema_of(annotation, where)
+        schema = _schema_of(annotation, where)[0]
     except ToolDefinitionError:
         return None
     if schema.get("type") == "object":
@@ -403,25 +373,17 @@ class ParameterValidator:
             raise ToolDefinitionError(f"{where}: a schema must be a JSON object (a dict of JSON values)")
         plain = dict(schema)
         try:
-            jsonschema_rs.meta.validate(plain)
-        except jsonschema_rs.ValidationError as error:
-            pointer = json_pointer(error.instance_path) or '""'
-            raise ToolDefinitionError(
-                f"{where}: not a valid JSON Schema at {pointer}: {error.message}"
-            ) from None
-        try:
-            validator = jsonschema_rs.validator_for(plain, offline=True)
+            validator = jsonschema_rs.validator_for(plain, offline=True)  # checked against its meta-schema
         except (jsonschema_rs.ValidationError, ValueError) as error:
-            first = str(error).splitlines()[0]
-            raise ToolDefinitionError(f"{where}: the schema cannot be compiled: {first}") from None
+            if isinstance(error, jsonschema_rs.ValidationError) and error.instance_path:
+                problem = f"not a valid JSON Schema at {json_pointer(error.instance_path)}: {error.message}"
+            else:  # a $ref that does not resolve here, ...
+                problem = f"the schema cannot be compiled: {str(error).splitlines()[0]}"
+            raise ToolDefinitionError(f"{where}: {problem}") from None
         return cls(plain, validator)
 
-    def is_valid(self, value: Any) -> bool:
-        """Whether ``value`` (JSON data) satisfies the schema."""
-        return bool(self._validator.is_valid(value))
-
     def verdict(self) -> Callable[[Any], bool]:
-        """The compiled ``is_valid`` itself, without a call around it, for loops over many values."""
+        """Whether a value (JSON data) satisfies the schema: the compiled check itself."""
         function: Callable[[Any], bool] = self._validator.is_valid
         return function
 

@@ -94,9 +94,9 @@ def check_timeout(value: Any, where: str) -> float | None:
     return float(value)
 
 
-def check_max_threads(value: Any, where: str = "ToolRegistry") -> int:
+def check_max_threads(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ToolDefinitionError(f"{where}: max_threads_per_tool must be an int >= 1, not {value!r}")
+        raise ToolDefinitionError(f"ToolRegistry: max_threads_per_tool must be an int >= 1, not {value!r}")
     return value
 
 
@@ -120,7 +120,6 @@ class PreparedTool:
     def __init__(
         self,
         tool: Any,
-        runs: Runs,
         *,
         name: str | None = None,
         description: str | None = None,
@@ -146,9 +145,10 @@ class PreparedTool:
         self.timeout_s = check_timeout(tool.timeout_s if timeout_s is None else timeout_s, where)
         # The timeout of a call that names none: the tool's own, else the registry's default.
         self.call_timeout_s = default_timeout_s if self.timeout_s is None else self.timeout_s
-        self.threads = ToolThreads(self.name, check_max_threads(max_threads, where))
+        self.threads = ToolThreads(self.name, max_threads)
         self.mask = bool(mask)
         self.cooperative = tool.cooperative is True
+        runs: Runs = tool._runs()
         if runs.run is None and runs.arun is None:
             raise ToolDefinitionError(f"{where}: {type(tool).__name__} overrides neither run nor arun")
         self._sync_run, self._async_run = runs.run, runs.arun
@@ -168,10 +168,6 @@ class PreparedTool:
     def arguments(self, params: Any) -> tuple[dict[str, Any] | ToolResponse, Any]:
         """The parameters checked (or the INVALID_PARAM answer), and a copy for ``context.params_input``
         (None when they cannot be shown as JSON)."""
-        if type(params) is dict:  # the common case: checked and copied for the record in one walk
-            record = plain_object_copy(params)
-            if record is not NOT_PLAIN and self._params_valid(params):
-                return params, record
         parsed = self.parse(params)
         if isinstance(parsed, ToolResponse):
             return parsed, params_input_of(params)
@@ -188,7 +184,7 @@ class PreparedTool:
                 params = to_json_data(params, strict=True)
             except JsonValueError as error:
                 return invalid_params(self.name, error.errors)
-        if self.params.is_valid(params):
+        if self._params_valid(params):
             valid: dict[str, Any] = params
             return valid
         return invalid_params(self.name, self.params.violations(params))
@@ -226,7 +222,7 @@ class PreparedTool:
 
     def _output_error(self, data: dict[str, Any]) -> ToolResponse | None:
         output = self.output
-        if output is None or output.is_valid(data):
+        if output is None or output.verdict()(data):
             return None
         return output_violation(self.name, output.violations(data))
 

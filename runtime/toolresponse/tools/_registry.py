@@ -122,7 +122,6 @@ class ToolRegistry:
             tool = FunctionTool(tool_or_function, name=name, description=description, timeout_s=timeout_s)
         prepared = PreparedTool(
             tool,
-            tool._runs(),
             name=name,
             description=description,
             timeout_s=timeout_s,

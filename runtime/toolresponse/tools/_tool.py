@@ -15,7 +15,7 @@ from typing import Any, Final
 from .._errors import ToolDefinitionError, warn_renamed
 from .._response import ToolResponse
 from ._answers import wrap_sync_value, wrap_value
-from ._params import docstring_summary, parameters_schema, return_schema, with_typed_arguments
+from ._params import docstring_summary, return_schema, typed_parameters
 from ._prepared import PreparedTool, Runs, call_id_of
 from ._threads import AsyncWait, Wait, called, is_async, real_async_wait, real_wait
 
@@ -74,7 +74,7 @@ class Tool:
     @property
     def is_async(self) -> bool:
         """Whether the tool's own implementation is ``arun`` (rather than ``run``)."""
-        return type(self).run is Tool.run and type(self).arun is not Tool.arun
+        return self._runs().run is None
 
     def _runs(self) -> Runs:
         kind = type(self)
@@ -130,7 +130,7 @@ def prepared_of(tool: Tool) -> PreparedTool:
     """``tool`` checked and compiled for ``Tool.execute``, once."""
     prepared: PreparedTool | None = tool.__dict__.get("_toolresponse_prepared")
     if prepared is None:
-        prepared = tool.__dict__["_toolresponse_prepared"] = PreparedTool(tool, tool._runs())
+        prepared = tool.__dict__["_toolresponse_prepared"] = PreparedTool(tool)
     return prepared
 
 
@@ -149,20 +149,16 @@ class FunctionTool(Tool):
         if not callable(function):
             raise ToolDefinitionError(f"a tool must be a Tool or a callable, not {type(function).__name__}")
         tool_name = name if name is not None else getattr(function, "__name__", "")
+        parameters, self._typed = typed_parameters(function, name=tool_name)  # called with JSON arguments
         super().__init__(
             name=tool_name,
             description=description if description is not None else docstring_summary(function),
-            parameters=parameters_schema(function, name=tool_name),
+            parameters=parameters,
             output_schema=return_schema(function, name=tool_name),
             timeout_s=timeout_s,
         )
         self.function = function
-        self._typed = with_typed_arguments(function, name=tool_name)  # called with JSON arguments
         self._is_async = is_async(function)
-
-    @property
-    def is_async(self) -> bool:
-        return self._is_async
 
     def _runs(self) -> Runs:
         """The function itself too, when a subclass does not override ``run``/``arun``."""
