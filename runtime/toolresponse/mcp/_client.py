@@ -167,7 +167,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         self._client: Any = None
         self._inbound: Inbound | None = None
         self._session_task: asyncio.Task[None] | None = None
-        self._stop: asyncio.Event | None = None
+        self._stop = asyncio.Event()  # set by close: the session ends
         self._lock = asyncio.Lock()
         self._closed = False
         self._loop = _Loop()
@@ -254,15 +254,12 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
 
     async def _session(self, ready: asyncio.Future[None]) -> None:
         """Own the SDK client's context (entered and left by one task) until ``close``."""
-        self._stop = stop = asyncio.Event()
         self._http_failure = None
         try:
             async with contextlib.AsyncExitStack() as exit_stack:
-                client = self._sdk_client(exit_stack)
-                await exit_stack.enter_async_context(client)
-                self._client = client
+                self._client = await exit_stack.enter_async_context(self._sdk_client(exit_stack))
                 ready.set_result(None)
-                await stop.wait()
+                await self._stop.wait()
         except BaseException as error:
             if not ready.done():
                 ready.set_exception(error)
@@ -525,8 +522,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         task = self._session_task
         if task is None:
             return
-        if self._stop is not None:
-            self._stop.set()
+        self._stop.set()
         if (await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S))[1]:
             task.cancel()
             await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S)
