@@ -38,7 +38,7 @@ from toolresponse import (
     validate,
 )
 from toolresponse.interop._mcp import CONTENT_MEMBER
-from toolresponse.mcp import McpConnection, aattach, attach
+from toolresponse.mcp import McpConnection, McpTool, aattach, attach
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
@@ -317,6 +317,23 @@ def test_a_failed_attach_registers_nothing_and_a_second_attach_works() -> None:
         assert {"hang", "remote_noop", "remote_echo", "remote_hang"} <= set(registry.names())
         assert ToolStatus.SUCCESS is _valid(registry.execute("remote_noop")).status
         assert "local" == registry.execute("hang").text
+
+
+def test_an_attach_that_fails_midway_unregisters_what_it_registered() -> None:
+    """A name taken by someone else between the attach's check and its registration (here just
+    before the server's second tool) fails the attach, and the tool it had registered goes."""
+
+    class Raced(ToolRegistry):
+        def register(self, tool_or_function: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(tool_or_function, McpTool) and len(self) == 1:
+                super().register(lambda: "theirs", name=tool_or_function.name)
+            return super().register(tool_or_function, *args, **kwargs)
+
+    registry = Raced()
+    with pytest.raises(ToolDefinitionError, match="already registered"):
+        attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=60)
+    assert ["echo"] == registry.names()
+    assert "theirs" == registry.execute("echo").text
 
 
 async def test_a_failed_asynchronous_attach_registers_nothing() -> None:
