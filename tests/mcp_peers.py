@@ -28,6 +28,16 @@ NOISY_START = (
 """Python code that writes 120 lines of warnings on stderr, as servers on older SDKs do, then
 becomes the server command given as its arguments."""
 
+HANG_ON_RESTART = (
+    "import os, sys, time\n"
+    "if os.path.exists(sys.argv[1]):\n"
+    "    time.sleep(600)\n"
+    "open(sys.argv[1], 'w').close()\n"
+    "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])\n"
+)
+"""Python code that runs the Python server script given as its second argument the first time,
+and never speaks MCP once the file named by its first argument (made then) exists."""
+
 
 def process_gone(pid: int) -> bool:
     """Whether process ``pid`` has ended (no such process, or a zombie waiting to be reaped)."""

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_peers import HANG_AT_START, NOISY_START, TIME_SERVER, process_gone, serve_http_in_background
+from mcp_peers import (
+    HANG_AT_START,
+    HANG_ON_RESTART,
+    NOISY_START,
+    TIME_SERVER,
+    process_gone,
+    serve_http_in_background,
+)
 
 from toolresponse import (
     ErrorCode,
@@ -31,7 +38,7 @@ from toolresponse import (
     validate,
 )
 from toolresponse.interop._mcp import CONTENT_MEMBER
-from toolresponse.mcp import McpConnection, aattach, attach
+from toolresponse.mcp import McpConnection, McpTool, aattach, attach
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
@@ -312,6 +319,23 @@ def test_a_failed_attach_registers_nothing_and_a_second_attach_works() -> None:
         assert "local" == registry.execute("hang").text
 
 
+def test_an_attach_that_fails_midway_unregisters_what_it_registered() -> None:
+    """A name taken by someone else between the attach's check and its registration (here just
+    before the server's second tool) fails the attach, and the tool it had registered goes."""
+
+    class Raced(ToolRegistry):
+        def register(self, tool_or_function: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(tool_or_function, McpTool) and len(self) == 1:
+                super().register(lambda: "theirs", name=tool_or_function.name)
+            return super().register(tool_or_function, *args, **kwargs)
+
+    registry = Raced()
+    with pytest.raises(ToolDefinitionError, match="already registered"):
+        attach(registry, [sys.executable, str(SDK_SERVER)], timeout_s=60)
+    assert ["echo"] == registry.names()
+    assert "theirs" == registry.execute("echo").text
+
+
 async def test_a_failed_asynchronous_attach_registers_nothing() -> None:
     registry = ToolRegistry()
     registry.register(lambda: "local", name="echo")
@@ -519,6 +543,19 @@ def test_the_timeout_bounds_connecting_and_the_server_is_stopped(tmp_path: Path)
     assert ErrorCode.TIMEOUT is response.code
     assert 2 == response.to_dict()["error_info"]["details"]["timeout_s"]
     assert process_gone(int(pid_file.read_text(encoding="utf-8")))
+
+
+def test_a_call_that_must_reconnect_is_bounded_by_the_connect_timeout(tmp_path: Path) -> None:
+    """A call after the server died starts it again within ``connect_timeout_s``: a server that
+    never answers the handshake then is TIMEOUT after that timeout, not the call's."""
+    registry = ToolRegistry()
+    command = [sys.executable, "-c", HANG_ON_RESTART, str(tmp_path / "started"), str(SDK_SERVER)]
+    with attach(registry, command, timeout_s=60.0, connect_timeout_s=10.0):
+        assert ErrorCode.NETWORK_ERROR is _valid(registry.execute("die")).code
+        response = _valid(registry.execute("noop"))
+    assert ErrorCode.TIMEOUT is response.code
+    assert 10 == response.to_dict()["error_info"]["details"]["timeout_s"]
+    assert "did not answer the connection within 10 s" in response.text
 
 
 def test_a_servers_stderr_goes_where_it_is_sent(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ a retryable error, never a vanished tool.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -158,8 +159,7 @@ def _register_all(
                 " e.g. prefix='remote_')"
             )
         chosen[name] = entry
-    registered: list[str] = []
-    try:
+    with contextlib.ExitStack() as undo:  # what was registered is unregistered if one fails
         for name, entry in chosen.items():
             try:
                 registry.register(McpTool(connection, entry, name=name, timeout_s=timeout_s))
@@ -171,8 +171,5 @@ def _register_all(
                 )
                 permissive = {**entry, "inputSchema": _PERMISSIVE}
                 registry.register(McpTool(connection, permissive, name=name, timeout_s=timeout_s))
-            registered.append(name)
-    except BaseException:
-        for name in registered:
-            registry.unregister(name)
-        raise
+            undo.callback(registry.unregister, name)
+        undo.pop_all()

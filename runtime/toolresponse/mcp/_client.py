@@ -167,7 +167,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         self._client: Any = None
         self._inbound: Inbound | None = None
         self._session_task: asyncio.Task[None] | None = None
-        self._stop: asyncio.Event | None = None
+        self._stop = asyncio.Event()  # set by close: the session ends
         self._lock = asyncio.Lock()
         self._closed = False
         self._loop = _Loop()
@@ -254,15 +254,12 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
 
     async def _session(self, ready: asyncio.Future[None]) -> None:
         """Own the SDK client's context (entered and left by one task) until ``close``."""
-        self._stop = stop = asyncio.Event()
         self._http_failure = None
         try:
             async with contextlib.AsyncExitStack() as exit_stack:
-                client = self._sdk_client(exit_stack)
-                await exit_stack.enter_async_context(client)
-                self._client = client
+                self._client = await exit_stack.enter_async_context(self._sdk_client(exit_stack))
                 ready.set_result(None)
-                await stop.wait()
+                await self._stop.wait()
         except BaseException as error:
             if not ready.done():
                 ready.set_exception(error)
@@ -274,8 +271,9 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
             self._client = None
 
     async def _connected(self) -> Any:
-        """The SDK client, connecting (again) when there is none; ``McpConnectError`` once closed (a
-        call that waited here must not start the server again)."""
+        """The SDK client, connecting (again) when there is none, unbounded (its callers bound it by
+        ``connect_timeout_s``); ``McpConnectError`` once closed (a call that waited here must not
+        start the server again)."""
         async with self._lock:
             if self._closed:
                 raise McpConnectError(self._closed_error())
@@ -289,13 +287,9 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._session_task = task = asyncio.create_task(self._session(ready))
             try:
-                async with asyncio.timeout(self._connect_timeout_s):
-                    await ready
-            except BaseException as error:
+                await ready
+            except BaseException:  # the caller's timeout (it bounds this), an interrupt
                 task.cancel()
-                if isinstance(error, TimeoutError):
-                    timeout = self.timeout_error(self._connect_timeout_s, "the connection")
-                    raise McpConnectError(timeout) from error
                 raise
             return self._client
 
@@ -324,9 +318,18 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         message = f"The MCP server {self.description} did not answer {what} within {timeout_s:g} s."
         return self._failure(ErrorCode.TIMEOUT, message, timeout_s=timeout_s)
 
-    def _refusal(self, connecting: bool = True) -> ToolResponse | None:
-        """The answer to the last failed POST, else None: ACCESS_DENIED for 401 and 403; another
-        status only while connecting (once connected, a 404 is a session the server ended)."""
+    def _timeout_or_refusal(
+        self, error: BaseException, timeout_s: float, what: str, connecting: bool
+    ) -> ToolResponse | None:
+        """TIMEOUT for ``error`` a wait that ended (this client's, or the SDK's ``REQUEST_TIMEOUT``)
+        on ``what``; else the answer to the last failed POST, else None: ACCESS_DENIED for 401 and
+        403; another status only while connecting (once connected, a 404 is a session the server
+        ended)."""
+        from mcp import MCPError
+        from mcp_types import REQUEST_TIMEOUT
+
+        if isinstance(error, TimeoutError) or (isinstance(error, MCPError) and error.code == REQUEST_TIMEOUT):
+            return self.timeout_error(timeout_s, what)
         if self._http_failure is None:
             return None
         status, said = self._http_failure
@@ -355,11 +358,9 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
     def _connect_failure(self, error: BaseException, what: str = "the connection") -> ToolResponse:
         """The answer to ``what`` (connecting, or listing) failing with ``error``."""
         error = leaf_error(error)
-        if _timed_out(error):
-            return self.timeout_error(self._connect_timeout_s, what)
-        refusal = self._refusal()
-        if refusal is not None:
-            return refusal
+        known = self._timeout_or_refusal(error, self._connect_timeout_s, what, connecting=True)
+        if known is not None:
+            return known
         command = None if isinstance(self.target, str) else self.target[0]
         if isinstance(error, FileNotFoundError | PermissionError) and command is not None:
             code, reason = ErrorCode.NOT_FOUND, "there is no such command on PATH"
@@ -440,7 +441,8 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         client, session, inbound = self._client, self._session_task, self._inbound
         if client is None or session is None or session.done():
             try:
-                client = await self._connected()  # bounded by connect_timeout_s
+                async with asyncio.timeout(self._connect_timeout_s):
+                    client = await self._connected()
             except McpConnectError as error:
                 return error.response
             except Exception as error:
@@ -491,11 +493,9 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
 
         from ._inbound import ANSWER_LOST
 
-        if _timed_out(error):
-            return self.timeout_error(self._call_timeout_s, f"tool {tool!r}")
-        refusal = self._refusal(connecting=False)
-        if refusal is not None:
-            return refusal
+        known = self._timeout_or_refusal(error, self._call_timeout_s, f"tool {tool!r}", connecting=False)
+        if known is not None:
+            return known
         if isinstance(error, MCPError) and error.code == CONNECTION_CLOSED:
             if error.data is ANSWER_LOST:
                 message = (
@@ -522,8 +522,7 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         task = self._session_task
         if task is None:
             return
-        if self._stop is not None:
-            self._stop.set()
+        self._stop.set()
         if (await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S))[1]:
             task.cancel()
             await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT_S)
@@ -565,11 +564,3 @@ def _said(body: bytes) -> str | None:
 
 def _is_url(target: str) -> bool:
     return target.startswith(("http://", "https://"))
-
-
-def _timed_out(error: BaseException) -> bool:
-    """Whether ``error`` is a wait that ended: this client's, or the SDK's (its ``REQUEST_TIMEOUT``)."""
-    from mcp import MCPError
-    from mcp_types import REQUEST_TIMEOUT
-
-    return isinstance(error, TimeoutError) or (isinstance(error, MCPError) and error.code == REQUEST_TIMEOUT)

@@ -27,10 +27,7 @@ def record(result: Any) -> dict[str, Any]:
     result_type = result.result_type if meta is None else meta.pop(RESULT_TYPE_KEY, result.result_type)
     record: dict[str, Any] = {
         "content": [
-            {"type": "text", "text": block.text}
-            if block.type == "text"
-            else block.model_dump(by_alias=True, exclude_none=True, mode="json")
-            for block in result.content
+            block.model_dump(by_alias=True, exclude_none=True, mode="json") for block in result.content
         ],
         "isError": result.is_error is True,
     }
