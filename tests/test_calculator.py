@@ -99,6 +99,7 @@ def test_evaluates_arithmetic(expression: str, value: float) -> None:
         ("sqrt(*(1,))", ErrorCode.INVALID_FORMAT, "unsupported"),
         ("(lambda_ + 1)", ErrorCode.INVALID_FORMAT, "unsupported"),
         ("-" * 100 + "1", ErrorCode.INVALID_FORMAT, "too_deep"),
+        ("-" * 5000 + "1", ErrorCode.INVALID_FORMAT, "too_deep"),  # past the parser's own depth
         ("1 / 0", ErrorCode.EXECUTION_ERROR, "division_by_zero"),
         ("1 // 0", ErrorCode.EXECUTION_ERROR, "division_by_zero"),
         ("1 % 0", ErrorCode.EXECUTION_ERROR, "division_by_zero"),

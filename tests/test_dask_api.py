@@ -235,3 +235,23 @@ def test_a_pretty_printed_document_handed_over_is_one_response(tmp_path: Path) -
     expected = one_process([str(path)], options)[0]
     assert [1, 3, 6] == [record.line for record in expected]  # the document's at its violation
     assert expected == list(check_partition(text.splitlines(keepends=True), name=str(path), options=options))
+
+
+def test_a_pretty_printed_document_across_pieces_is_one_response(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A pretty-printed document that spans the pieces lines are checked in (``PIECE_LINES``), handed
+    to ``check_partition`` or in a bag: one response, as one process reads it, not lines of bad JSON."""
+    from toolresponse.dask import _partition
+
+    monkeypatch.setattr(_partition, "PIECE_LINES", 2)
+    text = '{"status": "success", "text": "x"}\n{\n  "status": "succes",\n  "text": "p"\n}\n"str"\n'
+    path = tmp_path / "logs.jsonl"
+    path.write_text(text, encoding="utf-8")
+    options = Options(keep_valid=True)
+    expected, summary = one_process([str(path)], options)
+    assert [1, 3, 6] == [record.line for record in expected]
+    lines = text.splitlines(keepends=True)
+    assert expected == list(check_partition(lines, name=str(path), options=options))
+    validation = validate_bag(dask.bag.from_sequence(lines, npartitions=1), name=str(path), options=options)
+    assert (expected, summary) == compute(validation.records, validation.summary)

@@ -21,7 +21,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._suggest import is_finite_number
-from ..validation import Options, Record, Source, check_lines, expand
+from ..validation import Options, Record, Source, expand
 from ..validation._bulk import (
     LineRange,
     Part,
@@ -34,7 +34,7 @@ from ..validation._bulk import (
 from ..validation._bulk import stream_parts as _stream_parts
 from ..validation._checks import Batch, done_batch, renumber
 from ..validation._open import EXTRA, input_size, is_url
-from ._partition import TASK_RECORDS, Summary, capped, pieces, summarise
+from ._partition import TASK_RECORDS, Summary, capped, checked, summarise
 
 if TYPE_CHECKING:
     import dask.bag
@@ -143,8 +143,7 @@ def _run(work: LineRange | Source, options: Options, limit: int) -> tuple[Part, 
 def _bag_partition(
     lines: Iterable[str | bytes], name: str, options: Options, limit: int
 ) -> list[tuple[Part, int]]:
-    steps = (Part(check_lines(name, piece, 1, options), len(piece)) for piece in pieces(lines))
-    return [capped(steps, limit)]
+    return [capped(checked(lines, name, 1, options), limit)]
 
 
 def _records(result: tuple[Part, int], offset: int) -> list[Record]:

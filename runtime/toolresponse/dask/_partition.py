@@ -6,9 +6,10 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import NamedTuple
 
-from ..validation import Options, Record, check_lines
+from ..validation import Options, Record
 from ..validation._bulk import Part
-from ..validation._checks import Batch, renumber
+from ..validation._checks import Batch, renumber, run_task
+from ..validation._inputs import Task, documents_apart, limited_tasks
 from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
 
 PIECE_LINES = 1024
@@ -34,11 +35,25 @@ class Summary(NamedTuple):
         return EXIT_INVALID if self.invalid else EXIT_VALID
 
 
-def pieces(lines: Iterable[str | bytes]) -> Iterator[list[bytes]]:
-    """``lines`` as bytes, ``PIECE_LINES`` at a time."""
-    iterator = iter(lines)
-    while piece := list(islice(iterator, PIECE_LINES)):
-        yield [line if isinstance(line, bytes) else line.encode("utf-8", "surrogateescape") for line in piece]
+def checked(lines: Iterable[str | bytes], name: str, first_line: int, options: Options) -> Iterator[Part]:
+    """The verdicts on ``lines``, the first of which is line ``first_line``, read ``PIECE_LINES`` at a
+    time as ``toolresponse validate`` reads a file's (a pretty-printed document one response however
+    many pieces it spans): a part per unit of work, then one with no record that counts the lines."""
+    number = first_line
+
+    def units() -> Iterator[Task]:
+        nonlocal number
+        iterator = iter(lines)
+        while piece := list(islice(iterator, PIECE_LINES)):
+            encoded = (
+                line if isinstance(line, bytes) else line.encode("utf-8", "surrogateescape") for line in piece
+            )
+            yield from limited_tasks(name, number, [line.removesuffix(b"\n") for line in encoded])
+            number += len(piece)
+
+    for task in documents_apart(name, units()):
+        yield Part(run_task(task, options), 0)
+    yield Part(Batch(0, 0, [], 0), number - first_line)
 
 
 def check_partition(
@@ -51,10 +66,8 @@ def check_partition(
     """The records of one partition of JSON lines, the first of which is line ``first_line`` of ``name``
     (blank lines counted and skipped; ``Options(keep_valid=True)``: a record for every response; a line
     longer than ``MAX_LINE_BYTES`` skipped and reported, as ``toolresponse validate`` does)."""
-    number = first_line
-    for piece in pieces(lines):
-        yield from check_lines(name, piece, number, options).records
-        number += len(piece)
+    for part in checked(lines, name, first_line, options):
+        yield from part.batch.records
 
 
 def capped(steps: Iterable[Part], limit: int) -> tuple[Part, int]:

@@ -161,6 +161,10 @@ def _evaluate(source: str) -> Number:
         at = f" at position {error.offset}" if error.offset else ""
         message = f"'{source}' is not a valid arithmetic expression ({error.msg}{at})."
         raise _Refused(ErrorCode.INVALID_FORMAT, message, "syntax", **where) from None
+    except (RecursionError, MemoryError):  # calculate() called with no bound on the length
+        raise _Refused(
+            ErrorCode.INVALID_FORMAT, "The expression nests too deeply to be parsed.", "too_deep"
+        ) from None
     return _value(tree.body, source)
 
 
