@@ -558,6 +558,22 @@ def test_a_call_that_must_reconnect_is_bounded_by_the_connect_timeout(tmp_path: 
     assert "did not answer the connection within 10 s" in response.text
 
 
+def test_a_call_after_a_connect_timeout_is_bounded_by_the_connect_timeout_too(tmp_path: Path) -> None:
+    """A call while the session a timed-out connect left is still ending waits for that end within
+    its own ``connect_timeout_s`` (it does not cancel it again, which cut short the server's end):
+    TIMEOUT again, never a call that hangs, and no server process outlives the connection."""
+    pid_file = tmp_path / "pid"
+    connection = McpConnection(
+        [sys.executable, "-c", HANG_AT_START, str(pid_file)], call_timeout_s=60.0, connect_timeout_s=0.5
+    )
+    with connection:
+        first = _valid(connection.execute("noop"))
+        second = _valid(connection.execute("noop"))
+    assert [ErrorCode.TIMEOUT, ErrorCode.TIMEOUT] == [first.code, second.code]
+    assert 0.5 == second.to_dict()["error_info"]["details"]["timeout_s"]
+    assert process_gone(int(pid_file.read_text(encoding="utf-8")))
+
+
 def test_a_servers_stderr_goes_where_it_is_sent(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     registry = ToolRegistry()

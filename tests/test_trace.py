@@ -445,3 +445,11 @@ def test_a_value_converted_to_json_is_masked_as_json() -> None:
     stream = io.StringIO()
     JsonlTraceWriter(stream).write(value)
     assert expected == json.loads(stream.getvalue())
+
+
+def test_a_member_name_that_is_not_valid_unicode_is_written_with_a_replacement() -> None:
+    """A lone surrogate in a member name (``json.loads`` gives one for ``"\\ud800"``) is written as
+    ``?``, as in a string value, not raised as an error that would stop the trace."""
+    stream = io.StringIO()
+    JsonlTraceWriter(stream).write({"\ud800": "x", "ok": "\ud800"})
+    assert {"?": "x", "ok": "?"} == json.loads(stream.getvalue())

@@ -281,9 +281,9 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
             if task is not None and not task.done():
                 if self._client is not None:
                     return self._client
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+                if not task.cancelling():  # a second cancel would cut short the server's end
+                    task.cancel()
+                await asyncio.wait({task})  # its end, whatever it raised; the caller's timeout bounds this
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._session_task = task = asyncio.create_task(self._session(ready))
             try:

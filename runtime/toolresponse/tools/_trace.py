@@ -374,7 +374,9 @@ def _lenient(value: Any, depth: int = 0, seen: frozenset[int] = frozenset()) -> 
         return "<too deep>"
     inner = seen | {id(value)}
     if isinstance(value, Mapping):
-        return {safe_text(key, str): _lenient(item, depth + 1, inner) for key, item in value.items()}
+        return {
+            _lenient(safe_text(key, str)): _lenient(item, depth + 1, inner) for key, item in value.items()
+        }
     if isinstance(value, list | tuple | set | frozenset):
         return [_lenient(item, depth + 1, inner) for item in value]
     try:
