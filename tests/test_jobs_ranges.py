@@ -22,7 +22,14 @@ from hypothesis import strategies as st
 
 from toolresponse.cli import main
 from toolresponse.validation import Options, Record, Source, _bulk, check, expand
-from toolresponse.validation._bulk import LineRange, check_range, range_tasks, split_ranges, stream_parts
+from toolresponse.validation._bulk import (
+    LineRange,
+    _line_start,
+    check_range,
+    range_tasks,
+    split_ranges,
+    stream_parts,
+)
 from toolresponse.validation._checks import renumber
 from toolresponse.validation._inputs import LinesTask
 from toolresponse.validation._open import open_input
@@ -66,7 +73,7 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def range_lines(stream: IO[bytes], work: LineRange, piece: int) -> list[bytes]:
     """The lines of one range, as its units of work hold them (without their line feeds)."""
-    units = range_tasks("f", stream, work.start, work.end, piece)
+    units = range_tasks("f", stream, _line_start(stream, work.start), work.end, piece)
     return [line for unit in units if isinstance(unit, LinesTask) for line in unit.lines]
 
 

@@ -98,12 +98,12 @@ def _line_start(stream: IO[bytes], offset: int) -> int:
 
 
 def range_tasks(
-    name: str, stream: IO[bytes], start: int, end: int | None, piece_bytes: int
+    name: str, stream: IO[bytes], begin: int, end: int | None, piece_bytes: int
 ) -> Iterator[Task]:
-    """The lines of ``stream`` that start in ``[start, end)``, numbered from 1, as the units of
-    work that one process reads them in (``lines_tasks``: pieces of about ``piece_bytes``, the
-    line too long to read, the pretty-printed document); a unit's bytes are its ``Batch.size``."""
-    begin = _line_start(stream, start)
+    """The lines of ``stream`` that start in ``[begin, end)``, ``begin`` a line start (``_line_start``),
+    numbered from 1, as the units of work that one process reads them in (``lines_tasks``: pieces of
+    about ``piece_bytes``, the line too long to read, the pretty-printed document); a unit's bytes are
+    its ``Batch.size``."""
     stop = None if end is None else _line_start(stream, end)
     stream.seek(begin)
     return lines_tasks(name, stream, piece_bytes, limit=None if stop is None else stop - begin)
@@ -140,7 +140,6 @@ def check_range(work: LineRange, options: Options, *, max_records: int) -> Part:
     records would be more than ``max_records``, and ``Part.rest`` is the range of the lines after."""
     try:
         with open_input(work.path) as stream:
-            # The range's first line start, found once: range_tasks given it finds it again at once.
             offset = _line_start(stream, work.start)
             units = range_tasks(work.name, stream, offset, work.end, _PIECE_BYTES)
             batch, task, line = _checked(next(units, None), units, options, max_records)
