@@ -9,7 +9,7 @@ from typing import NamedTuple
 from ..validation import Options, Record
 from ..validation._bulk import Part
 from ..validation._checks import Batch, renumber, run_task
-from ..validation._inputs import Task, documents_apart, limited_tasks
+from ..validation._inputs import handed_over_tasks
 from ..validation._report import EXIT_ERROR, EXIT_INVALID, EXIT_VALID
 
 PIECE_LINES = 1024
@@ -39,21 +39,20 @@ def checked(lines: Iterable[str | bytes], name: str, first_line: int, options: O
     """The verdicts on ``lines``, the first of which is line ``first_line``, read ``PIECE_LINES`` at a
     time as ``toolresponse validate`` reads a file's (a pretty-printed document one response however
     many pieces it spans): a part per unit of work, then one with no record that counts the lines."""
-    number = first_line
+    count = 0
 
-    def units() -> Iterator[Task]:
-        nonlocal number
+    def pieces() -> Iterator[list[bytes]]:
+        nonlocal count
         iterator = iter(lines)
         while piece := list(islice(iterator, PIECE_LINES)):
-            encoded = (
+            count += len(piece)
+            yield [
                 line if isinstance(line, bytes) else line.encode("utf-8", "surrogateescape") for line in piece
-            )
-            yield from limited_tasks(name, number, [line.removesuffix(b"\n") for line in encoded])
-            number += len(piece)
+            ]
 
-    for task in documents_apart(name, units()):
+    for task in handed_over_tasks(name, pieces(), first_line):
         yield Part(run_task(task, options), 0)
-    yield Part(Batch(0, 0, [], 0), number - first_line)
+    yield Part(Batch(0, 0, [], 0), count)
 
 
 def check_partition(

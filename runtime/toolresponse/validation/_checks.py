@@ -24,8 +24,7 @@ from ._inputs import (
     Source,
     Task,
     document_spans,
-    documents_apart,
-    limited_tasks,
+    handed_over_tasks,
     tasks,
 )
 from ._validate import ValidationResult, cached_explanation, validate_json
@@ -139,9 +138,7 @@ def check_lines(name: str, lines: list[bytes], first_line: int, options: Options
     """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``,
     read as ``toolresponse validate`` reads a file's: a pretty-printed document among them one
     response, a line longer than ``MAX_LINE_BYTES`` skipped and reported."""
-    lines = [line.removesuffix(b"\n") for line in lines]  # a reader's lines come without their line feed
-    units = documents_apart(name, limited_tasks(name, first_line, lines))
-    return merged([run_task(task, options) for task in units])
+    return merged([run_task(task, options) for task in handed_over_tasks(name, [lines], first_line)])
 
 
 def _check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:

@@ -375,6 +375,20 @@ def documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
         yield DocumentTask(name, b"\n".join(held), first)
 
 
+def handed_over_tasks(name: str, pieces: Iterable[list[bytes]], first_line: int) -> Iterator[Task]:
+    """The units of work of JSON lines handed over in ``pieces`` (each line with or without its line
+    feed), the first of which is line ``first_line``, read as a file's are: a pretty-printed document
+    one unit however many pieces it spans, a line longer than ``MAX_LINE_BYTES`` a record."""
+
+    def units() -> Iterator[Task]:
+        number = first_line
+        for piece in pieces:
+            yield from limited_tasks(name, number, [line.removesuffix(b"\n") for line in piece])
+            number += len(piece)
+
+    return documents_apart(name, units())
+
+
 def lines_tasks(
     name: str, stream: IO[bytes], size: int, first_line: int = 1, head: bytes = b"", limit: int | None = None
 ) -> Iterator[Task]:
