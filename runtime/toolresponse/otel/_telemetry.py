@@ -66,7 +66,7 @@ def install(
             names.CLIENT_TOKEN_USAGE,
             "{token}",
             "Number of input and output tokens used.",
-            explicit_bucket_boundaries_advisory=[float(bound) for bound in names.TOKEN_BUCKETS],
+            explicit_bucket_boundaries_advisory=list(names.TOKEN_BUCKETS),
         ),
         capture_content=capture_content,
     )
