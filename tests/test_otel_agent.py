@@ -208,6 +208,8 @@ def test_chat_metrics_record_duration_and_tokens(
         point.attributes["gen_ai.token.type"]: point.sum for point in otel.points("gen_ai.client.token.usage")
     }
     assert {"input": 11, "output": 3} == tokens
+    for point in otel.points("gen_ai.client.token.usage"):  # the powers of four, 1 to 4**13
+        assert (1, 4, 16, 4**13) == (*point.explicit_bounds[:3], point.explicit_bounds[-1])
     (run,) = otel.points("gen_ai.invoke_agent.duration")
     assert {
         "gen_ai.operation.name": "invoke_agent",

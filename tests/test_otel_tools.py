@@ -388,7 +388,7 @@ def test_the_duration_metric_has_status_and_code_dimensions(otel: OtelCapture) -
     assert expected == series
     for point in otel.points("gen_ai.execute_tool.duration"):
         assert point.sum >= 0.0
-        assert (0.01, 0.02, 0.04) == tuple(point.explicit_bounds[:3])
+        assert (0.01, 0.02, 0.04, 81.92) == (*point.explicit_bounds[:3], point.explicit_bounds[-1])
 
 
 # -- content: only on opt-in, always masked ------------------------------------------------

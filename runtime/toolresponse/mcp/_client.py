@@ -436,18 +436,14 @@ class McpConnection(contextlib.AbstractContextManager["McpConnection"]):
         return self.execute(tool, arguments)
 
     async def _execute(self, tool: str, arguments: dict[str, Any]) -> ToolResponse:
-        if self._closed:
-            return self._closed_error()
-        client, session, inbound = self._client, self._session_task, self._inbound
-        if client is None or session is None or session.done():
-            try:
-                async with asyncio.timeout(self._connect_timeout_s):
-                    client = await self._connected()
-            except McpConnectError as error:
-                return error.response
-            except Exception as error:
-                return self._connect_failure(error)
-            session, inbound = self._session_task, self._inbound
+        try:
+            async with asyncio.timeout(self._connect_timeout_s):
+                client = await self._connected()
+        except McpConnectError as error:
+            return error.response
+        except Exception as error:
+            return self._connect_failure(error)
+        session, inbound = self._session_task, self._inbound
         try:
             async with asyncio.timeout(self._call_timeout_s):
                 result = await client.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout_s)

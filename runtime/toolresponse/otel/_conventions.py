@@ -80,13 +80,10 @@ INVOKE_AGENT_DURATION: Final = "gen_ai.invoke_agent.duration"
 CLIENT_OPERATION_DURATION: Final = "gen_ai.client.operation.duration"
 CLIENT_TOKEN_USAGE: Final = "gen_ai.client.token.usage"  # noqa: S105 - a metric name
 
-# The conventions' advice for the duration histograms (seconds) and the token histogram.
-DURATION_BUCKETS: Final = (
-    0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
-)  # fmt: skip
-TOKEN_BUCKETS: Final = (
-    1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
-)  # fmt: skip
+# The conventions' advice for the duration histograms (seconds, 0.01 doubled up to 81.92) and the
+# token histogram (the powers of four up to 4**13).
+DURATION_BUCKETS: Final = tuple(0.01 * 2**power for power in range(14))
+TOKEN_BUCKETS: Final = tuple(float(4**power) for power in range(14))
 
 
 def server_attributes(url: str) -> dict[str, Any]:

@@ -66,7 +66,7 @@ def install(
             names.CLIENT_TOKEN_USAGE,
             "{token}",
             "Number of input and output tokens used.",
-            explicit_bucket_boundaries_advisory=[float(bound) for bound in names.TOKEN_BUCKETS],
+            explicit_bucket_boundaries_advisory=list(names.TOKEN_BUCKETS),
         ),
         capture_content=capture_content,
     )
@@ -134,15 +134,14 @@ class Span:
             self.variable.reset(self._marker)
         try:
             ending = how()
+            error = {} if ending.error_type is None else {names.ERROR_TYPE: ending.error_type}
             if self.span.is_recording():
-                self.span.set_attributes(ending.attributes)
-                if ending.error_type is not None:
+                self.span.set_attributes({**ending.attributes, **error})
+                if error:
                     description = (
                         shown(ending.message, 300) if self.telemetry.capture_content else ending.error_type
                     )
-                    self.span.set_attribute(names.ERROR_TYPE, ending.error_type)
                     self.span.set_status(Status(StatusCode.ERROR, description))
-            error = {} if ending.error_type is None else {names.ERROR_TYPE: ending.error_type}
             self.histogram.record(duration, {**self.metric_attributes, **(ending.metric or {}), **error})
         except Exception:  # the telemetry never changes the call's answer
             _log.exception("could not record the end of span %r", self.name)
