@@ -214,10 +214,7 @@ class PendingApproval:
     started: float
     approval: ApprovalRequest
 
-    def _job(self) -> Job | None:
-        approver = self.control.approver
-        if approver is None:
-            return None
+    def _job(self, approver: Approver) -> Job:
         approval = self.approval
         if self.control._async_approver:
             return _APPROVALS.submit(lambda: called(approver, approval), coroutine=True)
@@ -225,10 +222,11 @@ class PendingApproval:
 
     def answer(self, wait: Wait, clock: Clock) -> Denial | None:
         """Wait for the hook from a thread."""
+        approver = self.control.approver
+        if approver is None:
+            return self._unavailable(clock)
         try:
-            job = self._job()
-            if job is None:
-                return self._unavailable(clock)
+            job = self._job(approver)
             try:
                 outcome = wait(job, self.control.approval_timeout_s)
             except TimeoutError:
@@ -240,16 +238,15 @@ class PendingApproval:
 
     async def aanswer(self, async_wait: AsyncWait, clock: Clock) -> Denial | None:
         """Wait for the hook from an event loop (an async hook is awaited on it)."""
+        approver = self.control.approver
+        if approver is None:
+            return self._unavailable(clock)
         try:
-            approver = self.control.approver
-            if approver is not None and self.control._async_approver:
+            if self.control._async_approver:
                 approval = self.approval
                 waited: Awaitable[Any] = captured(lambda: called(approver, approval))
             else:
-                job = self._job()
-                if job is None:
-                    return self._unavailable(clock)
-                waited = asyncio.wrap_future(job)
+                waited = asyncio.wrap_future(self._job(approver))
             outcome = await async_wait(waited, self.control.approval_timeout_s)
         except TimeoutError:
             return self._timed_out(clock)
