@@ -137,19 +137,14 @@ class AccessControl:
                 continue
             try:
                 listed = may_list(caller, spec, writes)
+                if type(listed) is not bool:
+                    raise TypeError(f"may_list answered {type(listed).__name__}, not a bool")
                 rule = getattr(policy, "rule", None)
             except Exception as error:
                 _log.error("the access policy %r failed listing tool %r", policy, spec.name, exc_info=error)
                 return "error"
-            if listed is True:
-                continue
-            if listed is not False:
-                what = type(listed).__name__
-                _log.error(
-                    "the access policy %r answered %s, not a bool, listing tool %r", policy, what, spec.name
-                )
-                return "error"
-            return rule if isinstance(rule, str) and rule else "hidden"
+            if not listed:
+                return rule if isinstance(rule, str) and rule else "hidden"
         return None
 
     def check(
