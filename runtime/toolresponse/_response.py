@@ -59,17 +59,15 @@ def _reject(keyword: str, message: str) -> NoReturn:
 def _as_json(wire: dict[str, Any], *, strict: bool = False) -> dict[str, Any]:
     """``wire`` with each member made JSON (``to_json_data``; ``strict``: only what a JSON decoder
     gives), every object and array a copy the response owns; ``JsonValueError`` names the pointer."""
-    converted: dict[str, Any] | None = None
+    converted: dict[str, Any] = {}
     for name, value in wire.items():
         # error_info is one level above its details, which get the same depth as data.
         depth = MAX_VALUE_DEPTH + 1 if name == "error_info" else MAX_VALUE_DEPTH
         made = _owned(value, depth)
         if made is NOT_PLAIN:
             made = to_json_data(value, pointer=json_pointer((name,)), strict=strict, max_depth=depth)
-        if made is not value:
-            converted = converted if converted is not None else dict(wire)
-            converted[name] = made
-    return wire if converted is None else converted
+        converted[name] = made
+    return converted
 
 
 def _owned(value: Any, levels: int) -> Any:

@@ -6,6 +6,8 @@ A leaf of the package: every layer reports what is wrong as these records, in on
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -37,8 +39,7 @@ class SchemaViolation:
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by its fields in order (records cross process boundaries by the thousand, with
         # --jobs and Dask): cheaper both ways than the field-by-field state of a slotted dataclass.
-        fields = (self.pointer, self.keyword, self.message, self.suggestion, self.line, self.column)
-        return (_violation, (*fields, self.schema_path))
+        return (_violation, _field_values(self))
 
     def to_dict(self) -> dict[str, Any]:
         """The violation as JSON data; members that are not known are left out."""
@@ -54,24 +55,12 @@ class SchemaViolation:
         return out
 
 
-def _violation(
-    pointer: str,
-    keyword: str,
-    message: str,
-    suggestion: str | None,
-    line: int | None,
-    column: int | None,
-    schema_path: str | None,
-) -> SchemaViolation:
-    return SchemaViolation(
-        pointer=pointer,
-        keyword=keyword,
-        message=message,
-        suggestion=suggestion,
-        line=line,
-        column=column,
-        schema_path=schema_path,
-    )
+_FIELD_NAMES = tuple(field.name for field in dataclasses.fields(SchemaViolation))
+_field_values = operator.attrgetter(*_FIELD_NAMES)
+
+
+def _violation(*values: Any) -> SchemaViolation:
+    return SchemaViolation(**dict(zip(_FIELD_NAMES, values, strict=True)))
 
 
 def relevance(keyword: str, pointer: str) -> int:

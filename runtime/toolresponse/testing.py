@@ -30,14 +30,15 @@ class FakeClock:
     is a timeout too.
     """
 
-    __slots__ = ("_changed", "_now_ns", "_sleeps", "_waiting", "_wakers")
+    __slots__ = ("_changed", "_deadlines", "_now_ns", "_sleeps", "_waiting")
 
     def __init__(self, start: float = 0.0) -> None:
         self._changed = threading.Condition(threading.Lock())  # its lock guards every member
         self._now_ns = _to_ns(start, "start", allow_negative=True)
         self._sleeps: list[float] = []
         self._waiting = 0
-        self._wakers: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
+        self._deadlines: set[tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
+        """The async waits on this clock: each one's deadline, and the future set once it passes."""
 
     def __call__(self) -> float:
         """The current fake time in seconds."""
@@ -96,8 +97,7 @@ class FakeClock:
                 finished.append(self._now_ns)
                 self._changed.notify_all()
 
-        with self._changed:
-            deadline = self._now_ns + _to_ns(timeout_s, "timeout_s")
+        deadline = self._now_ns + _to_ns(timeout_s, "timeout_s")
         future.add_done_callback(done)  # at once, in this thread, when the future is done already
         with self._changed:
             self._waiting += 1
@@ -115,8 +115,7 @@ class FakeClock:
         """A fake ``asyncio.wait_for(awaitable, timeout_s)``: once this clock passes now +
         ``timeout_s`` first, the awaitable is cancelled, awaited to its end, and ``TimeoutError``
         raised."""
-        with self._changed:
-            deadline = self._now_ns + _to_ns(timeout_s, "timeout_s")
+        deadline = self._now_ns + _to_ns(timeout_s, "timeout_s")
         finished: list[int] = []
 
         async def timed() -> T:
@@ -126,28 +125,21 @@ class FakeClock:
                 with self._changed:
                     finished.append(self._now_ns)
 
-        loop = asyncio.get_running_loop()
+        passed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         task = asyncio.ensure_future(timed())
+        timer = (deadline, passed.get_loop(), passed)
         with self._changed:
+            self._deadlines.add(timer)
             self._waiting += 1
-            self._changed.notify_all()
+            self._moved(0)  # tells advance_when_waiting, and passes a deadline come already
         try:
-            while not task.done():
-                with self._changed:
-                    if self._now_ns >= deadline:
-                        break
-                    waker: asyncio.Future[None] = loop.create_future()
-                    self._wakers.add((loop, waker))
-                try:
-                    await asyncio.wait((task, waker), return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    with self._changed:
-                        self._wakers.discard((loop, waker))
+            await asyncio.wait((task, passed), return_when=asyncio.FIRST_COMPLETED)
         except BaseException:  # this wait was cancelled: so is what it waited for
             task.cancel()
             raise
         finally:
             with self._changed:
+                self._deadlines.discard(timer)
                 self._waiting -= 1
         if task.done() and finished and finished[0] <= deadline:
             return task.result()
@@ -161,9 +153,10 @@ class FakeClock:
         """Advance by ``step`` ns and wake every wait on this clock (called with the lock held)."""
         self._now_ns += step
         self._changed.notify_all()
-        for loop, waker in self._wakers:
-            with contextlib.suppress(RuntimeError):  # a closed loop: nothing waits there any more
-                loop.call_soon_threadsafe(_wake, waker)
+        for deadline, loop, passed in self._deadlines:
+            if deadline <= self._now_ns:
+                with contextlib.suppress(RuntimeError):  # a closed loop: nothing waits there any more
+                    loop.call_soon_threadsafe(_pass, passed)
         return self._now_ns / _NS_PER_S
 
     async def asleep(self, seconds: float) -> None:
@@ -172,9 +165,9 @@ class FakeClock:
         await asyncio.sleep(0)
 
 
-def _wake(waker: asyncio.Future[None]) -> None:
-    if not waker.done():
-        waker.set_result(None)
+def _pass(passed: asyncio.Future[None]) -> None:
+    if not passed.done():
+        passed.set_result(None)
 
 
 def _to_ns(seconds: float, name: str, *, allow_negative: bool = False) -> int:

@@ -137,19 +137,14 @@ class AccessControl:
                 continue
             try:
                 listed = may_list(caller, spec, writes)
+                if type(listed) is not bool:
+                    raise TypeError(f"may_list answered {type(listed).__name__}, not a bool")
                 rule = getattr(policy, "rule", None)
             except Exception as error:
                 _log.error("the access policy %r failed listing tool %r", policy, spec.name, exc_info=error)
                 return "error"
-            if listed is True:
-                continue
-            if listed is not False:
-                what = type(listed).__name__
-                _log.error(
-                    "the access policy %r answered %s, not a bool, listing tool %r", policy, what, spec.name
-                )
-                return "error"
-            return rule if isinstance(rule, str) and rule else "hidden"
+            if not listed:
+                return rule if isinstance(rule, str) and rule else "hidden"
         return None
 
     def check(
@@ -214,10 +209,7 @@ class PendingApproval:
     started: float
     approval: ApprovalRequest
 
-    def _job(self) -> Job | None:
-        approver = self.control.approver
-        if approver is None:
-            return None
+    def _job(self, approver: Approver) -> Job:
         approval = self.approval
         if self.control._async_approver:
             return _APPROVALS.submit(lambda: called(approver, approval), coroutine=True)
@@ -225,10 +217,11 @@ class PendingApproval:
 
     def answer(self, wait: Wait, clock: Clock) -> Denial | None:
         """Wait for the hook from a thread."""
+        approver = self.control.approver
+        if approver is None:
+            return self._unavailable(clock)
         try:
-            job = self._job()
-            if job is None:
-                return self._unavailable(clock)
+            job = self._job(approver)
             try:
                 outcome = wait(job, self.control.approval_timeout_s)
             except TimeoutError:
@@ -240,16 +233,15 @@ class PendingApproval:
 
     async def aanswer(self, async_wait: AsyncWait, clock: Clock) -> Denial | None:
         """Wait for the hook from an event loop (an async hook is awaited on it)."""
+        approver = self.control.approver
+        if approver is None:
+            return self._unavailable(clock)
         try:
-            approver = self.control.approver
-            if approver is not None and self.control._async_approver:
+            if self.control._async_approver:
                 approval = self.approval
                 waited: Awaitable[Any] = captured(lambda: called(approver, approval))
             else:
-                job = self._job()
-                if job is None:
-                    return self._unavailable(clock)
-                waited = asyncio.wrap_future(job)
+                waited = asyncio.wrap_future(self._job(approver))
             outcome = await async_wait(waited, self.control.approval_timeout_s)
         except TimeoutError:
             return self._timed_out(clock)

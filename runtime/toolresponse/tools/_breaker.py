@@ -107,8 +107,8 @@ class _Circuit:
 
     state: CircuitState = _CLOSED
     failures: int = 0
-    opened_at: float = 0.0
-    half_open_at: float = 0.0
+    since: float = 0.0
+    """When it opened (open), or began to admit probes (half-open)."""
     probes: int = 0
 
 
@@ -157,27 +157,18 @@ class CircuitBreaker:
         circuit = self._circuits.get(tool_name)
         if circuit is None or circuit.state is _CLOSED:
             return None  # the common case, without the lock
+        refused: BreakerStatus | None = None
         with self._lock:
-            circuit = self._circuits.get(tool_name)
-            if circuit is None:
-                return None
+            circuit = self._circuits.get(tool_name) or _Circuit()  # none: closed meanwhile
             now = self._refresh(tool_name, circuit)
-            refused: tuple[CircuitState, float] | None = None
-            if circuit.state is _OPEN:
-                refused = (_OPEN, circuit.opened_at + self.recovery_timeout_s - now)
-            elif circuit.state is _HALF_OPEN:
-                if (
-                    circuit.probes >= self.half_open_max_calls
-                    and now - circuit.half_open_at < self.recovery_timeout_s
-                ):
-                    refused = (_HALF_OPEN, 0.0)
-                elif circuit.probes >= self.half_open_max_calls:  # every slot held by a lost probe
-                    circuit.half_open_at, circuit.probes = now, 1
-                else:
-                    circuit.probes += 1
-            failures = circuit.failures
+            if circuit.state is _HALF_OPEN and circuit.probes < self.half_open_max_calls:
+                circuit.probes += 1
+            elif circuit.state is _HALF_OPEN and now - circuit.since >= self.recovery_timeout_s:
+                circuit.since, circuit.probes = now, 1  # every slot was held by a lost probe
+            elif circuit.state is not _CLOSED:
+                refused = self._snapshot(tool_name, circuit, now)
         self._deliver()
-        return None if refused is None else self._refusal(tool_name, refused[0], failures, refused[1])
+        return None if refused is None else self._refusal(refused)
 
     def record(self, tool_name: str, response: ToolResponse) -> None:
         """Count the outcome of a call of ``tool_name`` that ran (admitted by ``admit``)."""
@@ -200,13 +191,12 @@ class CircuitBreaker:
                 pass  # a call admitted before the circuit opened
             elif verdict:
                 circuit.failures += 1
-                if circuit.state is _HALF_OPEN or circuit.failures >= self.failure_threshold:
-                    reason: ChangeReason = (
-                        "probe_failed" if circuit.state is _HALF_OPEN else "failure_threshold"
-                    )
-                    self._open(tool_name, circuit, reason)
+                if circuit.state is _HALF_OPEN:
+                    self._open(tool_name, circuit, "probe_failed")
+                elif circuit.failures >= self.failure_threshold:
+                    self._open(tool_name, circuit, "failure_threshold")
             elif circuit.state is _HALF_OPEN:
-                self._change(tool_name, circuit, _CLOSED, "probe_succeeded", failures=0)
+                self._change(tool_name, circuit, _CLOSED, "probe_succeeded")
             else:
                 del self._circuits[tool_name]  # a clean closed circuit is not kept
         self._deliver()
@@ -223,14 +213,18 @@ class CircuitBreaker:
     def status(self, tool_name: str) -> BreakerStatus:
         """A snapshot of the tool's circuit: state, consecutive failures, time to recovery."""
         with self._lock:
-            snapshot = self._snapshot(tool_name, self._circuits.get(tool_name))
+            circuit = self._circuits.get(tool_name) or _Circuit()
+            snapshot = self._snapshot(tool_name, circuit, self._refresh(tool_name, circuit))
         self._deliver()
         return snapshot
 
     def statuses(self) -> dict[str, BreakerStatus]:
         """A snapshot of every circuit that is not closed with a clean count, by tool name."""
         with self._lock:
-            snapshots = {name: self._snapshot(name, self._circuits[name]) for name in sorted(self._circuits)}
+            snapshots = {
+                name: self._snapshot(name, circuit, self._refresh(name, circuit))
+                for name, circuit in sorted(self._circuits.items())
+            }
         self._deliver()
         return snapshots
 
@@ -268,30 +262,27 @@ class CircuitBreaker:
     def _forget(self, names: tuple[str, ...], reason: ChangeReason) -> None:
         with self._lock:
             for name in names:
-                circuit = self._circuits.get(name)
+                circuit = self._circuits.pop(name, None)
                 if circuit is not None and circuit.state is not _CLOSED:
-                    self._change(name, circuit, _CLOSED, reason, failures=0)
-                self._circuits.pop(name, None)
+                    self._change(name, circuit, _CLOSED, reason)
         self._deliver()
 
     def _refresh(self, tool_name: str, circuit: _Circuit) -> float:
         """The clock's reading, an open circuit made half-open when its recovery time has come."""
         now = self._clock()
-        if circuit.state is _OPEN and now - circuit.opened_at >= self.recovery_timeout_s:
-            circuit.half_open_at, circuit.probes = now, 0
+        if circuit.state is _OPEN and now - circuit.since >= self.recovery_timeout_s:
+            circuit.since, circuit.probes = now, 0
             self._change(tool_name, circuit, _HALF_OPEN, "recovery_timeout", now)
         return now
 
     def _open(self, tool_name: str, circuit: _Circuit, reason: ChangeReason) -> None:
-        circuit.opened_at, circuit.probes = self._clock(), 0
+        circuit.since, circuit.probes = self._clock(), 0
         if circuit.state is not _OPEN:
-            self._change(tool_name, circuit, _OPEN, reason, circuit.opened_at)
+            self._change(tool_name, circuit, _OPEN, reason, circuit.since)
 
-    def _snapshot(self, tool_name: str, circuit: _Circuit | None) -> BreakerStatus:
-        circuit = circuit or _Circuit()
-        now = self._refresh(tool_name, circuit)
+    def _snapshot(self, tool_name: str, circuit: _Circuit, now: float) -> BreakerStatus:
         recovery_in_s = {
-            _OPEN: circuit.opened_at + self.recovery_timeout_s - now,
+            _OPEN: circuit.since + self.recovery_timeout_s - now,
             _HALF_OPEN: 0.0,
             _CLOSED: None,
         }[circuit.state]
@@ -310,15 +301,12 @@ class CircuitBreaker:
         new_state: CircuitState,
         reason: ChangeReason,
         now: float | None = None,
-        failures: int | None = None,
     ) -> None:
-        """Move the tool's circuit to ``new_state`` (``failures``: its new count), queueing the
-        change for the listeners; a circuit closed is forgotten."""
+        """Move the tool's circuit to ``new_state``, queueing the change for the listeners; a
+        circuit closed has no failures, and is forgotten."""
         old_state, circuit.state = circuit.state, new_state
-        if failures is not None:
-            circuit.failures = failures
         if new_state is _CLOSED:
-            circuit.probes = 0
+            circuit.failures = circuit.probes = 0
             self._circuits.pop(tool_name, None)
         if self._listeners:
             at = self._clock() if now is None else now
@@ -349,11 +337,10 @@ class CircuitBreaker:
             finally:
                 self._delivering.release()
 
-    def _refusal(
-        self, tool_name: str, state: CircuitState, failures: int, remaining_s: float
-    ) -> ToolResponse:
-        retry_after_ms = _ceil_ms(remaining_s)
-        if state is _OPEN:
+    def _refusal(self, status: BreakerStatus) -> ToolResponse:
+        tool_name, failures = status.tool_name, status.consecutive_failures
+        retry_after_ms = _ceil_ms(status.recovery_in_s or 0.0)
+        if status.state is _OPEN:
             message = (
                 f"Tool '{tool_name}' is unavailable: its circuit breaker opened after {failures} "
                 f"consecutive failures. Do not call it again for {retry_after_ms / 1000:g} s."
@@ -365,7 +352,7 @@ class CircuitBreaker:
             )
         details = {
             "tool_name": tool_name,
-            "state": state.value,
+            "state": status.state.value,
             "consecutive_failures": failures,
             "recovery_timeout_s": self.recovery_timeout_s,
         }

@@ -27,6 +27,12 @@ LOCAL_CALLER: Final = "local"
 DENIAL_CODES: Final = frozenset({ErrorCode.ACCESS_DENIED, ErrorCode.PERMISSION_DENIED})
 
 
+def _denial_code(code: Any) -> ErrorCode:
+    if code not in DENIAL_CODES:
+        raise ValueError(f"a denial's code is ACCESS_DENIED or PERMISSION_DENIED, not {code!r}")
+    return ErrorCode(code)
+
+
 class Verdict(StrEnum):
     """What a policy decided."""
 
@@ -51,8 +57,7 @@ class Decision:
         if not isinstance(self.reason, str) or not isinstance(self.rule, str) or not self.rule:
             raise TypeError("a decision's reason must be a string and its rule a non-empty string")
         if self.verdict is Verdict.DENY:
-            if self.code not in DENIAL_CODES:
-                raise ValueError(f"a denial's code is ACCESS_DENIED or PERMISSION_DENIED, not {self.code!r}")
+            _denial_code(self.code)
         elif self.code is not None:
             raise ValueError(f"only a denial has a code; this decision is {self.verdict.value}")
 
@@ -135,13 +140,6 @@ class _Glob:
         return repr(list(self.patterns))
 
 
-def _denial_code(code: Any) -> ErrorCode:
-    if code not in DENIAL_CODES:
-        raise ValueError(f"code must be ErrorCode.ACCESS_DENIED or ErrorCode.PERMISSION_DENIED, not {code!r}")
-    checked: ErrorCode = code
-    return checked
-
-
 class _Scoped:
     """A rule for some callers and some tools only: glob patterns, ``*`` for all."""
 
@@ -158,6 +156,8 @@ class _ToolList(_Scoped):
 
     rule: ClassVar[str]
     _REFUSAL: ClassVar[str]
+    _LETS_LISTED: ClassVar[bool]
+    """Whether the tools listed are the ones let through (an allow-list) or refused (a deny-list)."""
 
     def __init__(
         self,
@@ -170,7 +170,7 @@ class _ToolList(_Scoped):
         self.code = _denial_code(code)
 
     def _lets(self, caller: str, tool: str) -> bool:
-        raise NotImplementedError
+        return not self.callers(caller) or self.tools(tool) == self._LETS_LISTED
 
     def may_list(self, caller: str, spec: ToolSpec, writes: bool, /) -> bool:
         return self._lets(caller, spec.name)
@@ -191,9 +191,7 @@ class AllowList(_ToolList):
 
     rule = "allow_list"
     _REFUSAL = "is not on the allow-list"
-
-    def _lets(self, caller: str, tool: str) -> bool:
-        return not self.callers(caller) or self.tools(tool)
+    _LETS_LISTED = True
 
 
 class DenyList(_ToolList):
@@ -202,9 +200,7 @@ class DenyList(_ToolList):
 
     rule = "deny_list"
     _REFUSAL = "is on the deny-list"
-
-    def _lets(self, caller: str, tool: str) -> bool:
-        return not (self.callers(caller) and self.tools(tool))
+    _LETS_LISTED = False
 
 
 class ArgumentRule(_Scoped):

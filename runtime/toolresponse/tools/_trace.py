@@ -213,19 +213,6 @@ _ALL_STEMS = tuple(stem for stems, _, _ in _KEY_FORMATS for stem in stems) + _NA
 """Every literal above: most strings hold none of them, and stop here."""
 
 
-_SHORT = 64
-
-
-def _mask_text(text: str) -> str:
-    return _mask_short(text) if len(text) <= _SHORT else _mask_any(text)
-
-
-@functools.lru_cache(maxsize=2048)
-def _mask_short(text: str) -> str:
-    # Short strings repeat from record to record (event names, statuses, tool names).
-    return _mask_any(text)
-
-
 def _mask_any(text: str) -> str:
     lower = text.lower()
     if not any(stem in lower for stem in _ALL_STEMS):
@@ -237,6 +224,14 @@ def _mask_any(text: str) -> str:
     if any(stem in lower for stem in _NAME_STEMS):
         text = _mask_named(text, lower)
     return text
+
+
+_mask_short = functools.lru_cache(maxsize=2048)(_mask_any)
+"""Short strings repeat from record to record (event names, statuses, tool names): remembered."""
+
+
+def _mask_text(text: str) -> str:
+    return _mask_short(text) if len(text) <= 64 else _mask_any(text)
 
 
 _URL_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
