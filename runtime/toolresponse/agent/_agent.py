@@ -32,7 +32,7 @@ from ..tools._trace import mask_secrets
 from ._feedback import feedback_text, guard_text, is_denial
 from ._models import ChatModel, ModelReply, TokenUsage, ToolCall, checked_reply
 from ._retry import RetryPolicy
-from ._trace import RunTrace, TraceTarget
+from ._trace import TRACE_VERSION, RunTrace, TraceTarget
 
 if TYPE_CHECKING:
     from ..tools._registry import ToolRegistry
@@ -368,6 +368,7 @@ class Agent:
             tools=list(names),
             max_steps=self.max_steps,
             started_at=self.wall_clock(),
+            trace_version=TRACE_VERSION,
         )
         return _Run(task, run_id, trace, messages, tools, names, started)
 
