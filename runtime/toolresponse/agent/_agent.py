@@ -455,7 +455,6 @@ def _at_once(coroutine: Coroutine[Any, Any, T]) -> T:
         coroutine.send(None)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
-    coroutine.close()
     raise RuntimeError("the synchronous run awaited something that suspends")
 
 
