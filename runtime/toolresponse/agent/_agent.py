@@ -1,8 +1,10 @@
 """The agent loop: a chat model calls tools through a ToolRegistry, and each response's status
 decides what happens next (docs/observability.md, "The agent's run").
 
-The loop is written once, as generators that yield what they need done (a model call, a tool
-call, a wait, several tool calls at once); ``run`` does those with threads, ``arun`` with tasks.
+The loop is written once, as coroutines that await what they need done (a model call, a tool
+call, a wait, several tool calls at once) of a driver: ``run``'s does it at once in its thread and
+the tool calls of a turn in worker threads, so that its coroutines never suspend and need no event
+loop; ``arun``'s awaits the model and the registry, the tool calls of a turn as tasks.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import contextvars
 import json
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from toolresponse_generated import ErrorCode
@@ -28,7 +32,7 @@ from ..tools._trace import mask_secrets
 from ._feedback import feedback_text, guard_text, is_denial
 from ._models import ChatModel, ModelReply, TokenUsage, ToolCall, checked_reply
 from ._retry import RetryPolicy
-from ._trace import RunTrace, TraceTarget
+from ._trace import TRACE_VERSION, RunTrace, TraceTarget
 
 if TYPE_CHECKING:
     from ..tools._registry import ToolRegistry
@@ -130,36 +134,9 @@ class AgentResult:
         return tuple(response for record in self.tool_calls for response in record.attempts)
 
 
-# -- what the loop asks its driver to do -----------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Complete:
-    """Call the model; the answer is its reply, checked, and None, or None and the exception raised."""
-
-
-@dataclass(frozen=True)
-class _Execute:
-    """Run one tool call through the registry; the answer is the response and its time in ms."""
-
-    call: ToolCall
-
-
-@dataclass(frozen=True)
-class _Sleep:
-    seconds: float
-
-
-@dataclass(frozen=True)
-class _Together:
-    """Drive these generators at once; the answer is their results, in order."""
-
-    steps: list[Generator[Any, Any, Any]]
-
-
-_Effect = _Complete | _Execute | _Sleep | _Together
 T = TypeVar("T")
-_Steps = Generator[_Effect, Any, T]
+_Step = Callable[[ToolCall], Coroutine[Any, Any, T]]
+"""What the loop does of each tool call of a turn, at once (``together``)."""
 
 
 @dataclass
@@ -177,16 +154,6 @@ class _Run:
     usage: TokenUsage = field(default_factory=TokenUsage)
     failures: dict[tuple[str, str], tuple[int, ToolResponse]] = field(default_factory=dict)
     """The failures of each (tool, canonical arguments) so far: how many, and the last."""
-
-
-@dataclass(frozen=True)
-class _Done:
-    """How one tool call went: every response, the time waited, and for a call not run, the tool
-    message the model reads and what the trace says of it."""
-
-    attempts: tuple[ToolResponse, ...]
-    waited_s: float = 0.0
-    blocked: tuple[str, Mapping[str, Any]] | None = None
 
 
 @dataclass(eq=False)
@@ -228,74 +195,15 @@ class Agent:
     def run(self, task: str, *, run_id: str | None = None) -> AgentResult:
         """Run the task to an answer, the step budget or a model error; never raises for those."""
         state = self._start(task, run_id)
-        executor = ThreadPoolExecutor(self.max_parallel_tools, "agent-tool")  # no thread before a submit
-
-        def drive(steps: _Steps[T]) -> T:
-            done, value = _step(steps, None)
-            while not done:
-                done, value = _step(steps, do(value))
-            return value  # type: ignore[no-any-return]
-
-        def do(effect: _Effect) -> Any:
-            match effect:
-                case _Complete():
-                    try:
-                        return self._complete(state.messages, state.tools), None
-                    except Exception as exc:
-                        return None, exc
-                case _Execute(call):
-                    started = self.clock()
-                    response = self.registry.execute(call.name, call.argument_text, call_id=call.id)
-                    return response, (self.clock() - started) * 1000
-                case _Sleep(seconds):
-                    return self.sleep(seconds)
-                case _Together(steps) if len(steps) > 1 and self.max_parallel_tools > 1:
-                    # Each in a copy of this thread's context, so that its spans keep their parent.
-                    run = [executor.submit(contextvars.copy_context().run, drive, s) for s in steps]
-                    return [future.result() for future in run]
-                case _Together(steps):
-                    return [drive(s) for s in steps]
-
-        try:
-            return drive(self._turns(state))
-        finally:
-            executor.shutdown(wait=True)
-            state.trace.close()
+        # The pool starts no thread before a submit; it is shut down before the trace is closed.
+        with closing(state.trace), ThreadPoolExecutor(self.max_parallel_tools, "agent-tool") as pool:
+            return _at_once(self._turns(state, _InThreads(self, pool)))
 
     async def arun(self, task: str, *, run_id: str | None = None) -> AgentResult:
         """The asynchronous ``run``: tool calls of a turn run as concurrent tasks, model calls are awaited."""
         state = self._start(task, run_id)
-        limit = asyncio.Semaphore(self.max_parallel_tools)
-
-        async def drive(steps: _Steps[T]) -> T:
-            done, value = _step(steps, None)
-            while not done:
-                done, value = _step(steps, await do(value))
-            return value  # type: ignore[no-any-return]
-
-        async def do(effect: _Effect) -> Any:
-            match effect:
-                case _Complete():
-                    try:
-                        return await self._acomplete(state.messages, state.tools), None
-                    except Exception as exc:
-                        return None, exc
-                case _Execute(call):
-                    async with limit:
-                        started = self.clock()
-                        response = await self.registry.aexecute(
-                            call.name, call.argument_text, call_id=call.id
-                        )
-                        return response, (self.clock() - started) * 1000
-                case _Sleep(seconds):
-                    return await self.asleep(seconds)
-                case _Together(steps):
-                    return list(await asyncio.gather(*(drive(s) for s in steps)))
-
-        try:
-            return await drive(self._turns(state))
-        finally:
-            state.trace.close()
+        with closing(state.trace):
+            return await self._turns(state, _InTasks(self, asyncio.Semaphore(self.max_parallel_tools)))
 
     # One model call each, its reply checked: what ``toolresponse.otel`` makes a chat span of.
 
@@ -307,9 +215,9 @@ class Agent:
 
     # -- the loop, written once ----------------------------------------------------------------
 
-    def _turns(self, state: _Run) -> _Steps[AgentResult]:
+    async def _turns(self, state: _Run, driver: _Driver) -> AgentResult:
         for index in range(self.max_steps):
-            reply = yield from self._model_call(state, index)
+            reply = await self._model_call(state, driver, index)
             if isinstance(reply, ModelError):
                 return self._finish(state, RunOutcome.MODEL_ERROR, None, f"the model failed: {reply}")
             state.messages.append(reply.to_message())
@@ -320,31 +228,33 @@ class Agent:
                 return self._finish(state, outcome, reply.content or "", cut_off or "the model answered")
             for call in reply.tool_calls:
                 state.trace.tool_request(index, call)
-            plans = [self._blocked(state, reply, position) for position in range(len(reply.tool_calls))]
-            runnable = [self._tool_call(state, index, call) for call, done in plans if done is None]
-            ran = iter((yield _Together(runnable)))
-            self._record(state, index, reply, [(call, done or next(ran)) for call, done in plans])
+            held = [self._held(state, index, reply, position) for position in range(len(reply.tool_calls))]
+            runnable = [call for call, record in zip(reply.tool_calls, held, strict=True) if record is None]
+            ran = iter(await driver.together(partial(self._tool_call, state, driver, index), runnable))
+            self._record(state, index, reply, [record or next(ran) for record in held])
         reason = (
             f"the model was still calling tools after {self.max_steps} steps (max_steps={self.max_steps})"
         )
         return self._finish(state, RunOutcome.MAX_STEPS, None, reason)
 
-    def _model_call(self, state: _Run, index: int) -> _Steps[ModelReply | ModelError]:
+    async def _model_call(self, state: _Run, driver: _Driver, index: int) -> ModelReply | ModelError:
         """One turn's call of the model, retried as ``model_retry`` allows."""
         attempt, waited = 0, 0.0
         while True:
             started = self.clock()
-            reply, raised = yield _Complete()
-            if raised is None:
+            try:
+                reply = await driver.complete(state.messages, state.tools)
+            except Exception as raised:
+                # Another provider's surprise is a bad response that will not get better.
+                error = (
+                    raised
+                    if isinstance(raised, ModelError)
+                    else ModelError(f"{type(raised).__name__}: {raised}", code=API)
+                )
+            else:
                 state.usage = state.usage + reply.usage
                 state.trace.model_output(index, attempt, reply, (self.clock() - started) * 1000)
-                return reply  # type: ignore[no-any-return]
-            # Another provider's surprise is a bad response that will not get better.
-            error = (
-                raised
-                if isinstance(raised, ModelError)
-                else ModelError(f"{type(raised).__name__}: {raised}", code=API)
-            )
+                return reply
             hint = error.retry_after_s
             wait = self.model_retry.next_wait_s(attempt, waited, hint) if error.retryable else None
             state.trace.emit(
@@ -360,24 +270,18 @@ class Agent:
             if wait is None:
                 return error if attempt == 0 else _gave_up(error, attempt + 1, waited)
             waited, attempt = waited + wait, attempt + 1
-            yield _Sleep(wait)
+            await driver.sleep(wait)
 
-    def _tool_call(self, state: _Run, index: int, call: ToolCall) -> _Steps[_Done]:
-        """One tool call, retried while its error is retryable and ``tool_retry`` allows."""
-        if call.problem is not None:  # a form no tool can take: answered INVALID_FORMAT, nothing run
-            name = f" to {call.name!r}" if call.name else ""
-            response = ToolResponse.error(
-                ErrorCode.INVALID_FORMAT,
-                f"The tool call{name} could not be read: {call.problem}. Send the function's name and "
-                "its arguments as one JSON object written as a string, for example '{\"a\": 1}' "
-                "('{}' for none).",
-            )
-            state.trace.tool_result(index, call, 0, response, 0.0)
-            return _Done((response,))
+    async def _tool_call(self, state: _Run, driver: _Driver, index: int, call: ToolCall) -> ToolCallRecord:
+        """One tool call, retried while its error is retryable and ``tool_retry`` allows; a call in a
+        form no tool can take is answered INVALID_FORMAT, nothing run."""
         responses: list[ToolResponse] = []
         waited = 0.0
         while True:
-            response, time_ms = yield _Execute(call)
+            if call.problem is None:
+                response, time_ms = await driver.execute(call)
+            else:
+                response, time_ms = _unreadable(call), 0.0
             state.trace.tool_result(index, call, len(responses), response, time_ms)
             responses.append(response)
             # Done: a success, a refusal (whatever its retryable says), an unknown tool, a permanent
@@ -387,7 +291,7 @@ class Agent:
             hint = None if after is None else after / 1000
             wait = self.tool_retry.next_wait_s(len(responses) - 1, waited, hint) if retry else None
             if wait is None:
-                return _Done(tuple(responses), waited)
+                return _ran(call, tuple(responses), waited, state.tool_names)
             state.trace.tool_event(
                 "tool_retry",
                 index,
@@ -397,18 +301,19 @@ class Agent:
                 wait_ms=round(wait * 1000, 3),
             )
             waited += wait
-            yield _Sleep(wait)
+            await driver.sleep(wait)
 
-    def _blocked(self, state: _Run, reply: ModelReply, position: int) -> tuple[ToolCall, _Done | None]:
-        """A call with, when it is not to run, what stands for it: the guard refuses a call that
-        would repeat an earlier failure; calls past ``max_tool_calls_per_step`` wait for the next turn."""
+    def _held(self, state: _Run, index: int, reply: ModelReply, position: int) -> ToolCallRecord | None:
+        """The record of a call that is not to run, else None: the guard refuses a call that would
+        repeat an earlier failure; calls past ``max_tool_calls_per_step`` wait for the next turn."""
         call, asked, limit = reply.tool_calls[position], len(reply.tool_calls), self.max_tool_calls_per_step
         failures, last = state.failures.get(_key(call), (0, None))
         if last is not None and failures >= self.max_failures_per_call:
-            traced = {"failures": failures, "code": last.code.value if last.code else None}
-            return call, _Done((last,), blocked=(guard_text(call.name, failures, last), traced))
+            code = last.code.value if last.code else None
+            state.trace.tool_event("tool_blocked", index, call, failures=failures, code=code)
+            return _not_run(call, last, guard_text(call.name, failures, last))
         if position < limit:
-            return call, None
+            return None
         message = f"this reply asked for {asked} tool calls and at most {limit} run per turn: "
         message += f"{call.name!r} did not run"
         response = ToolResponse.error(
@@ -417,40 +322,26 @@ class Agent:
             details={"asked": asked, "limit": limit},
             context={"tool_name": call.name, "call_id": call.id},
         )
+        state.trace.tool_event("tool_blocked", index, call, code=ErrorCode.RATE_LIMIT.value, limit=limit)
         text = (
             f"NOT EXECUTED: {message}. Ask for it again in your next reply if you still need it, "
             f"at most {limit} calls in one reply."
         )
-        return call, _Done((response,), blocked=(text, {"code": ErrorCode.RATE_LIMIT.value, "limit": limit}))
+        return _not_run(call, response, text)
 
-    def _record(
-        self, state: _Run, index: int, reply: ModelReply, calls: list[tuple[ToolCall, _Done]]
-    ) -> None:
+    def _record(self, state: _Run, index: int, reply: ModelReply, records: list[ToolCallRecord]) -> None:
         """Write the tool messages in the model's order and update the repeated-failure guard."""
-        records: list[ToolCallRecord] = []
-        for call, done in calls:
-            response, executed = done.attempts[-1], done.blocked is None
-            if done.blocked is not None:
-                text, traced = done.blocked
-                state.trace.tool_event("tool_blocked", index, call, **traced)
-            else:
-                text = feedback_text(
-                    response,
-                    tool=call.name,
-                    available_tools=state.tool_names,
-                    retries=len(done.attempts) - 1,
-                    waited_s=done.waited_s,
-                )
-            if executed and response.is_error:
+        for record in records:
+            call, response = record.call, record.response
+            if record.executed and response.is_error:
                 failures = state.failures.get(_key(call), (0, response))[0] + 1
                 if is_denial(response):  # refused: asking again would be refused again
                     failures = max(failures, self.max_failures_per_call)
                 state.failures[_key(call)] = (failures, response)
-            attempts = done.attempts if executed else ()
-            records.append(ToolCallRecord(call=call, response=response, attempts=attempts, executed=executed,
-                                          feedback=text, waited_s=done.waited_s))  # fmt: skip
             # The feedback is what the model reads; no trailer: the record and the trace keep the response.
-            state.messages.append(to_openai_chat(response, tool_call_id=call.id, text=text, carry=False))
+            state.messages.append(
+                to_openai_chat(response, tool_call_id=call.id, text=record.feedback, carry=False)
+            )
         state.steps.append(AgentStep(index=index, reply=reply, tool_calls=tuple(records)))
 
     # -- the run's bookkeeping -------------------------------------------------------------------
@@ -477,6 +368,7 @@ class Agent:
             tools=list(names),
             max_steps=self.max_steps,
             started_at=self.wall_clock(),
+            trace_version=TRACE_VERSION,
         )
         return _Run(task, run_id, trace, messages, tools, names, started)
 
@@ -506,14 +398,6 @@ class Agent:
         return result
 
 
-def _step(steps: _Steps[Any], answer: Any) -> tuple[bool, Any]:
-    """Give the loop the answer to what it asked: (False, what it asks next), or (True, its result)."""
-    try:
-        return False, steps.send(answer)
-    except StopIteration as done:
-        return True, done.value
-
-
 def _checked(answer: Any) -> ModelReply:
     if not isinstance(answer, ModelReply):
         raise ModelError(f"the model returned {type(answer).__name__}, not a ModelReply", code=API)
@@ -537,3 +421,90 @@ def _key(call: ToolCall) -> tuple[str, str]:
     if value is None:  # not JSON, or JSON null: either way its text stripped ("null" for null)
         return call.name, call.arguments.strip()
     return call.name, json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _unreadable(call: ToolCall) -> ToolResponse:
+    """The answer to a call in a form no tool can take (``call.problem`` says how)."""
+    name = f" to {call.name!r}" if call.name else ""
+    return ToolResponse.error(
+        ErrorCode.INVALID_FORMAT,
+        f"The tool call{name} could not be read: {call.problem}. Send the function's name and "
+        "its arguments as one JSON object written as a string, for example '{\"a\": 1}' "
+        "('{}' for none).",
+    )
+
+
+def _ran(
+    call: ToolCall, attempts: tuple[ToolResponse, ...], waited_s: float, names: Sequence[str]
+) -> ToolCallRecord:
+    """The record of a call the loop ran, with the tool message written from its last answer."""
+    response, retries = attempts[-1], len(attempts) - 1
+    text = feedback_text(response, tool=call.name, available_tools=names, retries=retries, waited_s=waited_s)
+    return ToolCallRecord(
+        call=call, response=response, attempts=attempts, executed=True, feedback=text, waited_s=waited_s
+    )
+
+
+def _not_run(call: ToolCall, response: ToolResponse, feedback: str) -> ToolCallRecord:
+    return ToolCallRecord(call=call, response=response, attempts=(), executed=False, feedback=feedback)
+
+
+def _at_once(coroutine: Coroutine[Any, Any, T]) -> T:
+    """The result of a coroutine that never suspends (``run``'s: its driver does each thing at once)."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    raise RuntimeError("the synchronous run awaited something that suspends")
+
+
+@dataclass(frozen=True)
+class _InThreads:
+    """What ``run``'s loop awaits, done at once in its thread; the tool calls of a turn in ``pool``."""
+
+    agent: Agent
+    pool: ThreadPoolExecutor
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        return self.agent._complete(messages, tools)
+
+    async def execute(self, call: ToolCall) -> tuple[ToolResponse, float]:
+        started = self.agent.clock()
+        response = self.agent.registry.execute(call.name, call.argument_text, call_id=call.id)
+        return response, (self.agent.clock() - started) * 1000
+
+    async def sleep(self, seconds: float) -> None:
+        self.agent.sleep(seconds)
+
+    async def together(self, step: _Step[T], calls: list[ToolCall]) -> list[T]:
+        if len(calls) < 2 or self.agent.max_parallel_tools == 1:
+            return [await step(call) for call in calls]
+        # Each in a copy of this thread's context, so that its spans keep their parent.
+        run = [self.pool.submit(contextvars.copy_context().run, _at_once, step(call)) for call in calls]
+        return [future.result() for future in run]
+
+
+@dataclass(frozen=True)
+class _InTasks:
+    """What ``arun``'s loop awaits: at most ``limit`` registry calls at once."""
+
+    agent: Agent
+    limit: asyncio.Semaphore
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        return await self.agent._acomplete(messages, tools)
+
+    async def execute(self, call: ToolCall) -> tuple[ToolResponse, float]:
+        async with self.limit:
+            started = self.agent.clock()
+            response = await self.agent.registry.aexecute(call.name, call.argument_text, call_id=call.id)
+            return response, (self.agent.clock() - started) * 1000
+
+    async def sleep(self, seconds: float) -> None:
+        await self.agent.asleep(seconds)
+
+    async def together(self, step: _Step[T], calls: list[ToolCall]) -> list[T]:
+        return list(await asyncio.gather(*map(step, calls)))
+
+
+_Driver = _InThreads | _InTasks

@@ -130,45 +130,48 @@ class TraceSummary:
 # -- reading -----------------------------------------------------------------------------------
 
 
-class _Line:
-    """One record's members as the report reads them, failing with the file and line."""
+class _Unreadable(Exception):
+    """A trace line's member the report cannot read: the message says which and why."""
 
-    def __init__(self, path: str, number: int, record: Mapping[str, Any]) -> None:
-        self.path, self.number, self.record = path, number, record
-        self.event = str(record["event"])
 
-    def fail(self, reason: str) -> TraceFormatError:
-        return TraceFormatError(self.path, self.number, f"{self.event}: {reason}")
+def _label(record: Mapping[str, Any], name: str) -> str:
+    """A member shown as a label (an outcome, a code): its text, else ``?``."""
+    value = record.get(name)
+    return value if isinstance(value, str) and value else "?"
 
-    def label(self, name: str) -> str:
-        """A member shown as a label (an outcome, a code): its text, else ``?``."""
-        value = self.record.get(name)
-        return value if isinstance(value, str) and value else "?"
 
-    def tool(self) -> str:
-        value = self.record.get("tool")
-        return (value or UNNAMED) if isinstance(value, str) or value is None else json_text(value)
+def _tool(record: Mapping[str, Any]) -> str:
+    value = record.get("tool")
+    return (value or UNNAMED) if isinstance(value, str) or value is None else json_text(value)
 
-    def amount(self, name: str) -> float | None:
-        """A time in ms: a finite number >= 0, else None (the call is counted untimed)."""
-        value = self.record.get(name)
-        return float(value) if is_finite_number(value) and value >= 0 else None
 
-    def tool_call(self) -> tuple[str, ToolCall]:
-        """The tool and its call, of a ``tool_result`` (the agent's) or ``tool_call`` (the registry's)."""
-        status, code, denied_by = (self.record.get(name) for name in ("status", "code", "denied_by"))
-        if status not in _STATUSES:
-            raise self.fail(
-                f"'status' must be one of {', '.join(_STATUSES)}, not {shortened(repr(status), 60)}"
-            )
-        if status == "error" and code not in _CODES:
-            raise self.fail(f"'code' must be a ToolResponse v1 error code, not {shortened(repr(code), 60)}")
-        return self.tool(), ToolCall(
-            status=str(status),
-            code=code if isinstance(code, str) else None,
-            time_ms=self.amount("time_ms"),
-            denied_by=denied_by if isinstance(denied_by, str) and denied_by else None,
+def _amount(record: Mapping[str, Any], name: str) -> float | None:
+    """A time in ms: a finite number >= 0, else None (the call is counted untimed)."""
+    value = record.get(name)
+    return float(value) if is_finite_number(value) and value >= 0 else None
+
+
+def _call_id(record: Mapping[str, Any]) -> Any:
+    """A record's call id as a key: its text, else None (no id, or one that is not text)."""
+    value = record.get("call_id")
+    return value if isinstance(value, str) else None
+
+
+def _tool_call(record: Mapping[str, Any]) -> tuple[str, ToolCall]:
+    """The tool and its call, of a ``tool_result`` (the agent's) or ``tool_call`` (the registry's)."""
+    status, code, denied_by = (record.get(name) for name in ("status", "code", "denied_by"))
+    if status not in _STATUSES:
+        raise _Unreadable(
+            f"'status' must be one of {', '.join(_STATUSES)}, not {shortened(repr(status), 60)}"
         )
+    if status == "error" and code not in _CODES:
+        raise _Unreadable(f"'code' must be a ToolResponse v1 error code, not {shortened(repr(code), 60)}")
+    return _tool(record), ToolCall(
+        status=str(status),
+        code=code if isinstance(code, str) else None,
+        time_ms=_amount(record, "time_ms"),
+        denied_by=denied_by if isinstance(denied_by, str) and denied_by else None,
+    )
 
 
 def _count(value: Any) -> int:
@@ -179,19 +182,18 @@ def _count(value: Any) -> int:
     return token_count(value) or 0
 
 
-def _add(summary: TraceSummary, line: _Line) -> None:
+def _add(summary: TraceSummary, event: str, record: Mapping[str, Any]) -> None:
     """What an event adds; others (run_start, tool_request, any a later version adds) add nothing."""
-    record = line.record
-    match line.event:
+    match event:
         case "tool_result":
-            tool, call = line.tool_call()
+            tool, call = _tool_call(record)
             summary.tool(tool).calls.append(call)
         case "breaker" if record.get("to") == "open":
-            summary.tool(line.tool()).breaker_trips += 1
+            summary.tool(_tool(record)).breaker_trips += 1
         case "tool_retry":
-            summary.tool(line.tool()).retries += 1
+            summary.tool(_tool(record)).retries += 1
         case "tool_blocked":
-            summary.tool(line.tool()).blocked += 1
+            summary.tool(_tool(record)).blocked += 1
         case "model_output":
             summary.model_calls += 1
             usage = record.get("usage")
@@ -199,16 +201,10 @@ def _add(summary: TraceSummary, line: _Line) -> None:
                 summary.prompt_tokens += _count(usage.get("prompt_tokens"))
                 summary.completion_tokens += _count(usage.get("completion_tokens"))
         case "model_error":  # "code" since model errors are said in the protocol's codes; before, "kind"
-            summary.model_errors[line.label("code" if "code" in record else "kind")] += 1
+            summary.model_errors[_label(record, "code" if "code" in record else "kind")] += 1
         case "run_end":
-            summary.outcomes[line.label("outcome")] += 1
-            summary.duration_ms += line.amount("duration_ms") or 0.0
-
-
-def _call_id(record: Mapping[str, Any]) -> Any:
-    """A record's call id as a key: its text, else None (no id, or one that is not text)."""
-    value = record.get("call_id")
-    return value if isinstance(value, str) else None
+            summary.outcomes[_label(record, "outcome")] += 1
+            summary.duration_ms += _amount(record, "duration_ms") or 0.0
 
 
 def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
@@ -221,17 +217,17 @@ def summarise(paths: Iterable[str | os.PathLike[str]]) -> TraceSummary:
         registry_calls: list[tuple[str, ToolCall, Any, Any]] = []
         agent_results: Counter[tuple[str, Any]] = Counter()  # by tool and call id
         for number, record in read_trace(name, summary.skipped.append):
-            line = _Line(name, number, record)
+            event = record["event"]
             try:
-                if line.event == "tool_call":  # the registry's own trace, with the state after the call
-                    tool, call = line.tool_call()
+                if event == "tool_call":  # the registry's own trace, with the state after the call
+                    tool, call = _tool_call(record)
                     registry_calls.append((tool, call, _call_id(record), record.get("breaker_state")))
                 else:
-                    _add(summary, line)
-                    if line.event == "tool_result":
-                        agent_results[line.tool(), _call_id(record)] += 1
-            except TraceFormatError as exc:
-                summary.skipped.append(exc)
+                    _add(summary, event, record)
+                    if event == "tool_result":
+                        agent_results[_tool(record), _call_id(record)] += 1
+            except _Unreadable as exc:
+                summary.skipped.append(TraceFormatError(name, number, f"{event}: {exc}"))
             else:
                 summary.read[name] += 1
         last_state: dict[str, Any] = {}
@@ -287,11 +283,7 @@ def tool_rows(summary: TraceSummary) -> list[list[str]]:
     rows = []
     for name, tool in sorted(summary.tools.items()):
         counts = [len(tool.calls), tool.count("success"), tool.count("partial"), tool.count("error")]
-        times = [
-            percentile(tool.times_ms, 50),
-            percentile(tool.times_ms, 95),
-            max(tool.times_ms, default=None),
-        ]
+        times = [percentile(tool.times_ms, q) for q in (50, 95, 100)]  # p100: the maximum
         codes = _counts(tool.errors_by_code) or "-"
         rows.append([printable(name), *map(str, counts), *map(_ms, times), str(tool.breaker_trips), codes])
     return rows
@@ -304,13 +296,12 @@ def render_text(summary: TraceSummary) -> str:
         return "\n".join([*lines, "no tool calls"]) + "\n"
     table = [list(_COLUMNS), *rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(_COLUMNS) - 1)]
-    for number, row in enumerate(table):
+    table.insert(1, ["-" * width for width in [*widths, len(_COLUMNS[-1])]])
+    for row in table:
         cells = [row[0].ljust(widths[0])] + [
             cell.rjust(width) for cell, width in zip(row[1:-1], widths[1:], strict=True)
         ]
         lines.append("  ".join([*cells, row[-1]]).rstrip())
-        if number == 0:
-            lines.append("  ".join("-" * width for width in [*widths, len(_COLUMNS[-1])]))
     lines += [
         f"{printable(name)}: {tool.retries} retried by the loop, "
         f"{tool.blocked} refused by the repeated-failure guard"

@@ -61,12 +61,8 @@ class RunTrace:
     def emit(self, event: str, **members: Any) -> None:
         if self._writer is None:
             return
-        record = {
-            "event": event,
-            "run_id": self._run_id,
-            "t_ms": round((self._clock() - self._started) * 1000, 3),
-        }
-        record.update(members, **({"trace_version": TRACE_VERSION} if event == "run_start" else {}))
+        t_ms = round((self._clock() - self._started) * 1000, 3)
+        record = {"event": event, "run_id": self._run_id, "t_ms": t_ms, **members}
         with self._lock:
             if self._writer is None:
                 return
