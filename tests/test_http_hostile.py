@@ -269,6 +269,19 @@ def test_a_head_trickled_after_a_first_answer_is_closed(limited_url: str) -> Non
     assert first.startswith(b"HTTP/1.1 200")
 
 
+def test_a_head_after_a_body_sent_past_its_answer_has_its_deadline(limited_url: str) -> None:
+    """An answer given before its body arrived (a path outside the binding) starts the next head's
+    deadline too: the body sent after it, then half a head, does not keep the connection open."""
+    with connect(limited_url) as sock:
+        sock.sendall(b"POST /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n")
+        received = b""
+        while not parse_answers(received, closed=False):
+            received += sock.recv(65536)
+        sock.sendall(b"{}GET /tools HTTP/1.1\r\n")
+        received += read_until_closed(sock)
+    assert [404] == [answer.status for answer in parse_answers(received)]
+
+
 def test_a_trickled_body_gets_408_timeout(limited_url: str) -> None:
     """A body that has not all arrived by the body deadline is answered 408 TIMEOUT (a ToolResponse,
     details.timeout_s) and the connection is closed."""

@@ -261,9 +261,7 @@ class _Walk:
         old, new = ({} if side is True else side for side in (old, new))
         if not isinstance(old, dict) or not isinstance(new, dict):
             self.emit("unknown-keyword-changed", place, "", "not a schema on one side")
-        elif (
-            what == "property" and not _asserts(old) and _asserts(new) and place.path[-2:-1] == ["properties"]
-        ):
+        elif what == "property" and not _asserts(old) and _asserts(new):  # at properties/<name>
             message = f"member {place.path[-1]!r} accepted any value; it now has a schema"
             self.emit("property-constrained", place, "properties", message)
         else:

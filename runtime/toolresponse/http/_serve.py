@@ -55,17 +55,16 @@ def _protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
         _head_deadline: asyncio.TimerHandle | None = None
 
         def _arm_head_deadline(self) -> None:
+            """The next request head has ``head_timeout_s`` from now: if the connection still waits
+            for one then (h11's IDLE), it is closed; a request under way is left alone."""
             self._disarm_head_deadline()
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self._head_deadline = self.loop.call_later(limits.head_timeout_s, self._head_too_late)
+            self._head_deadline = self.loop.call_later(limits.head_timeout_s, self._head_too_late)
 
         def _disarm_head_deadline(self) -> None:
             if self._head_deadline is not None:
                 self._head_deadline.cancel()
-                self._head_deadline = None
 
         def _head_too_late(self) -> None:
-            self._head_deadline = None
             if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
                 self.logger.debug(
                     "closing a connection whose request head took over %gs", limits.head_timeout_s
@@ -75,11 +74,6 @@ def _protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._arm_head_deadline()
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            if self.conn.their_state is not h11.IDLE:
-                self._disarm_head_deadline()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
