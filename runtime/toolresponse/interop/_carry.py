@@ -121,6 +121,12 @@ def carried_text(response: ToolResponse, text: str | None, *, call_id: str, carr
     return "\n\n".join(part for part in written(response, text, call_id=call_id, carry=carry) if part)
 
 
+def slot_value(response: ToolResponse, carry: bool) -> Any:
+    """What a dialect's JSON slot holds of ``response``: its wire object (``carry=False``: its model
+    text)."""
+    return response.to_dict() if carry else model_text(response)
+
+
 def _bound_trailer(texts: Sequence[str], call_id: str) -> tuple[str, Mapping[str, Any]] | None:
     """The text before the trailer ``texts`` end with and the response it carries, when they are
     laid out as ``written`` lays them out (one text, or the model text then the trailer) and the
