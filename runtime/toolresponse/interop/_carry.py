@@ -265,15 +265,14 @@ def foreign_wire(value: Any, *, is_error: bool, context: Mapping[str, Any] | Non
     # str(): a code that is a list or an object is none of ours, and cannot be looked up as it is.
     if isinstance(message, str) and message and str(value.get("code")) in CODES:
         wire = {"status": "error", "text": message, "error_info": error_info_of(value)}
+    elif value in ({}, None):
+        wire = inferred("", is_error=is_error, context=None)
     else:
-        if isinstance(message, str):
-            text = message
-        else:
-            text = "" if value in ({}, None) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        wire = inferred(text, is_error=is_error, context=None)
-        if value not in ({}, None):
-            kept = isinstance(value, Mapping) and not is_error
-            wire["data"] = dict(value) if kept else {"error" if is_error else "result": value}
+        if not isinstance(message, str):
+            message = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        wire = inferred(message, is_error=is_error, context=None)
+        kept = isinstance(value, Mapping) and not is_error
+        wire["data"] = dict(value) if kept else {"error" if is_error else "result": value}
     if context:
         wire["context"] = dict(context)
     return wire
