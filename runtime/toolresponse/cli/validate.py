@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
 from ..interop import DIALECTS
+from ..interop._logs import judge_of
 from ..validation import expand, report
-from ..validation._checks import RESPONSE_JUDGE
 from ..validation._report import EXIT_ERROR
 from ._input import add_paths_argument, count, fail, input_paths, seconds
 
 if TYPE_CHECKING:
-    from ..validation import Judge, Options, Record, Source
+    from ..validation import Options, Record, Source
     from ..validation._checks import Batch
 
 PROGRAM = "toolresponse validate"
@@ -95,11 +95,6 @@ def run(args: argparse.Namespace) -> int:
     paths = input_paths(args.paths, program=PROGRAM, what="responses")
     if paths is None:
         return EXIT_ERROR
-    judge: Judge = RESPONSE_JUDGE
-    if args.dialect != "toolresponse":
-        from ..interop._logs import judge_of
-
-        judge = judge_of(args.dialect)
     checked = functools.partial(
         report,
         expand(paths),
@@ -109,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         output_format=args.format,
         first=args.first,
         quiet=args.quiet,
-        judge=judge,
+        judge=judge_of(args.dialect),
     )
     if args.scheduler is not None:
         return _on_dask(args, paths, checked)

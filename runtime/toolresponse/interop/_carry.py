@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeGuard
 
@@ -28,6 +29,8 @@ from ._text import CODES, inferred, model_text, wire_model_text
 
 TRAILER_START = "<toolresponse>"
 TRAILER_END = "</toolresponse>"
+_TRAILER: Final = re.compile(rf"(?:\A|\n\n){TRAILER_START}([^\n]*){TRAILER_END}\Z")
+"""A trailer as ``written`` lays it out: the last line, alone or after a blank line."""
 
 _NEEDED: Final = {
     "call_id": ("it answers one tool call by its id", "ID"),
@@ -118,30 +121,28 @@ def carried_text(response: ToolResponse, text: str | None, *, call_id: str, carr
     return "\n\n".join(part for part in written(response, text, call_id=call_id, carry=carry) if part)
 
 
+def slot_value(response: ToolResponse, carry: bool) -> Any:
+    """What a dialect's JSON slot holds of ``response``: its wire object (``carry=False``: its model
+    text)."""
+    return response.to_dict() if carry else model_text(response)
+
+
 def _bound_trailer(texts: Sequence[str], call_id: str) -> tuple[str, Mapping[str, Any]] | None:
     """The text before the trailer ``texts`` end with and the response it carries, when they are
     laid out as ``written`` lays them out (one text, or the model text then the trailer) and the
     trailer is bound to ``call_id``; None otherwise (a trailer not holding JSON too)."""
     content = "\n\n".join(texts)
-    if len(texts) > 2 or not content.endswith(TRAILER_END):
-        return None
-    start = content.rfind("\n") + 1
-    if not content.startswith(TRAILER_START, start):
-        return None
-    if start == 0:
-        before = ""
-    elif content.startswith("\n\n", start - 2):
-        before = content[: start - 2]
-    else:
+    found = _TRAILER.search(content) if len(texts) <= 2 else None
+    if found is None:
         return None
     try:
-        wire = orjson.loads(content[start + len(TRAILER_START) : -len(TRAILER_END)])
+        wire = orjson.loads(found[1])
     except orjson.JSONDecodeError:
         return None
     bound = wire.get("context") if is_response_wire(wire) else None
     if not call_id or not isinstance(bound, Mapping) or bound.get("call_id") != call_id:
         return None
-    return before, wire
+    return content[: found.start()], wire
 
 
 def text_wire(
@@ -264,15 +265,14 @@ def foreign_wire(value: Any, *, is_error: bool, context: Mapping[str, Any] | Non
     # str(): a code that is a list or an object is none of ours, and cannot be looked up as it is.
     if isinstance(message, str) and message and str(value.get("code")) in CODES:
         wire = {"status": "error", "text": message, "error_info": error_info_of(value)}
+    elif value in ({}, None):
+        wire = inferred("", is_error=is_error, context=None)
     else:
-        if isinstance(message, str):
-            text = message
-        else:
-            text = "" if value in ({}, None) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        wire = inferred(text, is_error=is_error, context=None)
-        if value not in ({}, None):
-            kept = isinstance(value, Mapping) and not is_error
-            wire["data"] = dict(value) if kept else {"error" if is_error else "result": value}
+        if not isinstance(message, str):
+            message = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        wire = inferred(message, is_error=is_error, context=None)
+        kept = isinstance(value, Mapping) and not is_error
+        wire["data"] = dict(value) if kept else {"error" if is_error else "result": value}
     if context:
         wire["context"] = dict(context)
     return wire

@@ -16,15 +16,11 @@ from ._carry import (
     is_response_wire,
     record_context,
     required,
+    slot_value,
     slot_wire,
     text_parts,
 )
 from ._dialects import dialect
-from ._text import model_text
-
-
-def _outcome(response: ToolResponse, carry: bool) -> Any:
-    return response.to_dict() if carry else model_text(response)
 
 
 def to_gemini(
@@ -38,7 +34,7 @@ def to_gemini(
     if call_id:
         record["id"] = call_id
     record["name"] = required(response, "tool_name", name, dialect="gemini")
-    record["response"] = {"error" if response.is_error else "output": _outcome(response, carry)}
+    record["response"] = {"error" if response.is_error else "output": slot_value(response, carry)}
     return record
 
 
@@ -54,7 +50,7 @@ def to_gemini_interactions(
     tool = context_value(response, "tool_name") if name is None else name
     if tool:
         record["name"] = tool
-    record["result"] = _outcome(response, carry)
+    record["result"] = slot_value(response, carry)
     record["is_error"] = response.is_error
     return record
 

@@ -43,8 +43,8 @@ def to_langchain(
         "status": "error" if response.is_error else "success",
         "artifact": response.to_dict(),
     }
-    name = (response.context or {}).get("tool_name")
-    if isinstance(name, str):
+    name = context_value(response, "tool_name")
+    if name is not None:
         record["name"] = name
     return record
 

@@ -44,15 +44,11 @@ def model_text(response: ToolResponse) -> str:
 def wire_model_text(wire: Mapping[str, Any]) -> str | None:
     """``model_text`` of the wire object ``wire`` (not yet validated); None when it lacks a string
     status, text or (for an error) ``error_info`` code and message."""
-    status, text = wire.get("status"), wire.get("text")
+    status, text, info = wire.get("status"), wire.get("text"), wire.get("error_info")
+    code, message = (info.get("code"), info.get("message")) if isinstance(info, Mapping) else (None, None)
     if not isinstance(status, str) or not isinstance(text, str):
         return None
-    if status != "error":
-        return _stating(status, text, None, None)
-    info = wire.get("error_info")
-    code = info.get("code") if isinstance(info, Mapping) else None
-    message = info.get("message") if isinstance(info, Mapping) else None
-    if not isinstance(code, str) or not isinstance(message, str):
+    if status == "error" and not (isinstance(code, str) and isinstance(message, str)):
         return None
     return _stating(status, text, code, message)
 

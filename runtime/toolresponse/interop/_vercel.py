@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._response import ToolResponse
-from ._carry import blocks_wire, record_context, required, slot_wire, text_parts
+from ._carry import blocks_wire, record_context, required, slot_value, slot_wire, text_parts
 from ._dialects import dialect
 from ._outcomes import DENIED
-from ._text import model_text
 
 
 def to_vercel(
@@ -32,11 +31,8 @@ def to_vercel(
         denied = {**record, "output": {"type": "execution-denied", "reason": info.message}}
         if not carry or wire_from_vercel(denied) == response.to_dict():
             return denied
-    kind = "error-" if response.is_error else ""
-    if carry:
-        record["output"] = {"type": kind + "json", "value": response.to_dict()}
-    else:
-        record["output"] = {"type": kind + "text", "value": model_text(response)}
+    kind = ("error-" if response.is_error else "") + ("json" if carry else "text")
+    record["output"] = {"type": kind, "value": slot_value(response, carry)}
     return record
 
 
