@@ -132,7 +132,10 @@ def _bound_trailer(texts: Sequence[str], call_id: str) -> tuple[str, Mapping[str
     laid out as ``written`` lays them out (one text, or the model text then the trailer) and the
     trailer is bound to ``call_id``; None otherwise (a trailer not holding JSON too)."""
     content = "\n\n".join(texts)
-    found = _TRAILER.search(content) if len(texts) <= 2 else None
+    if len(texts) > 2 or not content.endswith(TRAILER_END):
+        return None
+    # Searched from the blank line before the last line only: a long text costs no more than a short one.
+    found = _TRAILER.search(content, max(content.rfind("\n") - 1, 0))
     if found is None:
         return None
     try:
