@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import socket
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -280,6 +281,29 @@ def test_a_head_after_a_body_sent_past_its_answer_has_its_deadline(limited_url: 
         sock.sendall(b"{}GET /tools HTTP/1.1\r\n")
         received += read_until_closed(sock)
     assert [404] == [answer.status for answer in parse_answers(received)]
+
+
+def test_the_rest_of_an_answered_body_has_the_head_deadline(limited_url: str) -> None:
+    """A body still arriving after its request was answered (a path outside the binding) is held
+    to the next head's deadline: trickled past it, the connection is closed."""
+    with connect(limited_url) as sock:
+        sock.sendall(b"POST /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n")
+        received = b""
+        while not parse_answers(received, closed=False):
+            received += sock.recv(65536)
+        sock.settimeout(SHORT.head_timeout_s / 5)
+        deadline = time.monotonic() + 10 * SHORT.head_timeout_s
+        while time.monotonic() < deadline:
+            try:
+                sock.sendall(b"x")
+                if sock.recv(65536) == b"":
+                    break
+            except TimeoutError:
+                continue
+            except OSError:  # a reset: closed too
+                break
+        else:
+            pytest.fail("the server held open a connection trickling the rest of an answered body")
 
 
 def test_a_trickled_body_gets_408_timeout(limited_url: str) -> None:

@@ -29,7 +29,8 @@ class ConnectionLimits:
     """What one client may hold of the server, before its request reaches the application."""
 
     head_timeout_s: float = 10.0
-    """The longest a request head may take, from the connection or the previous answer; then close."""
+    """The longest a request head may take, from the connection or the previous answer (the rest of
+    an answered request's body included); then close."""
     keep_alive_s: int = 5
     """How long an idle connection is kept open after an answer (uvicorn's ``timeout_keep_alive``)."""
     max_connections: int = 100
@@ -65,7 +66,10 @@ def _protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
                 self._head_deadline.cancel()
 
         def _head_too_late(self) -> None:
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            # No head yet, or the rest of a request already answered (a 404 sent before its body
+            # arrived) still not in: either holds the connection with nothing left to answer.
+            waiting = self.conn.their_state is h11.IDLE or self.conn.our_state is h11.DONE
+            if waiting and not self.transport.is_closing():
                 self.logger.debug(
                     "closing a connection whose request head took over %gs", limits.head_timeout_s
                 )
