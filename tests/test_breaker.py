@@ -714,6 +714,16 @@ async def test_fake_async_wait_times_out_on_a_result_after_the_deadline() -> Non
     assert (10.0, 0) == (clock(), clock.waiting)
 
 
+async def test_fake_async_wait_of_no_time_gives_no_result() -> None:
+    """A timeout of 0 is a timeout even for an awaitable ready at once, as with asyncio.wait_for."""
+    clock = FakeClock()
+    ready = asyncio.get_running_loop().create_future()
+    ready.set_result("ready")
+    with pytest.raises(TimeoutError):
+        await clock.async_wait(ready, 0)
+    assert (0.0, 0) == (clock(), clock.waiting)
+
+
 # -- through the registry ------------------------------------------------------------------
 
 

@@ -132,8 +132,10 @@ class FakeClock:
             self._deadlines.add(timer)
             self._waiting += 1
             self._moved(0)  # tells advance_when_waiting, and passes a deadline come already
+            due = self._now_ns >= deadline  # a timeout of 0: no result, as with asyncio.wait_for
         try:
-            await asyncio.wait((task, passed), return_when=asyncio.FIRST_COMPLETED)
+            if not due:
+                await asyncio.wait((task, passed), return_when=asyncio.FIRST_COMPLETED)
         except BaseException:  # this wait was cancelled: so is what it waited for
             task.cancel()
             raise
