@@ -761,6 +761,28 @@ def test_calls_past_the_limit_of_a_turn_are_not_run_and_the_model_is_told(
     assert all(is_valid(record.response.to_dict()) for record in records)
 
 
+def test_a_nameless_call_past_the_limit_of_a_turn_is_answered(
+    mode: str, clock: FakeClock, calls: Calls, serve: Serve
+) -> None:
+    """A call past ``max_tool_calls_per_step`` with no name and no id still gets its RATE_LIMIT
+    answer (a valid response, its context without the empty members); the run goes on."""
+    reply = ScriptedReply(
+        tool_calls=(
+            ScriptedToolCall(name="add", arguments={"a": 1, "b": 1}, id="c0"),
+            ScriptedToolCall(name="", arguments={}, id=""),
+        )
+    )
+    server = serve([reply, _answer("ok")])
+    result = _run(_agent(server.base_url, _registry(calls), clock, max_tool_calls_per_step=1), "Add.", mode)
+    held = result.steps[0].tool_calls[1]
+    assert (RunOutcome.ANSWERED, False, "RATE_LIMIT") == (
+        result.outcome,
+        held.executed,
+        held.response.code.value if held.response.code else None,
+    )
+    assert is_valid(held.response.to_dict())
+
+
 def test_the_limit_of_calls_per_turn_is_a_positive_count() -> None:
     with pytest.raises(ValueError, match="max_tool_calls_per_step must be an int >= 1, not 0"):
         Agent(

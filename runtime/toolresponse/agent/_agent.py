@@ -320,7 +320,7 @@ class Agent:
             ErrorCode.RATE_LIMIT,
             message,
             details={"asked": asked, "limit": limit},
-            context={"tool_name": call.name, "call_id": call.id},
+            context={key: value for key, value in (("tool_name", call.name), ("call_id", call.id)) if value},
         )
         state.trace.tool_event("tool_blocked", index, call, code=ErrorCode.RATE_LIMIT.value, limit=limit)
         text = (
