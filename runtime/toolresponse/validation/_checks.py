@@ -15,7 +15,7 @@ import orjson
 from .._errors import IJsonError
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
-from ._ijson import parse_error, parse_ijson, refusal, violation_of
+from ._ijson import document_spans, parse_error, parse_ijson, refusal, violation_of
 from ._inputs import (
     DocumentTask,
     DoneTask,
@@ -23,7 +23,6 @@ from ._inputs import (
     Record,
     Source,
     Task,
-    document_spans,
     handed_over_tasks,
     tasks,
 )

@@ -22,7 +22,7 @@ import orjson
 from .._errors import IJsonRule
 from .._suggest import printable
 from .._violation import SchemaViolation
-from ._ijson import BINARY_SNIFF_BYTES, positions
+from ._ijson import BINARY_SNIFF_BYTES, closing
 from ._open import compression_of, is_url, open_input
 from ._validate import MAX_VIOLATIONS, ValidationResult
 
@@ -357,7 +357,7 @@ def documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
             if held:
                 held.append(line)
                 size += len(line) + 1
-                depth = _depth_after(line, depth)
+                depth = closing(line.decode("latin-1"), 0, depth)[1]  # a character a byte
                 if depth <= 0:
                     yield DocumentTask(name, b"\n".join(held), first)
                 elif size > MAX_DOCUMENT_BYTES:
@@ -453,68 +453,3 @@ def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int = LOCAL_BA
             yield from _stream_tasks(source.name, stream, source.mode, batch_bytes)
     except OSError as error:
         yield DoneTask(io_record(source.name, error))
-
-
-# Documents one after another in one text.
-
-_NOT_SPACE = re.compile(rb"[^ \t\r\n]")
-# What decides where a document ends: its brackets, outside its strings (matched whole, so that
-# nothing in a string is read as structure).
-_STRUCTURE = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
-
-
-_NEXT_OPENER = re.compile(rb"\n[ \t\r]*[{\[]")
-
-
-def _skip_space(data: bytes, position: int) -> int:
-    found = _NOT_SPACE.search(data, position)
-    return len(data) if found is None else found.start()
-
-
-def _scan(data: bytes, start: int, depth: int) -> tuple[int | None, int]:
-    """Where the brackets open before ``start`` (``depth`` of them) close in ``data`` (None: not
-    there), and how many are open at the end."""
-    for token in _STRUCTURE.finditer(data, start):
-        first = data[token.start()]
-        if first != 0x22:  # not a string
-            depth += 1 if first in b"{[" else -1
-            if depth == 0:
-                return token.end(), 0
-    return None, depth
-
-
-def _depth_after(line: bytes, depth: int) -> int:
-    """How many brackets are open after ``line`` (a line holds whole strings), ``depth`` before it;
-    0 once they close."""
-    return _scan(line, 0, depth)[1]
-
-
-def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
-    """Where each document starts and ends, and the line and column (in characters) it starts at,
-    when ``data`` begins with an object or array that other documents follow: an object or
-    array ends at its closing bracket, anything else (a string, text that is not JSON) before the
-    next line that opens one, so that one bad document loses none after it; an object or array
-    that does not close is the last span, which its parse then refuses. None for anything else
-    (one document, valid or not, or text that is not JSON). Asked of documents found invalid only."""
-    try:
-        orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
-    else:
-        return None
-    spans: list[tuple[int, int]] = []
-    start = _skip_space(data, 0)
-    while start < len(data):
-        if data[start] in b"{[":
-            end = _scan(data, start, 0)[0] or len(data)  # by its brackets; not closed: to the end
-        elif spans:
-            opener = _NEXT_OPENER.search(data, start)
-            end = len(data) if opener is None else opener.start()
-        else:
-            return None
-        spans.append((start, end))
-        start = _skip_space(data, end)
-    if len(spans) < 2 or (len(spans) == 2 and data[spans[1][0]] not in b"{["):
-        return None  # one document, and what follows it begins no other: content after its end
-    found = positions(data, [start for start, _ in spans])
-    return [(start, end, *found[start]) for start, end in spans]
