@@ -26,9 +26,9 @@ from toolresponse.validation._bulk import (
     LineRange,
     _line_start,
     check_range,
+    parts,
     range_tasks,
     split_ranges,
-    stream_parts,
 )
 from toolresponse.validation._checks import renumber
 from toolresponse.validation._inputs import LinesTask
@@ -151,10 +151,10 @@ def test_a_range_stopped_at_max_records_goes_on_with_its_rest(
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 50), st.integers(1, 3000), st.sampled_from(["logs.jsonl", "logs.jsonl.gz", "logs.log"]))
-def test_stream_parts_hold_at_most_max_records_and_start_again_at_any_line(
+def test_parts_of_a_stream_hold_at_most_max_records_and_start_again_at_any_line(
     tmp_path_factory: pytest.TempPathFactory, max_records: int, lines: int, name: str
 ) -> None:
-    """``stream_parts(max_records=N)`` gives parts of at most N records, in order; parts started
+    """``parts(max_records=N)`` of a stream gives parts of at most N records, in order; parts started
     at the line where one stopped (as a worker that did not keep the stream open starts) give
     what the first would have given next."""
     data = corpus(lines, seed=lines)
@@ -163,15 +163,15 @@ def test_stream_parts_hold_at_most_max_records_and_start_again_at_any_line(
     [source] = expand([str(path)])
     assert isinstance(source, Source)
     options = Options(keep_valid=True)
-    parts = list(stream_parts(source, options, max_records=max_records))
-    assert max(len(part.batch.records) for part in parts) <= max_records
-    assert [None] == [part.rest for part in parts[-1:]]
-    if len(parts) > 1:
-        again = stream_parts(source, options, max_records=max_records, from_line=parts[0].rest)
-        assert parts[1] == next(again)
+    found = list(parts(source, options, max_records=max_records))
+    assert max(len(part.batch.records) for part in found) <= max_records
+    assert [None] == [part.rest for part in found[-1:]]
+    if len(found) > 1:
+        again = parts(source, options, max_records=max_records, from_line=found[0].rest)
+        assert found[1] == next(again)
         again.close()
-    records = [record for part in parts for record in part.batch.records]
-    counts = sum(part.batch.valid for part in parts), sum(part.batch.invalid for part in parts)
+    records = [record for part in found for record in part.batch.records]
+    counts = sum(part.batch.valid for part in found), sum(part.batch.invalid for part in found)
     assert one_pass(path, options) == (records, *counts)
 
 

@@ -31,7 +31,6 @@ from ..validation._bulk import (
     parts,
     ranges_of,
 )
-from ..validation._bulk import stream_parts as _stream_parts
 from ..validation._checks import Batch, done_batch, renumber
 from ..validation._open import EXTRA, input_size, is_url
 from ._partition import TASK_RECORDS, Summary, capped, checked, summarise
@@ -291,7 +290,7 @@ def _step(work: LineRange | Source | _Stream, options: Options, limit: int, bloc
     with _READERS_LOCK:
         reader = _READERS.pop(work.reader, None) if isinstance(work, _Stream) else None
     if reader is None:
-        reader = _stream_parts(source, options, max_records=limit, max_bytes=block_bytes, from_line=from_line)
+        reader = parts(source, options, max_records=limit, max_bytes=block_bytes, from_line=from_line)
     part = next(reader)
     if part.rest is None:
         return _read_here(part)

@@ -162,51 +162,40 @@ def _line_after(task: Task) -> int | None:
 def _from_line(units: Iterator[Task], from_line: int) -> Iterator[Task]:
     """``units`` from line ``from_line`` on: the lines before it are passed over unchecked."""
     for task in units:
-        if from_line > 1:
-            if isinstance(task, LinesTask):
-                skip = from_line - task.first_line
-                if skip >= len(task.lines):
-                    continue
-                if skip > 0:
-                    task = task._replace(first_line=from_line, lines=task.lines[skip:])
-            elif isinstance(task, DocumentTask) and (task.first_line or 0) < from_line:
-                continue  # the whole input, or a pretty-printed document, read before
-            elif isinstance(task, DoneTask) and task.record.line is not None and task.record.line < from_line:
-                continue  # a line too long to read, read before
-            from_line = 1
+        after = _line_after(task)
+        if after is not None and after <= from_line:
+            continue  # read before
+        if isinstance(task, LinesTask) and task.first_line < from_line:
+            task = task._replace(first_line=from_line, lines=task.lines[from_line - task.first_line :])
         yield task
 
 
-def stream_parts(
-    source: Source | Record,
+def parts(
+    work: LineRange | Source | Record,
     options: Options,
     *,
     max_records: int,
     max_bytes: int | None = None,
     from_line: int = 1,
 ) -> Generator[Part]:
-    """One input checked in order, in parts of at most ``max_records`` records (and about
-    ``max_bytes`` of input); each part's ``rest`` is the line the next starts at (None: the last).
-    Started at ``from_line``, it passes over the lines before unchecked."""
-    units = _from_line(tasks(source, io.BytesIO()), from_line)
+    """All of ``work`` checked here in order, in parts of at most ``max_records`` records each. A
+    range's part gives the range left; a stream's (about ``max_bytes`` of input at most) the line
+    the next starts at (None: the last), and one started at ``from_line`` passes over the lines
+    before unchecked."""
+    if isinstance(work, LineRange):
+        rest: LineRange | None = work
+        while rest is not None:
+            part = check_range(rest, options, max_records=max_records)
+            yield part
+            rest = part.rest
+        return
+    units = _from_line(tasks(work, io.BytesIO()), from_line)
     task: Task | None = next(units, None)
     while True:
         batch, task, line = _checked(task, units, options, max_records, max_bytes)
         yield Part(batch, 0, None if task is None else line)
         if task is None:
             return
-
-
-def parts(work: LineRange | Source | Record, options: Options, *, max_records: int) -> Iterator[Part]:
-    """All of ``work`` checked here, in parts of at most ``max_records`` records each."""
-    if not isinstance(work, LineRange):
-        yield from stream_parts(work, options, max_records=max_records)
-        return
-    rest: LineRange | None = work
-    while rest is not None:
-        part = check_range(rest, options, max_records=max_records)
-        yield part
-        rest = part.rest
 
 
 def first_of_file(work: object) -> bool:
@@ -303,14 +292,11 @@ def _units(source: Source | Record, stdin: IO[bytes]) -> Iterator[Task | LineRan
             yield from cut
             return
         source = cut
-    for task in tasks(source, stdin, BATCH_BYTES):
-        if not isinstance(task, LinesTask) or len(task.lines) <= UNIT_RECORDS:
-            yield task
-            continue
-        for start in range(0, len(task.lines), UNIT_RECORDS):
-            yield task._replace(
-                first_line=task.first_line + start, lines=task.lines[start : start + UNIT_RECORDS]
-            )
+    units = tasks(source, stdin, BATCH_BYTES)
+    task = next(units, None)
+    while task is not None:
+        now, task = _within(task, units, UNIT_RECORDS)
+        yield now
 
 
 def _check_unit(work: Task | LineRange, options: Options, max_records: int) -> Part:

@@ -261,19 +261,6 @@ def _too_long(name: str, number: int, size: int) -> DoneTask:
     return DoneTask(Record(name, number, None, (), io_error=reason), size + 1)
 
 
-def limited_tasks(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
-    """``lines`` as one task, or, around each line longer than ``MAX_LINE_BYTES``, several."""
-    start = 0
-    for index, line in enumerate(lines):
-        if len(line) > MAX_LINE_BYTES:
-            if index > start:
-                yield LinesTask(name, number + start, lines[start:index])
-            yield _too_long(name, number + index, len(line))
-            start = index + 1
-    if start < len(lines):
-        yield LinesTask(name, number + start, lines[start:])
-
-
 def _line_batches(
     name: str, stream: IO[bytes], first_line: int, head: bytes, size: int, limit: int | None
 ) -> Iterator[Task]:
@@ -307,7 +294,7 @@ def _line_batches(
                 del lines[0]
             else:
                 lines[0] = b"".join([*partial, lines[0]])
-        yield from limited_tasks(name, number, lines)
+        yield LinesTask(name, number, lines)
         number += len(lines)
         partial, held = [rest] if rest else [], len(rest)
     if held > MAX_LINE_BYTES:
@@ -338,14 +325,15 @@ def pretty_printed(head: bytes) -> bool:
 _OPENERS = (b"{", b"[")
 
 
-def documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
-    """``units`` of JSON lines with each pretty-printed document among them (a line that is ``{``
-    or ``[`` alone opens it, its brackets close it) taken out as a ``DocumentTask`` of its own,
-    however many batches it spans. One still open after ``MAX_DOCUMENT_BYTES`` stays lines; one
-    still open at the end of the input is a document that its parse then refuses."""
+def _units(name: str, batches: Iterator[Task]) -> Iterator[Task]:
+    """``batches`` of JSON lines as units of work: each line longer than ``MAX_LINE_BYTES`` a record,
+    and each pretty-printed document among them (a line that is ``{`` or ``[`` alone opens it, its
+    brackets close it) a ``DocumentTask`` of its own, however many batches it spans. One still open
+    after ``MAX_DOCUMENT_BYTES`` stays lines; one still open at the end of the input is a document
+    that its parse then refuses."""
     held: list[bytes] = []  # the lines of an open document
     first = depth = size = 0
-    for unit in units:
+    for unit in batches:
         if not isinstance(unit, LinesTask):
             if held:
                 yield LinesTask(name, first, held)
@@ -354,7 +342,14 @@ def documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
             continue
         lines, number, start = unit.lines, unit.first_line, 0
         for index, line in enumerate(lines):
-            if held:
+            if len(line) > MAX_LINE_BYTES:
+                if held:
+                    yield LinesTask(name, first, held)
+                elif index > start:
+                    yield LinesTask(name, number + start, lines[start:index])
+                yield _too_long(name, number + index, len(line))
+                held, start = [], index + 1
+            elif held:
                 held.append(line)
                 size += len(line) + 1
                 depth = closing(line.decode("latin-1"), 0, depth)[1]  # a character a byte
@@ -380,13 +375,13 @@ def handed_over_tasks(name: str, pieces: Iterable[list[bytes]], first_line: int)
     feed), the first of which is line ``first_line``, read as a file's are: a pretty-printed document
     one unit however many pieces it spans, a line longer than ``MAX_LINE_BYTES`` a record."""
 
-    def units() -> Iterator[Task]:
+    def batches() -> Iterator[Task]:
         number = first_line
         for piece in pieces:
-            yield from limited_tasks(name, number, [line.removesuffix(b"\n") for line in piece])
+            yield LinesTask(name, number, [line.removesuffix(b"\n") for line in piece])
             number += len(piece)
 
-    return documents_apart(name, units())
+    return _units(name, batches())
 
 
 def lines_tasks(
@@ -395,7 +390,7 @@ def lines_tasks(
     """The units of work of JSON lines read from ``stream`` (after ``head``, the start of line
     ``first_line``; its next ``limit`` bytes only): batches of about ``size`` bytes, each pretty-printed
     document one unit, each line longer than ``MAX_LINE_BYTES`` a record."""
-    return documents_apart(name, _line_batches(name, stream, first_line, head, size, limit))
+    return _units(name, _line_batches(name, stream, first_line, head, size, limit))
 
 
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
