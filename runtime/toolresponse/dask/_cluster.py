@@ -117,15 +117,14 @@ def _worker() -> str | None:
 
 def _read_here(part: Part) -> Part:
     """``part`` with each input that could not be opened naming the worker that tried."""
-    unopened = [record.io_error is not None and record.line is None for record in part.batch.records]
-    address = _worker() if any(unopened) else None
+    address = _worker()
     if address is None:
         return part
     records = [
         record._replace(io_error=f"{record.io_error} (read on the Dask worker at {address})")
-        if bad
+        if record.io_error is not None and record.line is None
         else record
-        for record, bad in zip(part.batch.records, unopened, strict=True)
+        for record in part.batch.records
     ]
     return part._replace(batch=part.batch._replace(records=records))
 

@@ -9,7 +9,6 @@ import io
 import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ._checks import Batch, Options, merged, renumber, run_task
@@ -254,13 +253,9 @@ def in_order(
         unreadable = unreadable or bool(unopened)
         return batch
 
-    def head_done() -> bool:
-        found = queue[0][1]
-        return isinstance(found, Part) or bool(found.done())
-
     for work in works:
         queue.append([work, send(work), False])
-        while queue and (head_done() or len(queue) > window()):
+        while queue and (isinstance(queue[0][1], Part) or queue[0][1].done() or len(queue) > window()):
             yield ready()
     while queue:
         yield ready()
@@ -324,11 +319,15 @@ def _check_in_processes(
     workers = jobs - 1
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         broken = False
-        with _stdin_detached():
-            try:
-                pool.submit(int).result()  # the workers start (all at once with fork) before any thread
-            except BrokenProcessPool:
-                broken = True
+        # No sys.stdin while workers are forked: a forked worker closes the one it inherits, which
+        # kills it when sys.stdin is a stand-in without close.
+        saved, sys.stdin = sys.stdin, None
+        try:
+            pool.submit(int).result()  # the workers start (all at once with fork) before any thread
+        except BrokenProcessPool:
+            broken = True
+        finally:
+            sys.stdin = saved
         waiting: set[Future[Part]] = set()
 
         def send(work: Task | LineRange) -> Part | Future[Part]:
@@ -361,15 +360,3 @@ def _check_in_processes(
         yield from in_order(
             units, send, lambda futures: wait(futures, return_when=FIRST_COMPLETED), lambda: window, outcome
         )
-
-
-@contextmanager
-def _stdin_detached() -> Iterator[None]:
-    """No ``sys.stdin`` while workers are forked: a forked worker closes the one it inherits, which
-    kills it when ``sys.stdin`` is a stand-in without ``close``."""
-    saved = sys.stdin
-    sys.stdin = None
-    try:
-        yield
-    finally:
-        sys.stdin = saved

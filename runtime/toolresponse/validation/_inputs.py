@@ -244,11 +244,6 @@ def binary_record(name: str, head: bytes) -> Record:
     return Record(name, None, None, (violation,))
 
 
-def _is_blank(line: bytes) -> bool:
-    """Nothing but JSON white space (not ``bytes.isspace``, which takes a vertical tab for space)."""
-    return not line.strip(b" \t\r\n")
-
-
 def _limit_phrase(limit: int) -> str:
     return f"{limit >> 20} MiB" if limit >= 1 << 20 and limit % (1 << 20) == 0 else f"{limit:,} bytes"
 
@@ -414,16 +409,15 @@ def _sniffed(name: str, stream: IO[bytes], size: int) -> Iterator[Task]:
     of them holds no memory)."""
     blank = 0
     line = stream.readline(MAX_LINE_BYTES + 1)
-    while line.endswith(b"\n") and _is_blank(line):
+    # JSON white space only (not bytes.isspace, which takes a vertical tab for space).
+    while line.endswith(b"\n") and not line.strip(b" \t\r\n"):
         blank += 1
         line = stream.readline(MAX_LINE_BYTES + 1)
-    if _is_blank(line) and len(line) <= MAX_LINE_BYTES:
-        return
     if len(line) > MAX_LINE_BYTES or line.strip(b" \t\r\n") in _OPENERS or _is_json(line):
         yield from lines_tasks(name, stream, size, blank + 1, line)
-        return
-    # Blank lines before a document change no column, only line numbers: each one is kept as "\n".
-    yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
+    elif line.strip(b" \t\r\n"):
+        # Blank lines before a document change no column, only line numbers: each one is kept as "\n".
+        yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
 
 
 def _is_json(line: bytes) -> bool:
