@@ -132,28 +132,24 @@ def _read_here(part: Part) -> Part:
 # The graph: the tasks of the Python API.
 
 
-def _run(work: LineRange | Source, options: Options, limit: int) -> tuple[Part, int]:
+def _run(work: LineRange | Source, options: Options, limit: int) -> tuple[Part, Summary]:
     """One task of the graph: all of ``work``, keeping its first ``limit`` records."""
-    part, unlisted = capped(parts(work, options, max_records=limit), limit)
-    return _read_here(part), unlisted
+    part, counts = capped(parts(work, options, max_records=limit), limit)
+    return _read_here(part), counts
 
 
 def _bag_partition(
     lines: Iterable[str | bytes], name: str, options: Options, limit: int
-) -> list[tuple[Part, int]]:
+) -> list[tuple[Part, Summary]]:
     return [capped(checked(lines, name, 1, options), limit)]
 
 
-def _records(result: tuple[Part, int], offset: int) -> list[Record]:
+def _records(result: tuple[Part, Summary], offset: int) -> list[Record]:
     return renumber(result[0].batch, offset).records
 
 
-def _after(offset: int, result: tuple[Part, int]) -> int:
+def _after(offset: int, result: tuple[Part, Summary]) -> int:
     return offset + result[0].lines
-
-
-def _counts(result: tuple[Part, int]) -> Summary:
-    return summarise([result[0].batch], result[1])
 
 
 def _summary(counts: list[Summary], done: list[Batch]) -> Summary:
@@ -219,7 +215,7 @@ def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Val
         first, result = item
         offset = 0 if first else offset
         pieces_.append(delayed(_records, pure=True)(result, offset))
-        counts.append(delayed(_counts, pure=True)(result))
+        counts.append(delayed(itemgetter(1), pure=True)(result))
         offset = delayed(_after, pure=True)(offset, result)
     # A bag Item, not a Delayed: computed beside the bag, a Delayed ran every task twice.
     summary = dask.bag.Item.from_delayed(delayed(_summary, pure=True)(counts, done))
