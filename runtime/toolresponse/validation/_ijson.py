@@ -228,9 +228,8 @@ def locate_all(text: str, targets: Iterable[Target]) -> dict[Target, int]:
     one scan; a target that names nothing is left out."""
     wanted = set(targets)
     found: dict[Target, int] = {}
-    start = _NOT_SPACE.search(text)
-    if ((), False) in wanted and start is not None:
-        found[((), False)] = start.start()
+    if ((), False) in wanted and (start := _skip_space(text, 0)) < len(text):
+        found[((), False)] = start
     depths = {len(path) for path, _ in wanted if path}
     scan = _Scan(text)
     for event, offset in scan.events():
@@ -242,10 +241,9 @@ def locate_all(text: str, targets: Iterable[Target]) -> dict[Target, int]:
         if target not in wanted or target in found:
             continue
         if event == _VALUE:
-            value = _NOT_SPACE.search(text, offset)
-            if value is None or text[value.start()] in "]}":  # an empty array: no item there
+            offset = _skip_space(text, offset)
+            if text[offset : offset + 1] in ("", "]", "}"):  # an empty array: no item there
                 continue
-            offset = value.start()
         found[target] = offset
     return found
 
