@@ -12,7 +12,6 @@ import io
 import random
 import sys
 from pathlib import Path
-from typing import IO
 
 import orjson
 import pytest
@@ -22,16 +21,8 @@ from hypothesis import strategies as st
 
 from toolresponse.cli import main
 from toolresponse.validation import Options, Record, Source, _bulk, check, expand
-from toolresponse.validation._bulk import (
-    LineRange,
-    _line_start,
-    check_range,
-    parts,
-    range_tasks,
-    split_ranges,
-)
+from toolresponse.validation._bulk import LineRange, check_range, parts, split_ranges
 from toolresponse.validation._checks import renumber
-from toolresponse.validation._inputs import LinesTask
 from toolresponse.validation._open import open_input
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
@@ -71,17 +62,11 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 # -- the ranges themselves -------------------------------------------------------------------
 
 
-def range_lines(stream: IO[bytes], work: LineRange, piece: int) -> list[bytes]:
-    """The lines of one range, as its units of work hold them (without their line feeds)."""
-    units = range_tasks("f", stream, _line_start(stream, work.start), work.end, piece)
-    return [line for unit in units if isinstance(unit, LinesTask) for line in unit.lines]
-
-
-def all_range_lines(data: bytes, block: int, piece: int) -> list[bytes]:
-    stream = io.BufferedReader(io.BytesIO(data))
-    return [
-        line for work in split_ranges("f", "f", len(data), block) for line in range_lines(stream, work, piece)
-    ]
+def range_lines(work: LineRange, piece: int) -> tuple[list[int], int]:
+    """The lines of one range that hold something, numbered from 1 in the range, and how many lines
+    the range read (every response a record), read in pieces of ``piece`` bytes."""
+    part = check_range(work, Options(keep_valid=True), max_records=1000, piece_bytes=piece)
+    return [record.line or 0 for record in part.batch.records], part.lines
 
 
 @given(
@@ -91,23 +76,30 @@ def all_range_lines(data: bytes, block: int, piece: int) -> list[bytes]:
     st.integers(1, 50),
 )
 def test_every_line_is_in_exactly_one_range(
-    contents: list[bytes], trailing: bool, block: int, piece: int
+    tmp_path_factory: pytest.TempPathFactory, contents: list[bytes], trailing: bool, block: int, piece: int
 ) -> None:
     """Ranges cut anywhere give back the file's lines, each once, in order, as ``readlines`` splits them."""
     data = b"\n".join(contents) + (b"\n" if trailing and contents else b"")
-    assert [line.removesuffix(b"\n") for line in io.BytesIO(data).readlines()] == all_range_lines(
-        data, block, piece
-    )
+    path = tmp_path_factory.mktemp("ranges") / "f.jsonl"
+    path.write_bytes(data)
+    lines = io.BytesIO(data).readlines()
+    numbered: list[int] = []
+    offset = 0
+    for work in split_ranges(str(path), "f", len(data), block):
+        found, read = range_lines(work, piece)
+        numbered += [line + offset for line in found]
+        offset += read
+    expected = [number for number, line in enumerate(lines, 1) if line.strip(b" \t\r\n")]
+    assert (expected, len(lines)) == (numbered, offset)
 
 
-def test_a_line_longer_than_a_range_belongs_to_the_range_it_starts_in() -> None:
+def test_a_line_longer_than_a_range_belongs_to_the_range_it_starts_in(tmp_path: Path) -> None:
     """A range in the middle of a long line holds nothing; the line is read whole by its own range."""
     first, long, last = b"0123456789ab\n", b"x" * 100 + b"\n", b"end\n"  # starting at 0, 13 and 114
-    stream = io.BufferedReader(io.BytesIO(first + long + last))
-    per_range = [
-        range_lines(stream, work, 7) for work in split_ranges("f", "f", len(first + long + last), 10)
-    ]
-    assert [[first[:-1]], [long[:-1]], *([[]] * 9), [last[:-1]]] == per_range
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(first + long + last)
+    per_range = [range_lines(work, 7) for work in split_ranges(str(path), "f", path.stat().st_size, 10)]
+    assert [([1], 1), ([1], 1), *([([], 0)] * 9), ([1], 1)] == per_range
 
 
 def test_a_block_below_one_byte_is_refused() -> None:

@@ -96,18 +96,6 @@ def _line_start(stream: IO[bytes], offset: int) -> int:
     return stream.tell()
 
 
-def range_tasks(
-    name: str, stream: IO[bytes], begin: int, end: int | None, piece_bytes: int
-) -> Iterator[Task]:
-    """The lines of ``stream`` that start in ``[begin, end)``, ``begin`` a line start (``_line_start``),
-    numbered from 1, as the units of work that one process reads them in (``lines_tasks``: pieces of
-    about ``piece_bytes``, the line too long to read, the pretty-printed document); a unit's bytes are
-    its ``Batch.size``."""
-    stop = None if end is None else _line_start(stream, end)
-    stream.seek(begin)
-    return lines_tasks(name, stream, piece_bytes, limit=None if stop is None else stop - begin)
-
-
 def _within(task: Task, units: Iterator[Task], room: int) -> tuple[Task, Task | None]:
     """The unit to check now, of at most ``room`` lines (a line gives one record at most), and the
     one after it: the rest of ``task``'s lines, or the next of ``units``."""
@@ -134,13 +122,18 @@ def _checked(
     return merged(batches), task, line
 
 
-def check_range(work: LineRange, options: Options, *, max_records: int) -> Part:
-    """Check the lines of one byte range, read where this runs, numbered from 1; it stops where its
-    records would be more than ``max_records``, and ``Part.rest`` is the range of the lines after."""
+def check_range(
+    work: LineRange, options: Options, *, max_records: int, piece_bytes: int = _PIECE_BYTES
+) -> Part:
+    """Check the lines that start in one byte range, read where this runs as one process reads lines
+    (``lines_tasks``: pieces of about ``piece_bytes``), numbered from 1; it stops where its records
+    would be more than ``max_records``, and ``Part.rest`` is the range of the lines after."""
     try:
         with open_input(work.path) as stream:
             offset = _line_start(stream, work.start)
-            units = range_tasks(work.name, stream, offset, work.end, _PIECE_BYTES)
+            stop = None if work.end is None else _line_start(stream, work.end)
+            stream.seek(offset)
+            units = lines_tasks(work.name, stream, piece_bytes, limit=None if stop is None else stop - offset)
             batch, task, line = _checked(next(units, None), units, options, max_records)
     except OSError as error:
         return Part(Batch(0, 0, [io_record(work.name, error)], 0))
