@@ -152,8 +152,8 @@ def _after(offset: int, result: tuple[Part, Summary]) -> int:
     return offset + result[0].lines
 
 
-def _summary(counts: list[Summary], done: list[Batch]) -> Summary:
-    return Summary(*(sum(column) for column in zip(summarise(done), *counts, strict=False)))
+def _summary(counts: list[Summary]) -> Summary:
+    return Summary(*(sum(column) for column in zip(Summary(0, 0, 0), *counts, strict=True)))
 
 
 COLUMNS = ("source", "line", "column", "valid", "pointer", "keyword", "message", "io_error")
@@ -204,12 +204,11 @@ def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Val
     lines are numbered from their file's first)."""
     delayed = dask.delayed
     pieces_: list[Delayed] = []
-    counts: list[Delayed] = []
-    done: list[Batch] = []
+    counts: list[Summary | Delayed] = []
     offset: Any = 0
     for item in work:
         if isinstance(item, Record):
-            done.append(done_batch(item))
+            counts.append(summarise([done_batch(item)]))
             pieces_.append(delayed([item]))
             continue
         first, result = item
@@ -218,7 +217,7 @@ def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Val
         counts.append(delayed(itemgetter(1), pure=True)(result))
         offset = delayed(_after, pure=True)(offset, result)
     # A bag Item, not a Delayed: computed beside the bag, a Delayed ran every task twice.
-    summary = dask.bag.Item.from_delayed(delayed(_summary, pure=True)(counts, done))
+    summary = dask.bag.Item.from_delayed(delayed(_summary, pure=True)(counts))
     records = dask.bag.from_delayed(pieces_) if pieces_ else dask.bag.from_sequence([], npartitions=1)
     return Validation(records, summary)
 
