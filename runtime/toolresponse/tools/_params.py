@@ -198,35 +198,28 @@ def docstring_summary(function: Callable[..., Any]) -> str:
 
 
 def _parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
-    """Parameter descriptions from ``Args:`` sections and ``:param name:`` lines."""
-    doc = inspect.getdoc(function) or ""
+    """Parameter descriptions from ``Args:`` sections and ``:param name:`` lines, each joined with
+    the lines indented under it."""
     found: dict[str, str] = {}
     in_args = False
-    current: str | None = None
-    indent = 0
-    for line in doc.splitlines():
+    current: str | None = None  # the parameter an indented line goes on describing
+    indent = 0  # of the parameters in an ``Args:`` section (a deeper ``name:`` describes too)
+    for line in (inspect.getdoc(function) or "").splitlines():
+        text = line.strip()
         sphinx = _SPHINX_PARAM.match(line)
+        google = _GOOGLE_PARAM.match(line) if in_args else None
         if sphinx:
-            current, found[sphinx.group(1)] = sphinx.group(1), sphinx.group(2).strip()
-            in_args = False
-            continue
-        if _ARGS_HEADER.match(line):
+            in_args, current = False, sphinx.group(1)
+            found[current] = sphinx.group(2).strip()
+        elif _ARGS_HEADER.match(line):
             in_args, current = True, None
-            continue
-        if in_args:
-            google = _GOOGLE_PARAM.match(line)
-            if google and (current is None or len(google.group(1)) <= indent):
-                indent = len(google.group(1))
-                current = google.group(2).lstrip("*")
-                found[current] = google.group(3).strip()
-            elif line.strip() and line.startswith(" ") and current is not None:
-                found[current] = (found[current] + " " + line.strip()).strip()
-            elif line.strip():
-                in_args, current = False, None
-        elif current is not None and line.startswith(" ") and line.strip():
-            found[current] = (found[current] + " " + line.strip()).strip()
-        else:
-            current = None
+        elif google and (current is None or len(google.group(1)) <= indent):
+            indent, current = len(google.group(1)), google.group(2).lstrip("*")
+            found[current] = google.group(3).strip()
+        elif text and line.startswith(" ") and current is not None:
+            found[current] = f"{found[current]} {text}".lstrip()
+        elif text or not in_args:  # a blank line ends a description outside an ``Args:`` section
+            in_args, current = False, None
     return found
 
 

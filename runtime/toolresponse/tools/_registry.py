@@ -274,8 +274,7 @@ class ToolRegistry:
     ) -> ToolResponse:
         """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None) for ``caller``:
         always a ToolResponse that validates against the schema."""
-        if call_id is not None:
-            call_id = call_id_of(call_id)
+        call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
         if isinstance(prepared, PendingApproval):
             answer = prepared.answer(self._wait, self._clock)
@@ -289,8 +288,7 @@ class ToolRegistry:
         self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
     ) -> ToolResponse:
         """The asynchronous form of ``execute``: the event loop is never blocked."""
-        if call_id is not None:
-            call_id = call_id_of(call_id)
+        call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
         if isinstance(prepared, PendingApproval):
             answer = await prepared.aanswer(self._async_wait, self._clock)
