@@ -35,6 +35,7 @@ _Convert = Callable[[Any], Any]
 _Made = tuple[dict[str, Any], _Convert | None]
 """An annotation's JSON Schema, and how a valid JSON argument becomes of the annotated type (JSON
 gives a list for a tuple or a set, a value for an Enum); None when it is of that type already."""
+_Handler = Callable[[tuple[Any, ...], str], _Made]
 
 _SCALARS: dict[Any, str] = {
     str: "string",
@@ -78,11 +79,8 @@ def _items(make: Callable[[Any], Any], item: _Convert | None) -> _Convert:
 
 
 def _tuple(arguments: tuple[Any, ...], where: str) -> _Made:
-    if not arguments:
-        return {"type": "array"}, tuple
-    if len(arguments) == 2 and arguments[1] is Ellipsis:
-        items, convert = _schema_of(arguments[0], where)
-        return {"type": "array", "items": items}, _items(tuple, convert)
+    if not arguments or (len(arguments) == 2 and arguments[1] is Ellipsis):  # of any length
+        return _array(tuple)(arguments[:1], where)
     made = [_schema_of(argument, where) for argument in arguments]
     prefix = [schema for schema, _ in made]
     each = [convert or _same for _, convert in made]
@@ -90,11 +88,11 @@ def _tuple(arguments: tuple[Any, ...], where: str) -> _Made:
     return schema, lambda value: tuple(convert(item) for convert, item in zip(each, value, strict=True))
 
 
-def _array(make: Callable[[Any], Any] | None) -> Callable[[tuple[Any, ...], str], _Made]:
-    """A list's (``make`` None: converted only when its items are) or a set's (``make``)."""
+def _array(make: Callable[[Any], Any] | None, unique: bool = False) -> _Handler:
+    """A list's (``make`` None: converted only when its items are), a set's or a tuple's (``make``)."""
 
     def made(arguments: tuple[Any, ...], where: str) -> _Made:
-        schema: dict[str, Any] = {"type": "array"} if make is None else {"type": "array", "uniqueItems": True}
+        schema: dict[str, Any] = {"type": "array", "uniqueItems": True} if unique else {"type": "array"}
         convert = None
         if arguments:
             schema["items"], convert = _schema_of(arguments[0], where)
@@ -115,7 +113,7 @@ def _object(arguments: tuple[Any, ...], where: str) -> _Made:
     return {"type": "object", "additionalProperties": schema}, convert
 
 
-_BY_ORIGIN: dict[Any, Callable[[tuple[Any, ...], str], _Made]] = {
+_BY_ORIGIN: dict[Any, _Handler] = {
     typing.Annotated: _annotated,
     typing.Union: _union,
     types.UnionType: _union,
@@ -126,9 +124,9 @@ _BY_ORIGIN: dict[Any, Callable[[tuple[Any, ...], str], _Made]] = {
     tuple: _tuple,
     list: _array(None),
     Sequence: _array(None),
-    set: _array(set),
-    frozenset: _array(frozenset),
-    AbstractSet: _array(frozenset),
+    set: _array(set, unique=True),
+    frozenset: _array(frozenset, unique=True),
+    AbstractSet: _array(frozenset, unique=True),
     dict: _object,
     Mapping: _object,
 }
