@@ -43,6 +43,7 @@ _SCALARS: dict[Any, str] = {
     float: "number",
     bool: "boolean",
     type(None): "null",
+    None: "null",
 }
 
 
@@ -144,8 +145,6 @@ def _schema_of(annotation: Any, where: str) -> _Made:
     has no schema."""
     if annotation is inspect.Parameter.empty or annotation is typing.Any or annotation is object:
         return {}, None
-    if annotation is None:
-        return {"type": "null"}, None
     origin = typing.get_origin(annotation)
     handler = _BY_ORIGIN.get(origin) if origin is not None else _lookup(_BY_ORIGIN, annotation)
     if handler is not None:
