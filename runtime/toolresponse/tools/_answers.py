@@ -148,9 +148,7 @@ def unreadable_params(tool: str, reason: str, detail: str) -> ToolResponse:
 
 def output_violation(tool: str, violations: tuple[SchemaViolation, ...]) -> ToolResponse:
     """EXECUTION_ERROR for data that breaks the tool's output schema."""
-    located = tuple(
-        SchemaViolation(pointer="/data" + v.pointer, keyword=v.keyword, message=v.message) for v in violations
-    )
+    located = tuple(dataclasses.replace(v, pointer="/data" + v.pointer) for v in violations)
     text, found = _violations(located, "/data")
     message = f"Tool {tool!r} returned data that breaks its output schema: {text}."
     return _error(ErrorCode.EXECUTION_ERROR, message, reason="output_schema", violations=found)

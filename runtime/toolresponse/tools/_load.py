@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import os
@@ -39,12 +40,10 @@ def load_registry(spec: str, *, app_dir: str | None = None) -> ToolRegistry:
         raise RegistryLoadError(
             f"importing {module_name!r} failed: {type(error).__name__}: {error}"
         ) from None
-    target: Any = module
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise RegistryLoadError(f"{module_name!r} has no attribute {attribute!r}") from None
+    try:
+        target: Any = functools.reduce(getattr, attribute.split("."), module)
+    except AttributeError:
+        raise RegistryLoadError(f"{module_name!r} has no attribute {attribute!r}") from None
     if isinstance(target, ToolRegistry):
         return target
     if not callable(target):

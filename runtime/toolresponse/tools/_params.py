@@ -35,6 +35,7 @@ _Convert = Callable[[Any], Any]
 _Made = tuple[dict[str, Any], _Convert | None]
 """An annotation's JSON Schema, and how a valid JSON argument becomes of the annotated type (JSON
 gives a list for a tuple or a set, a value for an Enum); None when it is of that type already."""
+_Handler = Callable[[tuple[Any, ...], str], _Made]
 
 _SCALARS: dict[Any, str] = {
     str: "string",
@@ -42,6 +43,7 @@ _SCALARS: dict[Any, str] = {
     float: "number",
     bool: "boolean",
     type(None): "null",
+    None: "null",
 }
 
 
@@ -78,11 +80,8 @@ def _items(make: Callable[[Any], Any], item: _Convert | None) -> _Convert:
 
 
 def _tuple(arguments: tuple[Any, ...], where: str) -> _Made:
-    if not arguments:
-        return {"type": "array"}, tuple
-    if len(arguments) == 2 and arguments[1] is Ellipsis:
-        items, convert = _schema_of(arguments[0], where)
-        return {"type": "array", "items": items}, _items(tuple, convert)
+    if not arguments or (len(arguments) == 2 and arguments[1] is Ellipsis):  # of any length
+        return _array(tuple)(arguments[:1], where)
     made = [_schema_of(argument, where) for argument in arguments]
     prefix = [schema for schema, _ in made]
     each = [convert or _same for _, convert in made]
@@ -90,11 +89,11 @@ def _tuple(arguments: tuple[Any, ...], where: str) -> _Made:
     return schema, lambda value: tuple(convert(item) for convert, item in zip(each, value, strict=True))
 
 
-def _array(make: Callable[[Any], Any] | None) -> Callable[[tuple[Any, ...], str], _Made]:
-    """A list's (``make`` None: converted only when its items are) or a set's (``make``)."""
+def _array(make: Callable[[Any], Any] | None, unique: bool = False) -> _Handler:
+    """A list's (``make`` None: converted only when its items are), a set's or a tuple's (``make``)."""
 
     def made(arguments: tuple[Any, ...], where: str) -> _Made:
-        schema: dict[str, Any] = {"type": "array"} if make is None else {"type": "array", "uniqueItems": True}
+        schema: dict[str, Any] = {"type": "array", "uniqueItems": True} if unique else {"type": "array"}
         convert = None
         if arguments:
             schema["items"], convert = _schema_of(arguments[0], where)
@@ -115,7 +114,7 @@ def _object(arguments: tuple[Any, ...], where: str) -> _Made:
     return {"type": "object", "additionalProperties": schema}, convert
 
 
-_BY_ORIGIN: dict[Any, Callable[[tuple[Any, ...], str], _Made]] = {
+_BY_ORIGIN: dict[Any, _Handler] = {
     typing.Annotated: _annotated,
     typing.Union: _union,
     types.UnionType: _union,
@@ -126,9 +125,9 @@ _BY_ORIGIN: dict[Any, Callable[[tuple[Any, ...], str], _Made]] = {
     tuple: _tuple,
     list: _array(None),
     Sequence: _array(None),
-    set: _array(set),
-    frozenset: _array(frozenset),
-    AbstractSet: _array(frozenset),
+    set: _array(set, unique=True),
+    frozenset: _array(frozenset, unique=True),
+    AbstractSet: _array(frozenset, unique=True),
     dict: _object,
     Mapping: _object,
 }
@@ -146,8 +145,6 @@ def _schema_of(annotation: Any, where: str) -> _Made:
     has no schema."""
     if annotation is inspect.Parameter.empty or annotation is typing.Any or annotation is object:
         return {}, None
-    if annotation is None:
-        return {"type": "null"}, None
     origin = typing.get_origin(annotation)
     handler = _BY_ORIGIN.get(origin) if origin is not None else _lookup(_BY_ORIGIN, annotation)
     if handler is not None:
@@ -198,35 +195,28 @@ def docstring_summary(function: Callable[..., Any]) -> str:
 
 
 def _parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
-    """Parameter descriptions from ``Args:`` sections and ``:param name:`` lines."""
-    doc = inspect.getdoc(function) or ""
+    """Parameter descriptions from ``Args:`` sections and ``:param name:`` lines, each joined with
+    the lines indented under it."""
     found: dict[str, str] = {}
     in_args = False
-    current: str | None = None
-    indent = 0
-    for line in doc.splitlines():
+    current: str | None = None  # the parameter an indented line goes on describing
+    indent = 0  # of the parameters in an ``Args:`` section (a deeper ``name:`` describes too)
+    for line in (inspect.getdoc(function) or "").splitlines():
+        text = line.strip()
         sphinx = _SPHINX_PARAM.match(line)
+        google = _GOOGLE_PARAM.match(line) if in_args else None
         if sphinx:
-            current, found[sphinx.group(1)] = sphinx.group(1), sphinx.group(2).strip()
-            in_args = False
-            continue
-        if _ARGS_HEADER.match(line):
+            in_args, current = False, sphinx.group(1)
+            found[current] = sphinx.group(2).strip()
+        elif _ARGS_HEADER.match(line):
             in_args, current = True, None
-            continue
-        if in_args:
-            google = _GOOGLE_PARAM.match(line)
-            if google and (current is None or len(google.group(1)) <= indent):
-                indent = len(google.group(1))
-                current = google.group(2).lstrip("*")
-                found[current] = google.group(3).strip()
-            elif line.strip() and line.startswith(" ") and current is not None:
-                found[current] = (found[current] + " " + line.strip()).strip()
-            elif line.strip():
-                in_args, current = False, None
-        elif current is not None and line.startswith(" ") and line.strip():
-            found[current] = (found[current] + " " + line.strip()).strip()
-        else:
-            current = None
+        elif google and (current is None or len(google.group(1)) <= indent):
+            indent, current = len(google.group(1)), google.group(2).lstrip("*")
+            found[current] = google.group(3).strip()
+        elif text and line.startswith(" ") and current is not None:
+            found[current] = f"{found[current]} {text}".lstrip()
+        elif text or not in_args:  # a blank line ends a description outside an ``Args:`` section
+            in_args, current = False, None
     return found
 
 

@@ -21,7 +21,7 @@ from .._errors import JsonValueError, MalformedJsonError, ToolDefinitionError
 from .._response import ToolResponse, loads_strict, owned_response, trusted_response, with_call_info
 from .._suggest import is_finite_number, shortened
 from ..validation import to_json_data
-from ..validation._jsondata import MAX_VALUE_DEPTH, NOT_PLAIN, is_json_data, is_plain, plain_object_copy
+from ..validation._jsondata import NOT_PLAIN, is_json_data, plain_object_copy
 from ._answers import (
     Success,
     changed_response,
@@ -37,10 +37,9 @@ from ._answers import (
     timeout_error,
     unreadable_params,
     wrap_sync_value,
-    wrap_value,
 )
 from ._params import ParameterValidator
-from ._threads import DEFAULT_MAX_THREADS, INTERRUPTS, AsyncWait, Job, Raised, ToolThreads, Wait, called
+from ._threads import DEFAULT_MAX_THREADS, INTERRUPTS, AsyncWait, Job, Raised, ToolThreads, Wait
 from ._trace import mask_params
 
 Clock = Callable[[], float]
@@ -57,8 +56,8 @@ Outcome = ToolResponse | Success
 
 @dataclass(frozen=True, slots=True)
 class Runs:
-    """A tool's ``run`` and ``arun`` (either may be None), and the plain ``function`` they only wrap
-    (then called directly)."""
+    """A tool's ``run`` and ``arun`` (either may be None), and the plain synchronous ``function``
+    that ``run`` only wraps (then called directly)."""
 
     run: Callable[[dict[str, Any]], Any] | None
     arun: Callable[[dict[str, Any]], Awaitable[Any]] | None
@@ -107,6 +106,17 @@ def call_id_of(call_id: Any) -> str | None:
     return shortened(str(call_id), 1000)
 
 
+def call_context(tool: str | None, params_input: Any, call_id: str | None, *, mask: bool) -> dict[str, Any]:
+    """An answer's ``context``: the tool's name, the parameters (secrets masked with ``mask``) and the
+    call's id, each when known."""
+    context: dict[str, Any] = {} if tool is None else {"tool_name": tool}
+    if params_input is not None:
+        context["params_input"] = mask_params(params_input) if mask else params_input
+    if call_id is not None:
+        context["call_id"] = call_id
+    return context
+
+
 def _object_schema(schema: Any, where: str, what: str) -> ParameterValidator:
     validator = ParameterValidator.compile(schema, where=f"{where}, {what}")
     if validator.schema.get("type") != "object":
@@ -116,6 +126,9 @@ def _object_schema(schema: Any, where: str, what: str) -> ParameterValidator:
 
 class PreparedTool:
     """A tool checked and compiled for calling: its name, schemas, timeout and how to run it."""
+
+    writes = False
+    """Whether the tool changes state (the registry sets it for the tools it holds)."""
 
     def __init__(
         self,
@@ -135,31 +148,29 @@ class PreparedTool:
             raise ToolDefinitionError(
                 f"{where}: a tool name is 1 to 64 letters, digits, '_' or '-' (pass name= for this one)"
             )
-        self.description = tool.description if description is None else description
-        if not isinstance(self.description, str) or not is_json_data(self.description):
+        description = tool.description if description is None else description
+        if not isinstance(description, str) or not is_json_data(description):
             raise ToolDefinitionError(f"{where}: the description must be a string")
         self.params = _object_schema(tool.parameters, where, "parameters schema")
         self._params_valid = self.params.verdict()
         output = tool.output_schema
         self.output = None if output is None else _object_schema(output, where, "output schema")
-        self.timeout_s = check_timeout(tool.timeout_s if timeout_s is None else timeout_s, where)
+        timeout_s = check_timeout(tool.timeout_s if timeout_s is None else timeout_s, where)
         # The timeout of a call that names none: the tool's own, else the registry's default.
-        self.call_timeout_s = default_timeout_s if self.timeout_s is None else self.timeout_s
+        self.call_timeout_s = default_timeout_s if timeout_s is None else timeout_s
         self.threads = ToolThreads(self.name, max_threads)
         self.mask = bool(mask)
         self.cooperative = tool.cooperative is True
         runs: Runs = tool._runs()
         if runs.run is None and runs.arun is None:
             raise ToolDefinitionError(f"{where}: {type(tool).__name__} overrides neither run nor arun")
-        self._sync_run, self._async_run = runs.run, runs.arun
-        self._sync_function = runs.function if runs.run is not None else None
-        self._async_function = runs.function if runs.run is None else None
+        self._run, self._arun, self._function = runs.run, runs.arun, runs.function
         self.spec = ToolSpec(
             name=self.name,
-            description=self.description,
+            description=description,
             parameters=self.params.schema,
             output_schema=None if self.output is None else self.output.schema,
-            timeout_s=self.timeout_s,
+            timeout_s=timeout_s,
             is_async=runs.run is None,
         )
 
@@ -168,26 +179,21 @@ class PreparedTool:
     def arguments(self, params: Any) -> tuple[dict[str, Any] | ToolResponse, Any]:
         """The parameters checked (or the INVALID_PARAM answer), and a copy for ``context.params_input``
         (None when they cannot be shown as JSON)."""
-        parsed = self.parse(params)
-        if isinstance(parsed, ToolResponse):
-            return parsed, params_input_of(params)
-        record = plain_object_copy(parsed)
-        return parsed, to_json_data(parsed) if record is NOT_PLAIN else record
-
-    def parse(self, params: Any) -> dict[str, Any] | ToolResponse:
+        given = params
         if type(params) is not dict:
             params = self._as_dict(params)
             if isinstance(params, ToolResponse):
-                return params
-        if not is_plain(params, 0, MAX_VALUE_DEPTH):
+                return params, params_input_of(given)
+        record = plain_object_copy(params)  # one walk checks and copies
+        if record is NOT_PLAIN:
             try:  # JSON, but not as it is (a str subclass ...): the plain values, as if sent as text
                 params = to_json_data(params, strict=True)
             except JsonValueError as error:
-                return invalid_params(self.name, error.errors)
+                return invalid_params(self.name, error.errors), params_input_of(given)
+            record = plain_object_copy(params)
         if self._params_valid(params):
-            valid: dict[str, Any] = params
-            return valid
-        return invalid_params(self.name, self.params.violations(params))
+            return params, record
+        return invalid_params(self.name, self.params.violations(params)), params_input_of(given)
 
     def _as_dict(self, params: Any) -> dict[str, Any] | ToolResponse:
         if params is None:
@@ -226,30 +232,12 @@ class PreparedTool:
             return None
         return output_violation(self.name, output.violations(data))
 
-    def _function_value(self, value: Any, *, awaited: bool) -> Outcome:
-        """A plain function's value, checked: its text and data when it is plain JSON, else the
-        response ``wrap_value`` makes of it."""
-        plain = plain_success(value)
-        if plain is None:
-            try:
-                result = wrap_value(value) if awaited else wrap_sync_value(self.name, value)
-            except Exception as error:
-                return execution_error(self.name, error)
-            return self.checked(result)
-        if self.output is not None:
-            return self._output_error(plain[1]) or plain
-        return plain
-
     def finish(
         self, outcome: Outcome, params_input: Any, call_id: str | None, time_ms: float
     ) -> ToolResponse:
         """The answer: ``outcome`` with ``stats.time_ms`` and ``context``, secrets masked unless not
         ``mask``."""
-        context: dict[str, Any] = {"tool_name": self.name}
-        if params_input is not None:
-            context["params_input"] = mask_params(params_input) if self.mask else params_input
-        if call_id is not None:
-            context["call_id"] = call_id
+        context = call_context(self.name, params_input, call_id, mask=self.mask)
         stats = {"time_ms": time_ms if time_ms > 0.0 else 0.0}
         if isinstance(outcome, tuple):  # valid by construction: plain JSON, a checked name and id
             return trusted_response(ToolResponse, _SUCCESS, outcome[0], outcome[1], stats, context)
@@ -262,23 +250,47 @@ class PreparedTool:
 
     # -- running --------------------------------------------------------------------------------
 
-    def _job(self, params: dict[str, Any]) -> Job:
-        sync_run, function, async_run = self._sync_run, self._async_function, self._async_run
-        if sync_run is not None:
-            return self.threads.submit(lambda: sync_run(params))
-        if function is not None:
-            return self.threads.submit(lambda: called(function, **params), coroutine=True)
-        assert async_run is not None
-        return self.threads.submit(lambda: async_run(params), coroutine=True)
+    def _body(self, params: dict[str, Any]) -> Outcome:
+        """The synchronous tool run, its result checked; a plain function is called directly, its
+        value kept as text and data when it is plain JSON."""
+        try:
+            function = self._function
+            if function is None:
+                assert self._run is not None
+                return self.checked(self._run(params))
+            value = function(**params)
+            plain = plain_success(value)
+            if plain is None:
+                return self.checked(wrap_sync_value(self.name, value))
+            if self.output is not None:
+                return self._output_error(plain[1]) or plain
+            return plain
+        except INTERRUPTS:
+            raise
+        except BaseException as error:
+            return self.execution_error(error)
 
-    def _outcome(self, result: Any) -> Outcome:
-        if isinstance(result, Raised):
-            if isinstance(result.error, INTERRUPTS):
-                raise result.error
-            return self.execution_error(result.error)
-        if self._async_function is not None:
-            return self._function_value(result, awaited=True)
-        return self.checked(result)
+    async def _abody(self, params: dict[str, Any]) -> ToolResponse:
+        arun = self._arun
+        assert arun is not None
+        try:
+            return self.checked(await arun(params))
+        except INTERRUPTS:
+            raise
+        except Exception as error:  # a cancellation goes on
+            return self.execution_error(error)
+
+    def _job(self, params: dict[str, Any]) -> Job:
+        if self._run is not None:
+            return self.threads.submit(lambda: self._body(params))
+        return self.threads.submit(lambda: self._abody(params), coroutine=True)
+
+    def _outcome(self, result: Outcome | Raised) -> Outcome:
+        if not isinstance(result, Raised):
+            return result
+        if isinstance(result.error, INTERRUPTS):
+            raise result.error
+        return self.execution_error(result.error)
 
     def _timed_out(self, job: Job, timeout_s: float) -> ToolResponse:
         """TIMEOUT: a call still waiting for a thread never runs; a coroutine is cancelled."""
@@ -288,14 +300,8 @@ class PreparedTool:
         return timeout_error(self.name, timeout_s)
 
     def _body_from_thread(self, params: dict[str, Any], timeout_s: float | None, wait: Wait) -> Outcome:
-        sync_run = self._sync_run
-        if sync_run is not None and (timeout_s is None or self.cooperative):
-            try:
-                return self.checked(sync_run(params))
-            except INTERRUPTS:
-                raise
-            except BaseException as error:
-                return self.execution_error(error)
+        if self._run is not None and (timeout_s is None or self.cooperative):
+            return self._body(params)
         job = self._job(params)
         if timeout_s is None:
             return self._outcome(job.result())
@@ -308,14 +314,8 @@ class PreparedTool:
         self, params: dict[str, Any], timeout_s: float | None, async_wait: AsyncWait
     ) -> Outcome:
         """The tool's body, for an asyncio task: never on the caller's loop but a cooperative tool's."""
-        async_run = self._async_run
-        if self.cooperative and async_run is not None:
-            try:
-                return self.checked(await async_run(params))
-            except INTERRUPTS:
-                raise
-            except Exception as error:
-                return self.execution_error(error)
+        if self.cooperative and self._arun is not None:
+            return await self._abody(params)
         job = self._job(params)
         waited = asyncio.wrap_future(job)
         try:
@@ -338,21 +338,13 @@ class PreparedTool:
         start = clock()
         params_input: Any = None
         try:
-            function = self._sync_function
-            if function is not None and timeout_s is None and type(params) is dict:
+            if self._function is not None and timeout_s is None and type(params) is dict:
                 # The hot path, flat because it runs on most calls: a plain function without a
                 # timeout given a dict of plain JSON (checked and copied in one walk) that is valid.
                 record = plain_object_copy(params)
                 if record is not NOT_PLAIN and self._params_valid(params):
                     params_input = record
-                    try:
-                        value = function(**params)
-                    except INTERRUPTS:
-                        raise
-                    except BaseException as error:
-                        outcome: Outcome = self.execution_error(error)
-                    else:
-                        outcome = self._function_value(value, awaited=False)
+                    outcome: Outcome = self._body(params)
                     return self.finish(outcome, params_input, call_id, (clock() - start) * 1000.0)
             parsed, params_input = self.arguments(params)
             if isinstance(parsed, ToolResponse):

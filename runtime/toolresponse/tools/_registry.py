@@ -23,11 +23,10 @@ from ._answers import internal_error, params_input_of
 from ._breaker import CircuitState
 from ._events import ToolCallEvent, ToolCallListener
 from ._policy import LOCAL_CALLER, shown
-from ._prepared import PreparedTool, ToolSpec, call_id_of, check_max_threads, check_timeout
+from ._prepared import PreparedTool, ToolSpec, call_context, call_id_of, check_max_threads, check_timeout
 from ._provider_schemas import tool_schemas
 from ._threads import DEFAULT_MAX_THREADS, AsyncWait, Wait, real_async_wait, real_wait
 from ._tool import FunctionTool, Tool
-from ._trace import mask_params
 
 _log = logging.getLogger("toolresponse")
 
@@ -76,7 +75,6 @@ class ToolRegistry:
         self._wait = wait
         self._async_wait = async_wait
         self._tools: dict[str, PreparedTool] = {}
-        self._writing: frozenset[str] = frozenset()
         self._listeners: tuple[ToolCallListener, ...] = ()
         self._lock = threading.Lock()
 
@@ -95,7 +93,8 @@ class ToolRegistry:
 
     def writes(self, name: str) -> bool:
         """Whether the tool registered under ``name`` is marked as writing."""
-        return name in self._writing
+        prepared = self._tools.get(name)
+        return prepared is not None and prepared.writes
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {len(self._tools)} tools: {', '.join(self._tools)}>"
@@ -129,15 +128,12 @@ class ToolRegistry:
             max_threads=self._max_threads,
             mask=self._mask,
         )
+        if writes is None:  # the tool's ``writes``, or a ``writes = True`` on a FunctionTool's function
+            writes = tool.writes is True or getattr(getattr(tool, "function", None), "writes", False) is True
+        prepared.writes = bool(writes)
         with self._lock:
             if prepared.name in self._tools:
                 raise ToolDefinitionError(f"a tool named {prepared.name!r} is already registered")
-            if writes is None:  # the tool's ``writes``, or a ``writes = True`` on a FunctionTool's function
-                writes = (
-                    tool.writes is True or getattr(getattr(tool, "function", None), "writes", False) is True
-                )
-            if writes:
-                self._writing = self._writing | {prepared.name}  # before the tool can be called
             self._tools = {**self._tools, prepared.name: prepared}
         return tool
 
@@ -181,7 +177,6 @@ class ToolRegistry:
             tools = dict(self._tools)
             del tools[name]
             self._tools = tools
-            self._writing = self._writing - {name}
 
     # -- what is registered ---------------------------------------------------------------------
 
@@ -207,21 +202,18 @@ class ToolRegistry:
         """How the tool registered under ``name`` is described, or None (with ``caller``, also for
         a tool hidden from that caller)."""
         prepared = self._tools.get(name)
-        if prepared is None or (caller is not None and not self._shown(caller, prepared.spec)):
+        if prepared is None or (caller is not None and not self._shown(caller, prepared)):
             return None
         return prepared.spec
 
     def list_tools(self, *, caller: str | None = None) -> list[ToolSpec]:
         """Every tool's ``ToolSpec``, in order; with ``caller``, only those the caller may see."""
-        specs = [prepared.spec for prepared in self._tools.values()]
-        return specs if caller is None else self._visible(caller, specs)
+        tools = self._tools.values()
+        return [prepared.spec for prepared in tools if caller is None or self._shown(caller, prepared)]
 
-    def _visible(self, caller: Any, specs: list[ToolSpec]) -> list[ToolSpec]:
-        return specs if self._access is None else [spec for spec in specs if self._shown(caller, spec)]
-
-    def _shown(self, caller: Any, spec: ToolSpec) -> bool:
+    def _shown(self, caller: Any, prepared: PreparedTool) -> bool:
         access = self._access
-        return access is None or access.visible(caller, spec, writes=spec.name in self._writing)
+        return access is None or access.visible(caller, prepared.spec, writes=prepared.writes)
 
     def tool_schemas(self, provider: str, *, caller: str | None = None) -> list[dict[str, Any]]:
         """The tools ``caller`` may see, described for a model in ``provider``'s format: "openai",
@@ -282,8 +274,7 @@ class ToolRegistry:
     ) -> ToolResponse:
         """Call tool ``name`` with ``params`` (a dict, JSON text of an object, or None) for ``caller``:
         always a ToolResponse that validates against the schema."""
-        if call_id is not None:
-            call_id = call_id_of(call_id)
+        call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
         if isinstance(prepared, PendingApproval):
             answer = prepared.answer(self._wait, self._clock)
@@ -297,8 +288,7 @@ class ToolRegistry:
         self, name: str, params: Any = None, *, call_id: str | None = None, caller: str = LOCAL_CALLER
     ) -> ToolResponse:
         """The asynchronous form of ``execute``: the event loop is never blocked."""
-        if call_id is not None:
-            call_id = call_id_of(call_id)
+        call_id = call_id_of(call_id)
         prepared = self._admit(name, params, call_id, caller)
         if isinstance(prepared, PendingApproval):
             answer = await prepared.aanswer(self._async_wait, self._clock)
@@ -318,9 +308,8 @@ class ToolRegistry:
         if prepared is None:
             return self._told(name, call_id, self._not_found(name, params, call_id, caller), known=False)
         if self._access is not None and approved is not prepared:
-            writes = prepared.name in self._writing
             verdict = self._access.check(
-                prepared, params, caller=caller, call_id=call_id, writes=writes, clock=self._clock
+                prepared, params, caller=caller, call_id=call_id, writes=prepared.writes, clock=self._clock
             )
             if isinstance(verdict, Denial):
                 return self._told(name, call_id, verdict.response, known=True, denied_by=verdict.rule)
@@ -382,8 +371,7 @@ class ToolRegistry:
         """NOT_FOUND naming only the tools ``caller`` may see, alike for a hidden tool."""
         start = self._clock()
         try:
-            specs = self._visible(caller, [prepared.spec for prepared in self._tools.values()])
-            names = [spec.name for spec in specs]
+            names = [prepared.name for prepared in self._tools.values() if self._shown(caller, prepared)]
             asked = shortened(name, 200) if isinstance(name, str) else shown(name)
             near = suggestions(asked, names)
             text = f"No tool named {asked!r}."
@@ -391,12 +379,8 @@ class ToolRegistry:
                 phrase = did_you_mean(near)
                 text += f" {phrase[0].upper()}{phrase[1:]}"
             text += f" Available tools: {', '.join(names[:30])}." if names else " No tools are registered."
-            context: dict[str, Any] = {"tool_name": asked} if isinstance(name, str) and asked else {}
-            params_input = params_input_of(params)
-            if params_input is not None:
-                context["params_input"] = mask_params(params_input) if self._mask else params_input
-            if call_id is not None:
-                context["call_id"] = call_id
+            tool = asked if isinstance(name, str) and asked else None
+            context = call_context(tool, params_input_of(params), call_id, mask=self._mask)
             details = {"tool": asked, "suggestions": near, "available": names[:100]}
             response = ToolResponse.error(ErrorCode.NOT_FOUND, text, details=details, context=context)
         except Exception as error:

@@ -161,12 +161,10 @@ class FunctionTool(Tool):
         self._is_async = is_async(function)
 
     def _runs(self) -> Runs:
-        """The function itself too, when a subclass does not override ``run``/``arun``."""
-        kind = type(self)
+        """A synchronous function itself too, when a subclass does not override ``run``."""
         if self._is_async:
-            plain = kind.arun is FunctionTool.arun
-            return Runs(None, self.arun, self._typed if plain else None)
-        return Runs(self.run, None, self._typed if kind.run is FunctionTool.run else None)
+            return Runs(None, self.arun)
+        return Runs(self.run, None, self._typed if type(self).run is FunctionTool.run else None)
 
     def run(self, params: dict[str, Any]) -> ToolResponse:
         return wrap_sync_value(self.name, self._typed(**params))
