@@ -526,3 +526,34 @@ def test_an_exception_that_quotes_a_secret_named_parameter_is_masked() -> None:
     unmasked = ToolRegistry(mask=False)
     unmasked.register(fetch)
     assert "plainsecretvalue" in unmasked.execute("fetch", {"api_key": "plainsecretvalue"}).text
+
+
+class _Unlucky(BaseException):
+    """Neither an Exception nor an interrupt: what a careless library may raise."""
+
+
+class _UnluckyMapping(dict[str, Any]):
+    def __iter__(self) -> Any:
+        raise _Unlucky("iteration failed")
+
+    def items(self) -> Any:
+        raise _Unlucky("iteration failed")
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_base_exception_converting_a_return_value_is_an_answer(kind: str) -> None:
+    """A return value whose conversion raises a BaseException (not an interrupt) is answered
+    EXECUTION_ERROR on every path; it does not escape the registry."""
+    registry = ToolRegistry()
+
+    def sync_tool() -> Any:
+        return _UnluckyMapping(a=1)
+
+    async def async_tool() -> Any:
+        return _UnluckyMapping(a=1)
+
+    registry.register(sync_tool if kind == "sync" else async_tool, name="unlucky")
+    answers = [registry.execute("unlucky", {}), asyncio.run(registry.aexecute("unlucky"))]
+    assert [("error", "EXECUTION_ERROR")] * 2 == [
+        (valid(answer).status.value, answer.code.value if answer.code else None) for answer in answers
+    ]
