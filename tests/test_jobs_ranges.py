@@ -12,6 +12,7 @@ import io
 import random
 import sys
 from pathlib import Path
+from typing import IO
 
 import orjson
 import pytest
@@ -21,8 +22,16 @@ from hypothesis import strategies as st
 
 from toolresponse.cli import main
 from toolresponse.validation import Options, Record, Source, _bulk, check, expand
-from toolresponse.validation._bulk import LineRange, check_range, parts, split_ranges
+from toolresponse.validation._bulk import (
+    LineRange,
+    _line_start,
+    check_range,
+    range_tasks,
+    split_ranges,
+    stream_parts,
+)
 from toolresponse.validation._checks import renumber
+from toolresponse.validation._inputs import LinesTask
 from toolresponse.validation._open import open_input
 
 VALID = {"status": "success", "text": "Read config.py (5 bytes).", "data": {"content": "Hello"}}
@@ -62,11 +71,17 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 # -- the ranges themselves -------------------------------------------------------------------
 
 
-def range_lines(work: LineRange, piece: int) -> tuple[list[int], int]:
-    """The lines of one range that hold something, numbered from 1 in the range, and how many lines
-    the range read (every response a record), read in pieces of ``piece`` bytes."""
-    part = check_range(work, Options(keep_valid=True), max_records=1000, piece_bytes=piece)
-    return [record.line or 0 for record in part.batch.records], part.lines
+def range_lines(stream: IO[bytes], work: LineRange, piece: int) -> list[bytes]:
+    """The lines of one range, as its units of work hold them (without their line feeds)."""
+    units = range_tasks("f", stream, _line_start(stream, work.start), work.end, piece)
+    return [line for unit in units if isinstance(unit, LinesTask) for line in unit.lines]
+
+
+def all_range_lines(data: bytes, block: int, piece: int) -> list[bytes]:
+    stream = io.BufferedReader(io.BytesIO(data))
+    return [
+        line for work in split_ranges("f", "f", len(data), block) for line in range_lines(stream, work, piece)
+    ]
 
 
 @given(
@@ -76,30 +91,23 @@ def range_lines(work: LineRange, piece: int) -> tuple[list[int], int]:
     st.integers(1, 50),
 )
 def test_every_line_is_in_exactly_one_range(
-    tmp_path_factory: pytest.TempPathFactory, contents: list[bytes], trailing: bool, block: int, piece: int
+    contents: list[bytes], trailing: bool, block: int, piece: int
 ) -> None:
     """Ranges cut anywhere give back the file's lines, each once, in order, as ``readlines`` splits them."""
     data = b"\n".join(contents) + (b"\n" if trailing and contents else b"")
-    path = tmp_path_factory.mktemp("ranges") / "f.jsonl"
-    path.write_bytes(data)
-    lines = io.BytesIO(data).readlines()
-    numbered: list[int] = []
-    offset = 0
-    for work in split_ranges(str(path), "f", len(data), block):
-        found, read = range_lines(work, piece)
-        numbered += [line + offset for line in found]
-        offset += read
-    expected = [number for number, line in enumerate(lines, 1) if line.strip(b" \t\r\n")]
-    assert (expected, len(lines)) == (numbered, offset)
+    assert [line.removesuffix(b"\n") for line in io.BytesIO(data).readlines()] == all_range_lines(
+        data, block, piece
+    )
 
 
-def test_a_line_longer_than_a_range_belongs_to_the_range_it_starts_in(tmp_path: Path) -> None:
+def test_a_line_longer_than_a_range_belongs_to_the_range_it_starts_in() -> None:
     """A range in the middle of a long line holds nothing; the line is read whole by its own range."""
     first, long, last = b"0123456789ab\n", b"x" * 100 + b"\n", b"end\n"  # starting at 0, 13 and 114
-    path = tmp_path / "f.jsonl"
-    path.write_bytes(first + long + last)
-    per_range = [range_lines(work, 7) for work in split_ranges(str(path), "f", path.stat().st_size, 10)]
-    assert [([1], 1), ([1], 1), *([([], 0)] * 9), ([1], 1)] == per_range
+    stream = io.BufferedReader(io.BytesIO(first + long + last))
+    per_range = [
+        range_lines(stream, work, 7) for work in split_ranges("f", "f", len(first + long + last), 10)
+    ]
+    assert [[first[:-1]], [long[:-1]], *([[]] * 9), [last[:-1]]] == per_range
 
 
 def test_a_block_below_one_byte_is_refused() -> None:
@@ -143,10 +151,10 @@ def test_a_range_stopped_at_max_records_goes_on_with_its_rest(
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 50), st.integers(1, 3000), st.sampled_from(["logs.jsonl", "logs.jsonl.gz", "logs.log"]))
-def test_parts_of_a_stream_hold_at_most_max_records_and_start_again_at_any_line(
+def test_stream_parts_hold_at_most_max_records_and_start_again_at_any_line(
     tmp_path_factory: pytest.TempPathFactory, max_records: int, lines: int, name: str
 ) -> None:
-    """``parts(max_records=N)`` of a stream gives parts of at most N records, in order; parts started
+    """``stream_parts(max_records=N)`` gives parts of at most N records, in order; parts started
     at the line where one stopped (as a worker that did not keep the stream open starts) give
     what the first would have given next."""
     data = corpus(lines, seed=lines)
@@ -155,15 +163,15 @@ def test_parts_of_a_stream_hold_at_most_max_records_and_start_again_at_any_line(
     [source] = expand([str(path)])
     assert isinstance(source, Source)
     options = Options(keep_valid=True)
-    found = list(parts(source, options, max_records=max_records))
-    assert max(len(part.batch.records) for part in found) <= max_records
-    assert [None] == [part.rest for part in found[-1:]]
-    if len(found) > 1:
-        again = parts(source, options, max_records=max_records, from_line=found[0].rest)
-        assert found[1] == next(again)
+    parts = list(stream_parts(source, options, max_records=max_records))
+    assert max(len(part.batch.records) for part in parts) <= max_records
+    assert [None] == [part.rest for part in parts[-1:]]
+    if len(parts) > 1:
+        again = stream_parts(source, options, max_records=max_records, from_line=parts[0].rest)
+        assert parts[1] == next(again)
         again.close()
-    records = [record for part in found for record in part.batch.records]
-    counts = sum(part.batch.valid for part in found), sum(part.batch.invalid for part in found)
+    records = [record for part in parts for record in part.batch.records]
+    counts = sum(part.batch.valid for part in parts), sum(part.batch.invalid for part in parts)
     assert one_pass(path, options) == (records, *counts)
 
 

@@ -31,6 +31,7 @@ from ..validation._bulk import (
     parts,
     ranges_of,
 )
+from ..validation._bulk import stream_parts as _stream_parts
 from ..validation._checks import Batch, done_batch, renumber
 from ..validation._open import EXTRA, input_size, is_url
 from ._partition import TASK_RECORDS, Summary, capped, checked, summarise
@@ -117,14 +118,15 @@ def _worker() -> str | None:
 
 def _read_here(part: Part) -> Part:
     """``part`` with each input that could not be opened naming the worker that tried."""
-    address = _worker()
+    unopened = [record.io_error is not None and record.line is None for record in part.batch.records]
+    address = _worker() if any(unopened) else None
     if address is None:
         return part
     records = [
         record._replace(io_error=f"{record.io_error} (read on the Dask worker at {address})")
-        if record.io_error is not None and record.line is None
+        if bad
         else record
-        for record in part.batch.records
+        for record, bad in zip(part.batch.records, unopened, strict=True)
     ]
     return part._replace(batch=part.batch._replace(records=records))
 
@@ -132,28 +134,32 @@ def _read_here(part: Part) -> Part:
 # The graph: the tasks of the Python API.
 
 
-def _run(work: LineRange | Source, options: Options, limit: int) -> tuple[Part, Summary]:
+def _run(work: LineRange | Source, options: Options, limit: int) -> tuple[Part, int]:
     """One task of the graph: all of ``work``, keeping its first ``limit`` records."""
-    part, counts = capped(parts(work, options, max_records=limit), limit)
-    return _read_here(part), counts
+    part, unlisted = capped(parts(work, options, max_records=limit), limit)
+    return _read_here(part), unlisted
 
 
 def _bag_partition(
     lines: Iterable[str | bytes], name: str, options: Options, limit: int
-) -> list[tuple[Part, Summary]]:
+) -> list[tuple[Part, int]]:
     return [capped(checked(lines, name, 1, options), limit)]
 
 
-def _records(result: tuple[Part, Summary], offset: int) -> list[Record]:
+def _records(result: tuple[Part, int], offset: int) -> list[Record]:
     return renumber(result[0].batch, offset).records
 
 
-def _after(offset: int, result: tuple[Part, Summary]) -> int:
+def _after(offset: int, result: tuple[Part, int]) -> int:
     return offset + result[0].lines
 
 
-def _summary(counts: list[Summary]) -> Summary:
-    return Summary(*(sum(column) for column in zip(Summary(0, 0, 0), *counts, strict=True)))
+def _counts(result: tuple[Part, int]) -> Summary:
+    return summarise([result[0].batch], result[1])
+
+
+def _summary(counts: list[Summary], done: list[Batch]) -> Summary:
+    return Summary(*(sum(column) for column in zip(summarise(done), *counts, strict=False)))
 
 
 COLUMNS = ("source", "line", "column", "valid", "pointer", "keyword", "message", "io_error")
@@ -204,20 +210,21 @@ def _validation(dask: Any, work: Iterable[Record | tuple[bool, Delayed]]) -> Val
     lines are numbered from their file's first)."""
     delayed = dask.delayed
     pieces_: list[Delayed] = []
-    counts: list[Summary | Delayed] = []
+    counts: list[Delayed] = []
+    done: list[Batch] = []
     offset: Any = 0
     for item in work:
         if isinstance(item, Record):
-            counts.append(summarise([done_batch(item)]))
+            done.append(done_batch(item))
             pieces_.append(delayed([item]))
             continue
         first, result = item
         offset = 0 if first else offset
         pieces_.append(delayed(_records, pure=True)(result, offset))
-        counts.append(delayed(itemgetter(1), pure=True)(result))
+        counts.append(delayed(_counts, pure=True)(result))
         offset = delayed(_after, pure=True)(offset, result)
     # A bag Item, not a Delayed: computed beside the bag, a Delayed ran every task twice.
-    summary = dask.bag.Item.from_delayed(delayed(_summary, pure=True)(counts))
+    summary = dask.bag.Item.from_delayed(delayed(_summary, pure=True)(counts, done))
     records = dask.bag.from_delayed(pieces_) if pieces_ else dask.bag.from_sequence([], npartitions=1)
     return Validation(records, summary)
 
@@ -284,7 +291,7 @@ def _step(work: LineRange | Source | _Stream, options: Options, limit: int, bloc
     with _READERS_LOCK:
         reader = _READERS.pop(work.reader, None) if isinstance(work, _Stream) else None
     if reader is None:
-        reader = parts(source, options, max_records=limit, max_bytes=block_bytes, from_line=from_line)
+        reader = _stream_parts(source, options, max_records=limit, max_bytes=block_bytes, from_line=from_line)
     part = next(reader)
     if part.rest is None:
         return _read_here(part)

@@ -69,9 +69,9 @@ def check_partition(
         yield from part.batch.records
 
 
-def capped(steps: Iterable[Part], limit: int) -> tuple[Part, Summary]:
+def capped(steps: Iterable[Part], limit: int) -> tuple[Part, int]:
     """The steps of one task's work as one part holding the first ``limit`` records (and every
-    unreadable input's), and its counts (``unlisted``: the records it left out)."""
+    unreadable input's), and how many it left out."""
     records: list[Record] = []
     valid = invalid = size = lines = unlisted = 0
     for step in steps:
@@ -83,8 +83,7 @@ def capped(steps: Iterable[Part], limit: int) -> tuple[Part, Summary]:
             records.append(record)
             limit -= record.io_error is None
         lines += step.lines
-    batch = Batch(valid, invalid, records, size)
-    return Part(batch, lines), summarise([batch], unlisted)
+    return Part(Batch(valid, invalid, records, size), lines), unlisted
 
 
 def summarise(batches: Iterable[Batch], unlisted: int = 0) -> Summary:

@@ -9,6 +9,7 @@ import io
 import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ._checks import Batch, Options, merged, renumber, run_task
@@ -96,6 +97,18 @@ def _line_start(stream: IO[bytes], offset: int) -> int:
     return stream.tell()
 
 
+def range_tasks(
+    name: str, stream: IO[bytes], begin: int, end: int | None, piece_bytes: int
+) -> Iterator[Task]:
+    """The lines of ``stream`` that start in ``[begin, end)``, ``begin`` a line start (``_line_start``),
+    numbered from 1, as the units of work that one process reads them in (``lines_tasks``: pieces of
+    about ``piece_bytes``, the line too long to read, the pretty-printed document); a unit's bytes are
+    its ``Batch.size``."""
+    stop = None if end is None else _line_start(stream, end)
+    stream.seek(begin)
+    return lines_tasks(name, stream, piece_bytes, limit=None if stop is None else stop - begin)
+
+
 def _within(task: Task, units: Iterator[Task], room: int) -> tuple[Task, Task | None]:
     """The unit to check now, of at most ``room`` lines (a line gives one record at most), and the
     one after it: the rest of ``task``'s lines, or the next of ``units``."""
@@ -122,18 +135,13 @@ def _checked(
     return merged(batches), task, line
 
 
-def check_range(
-    work: LineRange, options: Options, *, max_records: int, piece_bytes: int = _PIECE_BYTES
-) -> Part:
-    """Check the lines that start in one byte range, read where this runs as one process reads lines
-    (``lines_tasks``: pieces of about ``piece_bytes``), numbered from 1; it stops where its records
-    would be more than ``max_records``, and ``Part.rest`` is the range of the lines after."""
+def check_range(work: LineRange, options: Options, *, max_records: int) -> Part:
+    """Check the lines of one byte range, read where this runs, numbered from 1; it stops where its
+    records would be more than ``max_records``, and ``Part.rest`` is the range of the lines after."""
     try:
         with open_input(work.path) as stream:
             offset = _line_start(stream, work.start)
-            stop = None if work.end is None else _line_start(stream, work.end)
-            stream.seek(offset)
-            units = lines_tasks(work.name, stream, piece_bytes, limit=None if stop is None else stop - offset)
+            units = range_tasks(work.name, stream, offset, work.end, _PIECE_BYTES)
             batch, task, line = _checked(next(units, None), units, options, max_records)
     except OSError as error:
         return Part(Batch(0, 0, [io_record(work.name, error)], 0))
@@ -154,40 +162,51 @@ def _line_after(task: Task) -> int | None:
 def _from_line(units: Iterator[Task], from_line: int) -> Iterator[Task]:
     """``units`` from line ``from_line`` on: the lines before it are passed over unchecked."""
     for task in units:
-        after = _line_after(task)
-        if after is not None and after <= from_line:
-            continue  # read before
-        if isinstance(task, LinesTask) and task.first_line < from_line:
-            task = task._replace(first_line=from_line, lines=task.lines[from_line - task.first_line :])
+        if from_line > 1:
+            if isinstance(task, LinesTask):
+                skip = from_line - task.first_line
+                if skip >= len(task.lines):
+                    continue
+                if skip > 0:
+                    task = task._replace(first_line=from_line, lines=task.lines[skip:])
+            elif isinstance(task, DocumentTask) and (task.first_line or 0) < from_line:
+                continue  # the whole input, or a pretty-printed document, read before
+            elif isinstance(task, DoneTask) and task.record.line is not None and task.record.line < from_line:
+                continue  # a line too long to read, read before
+            from_line = 1
         yield task
 
 
-def parts(
-    work: LineRange | Source | Record,
+def stream_parts(
+    source: Source | Record,
     options: Options,
     *,
     max_records: int,
     max_bytes: int | None = None,
     from_line: int = 1,
 ) -> Generator[Part]:
-    """All of ``work`` checked here in order, in parts of at most ``max_records`` records each. A
-    range's part gives the range left; a stream's (about ``max_bytes`` of input at most) the line
-    the next starts at (None: the last), and one started at ``from_line`` passes over the lines
-    before unchecked."""
-    if isinstance(work, LineRange):
-        rest: LineRange | None = work
-        while rest is not None:
-            part = check_range(rest, options, max_records=max_records)
-            yield part
-            rest = part.rest
-        return
-    units = _from_line(tasks(work, io.BytesIO()), from_line)
+    """One input checked in order, in parts of at most ``max_records`` records (and about
+    ``max_bytes`` of input); each part's ``rest`` is the line the next starts at (None: the last).
+    Started at ``from_line``, it passes over the lines before unchecked."""
+    units = _from_line(tasks(source, io.BytesIO()), from_line)
     task: Task | None = next(units, None)
     while True:
         batch, task, line = _checked(task, units, options, max_records, max_bytes)
         yield Part(batch, 0, None if task is None else line)
         if task is None:
             return
+
+
+def parts(work: LineRange | Source | Record, options: Options, *, max_records: int) -> Iterator[Part]:
+    """All of ``work`` checked here, in parts of at most ``max_records`` records each."""
+    if not isinstance(work, LineRange):
+        yield from stream_parts(work, options, max_records=max_records)
+        return
+    rest: LineRange | None = work
+    while rest is not None:
+        part = check_range(rest, options, max_records=max_records)
+        yield part
+        rest = part.rest
 
 
 def first_of_file(work: object) -> bool:
@@ -246,9 +265,13 @@ def in_order(
         unreadable = unreadable or bool(unopened)
         return batch
 
+    def head_done() -> bool:
+        found = queue[0][1]
+        return isinstance(found, Part) or bool(found.done())
+
     for work in works:
         queue.append([work, send(work), False])
-        while queue and (isinstance(queue[0][1], Part) or queue[0][1].done() or len(queue) > window()):
+        while queue and (head_done() or len(queue) > window()):
             yield ready()
     while queue:
         yield ready()
@@ -280,11 +303,14 @@ def _units(source: Source | Record, stdin: IO[bytes]) -> Iterator[Task | LineRan
             yield from cut
             return
         source = cut
-    units = tasks(source, stdin, BATCH_BYTES)
-    task = next(units, None)
-    while task is not None:
-        now, task = _within(task, units, UNIT_RECORDS)
-        yield now
+    for task in tasks(source, stdin, BATCH_BYTES):
+        if not isinstance(task, LinesTask) or len(task.lines) <= UNIT_RECORDS:
+            yield task
+            continue
+        for start in range(0, len(task.lines), UNIT_RECORDS):
+            yield task._replace(
+                first_line=task.first_line + start, lines=task.lines[start : start + UNIT_RECORDS]
+            )
 
 
 def _check_unit(work: Task | LineRange, options: Options, max_records: int) -> Part:
@@ -312,15 +338,11 @@ def _check_in_processes(
     workers = jobs - 1
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         broken = False
-        # No sys.stdin while workers are forked: a forked worker closes the one it inherits, which
-        # kills it when sys.stdin is a stand-in without close.
-        saved, sys.stdin = sys.stdin, None
-        try:
-            pool.submit(int).result()  # the workers start (all at once with fork) before any thread
-        except BrokenProcessPool:
-            broken = True
-        finally:
-            sys.stdin = saved
+        with _stdin_detached():
+            try:
+                pool.submit(int).result()  # the workers start (all at once with fork) before any thread
+            except BrokenProcessPool:
+                broken = True
         waiting: set[Future[Part]] = set()
 
         def send(work: Task | LineRange) -> Part | Future[Part]:
@@ -353,3 +375,15 @@ def _check_in_processes(
         yield from in_order(
             units, send, lambda futures: wait(futures, return_when=FIRST_COMPLETED), lambda: window, outcome
         )
+
+
+@contextmanager
+def _stdin_detached() -> Iterator[None]:
+    """No ``sys.stdin`` while workers are forked: a forked worker closes the one it inherits, which
+    kills it when ``sys.stdin`` is a stand-in without ``close``."""
+    saved = sys.stdin
+    sys.stdin = None
+    try:
+        yield
+    finally:
+        sys.stdin = saved

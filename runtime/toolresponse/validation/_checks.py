@@ -15,7 +15,7 @@ import orjson
 from .._errors import IJsonError
 from .._violation import SchemaViolation, best_match
 from ._engine import engine
-from ._ijson import document_spans, parse_error, parse_ijson, refusal, violation_of
+from ._ijson import parse_error, parse_ijson, refusal, violation_of
 from ._inputs import (
     DocumentTask,
     DoneTask,
@@ -23,6 +23,7 @@ from ._inputs import (
     Record,
     Source,
     Task,
+    document_spans,
     handed_over_tasks,
     tasks,
 )
@@ -119,6 +120,20 @@ def _unread(name: str, number: int, line: bytes, error: Exception) -> Record:
     return Record(name, number, failure.column, (failure,))
 
 
+def _read(lines: list[bytes], first_line: int) -> Iterator[tuple[int, bytes, Any, Exception | None]]:
+    """Each line that is not blank: its number, the line, its value, and why it is no I-JSON or None."""
+    loads = orjson.loads  # looked up now, not at import: a test counts its calls
+    for number, line in enumerate(lines, first_line):
+        if not line.strip(b" \t\r\n"):
+            continue
+        try:
+            value = loads(line)
+        except orjson.JSONDecodeError as error:
+            yield number, line, None, error
+            continue
+        yield number, line, value, refusal(line, value)
+
+
 def check_lines(name: str, lines: list[bytes], first_line: int, options: Options) -> Batch:
     """The verdicts on JSON lines ``lines``, the first of which is line ``first_line`` of ``name``,
     read as ``toolresponse validate`` reads a file's: a pretty-printed document among them one
@@ -132,20 +147,9 @@ def _check_lines(name: str, lines: list[bytes], first_line: int, options: Option
     is_valid = judge.verdict()
     explain = judge.explainer(first=options.first) if options.explain else None
     keep_valid = options.keep_valid and explain is not None
-    loads = orjson.loads  # looked up now, not at import: a test counts its calls
     valid = invalid = 0
     records: list[Record] = []
-    for number, line in enumerate(lines, first_line):
-        if not line.strip(b" \t\r\n"):
-            continue
-        try:
-            value = loads(line)
-        except orjson.JSONDecodeError as error:
-            invalid += 1
-            if explain is not None:
-                records.append(_unread(name, number, line, error))
-            continue
-        problem = refusal(line, value)
+    for number, line, value, problem in _read(lines, first_line):
         if problem is None and is_valid(value):
             valid += 1
             if keep_valid:

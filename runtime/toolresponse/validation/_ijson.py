@@ -2,8 +2,7 @@
 SPEC-v1 allows and reports any other with the rule it breaks (docs/tool-response-protocol.md,
 Validation), its line, column and pointer. orjson parses; a text it rejects is looked at again to
 name the rule and place, and a text it accepts is screened for what it lets through (``refusal``).
-One scan of a text's structure (``_Scan``) serves repeated names, pointers, ``locate_all`` and the
-ends of documents (``closing``, ``document_spans``).
+One scan of a text's structure (``_Scan``) serves repeated names, pointers and ``locate_all``.
 """
 
 from __future__ import annotations
@@ -127,7 +126,7 @@ Path = tuple[str | int, ...]
 # matched whole, so that nothing in one is read as structure; in the prefix of a rejected text,
 # a string cut off runs to the end.
 _TOKENS = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)|[{}\[\],:]')
-_NAME, _REPEATED, _VALUE, _CLOSE = range(4)
+_NAME, _REPEATED, _VALUE = range(3)
 
 
 def _string_value(token: str) -> str:
@@ -157,26 +156,23 @@ class _Frame:
 
 
 class _Scan:
-    """One pass over the structure of JSON text (from ``start`` up to ``end``, ``depth`` arrays or
-    objects open before it), keeping the path being read.
+    """One pass over the structure of JSON text (up to ``end``), keeping the path being read.
 
-    ``events`` gives each member name read (``_NAME``, or ``_REPEATED``) with its offset, each
-    place a value follows (``_VALUE``) with the offset after the ``[``, ``:`` or ``,`` before it,
-    and each array or object closed (``_CLOSE``) with the offset after it. Iterative, so no
-    nesting exhausts the stack; it survives text that is not JSON."""
+    ``events`` gives each member name read (``_NAME``, or ``_REPEATED``) with its offset, and each
+    place a value follows (``_VALUE``) with the offset after the ``[``, ``:`` or ``,`` before it.
+    Iterative, so no nesting exhausts the stack; it survives text that is not JSON."""
 
-    def __init__(self, text: str, end: int | None = None, *, start: int = 0, depth: int = 0) -> None:
+    def __init__(self, text: str, end: int | None = None) -> None:
         self.text = text
-        self.start = start
         self.end = len(text) if end is None else max(0, min(end, len(text)))
-        self.frames = [_Frame(None, 0, False) for _ in range(depth)]
+        self.frames: list[_Frame] = []
 
     def path(self) -> Path:
         return tuple(frame.slot for frame in self.frames)
 
     def events(self) -> Iterator[tuple[int, int]]:
         frames = self.frames
-        for match in _TOKENS.finditer(self.text, self.start, self.end):
+        for match in _TOKENS.finditer(self.text, 0, self.end):
             token = match.group()
             first = token[0]
             if first == '"':
@@ -194,7 +190,6 @@ class _Scan:
             elif first == "}" or first == "]":
                 if frames:
                     frames.pop()
-                    yield _CLOSE, match.end()
             elif frames:
                 frame = frames[-1]
                 if first == ":":
@@ -228,22 +223,24 @@ def locate_all(text: str, targets: Iterable[Target]) -> dict[Target, int]:
     one scan; a target that names nothing is left out."""
     wanted = set(targets)
     found: dict[Target, int] = {}
-    if ((), False) in wanted and (start := _skip_space(text, 0)) < len(text):
-        found[((), False)] = start
+    start = _NOT_SPACE.search(text)
+    if ((), False) in wanted and start is not None:
+        found[((), False)] = start.start()
     depths = {len(path) for path, _ in wanted if path}
     scan = _Scan(text)
     for event, offset in scan.events():
         if len(found) == len(wanted):
             break
-        if event == _CLOSE or len(scan.frames) not in depths:
+        if len(scan.frames) not in depths:
             continue
         target = (scan.path(), event != _VALUE)
         if target not in wanted or target in found:
             continue
         if event == _VALUE:
-            offset = _skip_space(text, offset)
-            if text[offset : offset + 1] in ("", "]", "}"):  # an empty array: no item there
+            value = _NOT_SPACE.search(text, offset)
+            if value is None or text[value.start()] in "]}":  # an empty array: no item there
                 continue
+            offset = value.start()
         found[target] = offset
     return found
 
@@ -266,56 +263,6 @@ def positions(text: str | bytes, offsets: Iterable[int]) -> dict[int, tuple[int,
         column = offset - line_start if before is None else len(before.decode("utf-8", "replace"))
         out[offset] = (line, column + 1)
     return out
-
-
-def closing(text: str, start: int = 0, depth: int = 0) -> tuple[int | None, int]:
-    """Where the arrays and objects open at ``start`` (``depth`` of them) close in ``text`` (None:
-    not there), and how many are open at its end."""
-    scan = _Scan(text, start=start, depth=depth)
-    for event, offset in scan.events():
-        if event == _CLOSE and not scan.frames:
-            return offset, 0
-    return None, len(scan.frames)
-
-
-_NEXT_OPENER = re.compile(r"\n[ \t\r]*[{\[]")
-
-
-def _skip_space(text: str, position: int) -> int:
-    found = _NOT_SPACE.search(text, position)
-    return len(text) if found is None else found.start()
-
-
-def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
-    """Where each document starts and ends, and the line and column (in characters) it starts at,
-    when ``data`` begins with an object or array that other documents follow: an object or
-    array ends at its closing bracket, anything else (a string, text that is not JSON) before the
-    next line that opens one, so that one bad document loses none after it; an object or array
-    that does not close is the last span, which its parse then refuses. None for anything else
-    (one document, valid or not, or text that is not JSON). Asked of documents found invalid only."""
-    try:
-        orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
-    else:
-        return None
-    text = data.decode("latin-1")  # a character a byte: its offsets are those of the bytes
-    spans: list[tuple[int, int]] = []
-    start = _skip_space(text, 0)
-    while start < len(text):
-        if text[start] in "{[":
-            end = closing(text, start)[0] or len(text)  # by its brackets; not closed: to the end
-        elif spans:
-            opener = _NEXT_OPENER.search(text, start)
-            end = len(text) if opener is None else opener.start()
-        else:
-            return None
-        spans.append((start, end))
-        start = _skip_space(text, end)
-    if len(spans) < 2 or (len(spans) == 2 and text[spans[1][0]] not in "{["):
-        return None  # one document, and what follows it begins no other: content after its end
-    found = positions(data, [start for start, _ in spans])
-    return [(start, end, *found[start]) for start, end in spans]
 
 
 # A noncharacter in UTF-8 text: raw (U+FDD0-U+FDEF is EF B7 90-AF; U+FFFE and U+FFFF of plane n

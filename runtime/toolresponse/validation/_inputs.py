@@ -22,7 +22,7 @@ import orjson
 from .._errors import IJsonRule
 from .._suggest import printable
 from .._violation import SchemaViolation
-from ._ijson import BINARY_SNIFF_BYTES, closing
+from ._ijson import BINARY_SNIFF_BYTES, positions
 from ._open import compression_of, is_url, open_input
 from ._validate import MAX_VIOLATIONS, ValidationResult
 
@@ -244,6 +244,11 @@ def binary_record(name: str, head: bytes) -> Record:
     return Record(name, None, None, (violation,))
 
 
+def _is_blank(line: bytes) -> bool:
+    """Nothing but JSON white space (not ``bytes.isspace``, which takes a vertical tab for space)."""
+    return not line.strip(b" \t\r\n")
+
+
 def _limit_phrase(limit: int) -> str:
     return f"{limit >> 20} MiB" if limit >= 1 << 20 and limit % (1 << 20) == 0 else f"{limit:,} bytes"
 
@@ -254,6 +259,19 @@ def _too_long(name: str, number: int, size: int) -> DoneTask:
         f" read); skipped after {size:,} bytes"
     )
     return DoneTask(Record(name, number, None, (), io_error=reason), size + 1)
+
+
+def limited_tasks(name: str, number: int, lines: list[bytes]) -> Iterator[Task]:
+    """``lines`` as one task, or, around each line longer than ``MAX_LINE_BYTES``, several."""
+    start = 0
+    for index, line in enumerate(lines):
+        if len(line) > MAX_LINE_BYTES:
+            if index > start:
+                yield LinesTask(name, number + start, lines[start:index])
+            yield _too_long(name, number + index, len(line))
+            start = index + 1
+    if start < len(lines):
+        yield LinesTask(name, number + start, lines[start:])
 
 
 def _line_batches(
@@ -289,7 +307,7 @@ def _line_batches(
                 del lines[0]
             else:
                 lines[0] = b"".join([*partial, lines[0]])
-        yield LinesTask(name, number, lines)
+        yield from limited_tasks(name, number, lines)
         number += len(lines)
         partial, held = [rest] if rest else [], len(rest)
     if held > MAX_LINE_BYTES:
@@ -320,15 +338,14 @@ def pretty_printed(head: bytes) -> bool:
 _OPENERS = (b"{", b"[")
 
 
-def _units(name: str, batches: Iterator[Task]) -> Iterator[Task]:
-    """``batches`` of JSON lines as units of work: each line longer than ``MAX_LINE_BYTES`` a record,
-    and each pretty-printed document among them (a line that is ``{`` or ``[`` alone opens it, its
-    brackets close it) a ``DocumentTask`` of its own, however many batches it spans. One still open
-    after ``MAX_DOCUMENT_BYTES`` stays lines; one still open at the end of the input is a document
-    that its parse then refuses."""
+def documents_apart(name: str, units: Iterator[Task]) -> Iterator[Task]:
+    """``units`` of JSON lines with each pretty-printed document among them (a line that is ``{``
+    or ``[`` alone opens it, its brackets close it) taken out as a ``DocumentTask`` of its own,
+    however many batches it spans. One still open after ``MAX_DOCUMENT_BYTES`` stays lines; one
+    still open at the end of the input is a document that its parse then refuses."""
     held: list[bytes] = []  # the lines of an open document
     first = depth = size = 0
-    for unit in batches:
+    for unit in units:
         if not isinstance(unit, LinesTask):
             if held:
                 yield LinesTask(name, first, held)
@@ -337,17 +354,10 @@ def _units(name: str, batches: Iterator[Task]) -> Iterator[Task]:
             continue
         lines, number, start = unit.lines, unit.first_line, 0
         for index, line in enumerate(lines):
-            if len(line) > MAX_LINE_BYTES:
-                if held:
-                    yield LinesTask(name, first, held)
-                elif index > start:
-                    yield LinesTask(name, number + start, lines[start:index])
-                yield _too_long(name, number + index, len(line))
-                held, start = [], index + 1
-            elif held:
+            if held:
                 held.append(line)
                 size += len(line) + 1
-                depth = closing(line.decode("latin-1"), 0, depth)[1]  # a character a byte
+                depth = _depth_after(line, depth)
                 if depth <= 0:
                     yield DocumentTask(name, b"\n".join(held), first)
                 elif size > MAX_DOCUMENT_BYTES:
@@ -370,13 +380,13 @@ def handed_over_tasks(name: str, pieces: Iterable[list[bytes]], first_line: int)
     feed), the first of which is line ``first_line``, read as a file's are: a pretty-printed document
     one unit however many pieces it spans, a line longer than ``MAX_LINE_BYTES`` a record."""
 
-    def batches() -> Iterator[Task]:
+    def units() -> Iterator[Task]:
         number = first_line
         for piece in pieces:
-            yield LinesTask(name, number, [line.removesuffix(b"\n") for line in piece])
+            yield from limited_tasks(name, number, [line.removesuffix(b"\n") for line in piece])
             number += len(piece)
 
-    return _units(name, batches())
+    return documents_apart(name, units())
 
 
 def lines_tasks(
@@ -385,7 +395,7 @@ def lines_tasks(
     """The units of work of JSON lines read from ``stream`` (after ``head``, the start of line
     ``first_line``; its next ``limit`` bytes only): batches of about ``size`` bytes, each pretty-printed
     document one unit, each line longer than ``MAX_LINE_BYTES`` a record."""
-    return _units(name, _line_batches(name, stream, first_line, head, size, limit))
+    return documents_apart(name, _line_batches(name, stream, first_line, head, size, limit))
 
 
 def _stream_tasks(name: str, stream: IO[bytes], mode: Mode, size: int) -> Iterator[Task]:
@@ -409,15 +419,16 @@ def _sniffed(name: str, stream: IO[bytes], size: int) -> Iterator[Task]:
     of them holds no memory)."""
     blank = 0
     line = stream.readline(MAX_LINE_BYTES + 1)
-    # JSON white space only (not bytes.isspace, which takes a vertical tab for space).
-    while line.endswith(b"\n") and not line.strip(b" \t\r\n"):
+    while line.endswith(b"\n") and _is_blank(line):
         blank += 1
         line = stream.readline(MAX_LINE_BYTES + 1)
+    if _is_blank(line) and len(line) <= MAX_LINE_BYTES:
+        return
     if len(line) > MAX_LINE_BYTES or line.strip(b" \t\r\n") in _OPENERS or _is_json(line):
         yield from lines_tasks(name, stream, size, blank + 1, line)
-    elif line.strip(b" \t\r\n"):
-        # Blank lines before a document change no column, only line numbers: each one is kept as "\n".
-        yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
+        return
+    # Blank lines before a document change no column, only line numbers: each one is kept as "\n".
+    yield _document(name, stream, b"\n" * blank + line if blank <= MAX_DOCUMENT_BYTES else line + b"\n")
 
 
 def _is_json(line: bytes) -> bool:
@@ -442,3 +453,68 @@ def tasks(source: Source | Record, stdin: IO[bytes], batch_bytes: int = LOCAL_BA
             yield from _stream_tasks(source.name, stream, source.mode, batch_bytes)
     except OSError as error:
         yield DoneTask(io_record(source.name, error))
+
+
+# Documents one after another in one text.
+
+_NOT_SPACE = re.compile(rb"[^ \t\r\n]")
+# What decides where a document ends: its brackets, outside its strings (matched whole, so that
+# nothing in a string is read as structure).
+_STRUCTURE = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
+
+
+_NEXT_OPENER = re.compile(rb"\n[ \t\r]*[{\[]")
+
+
+def _skip_space(data: bytes, position: int) -> int:
+    found = _NOT_SPACE.search(data, position)
+    return len(data) if found is None else found.start()
+
+
+def _scan(data: bytes, start: int, depth: int) -> tuple[int | None, int]:
+    """Where the brackets open before ``start`` (``depth`` of them) close in ``data`` (None: not
+    there), and how many are open at the end."""
+    for token in _STRUCTURE.finditer(data, start):
+        first = data[token.start()]
+        if first != 0x22:  # not a string
+            depth += 1 if first in b"{[" else -1
+            if depth == 0:
+                return token.end(), 0
+    return None, depth
+
+
+def _depth_after(line: bytes, depth: int) -> int:
+    """How many brackets are open after ``line`` (a line holds whole strings), ``depth`` before it;
+    0 once they close."""
+    return _scan(line, 0, depth)[1]
+
+
+def document_spans(data: bytes) -> list[tuple[int, int, int, int]] | None:
+    """Where each document starts and ends, and the line and column (in characters) it starts at,
+    when ``data`` begins with an object or array that other documents follow: an object or
+    array ends at its closing bracket, anything else (a string, text that is not JSON) before the
+    next line that opens one, so that one bad document loses none after it; an object or array
+    that does not close is the last span, which its parse then refuses. None for anything else
+    (one document, valid or not, or text that is not JSON). Asked of documents found invalid only."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        return None
+    spans: list[tuple[int, int]] = []
+    start = _skip_space(data, 0)
+    while start < len(data):
+        if data[start] in b"{[":
+            end = _scan(data, start, 0)[0] or len(data)  # by its brackets; not closed: to the end
+        elif spans:
+            opener = _NEXT_OPENER.search(data, start)
+            end = len(data) if opener is None else opener.start()
+        else:
+            return None
+        spans.append((start, end))
+        start = _skip_space(data, end)
+    if len(spans) < 2 or (len(spans) == 2 and data[spans[1][0]] not in b"{["):
+        return None  # one document, and what follows it begins no other: content after its end
+    found = positions(data, [start for start, _ in spans])
+    return [(start, end, *found[start]) for start, end in spans]

@@ -68,11 +68,20 @@ def plain_object_copy(
     for key, item in value.items():
         if type(key) is not str or not (key.isascii() or is_unicode(key)):
             return NOT_PLAIN
-        member = _plain(item, depth + 1, limit, copy)
-        if member is NOT_PLAIN:
-            return NOT_PLAIN
-        if member is not item:
-            members[key] = member
+        # The commonest members (str, int, bool, null) are checked inline, without a call.
+        kind = type(item)
+        if kind is str:
+            if not (item.isascii() or is_unicode(item)):
+                return NOT_PLAIN
+        elif kind is int:
+            if not _INT_MIN <= item <= _INT_MAX:
+                return NOT_PLAIN
+        elif item is not None and kind is not bool:
+            member = _plain(item, depth + 1, limit, copy)
+            if member is NOT_PLAIN:
+                return NOT_PLAIN
+            if copy:
+                members[key] = member
     return members
 
 

@@ -155,18 +155,24 @@ class _Decompressed(io.RawIOBase):
 def open_input(path: str) -> Iterator[IO[bytes]]:
     """``path`` open for reading bytes, decompressed (``.gz``, ``.zst``); every failure, when it is
     opened or read, is an ``OSError`` a report can show."""
-    if is_url(path):
-        try:
-            opened = _fsspec().open(path, "rb")
-            raw = opened.open()
-        except (ImportError, ValueError, RuntimeError) as error:  # an unknown protocol, a missing backend
-            raise OSError(f"cannot open {path} through fsspec: {error}") from None
-    else:
-        opened = raw = open_local(path)
     compression = compression_of(path)
+    with _open_raw(path) as raw:
+        yield raw if compression is None else io.BufferedReader(_Decompressed(raw, compression))
+
+
+@contextmanager
+def _open_raw(path: str) -> Iterator[IO[bytes]]:
+    if not is_url(path):
+        with open_local(path) as stream:
+            yield stream
+        return
+    try:
+        opened = _fsspec().open(path, "rb")
+        stream = opened.open()
+    except (ImportError, ValueError, RuntimeError) as error:  # an unknown protocol, a missing backend
+        raise OSError(f"cannot open {path} through fsspec: {error}") from None
     try:  # the reader peeks at the first bytes (the binary-file rule): every stream gets a buffer
-        stream = raw if hasattr(raw, "peek") else io.BufferedReader(raw)
-        yield stream if compression is None else io.BufferedReader(_Decompressed(stream, compression))
+        yield stream if hasattr(stream, "peek") else io.BufferedReader(stream)
     finally:
         opened.close()
 

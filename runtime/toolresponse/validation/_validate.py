@@ -369,21 +369,21 @@ def _result(obj: Any, chosen: ValidationEngine) -> ValidationResult:
     return ValidationResult(errors=tuple(violation for violation, _ in explained), more=more)
 
 
+def _first(result: ValidationResult) -> ValidationResult:
+    """The violation ``best_match`` picks, alone (what ``--first`` reports)."""
+    best = best_match(result.errors)
+    return ValidationResult(errors=() if best is None else (best,))
+
+
 _CACHED_ANSWERS = 4096
 _CACHED_BYTES = 1 << 16
 
 
-def _explanation(obj: Any, first: bool) -> ValidationResult:
-    """The violations of ``obj``, or with ``first`` the one ``best_match`` picks (what --first reports)."""
-    result = _result(obj, _engine_named("fast"))
-    best = best_match(result.errors) if first else None
-    return result if best is None else ValidationResult(errors=(best,))
-
-
 @lru_cache(maxsize=_CACHED_ANSWERS)
-def _answer(projected: bytes, first: bool) -> ValidationResult:
-    """The explanation of a projection (the same one each time: a report keeps its text)."""
-    return _explanation(orjson.loads(projected), first)
+def _answer(projected: bytes) -> tuple[ValidationResult, ValidationResult]:
+    """The explanation of a projection (the same tuple each time: a report keeps its text), and its first."""
+    result = _result(orjson.loads(projected), _engine_named("fast"))
+    return result, _first(result)
 
 
 def cached_explanation(obj: Any, *, first: bool = False) -> ValidationResult:
@@ -392,8 +392,12 @@ def cached_explanation(obj: Any, *, first: bool = False) -> ValidationResult:
     try:
         projected = orjson.dumps(root_projection().project(obj))
     except (TooLarge, orjson.JSONEncodeError):
-        return _explanation(obj, first)
-    return _answer(projected, first) if len(projected) <= _CACHED_BYTES else _explanation(obj, first)
+        projected = None
+    if projected is None or len(projected) > _CACHED_BYTES:
+        result = _result(obj, _engine_named("fast"))
+        return _first(result) if first else result
+    answer = _answer(projected)
+    return answer[1] if first else answer[0]
 
 
 def iter_errors(obj: Any, *, engine: EngineName = "fast") -> Iterator[SchemaViolation]:
