@@ -393,7 +393,7 @@ def test_every_path_skips_a_line_over_the_limit_as_one_process_does(
     path = tmp_path / "huge.jsonl"
     path.write_bytes(orjson.dumps(VALID) + b"\n" + long + b"\n" + corpus(60))
     one = cli(capsys, str(path))
-    assert (2, f"toolresponse validate: cannot read {path}:2: line 2 is longer than 64 MiB") == (
+    assert (2, f"toolresponse validate: cannot read {path}:2: the line is longer than 64 MiB") == (
         one[0],
         one[2].split(" (")[0],
     )
@@ -406,6 +406,33 @@ def test_every_path_skips_a_line_over_the_limit_as_one_process_does(
     ]
     with dask.config.set(scheduler="synchronous"):
         validation = validate_paths([str(path)], options=options, block_bytes=8 << 20)
+        assert expected == validation.records.compute()  # type: ignore[no-untyped-call]
+
+
+def test_a_line_over_the_limit_in_a_later_range_is_reported_as_one_process_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line over ``MAX_LINE_BYTES`` in a range after the first (Dask ranges, checked here in
+    process) is reported with the same line and the same message as one process reports it: the
+    message names no line of its own, which in a range would be counted from the range's start."""
+    import dask
+
+    from toolresponse.dask import validate_paths
+    from toolresponse.validation import _inputs
+
+    monkeypatch.setattr(_inputs, "MAX_LINE_BYTES", 1000)
+    long = b'{"status": "succes", "text": "' + b"a" * 2000 + b'"}'
+    path = tmp_path / "late.jsonl"
+    path.write_bytes(corpus(300) + long + b"\n" + corpus(5))
+    options = Options(keep_valid=True)
+    expected = [
+        record
+        for batch in check(expand([str(path)]), options, stdin=io.BytesIO())
+        for record in batch.records
+    ]
+    assert [301] == [record.line for record in expected if record.io_error]
+    with dask.config.set(scheduler="synchronous"):
+        validation = validate_paths([str(path)], options=options, block_bytes=4096)
         assert expected == validation.records.compute()  # type: ignore[no-untyped-call]
 
 

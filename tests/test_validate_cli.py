@@ -567,7 +567,7 @@ def test_input_of_no_known_kind_is_read_past_a_long_first_line_as_json_lines_are
         reports.append((status, out.replace(shown, "F"), err.replace(shown, "F")))
     status, out, err = reports[0]
     assert (2, "0 valid, 1 invalid, 1 input unreadable") == (status, out.splitlines()[-1])
-    assert err.startswith("toolresponse validate: cannot read F:1: line 1 is longer than 1,024 bytes")
+    assert err.startswith("toolresponse validate: cannot read F:1: the line is longer than 1,024 bytes")
     assert out.startswith("F:2: /error_info/code: ")
     assert [reports[0]] * 2 == reports[1:]
 

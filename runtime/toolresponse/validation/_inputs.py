@@ -255,7 +255,7 @@ def _limit_phrase(limit: int) -> str:
 
 def _too_long(name: str, number: int, size: int) -> DoneTask:
     reason = (
-        f"line {number} is longer than {_limit_phrase(MAX_LINE_BYTES)} (MAX_LINE_BYTES, the longest line"
+        f"the line is longer than {_limit_phrase(MAX_LINE_BYTES)} (MAX_LINE_BYTES, the longest line"
         f" read); skipped after {size:,} bytes"
     )
     return DoneTask(Record(name, number, None, (), io_error=reason), size + 1)
