@@ -765,7 +765,7 @@ def test_a_nameless_call_past_the_limit_of_a_turn_is_answered(
     mode: str, clock: FakeClock, calls: Calls, serve: Serve
 ) -> None:
     """A call past ``max_tool_calls_per_step`` with no name and no id still gets its RATE_LIMIT
-    answer (a valid response, its context without the empty members); the run goes on."""
+    answer (a valid response, its context without the empty name); the run goes on."""
     reply = ScriptedReply(
         tool_calls=(
             ScriptedToolCall(name="add", arguments={"a": 1, "b": 1}, id="c0"),

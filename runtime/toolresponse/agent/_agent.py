@@ -320,7 +320,8 @@ class Agent:
             ErrorCode.RATE_LIMIT,
             message,
             details={"asked": asked, "limit": limit},
-            context={key: value for key, value in (("tool_name", call.name), ("call_id", call.id)) if value},
+            # A tool name is never empty in a response; a model may still send one (its call refused).
+            context={"tool_name": call.name, "call_id": call.id} if call.name else {"call_id": call.id},
         )
         state.trace.tool_event("tool_blocked", index, call, code=ErrorCode.RATE_LIMIT.value, limit=limit)
         text = (
